@@ -1,0 +1,290 @@
+"""Kubernetes ``Status`` errors shared by every layer above storage.
+
+Exception tree:
+  StatusError(code, reason, message, details)  -- a metav1.Status failure
+Constructors mirror apimachinery ``k8s.io/apimachinery/pkg/api/errors`` and produce
+upstream's exact messages; predicates ``is_not_found``, ``is_conflict``,
+``is_already_exists`` … classify them. The registry translates storage errors into these;
+the server renders them as ``Status`` bodies; clients raise them from ``Status`` replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class StatusCause:
+    reason: str
+    message: str
+    field: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"reason": self.reason, "message": self.message}
+        if self.field:
+            out["field"] = self.field
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class GroupResource:
+    group: str
+    resource: str
+
+    def __str__(self) -> str:
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+
+class StatusError(Exception):
+    """A failure ``metav1.Status``: HTTP code, machine reason, human message."""
+
+    def __init__(
+        self,
+        code: int,
+        reason: str,
+        message: str,
+        *,
+        name: str = "",
+        group: str = "",
+        kind: str = "",
+        uid: str = "",
+        causes: Sequence[StatusCause] = (),
+        retry_after_seconds: int = 0,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = _Details(name, group, kind, uid, tuple(causes), retry_after_seconds)
+
+    def to_status(self) -> dict[str, Any]:
+        status: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        }
+        details = self.details.to_dict()
+        if details:
+            status["details"] = details
+        return status
+
+    @classmethod
+    def from_status(cls, status: dict[str, Any], *, code: int = 0) -> StatusError:
+        details = status.get("details") or {}
+        causes = [
+            StatusCause(c.get("reason", ""), c.get("message", ""), c.get("field", ""))
+            for c in details.get("causes") or []
+        ]
+        return cls(
+            int(status.get("code") or code or 500),
+            str(status.get("reason") or ""),
+            str(status.get("message") or ""),
+            name=str(details.get("name") or ""),
+            group=str(details.get("group") or ""),
+            kind=str(details.get("kind") or ""),
+            uid=str(details.get("uid") or ""),
+            causes=causes,
+        )
+
+    def __repr__(self) -> str:
+        return f"StatusError({self.code}, {self.reason!r}, {self.message!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Details:
+    name: str
+    group: str
+    kind: str
+    uid: str
+    causes: tuple[StatusCause, ...] = field(default_factory=tuple)
+    retry_after_seconds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.name:
+            out["name"] = self.name
+        if self.group:
+            out["group"] = self.group
+        if self.kind:
+            out["kind"] = self.kind
+        if self.uid:
+            out["uid"] = self.uid
+        if self.causes:
+            out["causes"] = [c.to_dict() for c in self.causes]
+        if self.retry_after_seconds:
+            out["retryAfterSeconds"] = self.retry_after_seconds
+        return out
+
+
+def _qualified(gr: GroupResource, name: str) -> str:
+    return f'{gr} "{name}"'
+
+
+def not_found(gr: GroupResource, name: str) -> StatusError:
+    return StatusError(
+        404, "NotFound", f"{_qualified(gr, name)} not found",
+        name=name, group=gr.group, kind=gr.resource,
+    )
+
+
+def already_exists(gr: GroupResource, name: str, *, being_deleted: bool = False) -> StatusError:
+    message = f"{_qualified(gr, name)} already exists"
+    if being_deleted:
+        message = "object is being deleted: " + message
+    return StatusError(409, "AlreadyExists", message, name=name, group=gr.group, kind=gr.resource)
+
+
+def conflict(gr: GroupResource, name: str, err: str) -> StatusError:
+    return StatusError(
+        409, "Conflict", f"Operation cannot be fulfilled on {_qualified(gr, name)}: {err}",
+        name=name, group=gr.group, kind=gr.resource,
+    )
+
+
+OBJECT_MODIFIED = (
+    "the object has been modified; please apply your changes to the latest version and try again"
+)
+
+
+def invalid(kind: str, group: str, name: str, causes: Sequence[StatusCause]) -> StatusError:
+    """422 Invalid, worded as ``field.ErrorList.ToAggregate`` renders it."""
+    qualified_kind = f"{kind}.{group}" if group else kind
+    texts = [f"{c.field}: {c.message}" if c.field else c.message for c in causes]
+    joined = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+    return StatusError(
+        422, "Invalid", f'{qualified_kind} "{name}" is invalid: {joined}',
+        name=name, group=group, kind=kind, causes=causes,
+    )
+
+
+def field_error(kind: str, field_path: str, detail: str, value: Any = None) -> StatusCause:
+    """One ``field.Error`` as a Status cause (``kind`` is e.g. ``FieldValueRequired``)."""
+    type_text = {
+        "FieldValueRequired": "Required value",
+        "FieldValueInvalid": "Invalid value",
+        "FieldValueForbidden": "Forbidden",
+        "FieldValueNotSupported": "Unsupported value",
+        "FieldValueDuplicate": "Duplicate value",
+        "FieldValueTooLong": "Too long",
+    }.get(kind, kind)
+    if kind == "FieldValueInvalid":
+        rendered = _render_value(value)
+        message = f"{type_text}: {rendered}: {detail}" if detail else f"{type_text}: {rendered}"
+    elif kind == "FieldValueNotSupported":
+        message = f"{type_text}: {_render_value(value)}: {detail}"
+    else:
+        message = f"{type_text}: {detail}" if detail else type_text
+    return StatusCause(kind, message, field_path)
+
+
+def _render_value(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[]string{" + ", ".join(f'"{v}"' for v in value) + "}"
+    return str(value)
+
+
+def bad_request(message: str) -> StatusError:
+    return StatusError(400, "BadRequest", message)
+
+
+def forbidden(gr: GroupResource, name: str, err: str) -> StatusError:
+    subject = f"{_qualified(gr, name)}" if name else str(gr)
+    return StatusError(
+        403, "Forbidden", f"{subject} is forbidden: {err}",
+        name=name, group=gr.group, kind=gr.resource,
+    )
+
+
+def unauthorized(message: str = "Unauthorized") -> StatusError:
+    return StatusError(401, "Unauthorized", message)
+
+
+def method_not_supported(gr: GroupResource, action: str) -> StatusError:
+    return StatusError(
+        405, "MethodNotAllowed", f"{action} is not supported on resources of kind {gr}",
+        group=gr.group, kind=gr.resource,
+    )
+
+
+def unsupported_media_type(message: str) -> StatusError:
+    return StatusError(415, "UnsupportedMediaType", message)
+
+
+def not_acceptable(message: str) -> StatusError:
+    return StatusError(406, "NotAcceptable", message)
+
+
+def gone(message: str) -> StatusError:
+    return StatusError(410, "Gone", message)
+
+
+def resource_expired(message: str) -> StatusError:
+    return StatusError(410, "Expired", message)
+
+
+def too_many_requests(message: str, retry_after_seconds: int = 1) -> StatusError:
+    return StatusError(429, "TooManyRequests", message, retry_after_seconds=retry_after_seconds)
+
+
+def internal_error(err: str) -> StatusError:
+    return StatusError(
+        500, "InternalError",
+        f"Internal error occurred: {err}",
+        causes=[StatusCause("UnexpectedServerResponse", err)],
+    )
+
+
+def server_timeout(message: str) -> StatusError:
+    return StatusError(504, "Timeout", message)
+
+
+def route_not_found() -> StatusError:
+    return StatusError(404, "NotFound", "the server could not find the requested resource")
+
+
+def _has(err: BaseException, *reasons: str) -> bool:
+    return isinstance(err, StatusError) and err.reason in reasons
+
+
+def is_not_found(err: BaseException) -> bool:
+    return _has(err, "NotFound")
+
+
+def is_conflict(err: BaseException) -> bool:
+    return _has(err, "Conflict")
+
+
+def is_already_exists(err: BaseException) -> bool:
+    return _has(err, "AlreadyExists")
+
+
+def is_invalid(err: BaseException) -> bool:
+    return _has(err, "Invalid")
+
+
+def is_forbidden(err: BaseException) -> bool:
+    return _has(err, "Forbidden")
+
+
+def is_gone(err: BaseException) -> bool:
+    return _has(err, "Gone", "Expired")
+
+
+def is_bad_request(err: BaseException) -> bool:
+    return _has(err, "BadRequest")
+
+
+def is_unsupported_media_type(err: BaseException) -> bool:
+    return _has(err, "UnsupportedMediaType")

@@ -1,0 +1,125 @@
+"""Object metadata vocabulary: finalizers, propagation policies, owner references.
+
+Helpers here read JSON-shaped objects (``Obj``) without copying them; nothing here mutates
+an object unless its name says so (``set_*``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from kubegc.api.types import Obj
+
+FINALIZER_ORPHAN_DEPENDENTS = "orphan"
+FINALIZER_DELETE_DEPENDENTS = "foregroundDeletion"
+GC_FINALIZERS = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS)
+FINALIZER_KUBERNETES = "kubernetes"  # namespace spec finalizer
+
+
+class DeletionPropagation(enum.StrEnum):
+    ORPHAN = "Orphan"
+    BACKGROUND = "Background"
+    FOREGROUND = "Foreground"
+
+
+class EventType(enum.StrEnum):
+    ADDED = "ADDED"
+    MODIFIED = "MODIFIED"
+    DELETED = "DELETED"
+    BOOKMARK = "BOOKMARK"
+    ERROR = "ERROR"
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectReference:
+    """Identity of an object as the GC sees it (cf. garbagecollector ``objectReference``):
+    the ownerReference coordinates plus the namespace."""
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    namespace: str = ""
+
+    def __str__(self) -> str:
+        return (
+            f"[{self.api_version}/{self.kind}, namespace: {self.namespace}, "
+            f"name: {self.name}, uid: {self.uid}]"
+        )
+
+    @classmethod
+    def of(cls, obj: Obj) -> ObjectReference:
+        m = obj.get("metadata") or {}
+        return cls(
+            api_version=str(obj.get("apiVersion", "")),
+            kind=str(obj.get("kind", "")),
+            name=str(m.get("name", "")),
+            uid=str(m.get("uid", "")),
+            namespace=str(m.get("namespace", "") or ""),
+        )
+
+
+def metadata(obj: Obj) -> dict[str, Any]:
+    m = obj.get("metadata")
+    if not isinstance(m, dict):
+        m = {}
+        obj["metadata"] = m
+    return m
+
+
+def name_of(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def namespace_of(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("namespace") or "")
+
+
+def uid_of(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+def resource_version_of(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+def finalizers_of(obj: Obj) -> list[str]:
+    return list((obj.get("metadata") or {}).get("finalizers") or [])
+
+
+def owner_references_of(obj: Obj) -> list[dict[str, Any]]:
+    return list((obj.get("metadata") or {}).get("ownerReferences") or [])
+
+
+def deletion_timestamp_of(obj: Obj) -> str | None:
+    value = (obj.get("metadata") or {}).get("deletionTimestamp")
+    return str(value) if value else None
+
+
+def is_being_deleted(obj: Obj) -> bool:
+    return deletion_timestamp_of(obj) is not None
+
+
+def controller_ref_of(obj: Obj) -> dict[str, Any] | None:
+    """The ownerReference with ``controller: true`` (cf. ``metav1.GetControllerOf``)."""
+    for ref in owner_references_of(obj):
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def owner_reference(owner: Obj, *, controller: bool = False, block: bool = False) -> dict[str, Any]:
+    """An ownerReference pointing at ``owner`` (cf. ``metav1.NewControllerRef``)."""
+    ref: dict[str, Any] = {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": name_of(owner),
+        "uid": uid_of(owner),
+    }
+    if controller:
+        ref["controller"] = True
+    if block:
+        ref["blockOwnerDeletion"] = True
+    return ref

@@ -1,0 +1,87 @@
+"""Status errors of the patch machinery, worded as kube-apiserver words them.
+
+The constructors in ``kubegc.api.errors`` cover most cases; this module adds the few shapes
+only PATCH produces:
+
+* ``unprocessable`` -- ``errors.NewGenericServerResponse(422, ...)`` as the patch handler uses
+  it for a JSON patch that cannot be applied: reason ``Invalid`` and a fixed message (the
+  detail is dropped by upstream; we keep it as the exception's ``__cause__`` for logs).
+* ``unknown_error`` -- a plain Go ``error`` that reached the handler: code 500, reason
+  ``""`` (``StatusReasonUnknown``), the error text as message.
+* ``go_repr`` / ``go_type`` -- ``fmt.Sprintf("%v")`` and ``reflect.TypeOf`` renderings of
+  decoded JSON values, used inside upstream's error texts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from kubegc.api.errors import StatusError
+
+UNPROCESSABLE_MESSAGE = "the server rejected our request due to an error in our request"
+
+
+def unprocessable() -> StatusError:
+    return StatusError(422, "Invalid", UNPROCESSABLE_MESSAGE)
+
+
+def unknown_error(message: str) -> StatusError:
+    return StatusError(500, "", message)
+
+
+def too_large(message: str) -> StatusError:
+    return StatusError(413, "RequestEntityTooLarge", f"Request entity too large: {message}")
+
+
+def go_repr(value: Any) -> str:
+    """``fmt.Sprintf("%v", value)`` of a value decoded from JSON by Go."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _go_float(value)
+    if isinstance(value, dict):
+        inner = " ".join(f"{k}:{go_repr(v)}" for k, v in sorted(value.items()))
+        return f"map[{inner}]"
+    if isinstance(value, list | tuple):
+        return "[" + " ".join(go_repr(v) for v in value) + "]"
+    return str(value)
+
+
+def _go_float(value: float) -> str:
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
+def go_type(value: Any) -> str:
+    """``reflect.TypeOf(value).String()`` for a JSON value decoded into ``interface{}``."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    return "[]interface {}"
+
+
+def bad_arg_type(expected: str, actual: Any) -> StatusError:
+    """``mergepatch.ErrBadArgType``."""
+    return unknown_error(f"expected a {expected}, but received a {go_type(actual)}")
+
+
+def go_json(value: Any) -> str:
+    """Compact JSON as Go's encoder writes it (sorted keys, HTML-escaped)."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -1,0 +1,258 @@
+"""The resource catalog: which resources exist, their kinds, scope and discovery data.
+
+``Catalog`` is the shared RESTMapper of kubegc: the registry serves what it lists, the
+server builds discovery and routes from it, and clients map ``apiVersion``/``kind`` to
+resources with it. Built-in resources are fixed; custom resources are added and removed
+at runtime when CustomResourceDefinitions are established or deleted.
+
+Ownership: the registry's CRD handling is the only writer after start-up; every other
+component reads. Readers get immutable ``ResourceInfo`` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class GroupVersionResource:
+    group: str
+    version: str
+    resource: str
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def __str__(self) -> str:
+        return f"{self.resource}.{self.version}.{self.group}" if self.group else (
+            f"{self.resource}.{self.version}"
+        )
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class GroupVersionKind:
+    group: str
+    version: str
+    kind: str
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @classmethod
+    def from_api_version(cls, api_version: str, kind: str) -> GroupVersionKind:
+        group, version = split_api_version(api_version)
+        return cls(group, version, kind)
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    """``apps/v1`` → ``("apps", "v1")``; ``v1`` → ``("", "v1")``."""
+    if "/" in api_version:
+        group, _, version = api_version.partition("/")
+        return group, version
+    return "", api_version
+
+
+@dataclass(frozen=True, slots=True)
+class Subresource:
+    name: str
+    kind: str = ""  # empty: same kind as the parent
+    group: str | None = None  # None: same group/version as the parent
+    version: str | None = None
+    verbs: tuple[str, ...] = ("get", "patch", "update")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceInfo:
+    """One served resource in one group (all its served versions)."""
+
+    group: str
+    versions: tuple[str, ...]  # served versions, preferred (storage) first
+    resource: str  # plural, lower case
+    kind: str
+    namespaced: bool
+    singular: str = ""
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
+    subresources: tuple[Subresource, ...] = ()
+    custom: bool = False  # defined by a CRD
+    list_kind: str = ""
+
+    @property
+    def storage_version(self) -> str:
+        return self.versions[0]
+
+    @property
+    def singular_name(self) -> str:
+        return self.singular or self.kind.lower()
+
+    @property
+    def list_kind_name(self) -> str:
+        return self.list_kind or f"{self.kind}List"
+
+    def api_version(self, version: str | None = None) -> str:
+        v = version or self.storage_version
+        return f"{self.group}/{v}" if self.group else v
+
+    def gvr(self, version: str | None = None) -> GroupVersionResource:
+        return GroupVersionResource(self.group, version or self.storage_version, self.resource)
+
+    @property
+    def group_resource(self) -> str:
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+    def has_subresource(self, name: str) -> bool:
+        return any(s.name == name for s in self.subresources)
+
+    def supports(self, verb: str) -> bool:
+        return verb in self.verbs
+
+
+_STATUS = Subresource("status")
+
+
+def _r(
+    group: str, versions: str, resource: str, kind: str, *, namespaced: bool = True,
+    short: str = "", categories: str = "", subresources: tuple[Subresource, ...] = (),
+    verbs: tuple[str, ...] = ALL_VERBS, singular: str = "",
+) -> ResourceInfo:
+    return ResourceInfo(
+        group=group, versions=tuple(versions.split()), resource=resource, kind=kind,
+        namespaced=namespaced, singular=singular, short_names=tuple(short.split()),
+        categories=tuple(categories.split()), verbs=verbs, subresources=subresources,
+    )
+
+
+_SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
+
+#: The built-in resources kubegc serves, in discovery order.
+BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
+    _r("", "v1", "namespaces", "Namespace", namespaced=False, short="ns",
+       subresources=(_STATUS, Subresource("finalize", verbs=("update",))),
+       verbs=("create", "delete", "get", "list", "patch", "update", "watch")),
+    _r("", "v1", "pods", "Pod", short="po", categories="all",
+       subresources=(_STATUS, Subresource("log", verbs=("get",)))),
+    _r("", "v1", "services", "Service", short="svc", categories="all", subresources=(_STATUS,),
+       verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")),
+    _r("", "v1", "endpoints", "Endpoints", short="ep", singular="endpoints"),
+    _r("", "v1", "configmaps", "ConfigMap", short="cm"),
+    _r("", "v1", "secrets", "Secret"),
+    _r("", "v1", "serviceaccounts", "ServiceAccount", short="sa"),
+    _r("", "v1", "events", "Event", short="ev"),
+    _r("", "v1", "replicationcontrollers", "ReplicationController", short="rc",
+       categories="all", subresources=(_STATUS, _SCALE)),
+    _r("", "v1", "nodes", "Node", namespaced=False, short="no", subresources=(_STATUS,)),
+    _r("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False, short="pv",
+       subresources=(_STATUS,)),
+    _r("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", short="pvc",
+       subresources=(_STATUS,)),
+    _r("apps", "v1", "deployments", "Deployment", short="deploy", categories="all",
+       subresources=(_STATUS, _SCALE)),
+    _r("apps", "v1", "replicasets", "ReplicaSet", short="rs", categories="all",
+       subresources=(_STATUS, _SCALE)),
+    _r("apps", "v1", "statefulsets", "StatefulSet", short="sts", categories="all",
+       subresources=(_STATUS, _SCALE)),
+    _r("apps", "v1", "daemonsets", "DaemonSet", short="ds", categories="all",
+       subresources=(_STATUS,)),
+    _r("batch", "v1", "jobs", "Job", categories="all", subresources=(_STATUS,)),
+    _r("batch", "v1", "cronjobs", "CronJob", short="cj", categories="all",
+       subresources=(_STATUS,)),
+    _r("coordination.k8s.io", "v1", "leases", "Lease"),
+    _r("events.k8s.io", "v1", "events", "Event", short="ev"),
+    _r("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
+       namespaced=False, short="crd crds", categories="api-extensions", subresources=(_STATUS,)),
+    # kubegc's own: what the garbage collector did and why, kept longer than events live.
+    _r("kubegc.io", "v1", "deletionrecords", "DeletionRecord", namespaced=False, short="dr"),
+)
+
+
+@dataclass
+class Catalog:
+    """Mutable set of ``ResourceInfo`` with lookups by resource, kind and short name."""
+
+    _by_gr: dict[tuple[str, str], ResourceInfo] = field(default_factory=dict)
+    _order: list[tuple[str, str]] = field(default_factory=list)
+    generation: int = 0  # bumped on every change, so caches (discovery, OpenAPI) can key on it
+
+    @classmethod
+    def builtin(cls) -> Catalog:
+        catalog = cls()
+        for info in BUILTIN_RESOURCES:
+            catalog.add(info)
+        return catalog
+
+    def add(self, info: ResourceInfo) -> None:
+        key = (info.group, info.resource)
+        if key not in self._by_gr:
+            self._order.append(key)
+        self._by_gr[key] = info
+        self.generation += 1
+
+    def remove(self, group: str, resource: str) -> ResourceInfo | None:
+        key = (group, resource)
+        info = self._by_gr.pop(key, None)
+        if info is not None:
+            self._order.remove(key)
+            self.generation += 1
+        return info
+
+    def __iter__(self) -> Iterator[ResourceInfo]:
+        return iter([self._by_gr[k] for k in self._order])
+
+    def get(self, group: str, resource: str) -> ResourceInfo | None:
+        return self._by_gr.get((group, resource))
+
+    def lookup(self, group: str, version: str, resource: str) -> ResourceInfo | None:
+        """The resource served at ``/apis/<group>/<version>/<resource>``, if any."""
+        info = self._by_gr.get((group, resource))
+        if info is None or version not in info.versions:
+            return None
+        return info
+
+    def for_kind(self, group: str, kind: str) -> ResourceInfo | None:
+        for info in self._by_gr.values():
+            if info.group == group and info.kind == kind:
+                return info
+        return None
+
+    def for_gvk(self, gvk: GroupVersionKind) -> ResourceInfo | None:
+        """RESTMapper: the resource for an ``apiVersion``/``kind``, if that version is served."""
+        info = self.for_kind(gvk.group, gvk.kind)
+        if info is None or gvk.version not in info.versions:
+            return None
+        return info
+
+    def groups(self) -> list[tuple[str, list[str]]]:
+        """Served groups (``""`` for core) with their versions, preferred first."""
+        out: dict[str, list[str]] = {}
+        for info in self:
+            versions = out.setdefault(info.group, [])
+            for v in info.versions:
+                if v not in versions:
+                    versions.append(v)
+        return [(g, _sort_versions(vs)) for g, vs in out.items()]
+
+    def in_group_version(self, group: str, version: str) -> list[ResourceInfo]:
+        return [i for i in self if i.group == group and version in i.versions]
+
+
+def _version_priority(version: str) -> tuple[int, int, int]:
+    """Kubernetes version ordering: GA > beta > alpha, higher numbers first."""
+    import re
+
+    m = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if not m:
+        return (3, 0, 0)
+    major = int(m.group(1))
+    stage = {"alpha": 2, "beta": 1, None: 0}[m.group(2)]
+    minor = int(m.group(3) or 0)
+    return (stage, -major, -minor)
+
+
+def _sort_versions(versions: Iterable[str]) -> list[str]:
+    return sorted(versions, key=_version_priority)

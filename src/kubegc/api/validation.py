@@ -1,0 +1,246 @@
+"""Metadata and DeleteOptions validation, worded as apimachinery's validation
+(``apimachinery/pkg/api/validation/objectmeta.go``, ``ValidateDeleteOptions``).
+
+Each function returns a list of ``StatusCause`` (empty when valid) so callers can aggregate
+them into one 422 ``Invalid`` error, as upstream's ``field.ErrorList``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kubegc.api.errors import StatusCause, field_error
+from kubegc.api.meta import (
+    FINALIZER_DELETE_DEPENDENTS,
+    FINALIZER_ORPHAN_DEPENDENTS,
+    DeletionPropagation,
+)
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+)
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+    "regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+QUALIFIED_NAME_MSG = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _DNS1123_LABEL.match(value):
+        errs.append(DNS1123_LABEL_MSG)
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    errs = []
+    if len(value) > 253:
+        errs.append("must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN.match(value):
+        errs.append(DNS1123_SUBDOMAIN_MSG)
+    return errs
+
+
+def is_path_segment_name(value: str) -> list[str]:
+    """Names of custom resources and some built-ins: anything that is a path segment."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    for bad in ("/", "%"):
+        if bad in value:
+            return [f"may not contain '{bad}'"]
+    return []
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """``[prefix/]name`` as used by finalizers, label keys and annotation keys."""
+    errs: list[str] = []
+    prefix, sep, name = value.rpartition("/")
+    if not sep:
+        prefix, name = "", value
+    elif not prefix:
+        return ["prefix part must be non-empty"]
+    if sep and prefix:
+        errs.extend("prefix part " + e for e in is_dns1123_subdomain(prefix))
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    elif not _QUALIFIED_NAME_PART.match(name):
+        errs.append(QUALIFIED_NAME_MSG)
+    return errs
+
+
+NameValidator = Callable[[str], list[str]]
+
+
+def validate_name(name: str, validator: NameValidator, path: str = "metadata.name") -> list[
+    StatusCause
+]:
+    if not name:
+        return [field_error("FieldValueRequired", path, "name or generateName is required")]
+    return [field_error("FieldValueInvalid", path, msg, name) for msg in validator(name)]
+
+
+def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences") -> list[
+    StatusCause
+]:
+    """VAL: non-empty apiVersion/kind/name/uid, no ``v1 Event`` owner, one controller at most."""
+    if refs is None:
+        return []
+    if not isinstance(refs, list):
+        return [field_error("FieldValueInvalid", path, "must be a list", refs)]
+    causes: list[StatusCause] = []
+    controllers: list[str] = []
+    for i, ref in enumerate(refs):
+        item = f"{path}[{i}]"
+        if not isinstance(ref, dict):
+            causes.append(field_error("FieldValueInvalid", item, "must be an object", ref))
+            continue
+        api_version = str(ref.get("apiVersion") or "")
+        version = api_version.rpartition("/")[2]
+        if not version:
+            causes.append(field_error(
+                "FieldValueInvalid", f"{item}.apiVersion", "version must not be empty", api_version,
+            ))
+        if not api_version.rpartition("/")[0] and "/" in api_version:
+            causes.append(field_error(
+                "FieldValueInvalid", f"{item}.apiVersion", "group must not be empty", api_version,
+            ))
+        for key in ("kind", "name", "uid"):
+            if not ref.get(key):
+                label = {"kind": "kind", "name": "name", "uid": "uid"}[key]
+                causes.append(field_error(
+                    "FieldValueInvalid", f"{item}.{key}", f"{label} must not be empty", "",
+                ))
+        if api_version == "v1" and ref.get("kind") == "Event":
+            causes.append(field_error(
+                "FieldValueInvalid", item, "is disallowed from being an owner", "v1/Event",
+            ))
+        if ref.get("controller"):
+            controllers.append(f"{ref.get('kind')}/{ref.get('name')}")
+    if len(controllers) > 1:
+        causes.append(field_error(
+            "FieldValueInvalid", path,
+            "Only one reference can have Controller set to true. Found \"true\" in references "
+            f"for {' and '.join(controllers)}",
+            refs,
+        ))
+    return causes
+
+
+def validate_finalizers(finalizers: Any, path: str = "metadata.finalizers") -> list[StatusCause]:
+    if finalizers is None:
+        return []
+    if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
+        return [field_error("FieldValueInvalid", path, "must be a list of strings", finalizers)]
+    causes: list[StatusCause] = []
+    for i, finalizer in enumerate(finalizers):
+        for msg in is_qualified_name(finalizer):
+            causes.append(field_error("FieldValueInvalid", f"{path}[{i}]", msg, finalizer))
+    if FINALIZER_ORPHAN_DEPENDENTS in finalizers and FINALIZER_DELETE_DEPENDENTS in finalizers:
+        causes.append(field_error(
+            "FieldValueInvalid", path,
+            "finalizer orphan and foregroundDeletion cannot be both set", finalizers,
+        ))
+    return causes
+
+
+def validate_new_finalizers_on_deleting(old: Sequence[str], new: Sequence[str]) -> list[
+    StatusCause
+]:
+    """Once deletionTimestamp is set, an update may remove finalizers but not add them."""
+    added = [f for f in new if f not in set(old)]
+    if not added:
+        return []
+    listed = "[" + " ".join(added) + "]"
+    return [field_error(
+        "FieldValueForbidden", "metadata.finalizers",
+        f"no new finalizers can be added if the object is being deleted, found new finalizers "
+        f"{listed}",
+    )]
+
+
+def validate_labels(labels: Any, path: str) -> list[StatusCause]:
+    if labels is None:
+        return []
+    if not isinstance(labels, dict):
+        return [field_error("FieldValueInvalid", path, "must be a map of strings", labels)]
+    causes: list[StatusCause] = []
+    for key, value in labels.items():
+        for msg in is_qualified_name(str(key)):
+            causes.append(field_error("FieldValueInvalid", path, msg, key))
+        if not isinstance(value, str):
+            causes.append(field_error("FieldValueInvalid", f"{path}.{key}", "must be a string",
+                                      value))
+        elif len(value) > 63 or not _LABEL_VALUE.match(value):
+            causes.append(field_error(
+                "FieldValueInvalid", path,
+                "a valid label must be an empty string or consist of alphanumeric characters, "
+                "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
+                "'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+                "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                value,
+            ))
+    return causes
+
+
+def validate_annotations(annotations: Any, path: str = "metadata.annotations") -> list[
+    StatusCause
+]:
+    if annotations is None:
+        return []
+    if not isinstance(annotations, dict) or not all(
+        isinstance(v, str) for v in annotations.values()
+    ):
+        return [field_error("FieldValueInvalid", path, "must be a map of strings", None)]
+    causes: list[StatusCause] = []
+    for key in annotations:
+        for msg in is_qualified_name(str(key)):
+            causes.append(field_error("FieldValueInvalid", path, msg, key))
+    return causes
+
+
+def validate_delete_options(options: dict[str, Any]) -> list[StatusCause]:
+    """``ValidateDeleteOptions``: policy values and ``orphanDependents`` exclusivity."""
+    causes: list[StatusCause] = []
+    policy = options.get("propagationPolicy")
+    if options.get("orphanDependents") is not None and policy is not None:
+        causes.append(field_error(
+            "FieldValueInvalid", "propagationPolicy",
+            "orphanDependents and deletionPropagation cannot be both set", policy,
+        ))
+    if policy is not None and policy not in {p.value for p in DeletionPropagation}:
+        causes.append(field_error(
+            "FieldValueNotSupported", "propagationPolicy",
+            'supported values: "Foreground", "Background", "Orphan", "nil"', policy,
+        ))
+    dry_run = options.get("dryRun") or []
+    if any(d != "All" for d in dry_run):
+        causes.append(field_error(
+            "FieldValueNotSupported", "dryRun", 'supported values: "All"', dry_run,
+        ))
+    grace = options.get("gracePeriodSeconds")
+    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
+        causes.append(field_error("FieldValueInvalid", "gracePeriodSeconds", "must be an integer",
+                                  grace))
+    return causes

@@ -1,0 +1,110 @@
+"""``kubegc`` command line (thin: parse, call, print).
+
+    kubegc serve [--host 127.0.0.1] [--port 6443] [--data-dir DIR] [--storage sqlite|memory]
+                 [--kubeconfig PATH] [--insecure-http] [--controllers LIST] ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
+
+
+def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("serve", help="run the API server and the controllers",
+                       description="Run a kubegc API server (kubectl-compatible) with its "
+                                   "controllers until interrupted.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    p.add_argument("--port", type=int, default=6443, help="port to listen on (0: any free port)")
+    p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
+                   help="where the store, the CA and the kubeconfig live (default ~/.kubegc)")
+    p.add_argument("--storage", default="sqlite",
+                   help="sqlite (default, in the data dir), memory, or etcd://HOST:PORT[/PREFIX]")
+    p.add_argument("--kubeconfig", type=Path, default=None,
+                   help="where to write the kubeconfig (default <data-dir>/kubeconfig)")
+    p.add_argument("--insecure-http", action="store_true",
+                   help="serve plain HTTP without authentication (loopback only)")
+    p.add_argument("--controllers", default="*",
+                   help="comma-separated controllers to run; '*' for all, '-name' to disable "
+                        "one (e.g. '*,-kubelet'); '' for none")
+    p.add_argument("--concurrent-gc-syncs", type=int, default=20,
+                   help="garbage collector workers (upstream default 20)")
+    p.add_argument("--gc-sync-period", type=float, default=30.0,
+                   help="seconds between GC resource re-discovery")
+    p.add_argument("--nodes", type=int, default=1, help="simulated nodes to register")
+    p.add_argument("--event-ttl", type=float, default=3600.0,
+                   help="seconds an Event lives (upstream default 1h)")
+    p.add_argument("--decision-ttl", type=float, default=7 * 24 * 3600.0,
+                   help="seconds GC deletion records are kept (default 7 days)")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kubegc", description="Kubernetes' deletion machinery, for real.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _serve_parser(sub)
+    return parser
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from kubegc.cluster import Cluster, ClusterConfig
+
+    if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print("kubegc: --insecure-http serves only on loopback", file=sys.stderr)
+        return 2
+    controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
+    config = ClusterConfig(
+        data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
+        tls=not args.insecure_http, kubeconfig=args.kubeconfig, controllers=controllers,
+        concurrent_gc_syncs=args.concurrent_gc_syncs, gc_sync_period=args.gc_sync_period,
+        nodes=args.nodes, event_ttl=args.event_ttl, decision_ttl=args.decision_ttl)
+    cluster = Cluster(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await cluster.start()
+    except OSError as e:
+        print(f"kubegc: cannot serve on {args.host}:{args.port}: {e.strerror or e}",
+              file=sys.stderr)
+        await cluster.stop()
+        return 1
+    server = cluster.server
+    url = server.url if server is not None else "(no server)"
+    print(f"kubegc serving on {url} (storage: {cluster._storage_spec()})", flush=True)
+    if cluster.kubeconfig_path is not None:
+        print(f"kubeconfig: {cluster.kubeconfig_path}\n"
+              f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
+              f"  kubectl get namespaces", flush=True)
+    await stop.wait()
+    print("kubegc: shutting down", flush=True)
+    await cluster.stop()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "serve":
+        return asyncio.run(_serve(args))
+    return 2
+
+
+def kubectl_plugin_main() -> int:
+    """``kubectl gc ...`` (kubectl finds ``kubectl-gc`` on PATH)."""
+    return main(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The ``Client`` protocol: the only way controllers and tools talk to an API server.
+
+Two implementations: ``LocalClient`` (in-process, straight to the registry) and
+``RestClient`` (HTTP from a kubeconfig; kubegc or any real cluster). Both raise
+``kubegc.api.errors.StatusError`` for every API failure, with upstream's code and reason,
+and both return plain JSON-shaped dicts. Objects returned by ``get``/``list``/``watch``
+may be shared with caches: copy before mutating.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kubegc.api.resources import GroupVersionResource
+from kubegc.api.types import Obj
+
+
+class PatchType(enum.StrEnum):
+    JSON = "application/json-patch+json"
+    MERGE = "application/merge-patch+json"
+    STRATEGIC = "application/strategic-merge-patch+json"
+    APPLY = "application/apply-patch+yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One watch event: ``type`` is ADDED/MODIFIED/DELETED/BOOKMARK/ERROR."""
+
+    type: str
+    object: Obj
+
+
+@dataclass(frozen=True, slots=True)
+class APIResource:
+    """One resource as discovery describes it (enough for a RESTMapper)."""
+
+    group: str
+    version: str
+    resource: str
+    kind: str
+    namespaced: bool
+    verbs: tuple[str, ...] = ()
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    singular: str = ""
+
+    @property
+    def gvr(self) -> GroupVersionResource:
+        return GroupVersionResource(self.group, self.version, self.resource)
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+@dataclass(frozen=True, slots=True)
+class ListOptions:
+    label_selector: str = ""
+    field_selector: str = ""
+    limit: int = 0
+    continue_: str = ""
+    resource_version: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteOptions:
+    propagation_policy: str | None = None
+    grace_period_seconds: int | None = None
+    preconditions_uid: str | None = None
+    preconditions_resource_version: str | None = None
+    orphan_dependents: bool | None = None
+    dry_run: bool = False
+
+    def to_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if self.propagation_policy is not None:
+            body["propagationPolicy"] = self.propagation_policy
+        if self.grace_period_seconds is not None:
+            body["gracePeriodSeconds"] = self.grace_period_seconds
+        if self.orphan_dependents is not None:
+            body["orphanDependents"] = self.orphan_dependents
+        pre: dict[str, str] = {}
+        if self.preconditions_uid is not None:
+            pre["uid"] = self.preconditions_uid
+        if self.preconditions_resource_version is not None:
+            pre["resourceVersion"] = self.preconditions_resource_version
+        if pre:
+            body["preconditions"] = pre
+        if self.dry_run:
+            body["dryRun"] = ["All"]
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class WatchOptions:
+    label_selector: str = ""
+    field_selector: str = ""
+    resource_version: str = ""
+    allow_bookmarks: bool = False
+    timeout_seconds: int = 0
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class Client(Protocol):
+    """CRUD + watch + discovery against one API server (cf. client-go's dynamic client)."""
+
+    @abstractmethod
+    async def get(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj:
+        ...
+
+    @abstractmethod
+    async def list(
+        self, gvr: GroupVersionResource, *, namespace: str = "", options: ListOptions | None = None,
+    ) -> Obj:
+        """A ``<Kind>List`` with ``items`` and ``metadata.resourceVersion``."""
+
+    @abstractmethod
+    def watch(
+        self, gvr: GroupVersionResource, *, namespace: str = "", options: WatchOptions | None = None,
+    ) -> AsyncIterator[WatchEvent]:
+        """Watch events; a 410 arrives as an ``ERROR`` event with a Status object."""
+
+    @abstractmethod
+    async def create(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
+        ...
+
+    @abstractmethod
+    async def update(
+        self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "", subresource: str = "",
+    ) -> Obj:
+        ...
+
+    @abstractmethod
+    async def patch(
+        self, gvr: GroupVersionResource, name: str, patch: Any, *, namespace: str = "",
+        patch_type: PatchType = PatchType.MERGE, subresource: str = "", field_manager: str = "",
+        force: bool = False,
+    ) -> Obj:
+        ...
+
+    @abstractmethod
+    async def delete(
+        self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
+        options: DeleteOptions | None = None,
+    ) -> Obj:
+        """The object as left by the delete (still present with deletionTimestamp if
+        finalizers or a grace period hold it) or a ``Status`` of kind Success."""
+
+    @abstractmethod
+    async def discover(self) -> list[APIResource]:
+        """Every served resource of every group-version (legacy discovery)."""

@@ -1,0 +1,171 @@
+"""The composition root: builds a running kubegc from a ``ClusterConfig``.
+
+``kubegc serve``, ``kubegc.testing`` and the planner all assemble the system here, so
+there is one way to wire storage → registry → server → controllers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiohttp import web
+
+from kubegc.api.clock import Clock, RealClock
+from kubegc.client.kubeconfig import write_kubeconfig
+from kubegc.client.local import LocalClient
+from kubegc.controllers.manager import ControllerManager, DebugDocument, ManagerOptions
+from kubegc.registry import Registry
+from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.context import DebugHandler
+from kubegc.storage import KV
+from kubegc.storage.open import open_kv
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ClusterConfig:
+    data_dir: Path | None = None  # None: nothing on disk (memory storage, plain HTTP)
+    storage: str = "sqlite"  # sqlite | memory | etcd://host:port[/prefix]
+    host: str = "127.0.0.1"
+    port: int = 6443  # 0: a free port
+    tls: bool = True
+    kubeconfig: Path | None = None  # default <data_dir>/kubeconfig
+    controllers: list[str] = field(default_factory=lambda: ["*"])
+    concurrent_gc_syncs: int = 20
+    gc_sync_period: float = 30.0
+    nodes: int = 1
+    event_ttl: float = 3600.0
+    decision_ttl: float = 7 * 24 * 3600.0
+    serve_http: bool = True
+    clock: Clock = field(default_factory=RealClock)
+    kv: KV | None = None  # an already open store (the planner's)
+
+
+def _document_handler(document: DebugDocument) -> DebugHandler:
+    async def handler(request: web.Request) -> web.Response:
+        content_type, body = document(dict(request.query))
+        return web.Response(body=body, headers={"Content-Type": content_type})
+
+    return handler
+
+
+class Cluster:
+    """A running kubegc: storage, registry, API server and controllers on this loop."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        self.config = config
+        self.clock = config.clock
+        self.kv: KV | None = None
+        self.registry: Registry | None = None
+        self.server: APIServer | None = None
+        self.client: LocalClient | None = None
+        self.kubeconfig_path: Path | None = None
+        self.token: str | None = None
+        self.ca_pem: bytes | None = None
+        self.controller_manager: ControllerManager | None = None
+        self._started = asyncio.Event()
+
+    def _storage_spec(self) -> str:
+        storage = self.config.storage
+        if storage == "sqlite":
+            if self.config.data_dir is None:
+                return "memory"
+            return f"sqlite:///{self.config.data_dir / 'kubegc.db'}"
+        return storage
+
+    async def start(self) -> None:
+        config = self.config
+        if config.data_dir is not None:
+            config.data_dir.mkdir(parents=True, exist_ok=True)
+        self.kv = config.kv or open_kv(self._storage_spec(), clock=self.clock)
+        self.registry = Registry(self.kv, clock=self.clock)
+        await self.registry.start()
+        self.client = LocalClient(self.registry)
+        if config.serve_http:
+            await self._start_server()
+        await self._start_controllers()
+        self._started.set()
+
+    async def _start_server(self) -> None:
+        config = self.config
+        if self.registry is None:
+            raise RuntimeError("registry not started")
+        options = ServingOptions(host=config.host, port=config.port)
+        if config.tls:
+            directory = config.data_dir
+            if directory is None:
+                raise ValueError("TLS needs a data directory for its CA")
+            creds = serving_credentials(directory, [config.host])
+            options.ssl_context = creds.ssl_context()
+            options.token = creds.token
+            self.token, self.ca_pem = creds.token, creds.ca_cert_pem
+        self.server = APIServer(self.registry, clock=self.clock, options=options)
+        await self.server.start()
+        path = config.kubeconfig or (
+            config.data_dir / "kubeconfig" if config.data_dir is not None else None)
+        if path is not None:
+            write_kubeconfig(path, server=self.server.url, ca_data=self.ca_pem, token=self.token,
+                             insecure=False)
+            self.kubeconfig_path = path
+
+    async def _start_controllers(self) -> None:
+        if self.client is None:
+            raise RuntimeError("client not ready")
+        manager = ControllerManager(self.client, clock=self.clock, options=ManagerOptions(
+            controllers=self.config.controllers,
+            concurrent_gc_syncs=self.config.concurrent_gc_syncs,
+            gc_sync_period=self.config.gc_sync_period, nodes=self.config.nodes,
+            event_ttl=self.config.event_ttl, decision_ttl=self.config.decision_ttl))
+        self.controller_manager = manager
+        await manager.start()
+        if self.server is not None:
+            self.server.ctx.readiness_checks.append(manager.ready)
+            for path, document in manager.debug_documents().items():
+                self.server.add_debug_handler(path, _document_handler(document))
+            self.server.add_debug_handler("/debug/kubegc/settle", self._settle_handler)
+        if self.registry is not None:
+            self.registry.catalog_listeners.append(manager.on_catalog_change)
+
+    async def _settle_handler(self, request: web.Request) -> web.Response:
+        """``GET /debug/kubegc/settle?timeout=30``: returns once the cluster is quiet (for
+        tests driving a ``kubegc serve`` process over HTTP); 504 on timeout."""
+        try:
+            timeout = float(request.query.get("timeout", "30"))
+        except ValueError:
+            timeout = 30.0
+        try:
+            await self.settle(timeout)
+        except TimeoutError as e:
+            return web.Response(status=504, text=str(e))
+        return web.Response(text="settled")
+
+    async def stop(self) -> None:
+        if self.controller_manager is not None:
+            await self.controller_manager.stop()
+        if self.server is not None:
+            await self.server.stop()
+        if self.registry is not None:
+            await self.registry.stop()
+        if self.kv is not None and self.config.kv is None:
+            await self.kv.close()
+
+    async def settle(self, timeout: float = 30.0, *, quiet_rounds: int = 3) -> None:
+        """Wait until every write is dispatched to every watcher, every informer has
+        processed what it received, and every controller queue is drained — ``quiet_rounds``
+        times in a row (a controller's write starts a new round)."""
+        deadline = self.clock.monotonic() + timeout
+        loop = asyncio.get_running_loop()
+        real_deadline = loop.time() + timeout
+        quiet = 0
+        while quiet < quiet_rounds:
+            idle = self.registry is not None and self.registry.cache.is_idle()
+            if self.controller_manager is not None:
+                idle = idle and self.controller_manager.is_idle()
+            quiet = quiet + 1 if idle else 0
+            if loop.time() > real_deadline and self.clock.monotonic() > deadline:
+                raise TimeoutError(f"cluster did not settle within {timeout} s")
+            await asyncio.sleep(0.001 if quiet else 0.005)

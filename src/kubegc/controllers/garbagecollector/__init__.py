@@ -1,0 +1,88 @@
+"""The garbage collector (cf. pkg/controller/garbagecollector).
+
+Pipeline, one module per stage as upstream:
+  monitors.py        one metadata-only informer per deletable resource -> ``graph_changes``
+  graph_builder.py   ``GraphBuilder.process_graph_changes``: the single writer of
+                     ``uid_to_node`` (graph.py); queues ``attempt_to_delete`` /
+                     ``attempt_to_orphan``
+  garbagecollector.py  ``GarbageCollector`` workers: classify owners against the live API
+                     (classify.py) and delete / patch / remove finalizers (operations.py,
+                     patch.py); periodic resource sync (resources.py)
+  records.py         every action taken, with its reason, to a ``DecisionSink``
+  dump.py            the graph in DOT
+  uid_cache.py       the absent-owner LRU cache
+
+Contract (spec/gc-behaviour.md §4, §9): an object is deleted only when every owner is
+verified dangling or waiting for its dependents' deletion; deletes carry a uid
+precondition and an explicit propagation policy; unresolvable kinds never cause deletion.
+May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
+"""
+
+from kubegc.controllers.garbagecollector.classify import Classified
+from kubegc.controllers.garbagecollector.errors import (
+    GCError,
+    NamespacedOwnerOfClusterScopedObjectError,
+    OrphanDependentsError,
+    RESTMappingError,
+)
+from kubegc.controllers.garbagecollector.garbagecollector import (
+    DeleteItemOutcome,
+    GarbageCollector,
+    SyncResult,
+    WorkItemAction,
+)
+from kubegc.controllers.garbagecollector.graph import (
+    ConcurrentUIDToNode,
+    Event,
+    EventType,
+    Node,
+    OwnerRef,
+)
+from kubegc.controllers.garbagecollector.graph_builder import GraphBuilder
+from kubegc.controllers.garbagecollector.records import (
+    Classification,
+    DecisionReason,
+    DecisionSink,
+    DeletionRecord,
+    InMemoryDecisionSink,
+    NullDecisionSink,
+    OwnerClassification,
+    RecordAction,
+)
+from kubegc.controllers.garbagecollector.resources import (
+    DEFAULT_IGNORED_RESOURCES,
+    RESTMapper,
+    get_deletable_resources,
+)
+from kubegc.controllers.garbagecollector.uid_cache import AbsentReason, ReferenceCache
+
+__all__ = [
+    "DEFAULT_IGNORED_RESOURCES",
+    "AbsentReason",
+    "Classification",
+    "Classified",
+    "ConcurrentUIDToNode",
+    "DecisionReason",
+    "DecisionSink",
+    "DeleteItemOutcome",
+    "DeletionRecord",
+    "Event",
+    "EventType",
+    "GCError",
+    "GarbageCollector",
+    "GraphBuilder",
+    "InMemoryDecisionSink",
+    "NamespacedOwnerOfClusterScopedObjectError",
+    "Node",
+    "NullDecisionSink",
+    "OrphanDependentsError",
+    "OwnerClassification",
+    "OwnerRef",
+    "RESTMapper",
+    "RESTMappingError",
+    "RecordAction",
+    "ReferenceCache",
+    "SyncResult",
+    "WorkItemAction",
+    "get_deletable_resources",
+]

@@ -1,0 +1,433 @@
+"""GarbageCollector: the workers that delete, orphan and unblock (cf. garbagecollector.go).
+
+``GraphBuilder`` keeps the graph and fills ``attempt_to_delete`` / ``attempt_to_orphan``;
+``workers`` tasks per queue decide against the *live* API state (never only the graph)
+and act through ``Operations``. Every action that succeeds is recorded in the
+``DecisionSink`` with its reason (records.py). A periodic sync (``sync_period``) and the
+explicit ``resync()`` rediscover resources and start/stop monitors.
+
+Ownership: workers read the graph and may enqueue virtual delete events; they never
+write ``uid_to_node``. Everything a worker read before an ``await`` may be stale after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import functools
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kubegc.api.clock import Clock
+from kubegc.api.errors import is_not_found
+from kubegc.api.meta import (
+    FINALIZER_DELETE_DEPENDENTS,
+    FINALIZER_ORPHAN_DEPENDENTS,
+    DeletionPropagation,
+    ObjectReference,
+)
+from kubegc.api.resources import GroupVersionResource
+from kubegc.api.types import Obj
+from kubegc.client.interface import Client
+from kubegc.client.workqueue import RateLimitingQueue
+from kubegc.controllers.garbagecollector import dump, metaonly
+from kubegc.controllers.garbagecollector import patch as patches
+from kubegc.controllers.garbagecollector import records as rec
+from kubegc.controllers.garbagecollector.classify import Classified, ReferenceClassifier
+from kubegc.controllers.garbagecollector.errors import (
+    NamespacedOwnerOfClusterScopedObjectError,
+    OrphanDependentsError,
+    RESTMappingError,
+)
+from kubegc.controllers.garbagecollector.graph import Node, OwnerRef, owner_refs_of
+from kubegc.controllers.garbagecollector.graph_builder import EventRecorderLike, GraphBuilder
+from kubegc.controllers.garbagecollector.operations import Operations
+from kubegc.controllers.garbagecollector.resources import (
+    DEFAULT_IGNORED_RESOURCES,
+    RESTMapper,
+    get_deletable_resources,
+)
+from kubegc.controllers.garbagecollector.uid_cache import AbsentReason
+
+if TYPE_CHECKING:
+    from kubegc.client.cache import SharedInformerFactory
+
+log = logging.getLogger(__name__)
+
+#: Dependents patched at once while orphaning (upstream: one goroutine each); bounded so
+#: an owner with thousands of dependents does not open thousands of requests.
+ORPHAN_PATCH_CONCURRENCY = 32
+#: How often ``run`` checks whether the monitors have synced before starting workers.
+SYNC_POLL_PERIOD = 0.1
+
+
+class WorkItemAction(enum.Enum):
+    FORGET = "forget"
+    REQUEUE = "requeue"
+
+
+class DeleteItemOutcome(enum.Enum):
+    DONE = "done"
+    ENQUEUED_VIRTUAL_DELETE = "enqueuedVirtualDelete"
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    resources: frozenset[GroupVersionResource]
+    changed: bool
+    errors: tuple[str, ...] = ()
+
+
+class GarbageCollector:
+    """Deletes objects whose owners are gone, orphans and unblocks (cf. ``GarbageCollector``).
+
+    Needs only a ``Client``, an informer factory, an event recorder and a clock.
+    ``run()`` (or ``start()``/``stop()``) discovers resources, starts monitors, waits up
+    to ``initial_sync_timeout`` (default: ``sync_period``; 0: do not wait) for them to
+    sync, then runs ``workers`` delete workers and ``workers`` orphan workers.
+    """
+
+    def __init__(
+        self, client: Client, *, informer_factory: SharedInformerFactory,
+        recorder: EventRecorderLike, clock: Clock, decisions: rec.DecisionSink | None = None,
+        workers: int = 20, sync_period: float = 30.0, initial_sync_timeout: float | None = None,
+        ignored_resources: frozenset[tuple[str, str]] = DEFAULT_IGNORED_RESOURCES,
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self._client = client
+        self._clock = clock
+        self.decisions = rec.DecisionRecorder(decisions or rec.NullDecisionSink(), now=clock.now)
+        self.workers = workers
+        self.sync_period = sync_period
+        self.initial_sync_timeout = (
+            sync_period if initial_sync_timeout is None else initial_sync_timeout)
+        self.rest_mapper = RESTMapper()
+        self.graph_builder = GraphBuilder(
+            rest_mapper=self.rest_mapper, informer_factory=informer_factory, recorder=recorder,
+            clock=clock, ignored_resources=ignored_resources,
+        )
+        self.operations = Operations(
+            client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder, clock=clock,
+        )
+        self._classifier = ReferenceClassifier(
+            client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
+        )
+        self._old_resources: frozenset[GroupVersionResource] = frozenset()
+        self._busy = 0
+        self._task: asyncio.Task[None] | None = None
+
+    # Queues live on the GraphBuilder (their producer); the GC is their consumer.
+    @property
+    def attempt_to_delete(self) -> RateLimitingQueue[Node]:
+        return self.graph_builder.attempt_to_delete
+
+    @property
+    def attempt_to_orphan(self) -> RateLimitingQueue[Node]:
+        return self.graph_builder.attempt_to_orphan
+
+    @property
+    def absent_owner_cache(self) -> object:
+        return self.graph_builder.absent_owner_cache
+
+    # ----------------------------------------------------------------- lifecycle
+    def start(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self.run(), name="garbagecollector")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        self._shut_down_queues()
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def run(self) -> None:
+        """Discover, monitor, then collect garbage until cancelled or stopped."""
+        log.info("Starting controller garbagecollector")
+        tasks: list[asyncio.Task[None]] = []
+        loop = asyncio.get_running_loop()
+        try:
+            await self.resync()
+            tasks.append(loop.create_task(self.graph_builder.run(), name="gc-graph-builder"))
+            await self._wait_for_initial_sync()
+            for i in range(self.workers):
+                tasks += [
+                    loop.create_task(self.run_attempt_to_delete_worker(), name=f"gc-delete-{i}"),
+                    loop.create_task(self.run_attempt_to_orphan_worker(), name=f"gc-orphan-{i}"),
+                ]
+            tasks.append(loop.create_task(self._sync_loop(), name="gc-sync"))
+            await asyncio.gather(*tasks)
+        finally:
+            self._shut_down_queues()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.graph_builder.monitors.stop()
+            log.info("Shutting down controller garbagecollector")
+
+    def _shut_down_queues(self) -> None:
+        self.graph_builder.shut_down()
+        self.attempt_to_delete.shut_down()
+        self.attempt_to_orphan.shut_down()
+
+    async def _wait_for_initial_sync(self) -> None:
+        deadline = self._clock.monotonic() + self.initial_sync_timeout
+        while not self.is_synced():
+            if self._clock.monotonic() >= deadline:
+                log.info("Garbage collector: not all resource monitors could be synced, "
+                         "proceeding anyways: %s", self.graph_builder.monitors.unsynced())
+                return
+            await self._clock.sleep(SYNC_POLL_PERIOD)
+
+    async def _sync_loop(self) -> None:
+        while True:
+            await self._clock.sleep(self.sync_period)
+            try:
+                await self.resync()
+            except Exception:
+                log.exception("garbage collector sync failed")
+
+    async def resync(self) -> SyncResult:
+        """Rediscover resources; start monitors for new ones, stop vanished ones
+        (cf. ``Sync``). Discovery failures keep the current monitors."""
+        try:
+            discovered = await self._client.discover()
+        except Exception as exc:
+            log.warning("failed to discover resources, skipping garbage collector sync: %s", exc)
+            return SyncResult(self._old_resources, False, (str(exc),))
+        new = frozenset(get_deletable_resources(discovered))
+        if not new:
+            log.info("no resources reported by discovery, skipping garbage collector sync")
+            return SyncResult(self._old_resources, False)
+        self.rest_mapper.reset(discovered)
+        if new == self._old_resources:
+            return SyncResult(new, False)
+        errors = await self.graph_builder.sync_monitors(new)
+        if errors:
+            # like upstream: keep the old set so the next sync tries again
+            log.warning("failed to sync resource monitors: %s", "; ".join(map(str, errors)))
+            return SyncResult(new, True, tuple(str(e) for e in errors))
+        self._old_resources = new
+        return SyncResult(new, True)
+
+    def is_synced(self) -> bool:
+        return self.graph_builder.is_synced()
+
+    def is_idle(self) -> bool:
+        """No queued, delayed or in-flight work anywhere in the GC (for ``settle()``)."""
+        return (self._busy == 0 and self.graph_builder.is_idle()
+                and self.attempt_to_delete.is_idle() and self.attempt_to_orphan.is_idle())
+
+    def graph_has_uid(self, uid: str) -> bool:
+        return uid in self.graph_builder.uid_to_node
+
+    def dot(self, uid: str | Sequence[str] | None = None) -> str:
+        """The graph in DOT (cf. /debug/controllers/garbagecollector/graph[?uid=])."""
+        uids = [uid] if isinstance(uid, str) else list(uid or [])
+        return dump.to_dot(self.graph_builder.uid_to_node.snapshot(), uids=uids or None)
+
+    # ----------------------------------------------------------------- delete workers
+    async def run_attempt_to_delete_worker(self) -> None:
+        while await self.process_attempt_to_delete_worker():
+            pass
+
+    async def process_attempt_to_delete_worker(self) -> bool:
+        item, shutdown = await self.attempt_to_delete.get()
+        if shutdown:
+            return False
+        self._busy += 1
+        try:
+            action = await self.attempt_to_delete_worker(item)
+            if action is WorkItemAction.FORGET:
+                self.attempt_to_delete.forget(item)
+            else:
+                self.attempt_to_delete.add_rate_limited(item)
+        finally:
+            self.attempt_to_delete.done(item)
+            self._busy -= 1
+        return True
+
+    async def attempt_to_delete_worker(self, n: Node) -> WorkItemAction:
+        if not n.is_observed():
+            in_graph = self.graph_builder.uid_to_node.read(n.identity.uid)
+            if in_graph is None or in_graph.is_observed():
+                # requeued virtual node whose real object was observed or deleted meanwhile
+                return WorkItemAction.FORGET
+        try:
+            outcome = await self.attempt_to_delete_item(n)
+        except NamespacedOwnerOfClusterScopedObjectError:
+            return WorkItemAction.FORGET  # will not resolve on retry (rule 10)
+        except RESTMappingError as exc:
+            log.debug("error syncing item %s: %s", n.identity, exc)
+            return WorkItemAction.REQUEUE
+        except Exception as exc:
+            self.handle_error(exc, item=n)
+            return WorkItemAction.REQUEUE
+        if outcome is DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE:
+            return WorkItemAction.FORGET
+        if not n.is_observed():
+            # keep polling until observed: a virtual node for an object added and removed
+            # while a watch was re-established must not stay in the graph (issue 56121)
+            return WorkItemAction.REQUEUE
+        return WorkItemAction.FORGET
+
+    def handle_error(self, exc: BaseException, *, item: Node) -> None:
+        log.error("error syncing item %s: %s", item.identity, exc)
+
+    async def attempt_to_delete_item(self, item: Node) -> DeleteItemOutcome:
+        """Delete ``item`` iff its uid matches, it is not blocked deleting dependents and
+        no owner is solid; patch away dangling/waiting refs if one is (cf.
+        ``attemptToDeleteItem``)."""
+        log.debug("processing item %s virtual=%s", item.identity, not item.is_observed())
+        if item.is_being_deleted() and not item.is_deleting_dependents():
+            return DeleteItemOutcome.DONE  # a one-way trip: wait for the final deletion
+        try:
+            latest = await self.operations.get_object(item.identity)
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
+            self.graph_builder.enqueue_virtual_delete_event(item.identity)
+            return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
+        if metaonly.uid(latest) != item.identity.uid:
+            self.graph_builder.enqueue_virtual_delete_event(
+                item.identity, reason=AbsentReason.UID_MISMATCH)
+            return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
+        if item.is_deleting_dependents():
+            await self.process_deleting_dependents_item(item)
+            return DeleteItemOutcome.DONE
+        references = owner_refs_of(latest)
+        if not references:
+            return DeleteItemOutcome.DONE
+        classified = await self.classify_references(item, references)
+        if classified.solid:
+            await self._remove_dangling_and_waiting_refs(item, classified)
+        elif classified.waiting_for_dependents_deletion and item.dependents_length():
+            await self._delete_in_foreground(item, classified)
+        else:
+            await self._delete_with_own_policy(item, latest, classified)
+        return DeleteItemOutcome.DONE
+
+    async def classify_references(self, item: Node, references: Sequence[OwnerRef]) -> Classified:
+        """Split ``references`` into solid / dangling / waiting (see classify.py)."""
+        return await self._classifier.classify_references(item, references)
+
+    async def _remove_dangling_and_waiting_refs(self, item: Node, c: Classified) -> None:
+        log.debug("item %s has at least one existing owner, will not garbage collect",
+                  item.identity)
+        uids = [r.uid for r in (*c.dangling, *c.waiting_for_dependents_deletion)]
+        if not uids:
+            return
+        # waiting refs must go too, or their owners would wait for this item forever
+        await self.operations.patch(
+            item.identity,
+            patches.delete_owner_refs_strategic_merge_patch(item.identity.uid, uids),
+            functools.partial(patches.delete_owner_refs_json_merge_patch, owner_uids=set(uids)),
+        )
+        self.decisions.dangling_refs_removed(item.identity, c.owners)
+
+    async def _delete_in_foreground(self, item: Node, c: Classified) -> None:
+        cycle_suspect = next((d for d in item.get_dependents() if d.is_deleting_dependents()), None)
+        if cycle_suspect is not None:
+            # a dependent also waits for its dependents: maybe a cycle (false positives are
+            # possible), so stop blocking our owners before deleting in foreground (rule 22)
+            await self._unblock_owner_references(item)
+            self.decisions.unblocked(item.identity, cycle_suspect.identity, c.owners)
+        await self._delete(item, DeletionPropagation.FOREGROUND, c)
+
+    async def _unblock_owner_references(self, item: Node) -> None:
+        owners = item.owners
+        await self.operations.patch(
+            item.identity,
+            patches.unblock_owner_references_strategic_merge_patch(item.identity.uid, owners),
+            functools.partial(patches.unblock_owner_references_json_merge_patch, owners=owners),
+        )
+
+    async def _delete_with_own_policy(self, item: Node, latest: Obj, c: Classified) -> None:
+        if metaonly.has_orphan_finalizer(latest):
+            policy = DeletionPropagation.ORPHAN
+        elif metaonly.has_delete_dependents_finalizer(latest):
+            policy = DeletionPropagation.FOREGROUND
+        else:
+            policy = DeletionPropagation.BACKGROUND
+        await self._delete(item, policy, c)
+
+    async def _delete(self, item: Node, policy: DeletionPropagation, c: Classified) -> None:
+        log.info("Deleting item %s with propagation policy %s", item.identity, policy)
+        await self.operations.delete_object(item.identity, policy)
+        self.decisions.deleted(item.identity, str(policy), c.owners)
+
+    async def process_deleting_dependents_item(self, item: Node) -> None:
+        """Remove ``foregroundDeletion`` once no blocking dependent is left; else queue
+        the blocking dependents (cf. ``processDeletingDependentsItem``)."""
+        blocking = item.blocking_dependents()
+        if not blocking:
+            if await self.operations.remove_finalizer(item.identity, FINALIZER_DELETE_DEPENDENTS):
+                self.decisions.finalizer_removed(item.identity, FINALIZER_DELETE_DEPENDENTS,
+                                                 rec.DecisionReason.NO_BLOCKING_DEPENDENTS)
+            return
+        for dep in blocking:
+            if not dep.is_deleting_dependents():
+                self.attempt_to_delete.add(dep)
+
+    # ----------------------------------------------------------------- orphan workers
+    async def run_attempt_to_orphan_worker(self) -> None:
+        while await self.process_attempt_to_orphan_worker():
+            pass
+
+    async def process_attempt_to_orphan_worker(self) -> bool:
+        item, shutdown = await self.attempt_to_orphan.get()
+        if shutdown:
+            return False
+        self._busy += 1
+        try:
+            action = await self.attempt_to_orphan_worker(item)
+            if action is WorkItemAction.FORGET:
+                self.attempt_to_orphan.forget(item)
+            else:
+                self.attempt_to_orphan.add_rate_limited(item)
+        finally:
+            self.attempt_to_orphan.done(item)
+            self._busy -= 1
+        return True
+
+    async def attempt_to_orphan_worker(self, owner: Node) -> WorkItemAction:
+        """Strip ``owner``'s reference from its dependents, then remove ``orphan``."""
+        try:
+            await self.orphan_dependents(owner.identity, owner.get_dependents())
+            removed = await self.operations.remove_finalizer(
+                owner.identity, FINALIZER_ORPHAN_DEPENDENTS)
+        except Exception as exc:
+            self.handle_error(exc, item=owner)
+            return WorkItemAction.REQUEUE
+        if removed:
+            self.decisions.finalizer_removed(owner.identity, FINALIZER_ORPHAN_DEPENDENTS,
+                                             rec.DecisionReason.DEPENDENTS_ORPHANED)
+        return WorkItemAction.FORGET
+
+    async def orphan_dependents(self, owner: ObjectReference, dependents: Sequence[Node]) -> None:
+        """Remove ``owner``'s reference from each dependent (404 ignored; rule 30)."""
+        semaphore = asyncio.Semaphore(ORPHAN_PATCH_CONCURRENCY)
+
+        jmp = functools.partial(patches.delete_owner_refs_json_merge_patch, owner_uids={owner.uid})
+
+        async def orphan(dependent: Node) -> str | None:
+            uid = dependent.identity.uid
+            smp = patches.delete_owner_refs_strategic_merge_patch(uid, [owner.uid])
+            async with semaphore:
+                try:
+                    await self.operations.patch(dependent.identity, smp, jmp)
+                except Exception as exc:
+                    if is_not_found(exc):
+                        return None
+                    return f"orphaning {dependent.identity} failed, {exc}"
+            self.decisions.orphaned(dependent.identity, owner)
+            return None
+
+        errors = [e for e in await asyncio.gather(*(orphan(d) for d in dependents)) if e]
+        if errors:
+            raise OrphanDependentsError(owner, errors)

@@ -1,0 +1,253 @@
+"""The GC dependency graph: nodes keyed by UID, owner references, dependents (cf. graph.go).
+
+Ownership: ``GraphBuilder`` (its ``process_graph_changes`` task) is the only writer of
+``ConcurrentUIDToNode`` and of every ``Node``; ``GarbageCollector`` workers only read.
+With one asyncio loop, a mutation is a synchronous section, so readers see a node either
+before or after a change, never in between; readers must not keep what they read across
+an ``await`` (the graph may have changed when they resume).
+
+Memory: a node holds its identity, a tuple of ``OwnerRef`` and a dependents set that is
+created only when the first dependent is added (an empty ``set()`` costs ~216 B, about a
+third of a node; see spec/limits.md §5). Strings are the ones decoded by the informer, so
+the graph shares them with the informer cache.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kubegc.api.meta import ObjectReference
+from kubegc.api.resources import GroupVersionKind
+from kubegc.api.types import Obj
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerRef:
+    """One ``metadata.ownerReferences`` entry (cf. ``metav1.OwnerReference``).
+
+    Equality covers every field (upstream compares with ``reflect.DeepEqual``); identity
+    of the referenced object is the *coordinates*: apiVersion, kind, name and uid.
+    """
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool | None = None
+    block_owner_deletion: bool | None = None
+
+    @classmethod
+    def from_dict(cls, ref: Mapping[str, Any]) -> OwnerRef:
+        controller = ref.get("controller")
+        block = ref.get("blockOwnerDeletion")
+        return cls(
+            api_version=str(ref.get("apiVersion") or ""),
+            kind=str(ref.get("kind") or ""),
+            name=str(ref.get("name") or ""),
+            uid=str(ref.get("uid") or ""),
+            controller=None if controller is None else bool(controller),
+            block_owner_deletion=None if block is None else bool(block),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form, camelCase, unset booleans omitted."""
+        out: dict[str, Any] = {
+            "apiVersion": self.api_version, "kind": self.kind, "name": self.name, "uid": self.uid,
+        }
+        if self.controller is not None:
+            out["controller"] = self.controller
+        if self.block_owner_deletion is not None:
+            out["blockOwnerDeletion"] = self.block_owner_deletion
+        return out
+
+    @property
+    def blocks_owner_deletion(self) -> bool:
+        return self.block_owner_deletion is True
+
+    def coordinates(self) -> OwnerRef:
+        """Only the identifying fields (cf. ``ownerReferenceCoordinates``)."""
+        return OwnerRef(self.api_version, self.kind, self.name, self.uid)
+
+    def matches_coordinates(self, other: OwnerRef | ObjectReference) -> bool:
+        """Same uid, name, kind and apiVersion (cf. ``ownerReferenceMatchesCoordinates``)."""
+        return (
+            self.uid == other.uid and self.name == other.name
+            and self.kind == other.kind and self.api_version == other.api_version
+        )
+
+    def identity_in(self, namespace: str) -> ObjectReference:
+        """The coordinates of this reference, qualified with ``namespace``."""
+        return ObjectReference(self.api_version, self.kind, self.name, self.uid, namespace)
+
+
+def owner_refs_of(obj: Mapping[str, Any]) -> tuple[OwnerRef, ...]:
+    """The object's ownerReferences as ``OwnerRef`` values (empty tuple if none)."""
+    refs = (obj.get("metadata") or {}).get("ownerReferences") or ()
+    return tuple(OwnerRef.from_dict(r) for r in refs)
+
+
+class Node:
+    """One object in the GC dependency graph, keyed by UID (cf. graph.go ``node``).
+
+    Ownership: GraphBuilder.process_graph_changes is the only writer; GarbageCollector
+    workers read through the accessor methods (each returns a consistent snapshot, since
+    nothing else runs on the loop while it executes).
+
+    Invariants (rule 45):
+      * d in n.dependents  <=>  n.identity.uid in {r.uid for r in d.owners}, while both
+        are in the graph.
+      * being_deleted and deleting_dependents only ever go False -> True.
+      * A virtual node was created from an ownerReference and has not been observed via
+        an informer event; attempt_to_delete_item verifies it against the server and
+        enqueues a virtual delete event if it is absent.
+
+    Hashing is by object identity, like upstream's ``*node`` pointers: a node replaced in
+    the graph (``clone``) is a different queue item than the one it replaces.
+    """
+
+    __slots__ = ("_dependents", "being_deleted", "deleting_dependents", "identity", "owners",
+                 "virtual")
+
+    def __init__(
+        self, identity: ObjectReference, *, owners: tuple[OwnerRef, ...] = (),
+        virtual: bool = False, being_deleted: bool = False, deleting_dependents: bool = False,
+    ) -> None:
+        self.identity = identity
+        self.owners = owners
+        self.virtual = virtual
+        self.being_deleted = being_deleted
+        self.deleting_dependents = deleting_dependents
+        self._dependents: set[Node] | None = None
+
+    def __repr__(self) -> str:
+        flags = "".join(
+            f" {name}" for name, on in (
+                ("virtual", self.virtual), ("beingDeleted", self.being_deleted),
+                ("deletingDependents", self.deleting_dependents),
+            ) if on
+        )
+        return f"<Node {self.identity}{flags} owners={len(self.owners)} " \
+               f"dependents={self.dependents_length()}>"
+
+    def clone(self) -> Node:
+        """A copy with its own dependents set (writer only; cf. ``node.clone``)."""
+        copy = Node(
+            self.identity, owners=self.owners, virtual=self.virtual,
+            being_deleted=self.being_deleted, deleting_dependents=self.deleting_dependents,
+        )
+        if self._dependents:
+            copy._dependents = set(self._dependents)
+        return copy
+
+    # One-way state transitions.
+    def mark_being_deleted(self) -> None:
+        self.being_deleted = True
+
+    def is_being_deleted(self) -> bool:
+        return self.being_deleted
+
+    def mark_observed(self) -> None:
+        self.virtual = False
+
+    def is_observed(self) -> bool:
+        return not self.virtual
+
+    def mark_deleting_dependents(self) -> None:
+        self.deleting_dependents = True
+
+    def is_deleting_dependents(self) -> bool:
+        return self.deleting_dependents
+
+    # Dependents.
+    def add_dependent(self, dependent: Node) -> None:
+        if self._dependents is None:
+            self._dependents = set()
+        self._dependents.add(dependent)
+
+    def delete_dependent(self, dependent: Node) -> None:
+        if self._dependents is not None:
+            self._dependents.discard(dependent)
+            if not self._dependents:
+                self._dependents = None
+
+    def has_dependent(self, dependent: Node) -> bool:
+        return self._dependents is not None and dependent in self._dependents
+
+    def dependents_length(self) -> int:
+        return len(self._dependents) if self._dependents else 0
+
+    def get_dependents(self) -> list[Node]:
+        """A snapshot list; the graph may change once the caller awaits."""
+        return list(self._dependents) if self._dependents else []
+
+    def blocking_dependents(self) -> list[Node]:
+        """Dependents whose reference to this node has ``blockOwnerDeletion: true``."""
+        uid = self.identity.uid
+        return [
+            dep for dep in self.get_dependents()
+            if any(o.uid == uid and o.blocks_owner_deletion for o in dep.owners)
+        ]
+
+
+class ConcurrentUIDToNode:
+    """``uid -> Node`` map (cf. ``concurrentUIDToNode``; the name is upstream's).
+
+    Ownership: GraphBuilder writes (``write``/``delete``); anyone reads. No lock: every
+    call is synchronous on the single event loop.
+    """
+
+    __slots__ = ("_nodes",)
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, Node] = {}
+
+    def write(self, node: Node) -> None:
+        self._nodes[node.identity.uid] = node
+
+    def read(self, uid: str) -> Node | None:
+        return self._nodes.get(uid)
+
+    def delete(self, uid: str) -> None:
+        self._nodes.pop(uid, None)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._nodes
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(list(self._nodes.values()))
+
+    def snapshot(self) -> dict[str, Node]:
+        """A shallow copy of the map (for dumps and tests)."""
+        return dict(self._nodes)
+
+
+class EventType(enum.Enum):
+    """Kind of a graph change (cf. ``eventType``)."""
+
+    ADD = "add"
+    UPDATE = "update"
+    DELETE = "delete"
+
+
+@dataclass(eq=False, slots=True)
+class Event:
+    """One item of the ``graph_changes`` queue (cf. graph_builder.go ``event``).
+
+    ``gvk`` is the monitored resource's version and kind (for virtual events: the
+    reference's). ``virtual`` marks events the GC made up after verifying with the API
+    that an identity does not exist; ``absent_reason`` then says how it was verified
+    (an ``AbsentReason`` value). Hashing is by identity: two events are never merged.
+    """
+
+    event_type: EventType
+    obj: Obj
+    gvk: GroupVersionKind
+    old_obj: Obj | None = None
+    virtual: bool = False
+    absent_reason: str = ""

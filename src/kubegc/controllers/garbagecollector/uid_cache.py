@@ -1,0 +1,69 @@
+"""The absent-owner cache: an LRU of owner identities verified absent (cf. uid_cache.go).
+
+Keys are ``ObjectReference`` values: the ownerReference coordinates (apiVersion, kind,
+name, uid) plus a namespace -- the dependent's namespace for namespaced owners, ``""`` for
+cluster-scoped owners (rule 14). ``controller``/``blockOwnerDeletion`` never take part.
+
+Each entry also remembers *why* the owner is absent (``AbsentReason``), so a later cache
+hit can still explain a deletion ("owner recreated with another uid" rather than only
+"cached"). ``has`` counts as a use and promotes the entry, as upstream's ``lru.Get``.
+
+Ownership: shared by GraphBuilder (adds observed deletions) and GarbageCollector workers
+(adds verified absences, reads); all calls are synchronous on the event loop.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import OrderedDict
+
+from kubegc.api.meta import ObjectReference
+
+#: Production size (upstream ``NewReferenceCache(500)``).
+DEFAULT_ABSENT_OWNER_CACHE_SIZE = 500
+
+
+class AbsentReason(enum.StrEnum):
+    NOT_FOUND = "NotFound"  # GET returned 404
+    UID_MISMATCH = "UIDMismatch"  # an object of that name exists with another uid
+    OBSERVED_DELETED = "ObservedDeleted"  # the informer saw the owner go away
+
+
+class ReferenceCache:
+    """Bounded LRU set of ``ObjectReference`` (cf. ``ReferenceCache``)."""
+
+    __slots__ = ("_entries", "max_entries")
+
+    def __init__(self, max_entries: int = DEFAULT_ABSENT_OWNER_CACHE_SIZE) -> None:
+        if max_entries <= 0:
+            raise ValueError("max_entries must be positive")
+        self.max_entries = max_entries
+        self._entries: OrderedDict[ObjectReference, AbsentReason] = OrderedDict()
+
+    def add(self, ref: ObjectReference, reason: AbsentReason = AbsentReason.NOT_FOUND) -> None:
+        """Insert or refresh ``ref``; evicts the least recently used entry when full."""
+        self._entries[ref] = reason
+        self._entries.move_to_end(ref)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def has(self, ref: ObjectReference) -> bool:
+        """Whether ``ref`` is cached; a hit promotes it to most recently used."""
+        return self.get(ref) is not None
+
+    def get(self, ref: ObjectReference) -> AbsentReason | None:
+        """The recorded reason for ``ref``, promoting it; ``None`` if not cached."""
+        reason = self._entries.get(ref)
+        if reason is not None:
+            self._entries.move_to_end(ref)
+        return reason
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def keys(self) -> list[ObjectReference]:
+        """Cached references, least recently used first (does not promote)."""
+        return list(self._entries)
+
+    def clear(self) -> None:
+        self._entries.clear()

@@ -1,0 +1,187 @@
+"""Defaulting (cf. ``pkg/apis/*/v1/defaults.go``): fill the fields Kubernetes defaults, so
+objects read back look like a real cluster's and controllers find what they expect.
+
+Functions mutate the object in place. They never overwrite a field the user set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kubegc.api.types import Obj
+
+Defaulter = Callable[[Obj], None]
+
+
+def _spec(obj: Obj) -> dict[str, Any]:
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        spec = {}
+        obj["spec"] = spec
+    return spec
+
+
+def _image_pull_policy(image: str) -> str:
+    tail = image.rpartition("/")[2]
+    if "@" in tail:
+        return "IfNotPresent"
+    tag = tail.partition(":")[2]
+    return "Always" if not tag or tag == "latest" else "IfNotPresent"
+
+
+def _default_container(container: dict[str, Any]) -> None:
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    container.setdefault("imagePullPolicy", _image_pull_policy(str(container.get("image", ""))))
+    container.setdefault("resources", {})
+    for port in container.get("ports") or []:
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+
+
+def default_pod_spec(spec: dict[str, Any]) -> None:
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("enableServiceLinks", True)
+    for key in ("containers", "initContainers"):
+        for container in spec.get(key) or []:
+            if isinstance(container, dict):
+                _default_container(container)
+    if spec.get("serviceAccountName") and not spec.get("serviceAccount"):
+        spec["serviceAccount"] = spec["serviceAccountName"]
+
+
+def _default_template(spec: dict[str, Any]) -> None:
+    template = spec.get("template")
+    if isinstance(template, dict):
+        template.setdefault("metadata", {})
+        pod_spec = template.get("spec")
+        if isinstance(pod_spec, dict):
+            default_pod_spec(pod_spec)
+
+
+def default_pod(obj: Obj) -> None:
+    default_pod_spec(_spec(obj))
+
+
+def default_deployment(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("replicas", 1)
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+    strategy = spec.setdefault("strategy", {})
+    if isinstance(strategy, dict):
+        strategy.setdefault("type", "RollingUpdate")
+        if strategy["type"] == "RollingUpdate":
+            rolling = strategy.setdefault("rollingUpdate", {})
+            if isinstance(rolling, dict):
+                rolling.setdefault("maxUnavailable", "25%")
+                rolling.setdefault("maxSurge", "25%")
+    _default_template(spec)
+
+
+def default_replicaset(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("replicas", 1)
+    _default_template(spec)
+
+
+def default_replicationcontroller(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("replicas", 1)
+    template = spec.get("template")
+    labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(
+        template, dict) else None
+    if labels and not spec.get("selector"):
+        spec["selector"] = dict(labels)
+    metadata = obj.setdefault("metadata", {})
+    if labels and not metadata.get("labels"):
+        metadata["labels"] = dict(labels)
+    _default_template(spec)
+
+
+def default_statefulset(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("replicas", 1)
+    spec.setdefault("podManagementPolicy", "OrderedReady")
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("updateStrategy", {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}})
+    spec.setdefault("persistentVolumeClaimRetentionPolicy",
+                    {"whenDeleted": "Retain", "whenScaled": "Retain"})
+    _default_template(spec)
+
+
+def default_daemonset(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("updateStrategy", {
+        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0},
+    })
+    _default_template(spec)
+
+
+def default_job(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("parallelism", 1)
+    if "completions" not in spec:
+        spec["completions"] = 1
+    spec.setdefault("backoffLimit", 6)
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    template = spec.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        template["spec"].setdefault("restartPolicy", "Never")
+    _default_template(spec)
+
+
+def default_cronjob(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("concurrencyPolicy", "Allow")
+    spec.setdefault("suspend", False)
+    spec.setdefault("successfulJobsHistoryLimit", 3)
+    spec.setdefault("failedJobsHistoryLimit", 1)
+    job_template = spec.get("jobTemplate")
+    if isinstance(job_template, dict):
+        job = {"spec": job_template.setdefault("spec", {})}
+        default_job(job)
+
+
+def default_service(obj: Obj) -> None:
+    spec = _spec(obj)
+    spec.setdefault("type", "ClusterIP")
+    spec.setdefault("sessionAffinity", "None")
+    if spec["type"] != "ExternalName":
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+        spec.setdefault("internalTrafficPolicy", "Cluster")
+    for port in spec.get("ports") or []:
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+            if "port" in port:
+                port.setdefault("targetPort", port["port"])
+
+
+def default_secret(obj: Obj) -> None:
+    obj.setdefault("type", "Opaque")
+
+
+def default_namespace(obj: Obj) -> None:
+    return None
+
+
+DEFAULTERS: dict[tuple[str, str], Defaulter] = {
+    ("", "pods"): default_pod,
+    ("", "services"): default_service,
+    ("", "secrets"): default_secret,
+    ("", "replicationcontrollers"): default_replicationcontroller,
+    ("apps", "deployments"): default_deployment,
+    ("apps", "replicasets"): default_replicaset,
+    ("apps", "statefulsets"): default_statefulset,
+    ("apps", "daemonsets"): default_daemonset,
+    ("batch", "jobs"): default_job,
+    ("batch", "cronjobs"): default_cronjob,
+}

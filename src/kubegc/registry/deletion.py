@@ -1,0 +1,294 @@
+"""DELETE with Kubernetes semantics (cf. generic ``Store.Delete``, ``rest.BeforeDelete``,
+``deletionFinalizersForGarbageCollection`` and the namespace storage's own ``Delete``).
+
+The decision table is gc-behaviour.md ST-01..ST-06, NS-08..NS-14 and §6:
+* GC finalizers: ``orphanDependents`` > ``propagationPolicy`` > an existing GC finalizer >
+  the resource's default policy; ``Unsupported`` resources (events) never get them.
+* Graceful resources (pods) get ``deletionTimestamp = now + grace`` and
+  ``deletionGracePeriodSeconds``; a repeated DELETE may only shorten the grace period.
+* Anything else with pending finalizers gets ``deletionTimestamp = now``, grace 0 and a
+  generation bump, and stays readable; with none it is removed at once.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import timedelta
+from typing import Any
+
+from kubegc.api import errors
+from kubegc.api.clock import format_time, parse_time
+from kubegc.api.errors import StatusError
+from kubegc.api.meta import (
+    FINALIZER_DELETE_DEPENDENTS,
+    FINALIZER_ORPHAN_DEPENDENTS,
+    GC_FINALIZERS,
+    DeletionPropagation,
+)
+from kubegc.api.types import Obj
+from kubegc.api.validation import validate_delete_options
+from kubegc.registry.store import DELETE, Store, Target
+from kubegc.registry.strategy import GCPolicy, Strategy, strategy_for
+
+_UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
+
+
+class _PendingGraceful(Exception):
+    """The object is already in a graceful deletion that this request cannot shorten."""
+
+
+def check_delete_options(options: dict[str, Any]) -> None:
+    causes = validate_delete_options(options)
+    if causes:
+        raise errors.invalid("DeleteOptions", "", "", causes)
+
+
+def check_preconditions(t: Target, obj: Obj, options: dict[str, Any]) -> None:
+    pre = options.get("preconditions") or {}
+    meta = obj["metadata"]
+    kind = t.info.kind
+    gr = errors.GroupResource(t.info.group, kind)
+    if pre.get("uid") is not None and pre["uid"] != meta.get("uid"):
+        raise errors.conflict(
+            gr, meta["name"],
+            f"the UID in the precondition ({pre['uid']}) does not match the UID in record "
+            f"({meta.get('uid')}). The object might have been deleted and then recreated")
+    if pre.get("resourceVersion") is not None and pre["resourceVersion"] != meta.get(
+            "resourceVersion"):
+        raise errors.conflict(
+            gr, meta["name"],
+            f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match "
+            f"the ResourceVersion in record ({meta.get('resourceVersion')}). The object might have "
+            "been modified")
+
+
+def should_orphan_dependents(strategy: Strategy, obj: Obj, options: dict[str, Any]) -> bool:
+    if strategy.default_gc_policy is GCPolicy.UNSUPPORTED:
+        return False
+    if options.get("orphanDependents") is not None:
+        return bool(options["orphanDependents"])
+    policy = options.get("propagationPolicy")
+    if policy is not None:
+        return bool(policy == DeletionPropagation.ORPHAN)
+    for f in obj["metadata"].get("finalizers") or []:
+        if f == FINALIZER_ORPHAN_DEPENDENTS:
+            return True
+        if f == FINALIZER_DELETE_DEPENDENTS:
+            return False
+    return strategy.default_gc_policy is GCPolicy.ORPHAN_DEPENDENTS
+
+
+def should_delete_dependents(strategy: Strategy, obj: Obj, options: dict[str, Any]) -> bool:
+    if strategy.default_gc_policy is GCPolicy.UNSUPPORTED:
+        return False
+    if options.get("orphanDependents") is not None:
+        return False
+    policy = options.get("propagationPolicy")
+    if policy is not None:
+        return bool(policy == DeletionPropagation.FOREGROUND)
+    for f in obj["metadata"].get("finalizers") or []:
+        if f == FINALIZER_DELETE_DEPENDENTS:
+            return True
+        if f == FINALIZER_ORPHAN_DEPENDENTS:
+            return False
+    return False
+
+
+def deletion_finalizers_for_garbage_collection(
+    strategy: Strategy, obj: Obj, options: dict[str, Any],
+) -> tuple[bool, list[str]]:
+    """(whether the finalizer set changes, the new finalizer list); GC finalizers are
+    appended at the end; an unchanged set keeps its order."""
+    current = list(obj["metadata"].get("finalizers") or [])
+    new = [f for f in current if f not in GC_FINALIZERS]
+    if should_orphan_dependents(strategy, obj, options):
+        new.append(FINALIZER_ORPHAN_DEPENDENTS)
+    if should_delete_dependents(strategy, obj, options):
+        new.append(FINALIZER_DELETE_DEPENDENTS)
+    if set(new) == set(current):
+        return False, current
+    return True, new
+
+
+def grace_period_for(t: Target, obj: Obj, options: dict[str, Any]) -> int | None:
+    """``CheckGracefulDelete`` of the pod strategy; None for non-graceful resources."""
+    strategy = strategy_for(t.info)
+    if not strategy.graceful:
+        return None
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    period = options.get("gracePeriodSeconds")
+    if period is None:
+        period = spec.get("terminationGracePeriodSeconds") or 0
+    if not spec.get("nodeName") or status.get("phase") in ("Failed", "Succeeded"):
+        period = 0
+    return max(int(period), 0) if int(period) >= 0 else 1
+
+
+def before_delete(store: Store, t: Target, obj: Obj, options: dict[str, Any]) -> bool:
+    """``rest.BeforeDelete`` on ``obj`` (mutated). Returns whether deletion is graceful;
+    raises ``_PendingGraceful`` when a graceful deletion is already under way."""
+    check_preconditions(t, obj, options)
+    meta = obj["metadata"]
+    grace = options.get("gracePeriodSeconds")
+    if grace is not None and grace < 0:
+        options["gracePeriodSeconds"] = grace = 1
+    if not strategy_for(t.info).graceful:
+        return False
+    if meta.get("deletionTimestamp"):
+        current = meta.get("deletionGracePeriodSeconds")
+        if not current:
+            return False
+        if grace is None or grace >= current:
+            raise _PendingGraceful()
+        started = parse_time(meta["deletionTimestamp"]) - timedelta(seconds=current)
+        meta["deletionTimestamp"] = format_time(started + timedelta(seconds=grace))
+        meta["deletionGracePeriodSeconds"] = grace
+        return True
+    period = grace_period_for(t, obj, options)
+    if period is None:
+        return False
+    options["gracePeriodSeconds"] = period
+    meta["deletionTimestamp"] = format_time(store.clock.now() + timedelta(seconds=period))
+    meta["deletionGracePeriodSeconds"] = period
+    if meta.get("generation"):
+        meta["generation"] = int(meta["generation"]) + 1
+    return True
+
+
+def mark_as_deleting(store: Store, obj: Obj) -> None:
+    """``markAsDeleting``: non-graceful objects with finalizers pending."""
+    meta = obj["metadata"]
+    now = store.clock.now()
+    if not meta.get("deletionTimestamp") and meta.get("generation"):
+        meta["generation"] = int(meta["generation"]) + 1
+    existing = meta.get("deletionTimestamp")
+    if not existing or parse_time(existing) > now:
+        meta["deletionTimestamp"] = format_time(now)
+    meta["deletionGracePeriodSeconds"] = 0
+
+
+async def delete(store: Store, t: Target, name: str, options: dict[str, Any]) -> tuple[Obj, bool]:
+    """DELETE one object. Returns (object as left, whether it was removed from storage)."""
+    check_delete_options(options)
+    if t.info.group == "" and t.info.resource == "namespaces":
+        return await delete_namespace(store, t, name, options)
+    return await _generic_delete(store, t, name, options)
+
+
+async def _generic_delete(
+    store: Store, t: Target, name: str, options: dict[str, Any],
+) -> tuple[Obj, bool]:
+    strategy = strategy_for(t.info)
+    dry_run = bool(options.get("dryRun"))
+
+    async def update(current: Obj) -> Any:
+        opts = copy.deepcopy(options)
+        try:
+            graceful = before_delete(store, t, current, opts)
+        except _PendingGraceful:
+            return current
+        _, finalizers = deletion_finalizers_for_garbage_collection(strategy, current, opts)
+        if finalizers:
+            current["metadata"]["finalizers"] = finalizers
+        else:
+            current["metadata"].pop("finalizers", None)
+        if not graceful:
+            if finalizers:
+                mark_as_deleting(store, current)
+                return current
+            return DELETE
+        if finalizers or opts.get("gracePeriodSeconds"):
+            return current
+        return DELETE
+
+    return await store.guaranteed_update(t, name, update, dry_run=dry_run)
+
+
+async def delete_namespace(
+    store: Store, t: Target, name: str, options: dict[str, Any],
+) -> tuple[Obj, bool]:
+    """The namespace storage's Delete (NS-08..NS-14): the first DELETE only marks the
+    namespace Terminating; it is removed once spec and metadata finalizers are empty."""
+    if name in _UNDELETABLE_NAMESPACES:
+        raise errors.forbidden(t.gr, name, "this namespace may not be deleted")
+    current = await store.get(t, name)
+    pre = dict(options.get("preconditions") or {})
+    meta = current["metadata"]
+    if pre.get("uid") is not None and pre["uid"] != meta["uid"]:
+        raise errors.conflict(t.gr, name, f"Precondition failed: UID in precondition: "
+                                          f"{pre['uid']}, UID in object meta: {meta['uid']}")
+    if pre.get("resourceVersion") is not None and pre["resourceVersion"] != meta[
+            "resourceVersion"]:
+        raise errors.conflict(
+            t.gr, name, f"Precondition failed: ResourceVersion in precondition: "
+                        f"{pre['resourceVersion']}, ResourceVersion in object meta: "
+                        f"{meta['resourceVersion']}")
+    dry_run = bool(options.get("dryRun"))
+    uid = meta["uid"]
+    if not meta.get("deletionTimestamp"):
+        async def start_terminating(existing: Obj) -> Any:
+            emeta = existing["metadata"]
+            if emeta["uid"] != uid:
+                raise errors.conflict(t.gr, name, f"Precondition failed: UID in precondition: "
+                                                  f"{uid}, UID in object meta: {emeta['uid']}")
+            if not emeta.get("deletionTimestamp"):
+                emeta["deletionTimestamp"] = format_time(store.clock.now())
+            existing.setdefault("status", {})["phase"] = "Terminating"
+            current_f = list(emeta.get("finalizers") or [])
+            want = _namespace_gc_finalizers(options, current_f)
+            new_f = [f for f in current_f if f not in GC_FINALIZERS] + want
+            if set(new_f) != set(current_f):
+                emeta["finalizers"] = new_f
+            if not emeta.get("finalizers"):
+                emeta.pop("finalizers", None)
+            return existing
+
+        return await store.guaranteed_update(t, name, start_terminating, dry_run=dry_run)
+    if (current.get("spec") or {}).get("finalizers"):
+        return current, False
+    return await _generic_delete(store, t, name, options)
+
+
+def _namespace_gc_finalizers(options: dict[str, Any], current: list[str]) -> list[str]:
+    orphan_opt, policy = options.get("orphanDependents"), options.get("propagationPolicy")
+    if orphan_opt is not None:
+        orphan, foreground = bool(orphan_opt), False
+    elif policy is not None:
+        orphan = policy == DeletionPropagation.ORPHAN
+        foreground = policy == DeletionPropagation.FOREGROUND
+    else:
+        orphan = FINALIZER_ORPHAN_DEPENDENTS in current
+        foreground = FINALIZER_DELETE_DEPENDENTS in current
+    return ([FINALIZER_ORPHAN_DEPENDENTS] if orphan else []) + (
+        [FINALIZER_DELETE_DEPENDENTS] if foreground else [])
+
+
+async def finalize_namespace(store: Store, t: Target, name: str, obj: Obj, *,
+                             dry_run: bool = False) -> Obj:
+    """PUT /api/v1/namespaces/<name>/finalize: only ``spec.finalizers`` changes."""
+    spec = obj.get("spec") or {}
+    finalizers = spec.get("finalizers") or []
+    rv = (obj.get("metadata") or {}).get("resourceVersion")
+
+    async def update(existing: Obj) -> Any:
+        if rv and rv != existing["metadata"]["resourceVersion"]:
+            raise errors.conflict(t.gr, name, errors.OBJECT_MODIFIED)
+        existing.setdefault("spec", {})["finalizers"] = list(finalizers)
+        if not finalizers:
+            existing["spec"].pop("finalizers", None)
+        meta = existing["metadata"]
+        if meta.get("deletionTimestamp") and not finalizers and not meta.get("finalizers"):
+            return DELETE
+        return existing
+
+    result, _ = await store.guaranteed_update(t, name, update, dry_run=dry_run)
+    return result
+
+
+__all__ = [
+    "StatusError",
+    "check_delete_options",
+    "delete",
+    "deletion_finalizers_for_garbage_collection",
+    "finalize_namespace",
+]

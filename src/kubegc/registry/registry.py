@@ -1,0 +1,260 @@
+"""``Registry``: the facade over Store, deletion, patching, listing, watching and CRDs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from kubegc.api import errors
+from kubegc.api.clock import Clock
+from kubegc.api.meta import is_being_deleted
+from kubegc.api.resources import Catalog, ResourceInfo
+from kubegc.api.types import Obj
+from kubegc.registry import crd as crds
+from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
+from kubegc.registry.keys import key_root
+from kubegc.registry.listing import list_objects
+from kubegc.registry.patching import patch
+from kubegc.registry.store import Store, Target, decode
+from kubegc.registry.strategy import strategy_for
+from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
+from kubegc.registry.watching import RegistryWatch, WatchRequest
+from kubegc.storage import KV
+
+log = logging.getLogger(__name__)
+
+_CRD_KEY_ROOT = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
+BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+class Registry:
+    """Every verb on every resource of ``catalog``.
+
+    Ownership: the registry is the only writer of ``catalog`` (CRDs) and of the CRD
+    cleanup tasks; the watch cache task delivers CRD events to ``_on_event``.
+    """
+
+    def __init__(self, kv: KV, *, clock: Clock, catalog: Catalog | None = None,
+                 watch_cache_capacity: int = DEFAULT_CAPACITY) -> None:
+        self.kv = kv
+        self.clock = clock
+        self.catalog = catalog or Catalog.builtin()
+        self.store = Store(kv, self.catalog, clock=clock)
+        self.cache = WatchCache(kv, capacity=watch_cache_capacity)
+        self.crds: dict[str, Obj] = {}
+        #: called (synchronously, on the loop) after a CRD adds or removes a resource
+        self.catalog_listeners: list[Callable[[], None]] = []
+        self._cleanups: dict[str, asyncio.Task[None]] = {}
+
+    async def start(self, *, bootstrap: bool = True) -> None:
+        listed = await self.kv.range(_CRD_KEY_ROOT, prefix=True)
+        for kv in listed.kvs:
+            self._sync_crd(decode(kv))
+        await self.cache.start()
+        self.cache.listeners.append(self._on_event)
+        if bootstrap:
+            await self._bootstrap()
+
+    async def stop(self) -> None:
+        for task in self._cleanups.values():
+            task.cancel()
+        await asyncio.gather(*self._cleanups.values(), return_exceptions=True)
+        self._cleanups.clear()
+        await self.cache.stop()
+
+    async def _bootstrap(self) -> None:
+        ns = self.target("", "v1", "namespaces")
+        for name in BOOTSTRAP_NAMESPACES:
+            try:
+                await self.store.create(ns, {"metadata": {"name": name}})
+            except errors.StatusError as e:
+                if not errors.is_already_exists(e):
+                    raise
+        svc = self.target("", "v1", "services", "default")
+        try:
+            await self.store.create(svc, {
+                "metadata": {"name": "kubernetes", "labels": {
+                    "component": "apiserver", "provider": "kubernetes"}},
+                "spec": {"clusterIP": "10.96.0.1", "ports": [
+                    {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
+            })
+        except errors.StatusError as e:
+            if not errors.is_already_exists(e):
+                raise
+
+    # -- addressing ------------------------------------------------------------------------
+
+    def target(self, group: str, version: str, resource: str, namespace: str = "") -> Target:
+        info = self.catalog.lookup(group, version, resource)
+        if info is None:
+            raise errors.route_not_found()
+        return Target(info, version, namespace if info.namespaced else "")
+
+    def info(self, group: str, resource: str) -> ResourceInfo | None:
+        return self.catalog.get(group, resource)
+
+    # -- verbs -----------------------------------------------------------------------------
+
+    async def get(self, t: Target, name: str) -> Obj:
+        return await self.store.get(t, name)
+
+    async def list(self, t: Target, **options: Any) -> Obj:
+        return await list_objects(self.store, t, **options)
+
+    async def create(self, t: Target, obj: Obj, *, dry_run: bool = False,
+                     field_manager: str = "") -> Obj:
+        result = await self.store.create(t, obj, dry_run=dry_run, field_manager=field_manager)
+        if not dry_run:
+            self._after_write(t, result)
+        return result
+
+    async def update(self, t: Target, name: str, obj: Obj, *, subresource: str = "",
+                     dry_run: bool = False, field_manager: str = "") -> tuple[Obj, bool]:
+        if subresource == "finalize":
+            return await finalize_namespace(self.store, t, name, obj, dry_run=dry_run), False
+        result, created = await self.store.update(
+            t, name, obj, subresource=subresource, dry_run=dry_run, field_manager=field_manager)
+        if not dry_run:
+            self._after_write(t, result)
+        return result, created
+
+    async def patch(self, t: Target, name: str, patch_type: str, body: bytes, *,
+                    subresource: str = "", dry_run: bool = False, field_manager: str = "",
+                    force: bool = False) -> tuple[Obj, bool]:
+        result, created = await patch(
+            self.store, t, name, patch_type, body, subresource=subresource, dry_run=dry_run,
+            field_manager=field_manager, force=force)
+        if not dry_run:
+            self._after_write(t, result)
+        return result, created
+
+    async def delete(self, t: Target, name: str, options: dict[str, Any] | None = None) -> tuple[
+        Obj, bool
+    ]:
+        result, removed = await delete(self.store, t, name, dict(options or {}))
+        if not options or not options.get("dryRun"):
+            self._after_write(t, result, removed=removed)
+        return result, removed
+
+    async def delete_collection(self, t: Target, options: dict[str, Any] | None = None, *,
+                                label_selector: str = "", field_selector: str = "") -> Obj:
+        check_delete_options(dict(options or {}))
+        listed = await self.list(t, label_selector=label_selector, field_selector=field_selector)
+        items = []
+        for item in listed["items"]:
+            item_t = Target(t.info, t.version, item["metadata"].get("namespace", ""))
+            try:
+                obj, _ = await self.delete(item_t, item["metadata"]["name"], options)
+            except errors.StatusError as e:
+                if errors.is_not_found(e):
+                    continue
+                raise
+            items.append(obj)
+        listed["items"] = items
+        return listed
+
+    def watch(self, t: Target, req: WatchRequest) -> RegistryWatch:
+        return RegistryWatch(self.store, self.cache, t, req, self.clock)
+
+    # -- CRDs --------------------------------------------------------------------------------
+
+    def _after_write(self, t: Target, obj: Obj, *, removed: bool = False) -> None:
+        if t.info.group == "apiextensions.k8s.io" and t.info.resource == "customresourcedefinitions":
+            if removed:
+                self._forget_crd(obj)
+            else:
+                self._sync_crd(obj)
+
+    def _on_event(self, event: CachedEvent) -> None:
+        if not event.key.startswith(_CRD_KEY_ROOT):
+            return
+        if event.deleted:
+            self._forget_crd(event.obj)
+        else:
+            self._sync_crd(event.obj)
+
+    def _sync_crd(self, crd: Obj) -> None:
+        name = crd["metadata"]["name"]
+        info = crds.resource_info_for(crd)
+        old = self.crds.get(name)
+        self.crds[name] = crd
+        if info is None:
+            return
+        current = self.catalog.get(info.group, info.resource)
+        if current != info:
+            if old is not None:
+                old_info = crds.resource_info_for(old)
+                if old_info is not None and (old_info.group, old_info.resource) != (
+                        info.group, info.resource):
+                    self.catalog.remove(old_info.group, old_info.resource)
+            self.catalog.add(info)
+            self._catalog_changed()
+        if is_being_deleted(crd) and name not in self._cleanups:
+            self._cleanups[name] = asyncio.create_task(self._cleanup(crd), name=f"crd-{name}")
+
+    def _forget_crd(self, crd: Obj) -> None:
+        name = crd["metadata"]["name"]
+        self.crds.pop(name, None)
+        info = crds.resource_info_for(crd)
+        if info is not None:
+            current = self.catalog.get(info.group, info.resource)
+            if current is not None and current.custom:
+                self.catalog.remove(info.group, info.resource)
+                self._catalog_changed()
+
+    def _catalog_changed(self) -> None:
+        for listener in list(self.catalog_listeners):
+            try:
+                listener()
+            except Exception:
+                log.exception("catalog listener failed")
+
+    async def _cleanup(self, crd: Obj) -> None:
+        """Delete every instance, then drop the cleanup finalizer (the CRD finalizer)."""
+        name = crd["metadata"]["name"]
+        info = crds.resource_info_for(crd)
+        try:
+            if info is not None:
+                await self._delete_instances(info)
+            crd_t = self.target("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+
+            async def drop(current: Obj) -> Any:
+                meta = current["metadata"]
+                meta["finalizers"] = [f for f in meta.get("finalizers") or []
+                                      if f != crds.CLEANUP_FINALIZER]
+                return self.store.prepare_update(
+                    crd_t, strategy_for(crd_t.info), current, current,
+                    check_resource_version=False)
+
+            result, removed = await self.store.guaranteed_update(crd_t, name, drop)
+            self._after_write(crd_t, result, removed=removed)
+        except errors.StatusError as e:
+            if not errors.is_not_found(e):
+                log.warning("CRD %s cleanup failed: %s", name, e)
+        finally:
+            self._cleanups.pop(name, None)
+
+    async def _delete_instances(self, info: ResourceInfo) -> None:
+        prefix = key_root(info)
+        while True:
+            watcher = self.cache.subscribe(prefix, self.cache.revision)
+            try:
+                listed = await self.kv.range(prefix, prefix=True)
+                if not listed.kvs:
+                    return
+                for kv in listed.kvs:
+                    obj = decode(kv)
+                    if is_being_deleted(obj):
+                        continue
+                    item_t = Target(info, info.storage_version,
+                                    obj["metadata"].get("namespace", ""))
+                    try:
+                        await delete(self.store, item_t, obj["metadata"]["name"], {})
+                    except errors.StatusError as e:
+                        if not errors.is_not_found(e):
+                            raise
+                await watcher.next_batch(timeout=5.0)
+            finally:
+                watcher.close()

@@ -1,0 +1,413 @@
+"""The generic Store (cf. ``apiserver/pkg/registry/generic/registry/store.go``):
+create / get / list / update / patch with Kubernetes metadata semantics, over a ``KV``.
+
+Objects are stored as JSON without ``metadata.resourceVersion``; on the way out the
+storage ``mod_revision`` becomes the opaque string ``resourceVersion`` (this module and
+``watch_cache`` are the only places that convert). Deletion lives in ``deletion.py``,
+watch in ``watching.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from kubegc.api import errors
+from kubegc.api.clock import Clock, format_time, normalize_time
+from kubegc.api.errors import GroupResource, StatusCause, StatusError, field_error
+from kubegc.api.meta import is_being_deleted
+from kubegc.api.resources import Catalog, ResourceInfo
+from kubegc.api.types import Obj
+from kubegc.api.validation import (
+    validate_annotations,
+    validate_finalizers,
+    validate_labels,
+    validate_name,
+    validate_new_finalizers_on_deleting,
+    validate_owner_references,
+)
+from kubegc.registry.conversion import from_storage, to_storage
+from kubegc.registry.keys import key_for
+from kubegc.registry.strategy import Strategy, strategy_for
+from kubegc.storage import (
+    KV,
+    ConflictError,
+    KeyExistsError,
+    KeyNotFoundError,
+    KeyValue,
+)
+
+_GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_GENERATE_ATTEMPTS = 8
+_IMMUTABLE_META = ("name", "namespace", "uid")
+
+#: Marker returned by an update function to ask for the object's removal.
+DELETE = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a request addresses: a resource, the version it is served at, a namespace."""
+
+    info: ResourceInfo
+    version: str
+    namespace: str = ""
+
+    @property
+    def gr(self) -> GroupResource:
+        return GroupResource(self.info.group, self.info.resource)
+
+    def key(self, name: str) -> str:
+        return key_for(self.info, self.namespace, name)
+
+
+def encode(obj: Obj) -> bytes:
+    meta = obj.get("metadata") or {}
+    if "resourceVersion" in meta:
+        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+        obj = {**obj, "metadata": meta}
+    return orjson.dumps(obj)
+
+
+def decode(kv: KeyValue) -> Obj:
+    obj: Obj = orjson.loads(kv.value)
+    obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
+    return obj
+
+
+def same_object(a: Obj, b: Obj) -> bool:
+    """Equal but for resourceVersion and managedFields (a no-op write is skipped)."""
+    ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
+    skip = ("resourceVersion", "managedFields")
+    if {k: v for k, v in ma.items() if k not in skip} != {
+        k: v for k, v in mb.items() if k not in skip
+    }:
+        return False
+    return {k: v for k, v in a.items() if k != "metadata"} == {
+        k: v for k, v in b.items() if k != "metadata"
+    }
+
+
+UpdateFn = Callable[[Obj], Awaitable[Any]]
+
+
+class Store:
+    """CRUD for every resource of a ``Catalog`` over one ``KV``.
+
+    Concurrency: any number of requests run concurrently on the loop; read-modify-write is
+    optimistic (``guaranteed_update`` retries on storage conflicts), as upstream.
+    """
+
+    def __init__(self, kv: KV, catalog: Catalog, *, clock: Clock) -> None:
+        self.kv = kv
+        self.catalog = catalog
+        self.clock = clock
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def get(self, t: Target, name: str) -> Obj:
+        kv = await self.kv.get(t.key(name))
+        if kv is None:
+            raise errors.not_found(t.gr, name)
+        return self.present(t, decode(kv))
+
+    def present(self, t: Target, obj: Obj) -> Obj:
+        """A stored object as served at ``t.version``."""
+        return from_storage(t.info, t.version, obj)
+
+    # -- create ----------------------------------------------------------------------------
+
+    async def create(
+        self, t: Target, obj: Obj, *, dry_run: bool = False, field_manager: str = "",
+    ) -> Obj:
+        strategy = strategy_for(t.info)
+        obj = self._check_kind(t, obj)
+        meta = self._prepare_meta_for_create(t, obj)
+        strategy.defaulter(obj)
+        generated = not meta.get("name")
+        for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
+            if generated:
+                meta["name"] = str(meta.get("generateName") or "") + "".join(
+                    secrets.choice(_GENERATE_CHARS) for _ in range(5))
+            self._validate_create(t, strategy, obj)
+            await self.admit_create(t, obj)
+            stored = to_storage(t.info, copy.deepcopy(obj))
+            if dry_run:
+                return self.present(t, stored)
+            try:
+                revision = await self.kv.create(t.key(meta["name"]), encode(stored))
+            except KeyExistsError:
+                if generated:
+                    continue
+                existing = await self.kv.get(t.key(meta["name"]))
+                being_deleted = existing is not None and is_being_deleted(decode(existing))
+                raise errors.already_exists(t.gr, meta["name"], being_deleted=being_deleted) from None
+            stored["metadata"]["resourceVersion"] = str(revision)
+            return self.present(t, stored)
+        raise errors.server_timeout(
+            f"The POST operation against {t.gr} could not be completed at this time, "
+            "please try again.")
+
+    def _check_kind(self, t: Target, obj: Obj) -> Obj:
+        if not isinstance(obj, dict):
+            raise errors.bad_request("the object provided is unrecognized (must be of type object)")
+        expected = t.info.api_version(t.version)
+        api_version = obj.get("apiVersion") or expected
+        kind = obj.get("kind") or t.info.kind
+        if api_version != expected or kind != t.info.kind:
+            raise errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API "
+                f"version ({expected})" if api_version != expected else
+                f"the kind in the data ({kind}) does not match the expected kind ({t.info.kind})")
+        obj["apiVersion"], obj["kind"] = api_version, kind
+        return obj
+
+    def _prepare_meta_for_create(self, t: Target, obj: Obj) -> dict[str, Any]:
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = obj["metadata"] = {}
+        if not isinstance(meta, dict):
+            raise errors.bad_request("metadata must be an object")
+        ns = meta.get("namespace") or ""
+        if t.info.namespaced:
+            if ns and t.namespace and ns != t.namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on "
+                    "the request")
+            meta["namespace"] = t.namespace or ns
+        else:
+            meta.pop("namespace", None)
+        if meta.get("resourceVersion"):
+            raise errors.bad_request("resourceVersion should not be set on objects to be created")
+        for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            meta.pop(key, None)
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = format_time(self.clock.now())
+        strategy = strategy_for(t.info)
+        if strategy.tracks_generation:
+            meta["generation"] = 1
+        else:
+            meta.pop("generation", None)
+        return meta
+
+    def _validate_create(self, t: Target, strategy: Strategy, obj: Obj) -> None:
+        strategy.prepare_for_create(obj)
+        causes = self._validate_meta(t, strategy, obj)
+        causes += strategy.validate(obj)
+        if causes:
+            meta = obj["metadata"]
+            raise errors.invalid(t.info.kind, t.info.group, str(meta.get("name") or ""), causes)
+
+    def _validate_meta(self, t: Target, strategy: Strategy, obj: Obj) -> list[StatusCause]:
+        meta = obj["metadata"]
+        causes: list[StatusCause] = []
+        name = str(meta.get("name") or "")
+        causes += validate_name(name, strategy.name_validator)
+        if t.info.namespaced and not meta.get("namespace"):
+            causes.append(field_error("FieldValueRequired", "metadata.namespace", ""))
+        causes += validate_owner_references(meta.get("ownerReferences"))
+        causes += validate_finalizers(meta.get("finalizers"))
+        causes += validate_labels(meta.get("labels"), "metadata.labels")
+        causes += validate_annotations(meta.get("annotations"))
+        return causes
+
+    async def admit_create(self, t: Target, obj: Obj) -> None:
+        """Admission (NamespaceLifecycle): the namespace must exist and not be terminating."""
+        if not t.info.namespaced:
+            return
+        ns = obj["metadata"]["namespace"]
+        kv = await self.kv.get(key_for(_NAMESPACES, "", ns))
+        if kv is None:
+            raise errors.not_found(GroupResource("", "namespaces"), ns)
+        if is_being_deleted(decode(kv)):
+            raise StatusError(
+                403, "Forbidden",
+                f'{t.gr} "{obj["metadata"]["name"]}" is forbidden: unable to create new content '
+                f"in namespace {ns} because it is being terminated",
+                name=obj["metadata"]["name"], group=t.info.group, kind=t.info.resource,
+                causes=[StatusCause("NamespaceTerminating",
+                                    f'namespace {ns} is being terminated', "metadata.namespace")],
+            )
+
+    # -- update ----------------------------------------------------------------------------
+
+    async def guaranteed_update(
+        self, t: Target, name: str, update: UpdateFn, *, dry_run: bool = False,
+        create: Callable[[], Awaitable[Obj]] | None = None,
+    ) -> tuple[Obj, bool]:
+        """Read, apply ``update``, write with CAS, retry on conflict.
+
+        ``update(current)`` returns the new stored object, the same object for a no-op, or
+        ``DELETE``. When the key is absent, ``create`` (if given) runs instead. Returns
+        (object as served, whether the object was removed)."""
+        key = t.key(name)
+        while True:
+            kv = await self.kv.get(key)
+            if kv is None:
+                if create is not None:
+                    return await create(), False
+                raise errors.not_found(t.gr, name)
+            current = decode(kv)
+            new = await update(copy.deepcopy(current))
+            try:
+                if new is DELETE:
+                    if not dry_run:
+                        await self.kv.delete(key, expected_mod_revision=kv.mod_revision)
+                    return self.present(t, current), True
+                if same_object(new, current):
+                    return self.present(t, current), False
+                stored = to_storage(t.info, new)
+                if dry_run:
+                    return self.present(t, stored), False
+                revision = await self.kv.update(key, encode(stored),
+                                                expected_mod_revision=kv.mod_revision)
+            except (ConflictError, KeyNotFoundError):
+                continue
+            stored["metadata"]["resourceVersion"] = str(revision)
+            return self.present(t, stored), False
+
+    async def update(
+        self, t: Target, name: str, obj: Obj, *, subresource: str = "", dry_run: bool = False,
+        field_manager: str = "",
+    ) -> tuple[Obj, bool]:
+        """PUT. Returns (object, created)."""
+        strategy = strategy_for(t.info)
+        obj = self._check_kind(t, obj)
+        meta = obj.get("metadata")
+        if not isinstance(meta, dict):
+            raise errors.bad_request("metadata must be an object")
+        if meta.get("name") not in (None, name):
+            raise errors.bad_request(
+                "the name of the object "
+                f"({meta.get('name')}) does not match the name on the URL ({name})")
+        meta["name"] = name
+        if t.info.namespaced:
+            if meta.get("namespace") not in (None, "", t.namespace):
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on "
+                    "the request")
+            meta["namespace"] = t.namespace
+        created = False
+
+        async def create() -> Obj:
+            nonlocal created
+            if not strategy.allow_create_on_update or subresource:
+                raise errors.not_found(t.gr, name)
+            created = True
+            fresh = copy.deepcopy(obj)
+            fresh["metadata"].pop("resourceVersion", None)
+            return await self.create(t, fresh, dry_run=dry_run, field_manager=field_manager)
+
+        async def apply(current: Obj) -> Any:
+            return self.prepare_update(t, strategy, current, copy.deepcopy(obj),
+                                       subresource=subresource)
+
+        result, deleted = await self.guaranteed_update(t, name, apply, dry_run=dry_run,
+                                                       create=create)
+        return result, created
+
+    def prepare_update(
+        self, t: Target, strategy: Strategy, old: Obj, new: Obj, *, subresource: str = "",
+        check_resource_version: bool = True,
+    ) -> Any:
+        """BeforeUpdate + strategy + validation; returns the object to store or ``DELETE``."""
+        old_meta, new_meta = old["metadata"], new.setdefault("metadata", {})
+        rv = new_meta.get("resourceVersion")
+        if check_resource_version and rv and rv != old_meta.get("resourceVersion"):
+            raise errors.conflict(t.gr, old_meta["name"], errors.OBJECT_MODIFIED)
+        if new_meta.get("uid") and new_meta["uid"] != old_meta["uid"]:
+            raise errors.conflict(
+                t.gr, old_meta["name"],
+                f"Precondition failed: UID in precondition: {new_meta['uid']}, UID in object "
+                f"meta: {old_meta['uid']}")
+        new = to_storage(t.info, new)
+        new_meta = new["metadata"]
+        if subresource == "status":
+            new = self._status_update(strategy, old, new)
+            new_meta = new["metadata"]
+        elif strategy.status_subresource and subresource == "":
+            for key in strategy.status_fields:
+                if key in old:
+                    new[key] = copy.deepcopy(old[key])
+                else:
+                    new.pop(key, None)
+        self._carry_over_meta(old_meta, new_meta)
+        strategy.defaulter(new)
+        if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
+                old, new):
+            new_meta["generation"] = int(old_meta["generation"]) + 1
+        causes = self._validate_meta(t, strategy, new) + strategy.validate(new)
+        causes += self._validate_meta_update(old_meta, new_meta)
+        if causes:
+            raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
+        if should_delete_during_update(t, old, new):
+            return DELETE
+        return new
+
+    @staticmethod
+    def _status_update(strategy: Strategy, old: Obj, new: Obj) -> Obj:
+        out = copy.deepcopy(old)
+        if "status" in new:
+            out["status"] = new["status"]
+        else:
+            out.pop("status", None)
+        out_meta, new_meta = out["metadata"], new["metadata"]
+        for key in ("labels", "annotations", "resourceVersion", "uid"):
+            if key in new_meta:
+                out_meta[key] = new_meta[key]
+        return out
+
+    @staticmethod
+    def _carry_over_meta(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> None:
+        """Fields an update may not change are taken from the stored object (BeforeUpdate)."""
+        new_meta.setdefault("uid", old_meta.get("uid"))
+        for key in ("creationTimestamp", "deletionTimestamp", "generation"):
+            if key in old_meta:
+                new_meta[key] = old_meta[key]
+            else:
+                new_meta.pop(key, None)
+        if "deletionGracePeriodSeconds" in old_meta:
+            new_meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"]
+        for key in ("finalizers", "ownerReferences", "labels", "annotations", "managedFields"):
+            if key in new_meta and new_meta[key] in (None, [], {}):
+                del new_meta[key]
+        if "creationTimestamp" in new_meta and isinstance(new_meta["creationTimestamp"], str):
+            new_meta["creationTimestamp"] = normalize_time(new_meta["creationTimestamp"])
+
+    @staticmethod
+    def _validate_meta_update(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> list[
+        StatusCause
+    ]:
+        causes = []
+        for key in _IMMUTABLE_META:
+            if (old_meta.get(key) or "") != (new_meta.get(key) or ""):
+                causes.append(field_error("FieldValueInvalid", f"metadata.{key}",
+                                          "field is immutable", new_meta.get(key)))
+        if old_meta.get("deletionTimestamp"):
+            causes += validate_new_finalizers_on_deleting(
+                old_meta.get("finalizers") or [], new_meta.get("finalizers") or [])
+        return causes
+
+
+_NAMESPACES = ResourceInfo(group="", versions=("v1",), resource="namespaces", kind="Namespace",
+                           namespaced=False)
+
+
+def should_delete_during_update(t: Target, old: Obj, new: Obj) -> bool:
+    """``ShouldDeleteDuringUpdate`` (+ the namespace variant): an update that leaves a
+    deleting object with no finalizers (and, for namespaces, no spec finalizers) and a
+    zero/unset grace period removes it."""
+    old_meta, new_meta = old["metadata"], new["metadata"]
+    if new_meta.get("finalizers") or not old_meta.get("deletionTimestamp"):
+        return False
+    if old_meta.get("deletionGracePeriodSeconds") not in (None, 0):
+        return False
+    if t.info.group == "" and t.info.resource == "namespaces":
+        return not (new.get("spec") or {}).get("finalizers")
+    return True

@@ -1,0 +1,312 @@
+"""Per-resource strategies (cf. ``pkg/registry/*/strategy.go``): how a resource is created,
+updated, validated and deleted beyond the generic Store's rules.
+
+A ``Strategy`` is data plus a few hooks; ``strategy_for`` picks one for a ``ResourceInfo``.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kubegc.api.errors import StatusCause, field_error
+from kubegc.api.meta import FINALIZER_KUBERNETES
+from kubegc.api.resources import ResourceInfo
+from kubegc.api.types import Obj
+from kubegc.api.validation import (
+    NameValidator,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_path_segment_name,
+)
+from kubegc.registry.crd import CLEANUP_FINALIZER, established_status
+from kubegc.registry.defaults import DEFAULTERS, Defaulter
+
+
+class GCPolicy(enum.Enum):
+    """``rest.GarbageCollectionPolicy``: what a DELETE without options does to dependents."""
+
+    DELETE_DEPENDENTS = "DeleteDependents"
+    ORPHAN_DEPENDENTS = "OrphanDependents"
+    UNSUPPORTED = "Unsupported"
+
+
+Hook = Callable[[Obj], None]
+UpdateHook = Callable[[Obj, Obj], None]
+Validator = Callable[[Obj], list[StatusCause]]
+
+
+def _noop(obj: Obj) -> None:
+    return None
+
+
+def _no_causes(obj: Obj) -> list[StatusCause]:
+    return []
+
+
+@dataclass(frozen=True)
+class Strategy:
+    default_gc_policy: GCPolicy = GCPolicy.DELETE_DEPENDENTS
+    graceful: bool = False  # RESTGracefulDeleteStrategy (pods)
+    tracks_generation: bool = True
+    name_validator: NameValidator = is_dns1123_subdomain
+    allow_create_on_update: bool = False
+    status_subresource: bool = False
+    custom: bool = False  # CR: generation bumps on any non-metadata, non-status change
+    defaulter: Defaulter = _noop
+    prepare_for_create: Hook = _noop  # after uid/name are set
+    validate: Validator = _no_causes
+    #: fields of the top level that a main-resource update may not change (status subresource)
+    status_fields: tuple[str, ...] = ("status",)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def spec_changed(self, old: Obj, new: Obj) -> bool:
+        """Whether ``generation`` must be bumped by this update."""
+        if self.custom:
+            keys = (set(old) | set(new)) - {"metadata", "status", "apiVersion", "kind"}
+            return any(old.get(k) != new.get(k) for k in keys)
+        return old.get("spec") != new.get("spec")
+
+
+def _clear_status(obj: Obj) -> None:
+    obj.pop("status", None)
+
+
+def _pod_create(obj: Obj) -> None:
+    obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj)}
+
+
+def _qos_class(pod: Obj) -> str:
+    containers = (pod.get("spec") or {}).get("containers") or []
+    requests_any = False
+    guaranteed = bool(containers)
+    for c in containers:
+        res = c.get("resources") or {}
+        limits, requests = res.get("limits") or {}, res.get("requests") or {}
+        if limits or requests:
+            requests_any = True
+        if not (limits.get("cpu") and limits.get("memory")):
+            guaranteed = False
+        elif requests and any(requests.get(k, limits[k]) != limits[k] for k in ("cpu", "memory")):
+            guaranteed = False
+    if guaranteed:
+        return "Guaranteed"
+    return "Burstable" if requests_any else "BestEffort"
+
+
+def _namespace_create(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    if not isinstance(spec, dict):
+        spec = obj["spec"] = {}
+    finalizers = spec.get("finalizers")
+    if not finalizers:
+        spec["finalizers"] = [FINALIZER_KUBERNETES]
+    obj["status"] = {"phase": "Active"}
+    labels = obj["metadata"].setdefault("labels", {})
+    labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
+
+
+def _job_create(obj: Obj) -> None:
+    _clear_status(obj)
+    spec = obj.setdefault("spec", {})
+    meta = obj["metadata"]
+    if spec.get("manualSelector"):
+        return
+    uid, name = meta["uid"], meta["name"]
+    generated = {
+        "batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+        "controller-uid": uid, "job-name": name,
+    }
+    template = spec.setdefault("template", {})
+    tmeta = template.setdefault("metadata", {})
+    tlabels = tmeta.setdefault("labels", {})
+    tlabels.update(generated)
+    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+
+
+def _service_create(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    if spec.get("type") != "ExternalName" and not spec.get("clusterIP"):
+        digest = hashlib.sha256(obj["metadata"]["uid"].encode()).digest()
+        spec["clusterIP"] = f"10.96.{digest[0]}.{max(2, digest[1])}"
+    if spec.get("clusterIP") and not spec.get("clusterIPs"):
+        spec["clusterIPs"] = [spec["clusterIP"]]
+    obj["status"] = {"loadBalancer": {}}
+
+
+def _crd_create(obj: Obj) -> None:
+    meta = obj["metadata"]
+    obj["status"] = established_status(obj, meta["creationTimestamp"])
+    finalizers = meta.setdefault("finalizers", [])
+    if CLEANUP_FINALIZER not in finalizers:
+        finalizers.append(CLEANUP_FINALIZER)
+
+
+def _required(obj: Obj, *paths: str) -> list[StatusCause]:
+    causes = []
+    for path in paths:
+        cur: Any = obj
+        for part in path.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        if cur in (None, "", [], {}):
+            causes.append(field_error("FieldValueRequired", path, ""))
+    return causes
+
+
+def _validate_pod_spec(spec: Any, path: str) -> list[StatusCause]:
+    if not isinstance(spec, dict):
+        return [field_error("FieldValueRequired", path, "")]
+    containers = spec.get("containers")
+    if not containers or not isinstance(containers, list):
+        return [field_error("FieldValueRequired", f"{path}.containers", "")]
+    causes: list[StatusCause] = []
+    seen: set[str] = set()
+    for i, c in enumerate(containers):
+        item = f"{path}.containers[{i}]"
+        if not isinstance(c, dict):
+            causes.append(field_error("FieldValueInvalid", item, "must be an object", None))
+            continue
+        name = c.get("name")
+        if not name:
+            causes.append(field_error("FieldValueRequired", f"{item}.name", ""))
+        elif name in seen:
+            causes.append(field_error("FieldValueDuplicate", f"{item}.name", "", name))
+        else:
+            seen.add(str(name))
+        if not c.get("image"):
+            causes.append(field_error("FieldValueRequired", f"{item}.image", ""))
+    return causes
+
+
+def _validate_pod(obj: Obj) -> list[StatusCause]:
+    return _validate_pod_spec(obj.get("spec"), "spec")
+
+
+def _validate_selector_matches(obj: Obj, path: str = "spec") -> list[StatusCause]:
+    spec = obj.get("spec") or {}
+    selector = spec.get("selector")
+    labels = (((spec.get("template") or {}).get("metadata") or {}).get("labels")) or {}
+    match = (selector or {}).get("matchLabels") or {}
+    if not selector:
+        return [field_error("FieldValueRequired", f"{path}.selector", "")]
+    if match and any(labels.get(k) != v for k, v in match.items()):
+        return [field_error(
+            "FieldValueInvalid", f"{path}.template.metadata.labels",
+            "`selector` does not match template `labels`", labels,
+        )]
+    return []
+
+
+def _validate_workload(obj: Obj) -> list[StatusCause]:
+    causes = _required(obj, "spec.template")
+    if causes:
+        return causes + _required(obj, "spec.selector")
+    return _validate_selector_matches(obj) + _validate_pod_spec(
+        (obj["spec"]["template"] or {}).get("spec"), "spec.template.spec")
+
+
+def _validate_rc(obj: Obj) -> list[StatusCause]:
+    spec = obj.get("spec") or {}
+    template = spec.get("template")
+    if not template:
+        return [field_error("FieldValueRequired", "spec.template", "")]
+    return _validate_pod_spec(template.get("spec"), "spec.template.spec")
+
+
+def _validate_job(obj: Obj) -> list[StatusCause]:
+    template = (obj.get("spec") or {}).get("template")
+    if not template:
+        return [field_error("FieldValueRequired", "spec.template", "")]
+    return _validate_pod_spec(template.get("spec"), "spec.template.spec")
+
+
+def _validate_cronjob(obj: Obj) -> list[StatusCause]:
+    causes = _required(obj, "spec.schedule", "spec.jobTemplate")
+    if causes:
+        return causes
+    template = ((obj["spec"]["jobTemplate"].get("spec") or {}).get("template"))
+    if not template:
+        return [field_error("FieldValueRequired", "spec.jobTemplate.spec.template", "")]
+    return _validate_pod_spec(template.get("spec"), "spec.jobTemplate.spec.template.spec")
+
+
+def _validate_crd(obj: Obj) -> list[StatusCause]:
+    causes = _required(obj, "spec.group", "spec.names.plural", "spec.names.kind", "spec.scope",
+                       "spec.versions")
+    if causes:
+        return causes
+    spec = obj["spec"]
+    expected = f"{spec['names']['plural']}.{spec['group']}"
+    name = obj["metadata"].get("name")
+    if name != expected:
+        causes.append(field_error(
+            "FieldValueInvalid", "metadata.name", 'must be spec.names.plural+"."+spec.group', name,
+        ))
+    if spec["scope"] not in ("Namespaced", "Cluster"):
+        causes.append(field_error("FieldValueNotSupported", "spec.scope",
+                                  'supported values: "Cluster", "Namespaced"', spec["scope"]))
+    storage = [v for v in spec["versions"] if isinstance(v, dict) and v.get("storage")]
+    if len(storage) != 1:
+        causes.append(field_error("FieldValueInvalid", "spec.versions",
+                                  "must have exactly one version marked as storage version",
+                                  None))
+    return causes
+
+
+_STRATEGIES: dict[tuple[str, str], Strategy] = {
+    ("", "namespaces"): Strategy(
+        default_gc_policy=GCPolicy.DELETE_DEPENDENTS, tracks_generation=False,
+        name_validator=is_dns1123_label, prepare_for_create=_namespace_create,
+        status_fields=("status", "spec"),
+    ),
+    ("", "pods"): Strategy(graceful=True, tracks_generation=True, prepare_for_create=_pod_create,
+                           validate=_validate_pod),
+    ("", "services"): Strategy(name_validator=is_dns1123_label, prepare_for_create=_service_create,
+                               tracks_generation=False),
+    ("", "endpoints"): Strategy(allow_create_on_update=True, tracks_generation=False),
+    ("", "configmaps"): Strategy(tracks_generation=False),
+    ("", "secrets"): Strategy(tracks_generation=False),
+    ("", "serviceaccounts"): Strategy(tracks_generation=False),
+    ("", "events"): Strategy(default_gc_policy=GCPolicy.UNSUPPORTED, allow_create_on_update=True,
+                             tracks_generation=False, name_validator=is_path_segment_name),
+    ("events.k8s.io", "events"): Strategy(
+        default_gc_policy=GCPolicy.UNSUPPORTED, allow_create_on_update=True,
+        tracks_generation=False, name_validator=is_path_segment_name),
+    ("", "replicationcontrollers"): Strategy(
+        default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS, prepare_for_create=_clear_status,
+        validate=_validate_rc),
+    ("", "nodes"): Strategy(tracks_generation=False),
+    ("", "persistentvolumes"): Strategy(tracks_generation=False),
+    ("", "persistentvolumeclaims"): Strategy(tracks_generation=False),
+    ("apps", "deployments"): Strategy(prepare_for_create=_clear_status, validate=_validate_workload),
+    ("apps", "replicasets"): Strategy(prepare_for_create=_clear_status, validate=_validate_workload),
+    ("apps", "statefulsets"): Strategy(prepare_for_create=_clear_status,
+                                       validate=_validate_workload),
+    ("apps", "daemonsets"): Strategy(prepare_for_create=_clear_status, validate=_validate_workload),
+    ("batch", "jobs"): Strategy(default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS,
+                                prepare_for_create=_job_create, validate=_validate_job),
+    ("batch", "cronjobs"): Strategy(prepare_for_create=_clear_status, validate=_validate_cronjob),
+    ("kubegc.io", "deletionrecords"): Strategy(tracks_generation=False),
+    ("coordination.k8s.io", "leases"): Strategy(allow_create_on_update=True, tracks_generation=False),
+    ("apiextensions.k8s.io", "customresourcedefinitions"): Strategy(
+        prepare_for_create=_crd_create, validate=_validate_crd),
+}
+
+
+def strategy_for(info: ResourceInfo) -> Strategy:
+    """The strategy of a resource; custom resources get the CR strategy."""
+    base = _STRATEGIES.get((info.group, info.resource))
+    if base is None:
+        base = Strategy(
+            custom=info.custom, name_validator=is_path_segment_name if info.custom else (
+                is_dns1123_subdomain),
+            prepare_for_create=_clear_status if info.has_subresource("status") else _noop,
+        )
+    defaulter = DEFAULTERS.get((info.group, info.resource))
+    status = info.has_subresource("status")
+    if defaulter is not None or status != base.status_subresource:
+        base = replace(base, defaulter=defaulter or base.defaulter, status_subresource=status)
+    return base

@@ -1,0 +1,177 @@
+"""WATCH (cf. the cacher's ``Watch``): initial state for ``resourceVersion`` "" or "0",
+then every change after the requested revision, filtered by selectors, with optional
+bookmarks. Events for one resource arrive in revision order.
+
+Selector semantics as upstream: an update that makes an object start matching is ADDED,
+one that makes it stop matching is DELETED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from kubegc.api import errors
+from kubegc.api.clock import Clock
+from kubegc.api.types import Obj
+from kubegc.registry.keys import key_for, key_root
+from kubegc.registry.listing import Filter, list_objects
+from kubegc.registry.store import Store, Target
+from kubegc.registry.watch_cache import CachedEvent, TooOldResourceVersion, WatchCache, Watcher
+
+#: How long a quiet watch waits before sending a BOOKMARK (when bookmarks are allowed).
+BOOKMARK_INTERVAL = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRequest:
+    label_selector: str = ""
+    field_selector: str = ""
+    resource_version: str = ""
+    allow_bookmarks: bool = False
+    send_initial_events: bool | None = None
+    timeout_seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class Change:
+    """One event for a watcher: ``source`` is the shared cached event (None for synthetic
+    initial ADDED events and bookmarks) whose encoded bytes may be reused."""
+
+    type: str
+    object: Obj
+    source: CachedEvent | None = None
+
+
+class RegistryWatch:
+    """Iterate ``batches()``; call ``close()`` when the client goes away."""
+
+    def __init__(self, store: Store, cache: WatchCache, t: Target, req: WatchRequest,
+                 clock: Clock) -> None:
+        self.store, self.cache, self.t, self.req, self.clock = store, cache, t, req, clock
+        self.filter = Filter(t, req.label_selector, req.field_selector)
+        self._watcher: Watcher | None = None
+        self._closed = False
+        self._started = False
+        self._initial: list[Change] = []
+        self._after = 0
+        self._error: Obj | None = None
+
+    def close(self) -> None:
+        self._closed = True
+        if self._watcher is not None:
+            self._watcher.close()
+
+    def _prefix(self) -> str:
+        name = self.filter.exact_name()
+        if name is not None:
+            return key_for(self.t.info, self.t.namespace, name)
+        return key_root(self.t.info, self.t.namespace)
+
+    async def _initial_state(self) -> tuple[list[Change], int]:
+        listed = await list_objects(
+            self.store, self.t, label_selector=self.req.label_selector,
+            field_selector=self.req.field_selector)
+        revision = int(listed["metadata"]["resourceVersion"])
+        return [Change("ADDED", item) for item in listed["items"]], revision
+
+    async def start(self) -> None:
+        """List the initial state (when asked) and subscribe; bad requests raise here,
+        before the server sends response headers."""
+        rv = self.req.resource_version
+        send_initial = self.req.send_initial_events
+        if send_initial is None:
+            send_initial = rv in ("", "0")
+        if send_initial:
+            self._initial, self._after = await self._initial_state()
+        else:
+            self._after = _parse(rv)
+        try:
+            self._watcher = self.cache.subscribe(self._prefix(), self._after)
+        except TooOldResourceVersion as e:
+            self._error = errors.resource_expired(str(e)).to_status()
+        self._started = True
+
+    async def batches(self) -> AsyncIterator[list[Change]]:
+        if not self._started:
+            await self.start()
+        if self._error is not None:
+            yield [Change("ERROR", self._error)]
+            return
+        if self._initial:
+            yield self._initial
+            self._initial = []
+        if self.req.send_initial_events:
+            yield [self._bookmark(self._after, initial_events_end=True)]
+        deadline = self.clock.monotonic() + self.req.timeout_seconds if (
+            self.req.timeout_seconds) else None
+        watcher = self._watcher
+        if watcher is None:
+            return
+        while not self._closed:
+            wait = BOOKMARK_INTERVAL if self.req.allow_bookmarks else None
+            if deadline is not None:
+                remaining = deadline - self.clock.monotonic()
+                if remaining <= 0:
+                    return
+                wait = remaining if wait is None else min(wait, remaining)
+            batch = await watcher.next_batch(wait)
+            if batch is None:
+                return
+            if not batch:
+                if self.req.allow_bookmarks and not watcher.buffer:
+                    yield [self._bookmark(max(watcher.after, self.cache.revision))]
+                continue
+            changes = [c for c in map(self._change, batch) if c is not None]
+            if changes:
+                yield changes
+
+    def _change(self, event: CachedEvent) -> Change | None:
+        present = self.store.present
+        if event.deleted:
+            if self.filter.empty or (event.prev_obj is not None and self.filter(event.prev_obj)):
+                obj = dict(event.obj)
+                return Change("DELETED", present(self.t, obj), event)
+            return None
+        if self.filter.empty:
+            kind = "ADDED" if event.created else "MODIFIED"
+            return Change(kind, present(self.t, event.obj), event)
+        now = self.filter(event.obj)
+        before = not event.created and (event.prev_obj is None or self.filter(event.prev_obj))
+        if now and before:
+            return Change("MODIFIED", present(self.t, event.obj), event)
+        if now:
+            return Change("ADDED", present(self.t, event.obj), event)
+        if before:
+            return Change("DELETED", present(self.t, event.obj), event)
+        return None
+
+    def _bookmark(self, revision: int, *, initial_events_end: bool = False) -> Change:
+        meta: dict[str, Any] = {"resourceVersion": str(revision)}
+        if initial_events_end:
+            meta["annotations"] = {"k8s.io/initial-events-end": "true"}
+        return Change("BOOKMARK", {
+            "kind": self.t.info.kind, "apiVersion": self.t.info.api_version(self.t.version),
+            "metadata": meta,
+        })
+
+
+def _parse(rv: str) -> int:
+    try:
+        value = int(rv)
+    except ValueError:
+        raise errors.bad_request(f"invalid resource version: {rv}") from None
+    return value
+
+
+async def drain(watch: RegistryWatch) -> AsyncIterator[Change]:
+    """Flatten ``watch.batches()`` into single changes (for in-process clients)."""
+    try:
+        async for batch in watch.batches():
+            for change in batch:
+                yield change
+    finally:
+        watch.close()
+        await asyncio.sleep(0)

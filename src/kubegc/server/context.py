@@ -1,0 +1,44 @@
+"""What every handler needs: the registry, the clock, and response helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from kubegc.api.clock import Clock
+from kubegc.api.errors import StatusError
+from kubegc.registry import Registry
+
+DebugHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+JSON = "application/json"
+
+
+@dataclass
+class ServerContext:
+    registry: Registry
+    clock: Clock
+    token: str | None = None  # bearer token required when set
+    debug_handlers: dict[str, DebugHandler] = field(default_factory=dict)
+    readiness_checks: list[Callable[[], bool]] = field(default_factory=list)
+    server_address: str = "127.0.0.1:6443"
+
+    def ready(self) -> bool:
+        return all(check() for check in self.readiness_checks)
+
+
+def json_response(obj: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(obj), status=status, content_type=JSON)
+
+
+def status_response(err: StatusError) -> web.Response:
+    return web.Response(body=orjson.dumps(err.to_status()), status=err.code, content_type=JSON)
+
+
+def success_status(details: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "details": details}

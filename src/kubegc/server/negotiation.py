@@ -1,0 +1,79 @@
+"""Request-body decoding and response negotiation (JSON, Table, PartialObjectMetadata).
+
+Bodies: JSON (also when Content-Type is missing, as kube-apiserver treats it), YAML, and
+the protobuf bodies of kubectl's typed create generators. Responses are always JSON; a
+client asking for protobuf gets JSON, which kubectl and client-go accept.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import orjson
+import yaml
+
+from kubegc.api import errors
+from kubegc.api.types import Obj
+from kubegc.server.protobuf import decode_protobuf_body
+
+
+class Shape(enum.Enum):
+    OBJECT = "object"
+    TABLE = "table"
+    METADATA = "metadata"  # PartialObjectMetadata(List)
+
+
+def response_shape(accept: str) -> Shape:
+    """The first Accept entry we can serve decides (kubectl lists Table first)."""
+    for entry in accept.split(","):
+        params = {}
+        parts = [p.strip() for p in entry.split(";")]
+        for p in parts[1:]:
+            k, _, v = p.partition("=")
+            params[k.strip()] = v.strip()
+        as_ = params.get("as", "")
+        if as_ == "Table" and params.get("g") == "meta.k8s.io":
+            return Shape.TABLE
+        if as_ in ("PartialObjectMetadata", "PartialObjectMetadataList") and params.get(
+                "g") == "meta.k8s.io":
+            return Shape.METADATA
+        if not as_ and parts[0] in ("application/json", "*/*", "application/*", "",
+                                    "application/vnd.kubernetes.protobuf", "application/yaml"):
+            return Shape.OBJECT
+    return Shape.OBJECT
+
+
+def decode_body(body: bytes, content_type: str) -> Any:
+    media = content_type.split(";")[0].strip().lower()
+    if media == "application/vnd.kubernetes.protobuf":
+        return decode_protobuf_body(body)
+    if not body.strip():
+        raise errors.bad_request("the request body is empty")
+    if media in ("application/yaml", "application/x-yaml", "text/yaml"):
+        try:
+            return yaml.safe_load(body)
+        except yaml.YAMLError as e:
+            raise errors.bad_request(f"error decoding YAML: {e}") from None
+    if media not in ("", "application/json", "*/*", "text/plain"):
+        raise errors.unsupported_media_type(
+            f"the body of the request was in an unknown format - accepted media types include: "
+            f"application/json, application/yaml, application/vnd.kubernetes.protobuf")
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as e:
+        raise errors.bad_request(
+            f"Object 'Kind' is missing in '{body[:200].decode(errors='replace')}'"
+            if body.strip().startswith(b"{") else f"couldn't decode request body: {e}"
+        ) from None
+
+
+def partial_metadata(obj: Obj) -> Obj:
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": obj.get("metadata") or {}}
+
+
+def partial_metadata_list(listed: Obj) -> Obj:
+    return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+            "metadata": listed.get("metadata") or {},
+            "items": [partial_metadata(i) for i in listed.get("items") or []]}

@@ -1,0 +1,127 @@
+"""Serving credentials: a CA kept in the data directory, a server certificate it signs,
+and the bearer token clients must present. Created once, reused on restart, so an
+existing kubeconfig keeps working."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+import ssl
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+_VALIDITY = timedelta(days=3650)
+
+
+@dataclass(frozen=True)
+class ServingCredentials:
+    ca_cert_pem: bytes
+    cert_path: Path
+    key_path: Path
+    token: str
+
+    def ssl_context(self) -> ssl.SSLContext:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(self.cert_path, self.key_path)
+        return ctx
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    path.write_bytes(data)
+    os.chmod(path, 0o600)
+
+
+def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def _ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    cert_path, key_path = directory / "ca.crt", directory / "ca.key"
+    if cert_path.exists() and key_path.exists():
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        key = serialization.load_pem_private_key(key_path.read_bytes(), None)
+        if isinstance(key, ec.EllipticCurvePrivateKey):
+            return cert, key
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubegc-ca")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5)).not_valid_after(now + _VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(
+            digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+            key_encipherment=False, data_encipherment=False, key_agreement=False,
+            encipher_only=False, decipher_only=False), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    _write_private(key_path, _key_pem(key))
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return cert, key
+
+
+def _server_cert(directory: Path, hosts: list[str], ca: x509.Certificate,
+                 ca_key: ec.EllipticCurvePrivateKey) -> tuple[Path, Path]:
+    cert_path, key_path = directory / "server.crt", directory / "server.key"
+    sans: list[x509.GeneralName] = [x509.DNSName("localhost"), x509.DNSName("kubernetes"),
+                                    x509.DNSName("kubernetes.default.svc")]
+    for host in hosts:
+        try:
+            sans.append(x509.IPAddress(ipaddress.ip_address(host)))
+        except ValueError:
+            sans.append(x509.DNSName(host))
+    if cert_path.exists() and key_path.exists():
+        existing = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        try:
+            current = set(existing.extensions.get_extension_for_class(
+                x509.SubjectAlternativeName).value)
+        except x509.ExtensionNotFound:
+            current = set()
+        if existing.issuer == ca.subject and set(sans) <= current:
+            return cert_path, key_path
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubegc-apiserver")]))
+        .issuer_name(ca.subject).public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5)).not_valid_after(now + _VALIDITY)
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]),
+                       critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    _write_private(key_path, _key_pem(key))
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return cert_path, key_path
+
+
+def _token(directory: Path) -> str:
+    path = directory / "token"
+    if path.exists():
+        token = path.read_text().strip()
+        if token:
+            return token
+    token = secrets.token_urlsafe(32)
+    _write_private(path, token.encode())
+    return token
+
+
+def serving_credentials(directory: Path, hosts: list[str]) -> ServingCredentials:
+    """Load or create the CA, the server certificate for ``hosts`` and the token."""
+    directory = directory / "pki"
+    directory.mkdir(parents=True, exist_ok=True)
+    ca, ca_key = _ca(directory)
+    cert_path, key_path = _server_cert(directory, [*hosts, "127.0.0.1"], ca, ca_key)
+    return ServingCredentials(ca.public_bytes(serialization.Encoding.PEM), cert_path, key_path,
+                              _token(directory))

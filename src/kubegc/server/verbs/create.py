@@ -1,0 +1,20 @@
+"""POST: create (201 with the stored object)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from kubegc.api import errors
+from kubegc.registry import Target
+from kubegc.server.context import ServerContext, json_response
+from kubegc.server.negotiation import decode_body
+from kubegc.server.verbs.params import dry_run, field_manager
+
+
+async def create(ctx: ServerContext, request: web.Request, t: Target) -> web.Response:
+    body = decode_body(await request.read(), request.headers.get("Content-Type", ""))
+    if not isinstance(body, dict):
+        raise errors.bad_request("the body of the request must be an object")
+    obj = await ctx.registry.create(t, body, dry_run=dry_run(request),
+                                    field_manager=field_manager(request))
+    return json_response(obj, status=201)

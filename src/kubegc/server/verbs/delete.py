@@ -1,0 +1,54 @@
+"""DELETE of one object and DELETE of a collection; DeleteOptions from query and body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from kubegc.api import errors
+from kubegc.registry import Target
+from kubegc.server.context import ServerContext, json_response
+from kubegc.server.verbs.params import int_param
+
+
+async def delete_options(request: web.Request) -> dict[str, Any]:
+    """DeleteOptions merged from the query and the JSON body (body wins), as upstream."""
+    options: dict[str, Any] = {}
+    q = request.query
+    if "gracePeriodSeconds" in q:
+        options["gracePeriodSeconds"] = int_param(request, "gracePeriodSeconds")
+    if "propagationPolicy" in q:
+        options["propagationPolicy"] = q["propagationPolicy"]
+    if "orphanDependents" in q:
+        options["orphanDependents"] = q["orphanDependents"].lower() == "true"
+    if q.getall("dryRun", []):
+        options["dryRun"] = q.getall("dryRun")
+    body = await request.read()
+    if body.strip():
+        try:
+            decoded = orjson.loads(body)
+        except orjson.JSONDecodeError as e:
+            raise errors.bad_request(f"couldn't decode DeleteOptions: {e}") from None
+        if not isinstance(decoded, dict):
+            raise errors.bad_request("DeleteOptions must be an object")
+        for key in ("gracePeriodSeconds", "propagationPolicy", "orphanDependents",
+                    "preconditions", "dryRun"):
+            if decoded.get(key) is not None:
+                options[key] = decoded[key]
+    return options
+
+
+async def delete(ctx: ServerContext, request: web.Request, t: Target, name: str) -> web.Response:
+    options = await delete_options(request)
+    obj, _ = await ctx.registry.delete(t, name, options)
+    return json_response(obj)
+
+
+async def delete_collection(ctx: ServerContext, request: web.Request, t: Target) -> web.Response:
+    options = await delete_options(request)
+    listed = await ctx.registry.delete_collection(
+        t, options, label_selector=request.query.get("labelSelector", ""),
+        field_selector=request.query.get("fieldSelector", ""))
+    return json_response(listed)

@@ -1,0 +1,61 @@
+"""GET of one object and LIST (plain, Table, or PartialObjectMetadata)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from kubegc.api.types import Obj
+from kubegc.registry import Target
+from kubegc.registry.crd import printer_columns
+from kubegc.server.context import ServerContext, json_response
+from kubegc.server.negotiation import Shape, partial_metadata, partial_metadata_list, response_shape
+from kubegc.server.tables import to_table
+from kubegc.server.verbs.params import int_param
+
+
+def columns_for(ctx: ServerContext, t: Target) -> list[dict[str, Any]] | None:
+    if not t.info.custom:
+        return None
+    crd = ctx.registry.crds.get(f"{t.info.resource}.{t.info.group}")
+    return printer_columns(crd, t.version) if crd is not None else None
+
+
+def render(ctx: ServerContext, request: web.Request, t: Target, objects: list[Obj], *,
+           list_metadata: dict[str, Any] | None = None, single: bool = False) -> Any:
+    """Objects in the shape the client asked for."""
+    shape = response_shape(request.headers.get("Accept", ""))
+    if shape is Shape.TABLE:
+        return to_table(
+            t.info.group, t.info.resource, objects, now=ctx.clock.now(),
+            include_object=request.query.get("includeObject", "Metadata"),
+            list_metadata=list_metadata or {}, printer_columns=columns_for(ctx, t))
+    return None
+
+
+async def get(ctx: ServerContext, request: web.Request, t: Target, name: str) -> web.Response:
+    obj = await ctx.registry.get(t, name)
+    shape = response_shape(request.headers.get("Accept", ""))
+    if shape is Shape.TABLE:
+        return json_response(render(ctx, request, t, [obj], list_metadata={
+            "resourceVersion": obj["metadata"].get("resourceVersion", "")}))
+    if shape is Shape.METADATA:
+        return json_response(partial_metadata(obj))
+    return json_response(obj)
+
+
+async def list_(ctx: ServerContext, request: web.Request, t: Target) -> web.Response:
+    q = request.query
+    listed = await ctx.registry.list(
+        t, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
+        limit=int_param(request, "limit"), continue_=q.get("continue", ""),
+        resource_version=q.get("resourceVersion", ""),
+        resource_version_match=q.get("resourceVersionMatch", ""))
+    shape = response_shape(request.headers.get("Accept", ""))
+    if shape is Shape.TABLE:
+        return json_response(render(ctx, request, t, listed["items"],
+                                    list_metadata=listed["metadata"]))
+    if shape is Shape.METADATA:
+        return json_response(partial_metadata_list(listed))
+    return json_response(listed)

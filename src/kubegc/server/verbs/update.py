@@ -1,0 +1,22 @@
+"""PUT: update (200), or create when the resource allows it (201)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from kubegc.api import errors
+from kubegc.registry import Target
+from kubegc.server.context import ServerContext, json_response
+from kubegc.server.negotiation import decode_body
+from kubegc.server.verbs.params import dry_run, field_manager
+
+
+async def update(ctx: ServerContext, request: web.Request, t: Target, name: str,
+                 subresource: str) -> web.Response:
+    body = decode_body(await request.read(), request.headers.get("Content-Type", ""))
+    if not isinstance(body, dict):
+        raise errors.bad_request("the body of the request must be an object")
+    obj, created = await ctx.registry.update(
+        t, name, body, subresource=subresource, dry_run=dry_run(request),
+        field_manager=field_manager(request))
+    return json_response(obj, status=201 if created else 200)

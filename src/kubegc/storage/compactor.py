@@ -1,0 +1,53 @@
+"""Automatic compaction (cf. the apiserver's etcd compactor, which compacts every 5 minutes).
+
+``run_compactor`` keeps a window of the newest ``keep`` revisions so watches and paged
+lists can resume, and forgets the rest. It works with every ``KV`` backend.
+May import: the standard library and ``kubegc.api``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kubegc.api.clock import Clock
+from kubegc.storage.errors import CompactedError, StorageClosedError, StorageError
+from kubegc.storage.kv import KV
+
+log = logging.getLogger(__name__)
+
+DEFAULT_COMPACTION_INTERVAL = 300.0  # seconds, as kube-apiserver's --etcd-compaction-interval
+DEFAULT_COMPACTION_KEEP = 10_000  # revisions of history kept for resuming watches
+
+
+async def compact_once(kv: KV, *, keep: int) -> int | None:
+    """Compact ``kv`` to ``current_revision - keep`` if that is above its compact revision;
+    return the new compact revision, or None when there was nothing to do."""
+    target = kv.current_revision - keep
+    if target <= kv.compact_revision:
+        return None
+    try:
+        await kv.compact(target)
+    except CompactedError:
+        return None  # someone compacted further meanwhile
+    return target
+
+
+async def run_compactor(kv: KV, *, interval: float, keep: int, clock: Clock) -> None:
+    """Every ``interval`` seconds of ``clock`` time, ``compact_once(kv, keep=keep)``.
+
+    Runs until cancelled or until ``kv`` is closed. Storage errors are logged and retried
+    at the next interval (a failed compaction loses nothing).
+    """
+    if interval <= 0 or keep < 0:
+        raise ValueError("run_compactor: interval must be > 0 and keep >= 0")
+    while True:
+        await clock.sleep(interval)
+        try:
+            revision = await compact_once(kv, keep=keep)
+        except StorageClosedError:
+            return
+        except StorageError:
+            log.exception("compaction failed; retrying in %s s", interval)
+            continue
+        if revision is not None:
+            log.debug("compacted to revision %d", revision)

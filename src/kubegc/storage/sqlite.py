@@ -1,0 +1,325 @@
+"""``SqliteKV``: the embedded default backend, kine's log-structured model on stdlib
+``sqlite3`` (layout and statements in ``sqlite_schema``).
+
+Contract beyond ``kv``:
+  * Durability: WAL with ``synchronous="FULL"`` (default): a write that returned survives
+    kill -9 and power loss. ``"NORMAL"`` survives kill -9 of the process but may lose the
+    last commits on an OS crash or power loss.
+  * Group commit: writes queue up; one flush per event-loop turn applies every queued write
+    in ONE ``BEGIN IMMEDIATE ... COMMIT``, in arrival order, each write seeing the ones
+    before it (a CAS conflict fails only that write), then resolves the writers. Concurrent
+    writers thus share one fsync. A write whose caller was cancelled before the flush is
+    not applied. A failed commit fails every write of the batch with ``StorageError``.
+  * The flush is a ``loop.call_soon`` callback scheduled by the first queued write (the
+    writer "task" without a task to wake): it runs after every coroutine that is already
+    runnable has queued its write, which is what makes batches form.
+  * Reads run inline (short synchronous SQLite calls on the loop thread) and see committed
+    writes only. A flush is synchronous too, so no read ever sees half a batch.
+  * Watch: live events are handed to ``WatchHub`` right after each commit; replay scans the
+    log (``id >= rev ORDER BY id``) in slices, then switches to live (see ``watch_hub``).
+  * Restart: the revision continues from ``sqlite_sequence``; data and the compact revision
+    persist. One process owns a database file (revisions and watches are tracked in
+    memory; a second writer process would go unnoticed).
+  * Construction is synchronous (opens/creates the file); writes need a running loop.
+    ``close()`` flushes queued writes, ends watches and closes the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from kubegc.api.clock import Clock, RealClock
+from kubegc.storage import sqlite_schema as sql
+from kubegc.storage.errors import (
+    CompactedError,
+    ConflictError,
+    FutureRevisionError,
+    KeyExistsError,
+    KeyNotFoundError,
+    StorageClosedError,
+    StorageError,
+)
+from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult
+from kubegc.storage.memory import key_bounds
+from kubegc.storage.watch_hub import LogWatch, WatchHub
+
+# Revisions compacted per transaction: bounds how long compaction holds the event loop.
+COMPACT_BATCH_REVISIONS = 2000
+
+_CREATE, _UPDATE, _DELETE = 0, 1, 2
+_PUT, _DEL = EventType.PUT, EventType.DELETE
+
+# A queued write: (kind, key, value, expected mod revision, the writer's future).
+_Op = tuple[int, str, bytes, int, "asyncio.Future[int]"]
+# The newest row of a key: (id, create_revision, deleted, value).
+_Row = tuple[int, int, int, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class WriterStats:
+    """Group-commit counters since the store was opened."""
+
+    commits: int  # transactions committed by the writer
+    writes: int  # writes applied (failed CAS/create checks excluded)
+    max_batch: int  # most writes submitted in one batch
+
+
+class SqliteKV(KV):
+    """Durable revisioned store in one SQLite file (see the module contract).
+
+    Ownership: one event loop. ``_flush`` (a loop callback) is the only writer of ``_rev``
+    and of the ``kine`` table apart from ``compact``, whose transactions are synchronous
+    too, so the two never interleave. ``clock`` is the time source for helpers that run
+    beside the store (``run_compactor``); reads and writes do not use time.
+    """
+
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", clock: Clock | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.clock: Clock = clock or RealClock()
+        self._conn = sql.connect(str(path), synchronous)
+        self._rev, self._compact_rev, self._compact_progress = sql.load_revisions(self._conn)
+        self._ops: list[_Op] = []
+        self._flush_handle: asyncio.Handle | None = None
+        self._hub = WatchHub()
+        self._compact_lock = asyncio.Lock()
+        self._closed = False
+        self._commits = 0
+        self._writes = 0
+        self._max_batch = 0
+
+    @property
+    def current_revision(self) -> int:
+        return self._rev
+
+    @property
+    def compact_revision(self) -> int:
+        return self._compact_rev
+
+    @property
+    def writer_stats(self) -> WriterStats:
+        return WriterStats(self._commits, self._writes, self._max_batch)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageClosedError("storage is closed")
+
+    # -- reads ---------------------------------------------------------------------------
+
+    async def get(self, key: str) -> KeyValue | None:
+        self._check_open()
+        row = self._conn.execute(sql.LATEST, (key,)).fetchone()
+        if row is None or row[2]:
+            return None
+        return KeyValue(key, row[3], row[1], row[0])
+
+    async def range(
+        self, key: str, *, end: str = "", prefix: bool = False, revision: int = 0,
+        limit: int = 0,
+    ) -> RangeResult:
+        self._check_open()
+        lo, hi = key_bounds(key, prefix=prefix, end=end)
+        rev = self._read_revision(revision)
+        at = 0 if rev == self._rev else rev
+        if hi is None:
+            if at:
+                row = self._conn.execute(sql.LATEST_AT, (key, at)).fetchone()
+            else:
+                row = self._conn.execute(sql.LATEST, (key,)).fetchone()
+            kvs = [] if row is None or row[2] else [KeyValue(key, row[3], row[1], row[0])]
+            return RangeResult(kvs, rev)
+        kvs = self._list(lo, hi, at, limit + 1 if limit > 0 else -1)
+        if 0 < limit < len(kvs):
+            return RangeResult(kvs[:limit], rev, True)
+        return RangeResult(kvs, rev)
+
+    def _read_revision(self, revision: int) -> int:
+        if revision <= 0:
+            return self._rev
+        if revision < self._compact_rev:
+            raise CompactedError(revision, self._compact_rev)
+        if revision > self._rev:
+            raise FutureRevisionError(revision, self._rev)
+        return revision
+
+    def _list(self, lo: str, hi: str, at: int, want: int) -> list[KeyValue]:
+        """Live keys in ``[lo, hi)`` at revision ``at`` (0: latest), at most ``want`` (-1:
+        all). Pages again past tombstones until ``want`` keys are found or the range ends."""
+        out: list[KeyValue] = []
+        while True:
+            n = want - len(out) if want > 0 else -1
+            if at:
+                rows = self._conn.execute(sql.LIST_AT, (lo, hi, at, n)).fetchall()
+            else:
+                rows = self._conn.execute(sql.LIST_LATEST, (lo, hi, n)).fetchall()
+            # The join yields the groups in name order in practice; SQL does not promise it.
+            rows.sort(key=_first)
+            out += [KeyValue(name, value, crev, rid)
+                    for name, value, crev, rid, deleted in rows if not deleted]
+            if n < 0 or len(rows) < n or len(out) >= want:
+                return out
+            lo = rows[-1][0] + "\x00"
+
+    # -- writes (group commit) -----------------------------------------------------------
+
+    async def create(self, key: str, value: bytes) -> int:
+        return await self._submit(_CREATE, key, value, 0)
+
+    async def update(self, key: str, value: bytes, *, expected_mod_revision: int) -> int:
+        return await self._submit(_UPDATE, key, value, expected_mod_revision)
+
+    async def delete(self, key: str, *, expected_mod_revision: int) -> int:
+        return await self._submit(_DELETE, key, b"", expected_mod_revision)
+
+    def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[int]:
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[int] = loop.create_future()
+        self._ops.append((kind, key, value, expected, fut))
+        if self._flush_handle is None:
+            self._flush_handle = loop.call_soon(self._flush)
+        return fut
+
+    def _flush(self) -> None:
+        """Apply every queued write in one transaction, then publish and resolve."""
+        self._flush_handle = None
+        ops, self._ops = self._ops, []
+        self._max_batch = max(self._max_batch, len(ops))
+        conn = self._conn
+        rev = self._rev
+        want_events = self._hub.has_watchers
+        batch: dict[str, _Row] = {}  # rows written by this batch, which later ops must see
+        rows: list[tuple[int, str, int, int, int, int, bytes]] = []
+        events: list[Event] = []
+        outcomes: list[tuple[asyncio.Future[int], int | StorageError]] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for kind, key, value, expected, fut in ops:
+                if fut.cancelled():
+                    continue
+                cur = batch.get(key) or conn.execute(sql.LATEST, (key,)).fetchone()
+                if kind == _CREATE:
+                    if cur is not None and not cur[2]:
+                        outcomes.append((fut, KeyExistsError(key)))
+                        continue
+                    rev += 1
+                    rows.append((rev, key, 1, 0, rev, cur[0] if cur else 0, value))
+                    batch[key] = (rev, rev, 0, value)
+                    if want_events:
+                        events.append(Event(_PUT, KeyValue(key, value, rev, rev)))
+                elif cur is None or cur[2]:
+                    outcomes.append((fut, KeyNotFoundError(key)))
+                    continue
+                elif cur[0] != expected:
+                    outcomes.append((fut, ConflictError(key, expected, cur[0])))
+                    continue
+                else:
+                    rev += 1
+                    crev = cur[1]
+                    deleted = kind == _DELETE
+                    if deleted:
+                        value = cur[3]
+                    rows.append((rev, key, 0, deleted, crev, cur[0], value))
+                    batch[key] = (rev, crev, deleted, value)
+                    if want_events:
+                        events.append(Event(_DEL if deleted else _PUT,
+                                            KeyValue(key, value, crev, rev),
+                                            KeyValue(key, cur[3], crev, cur[0])))
+                outcomes.append((fut, rev))
+            if rows:
+                conn.executemany(sql.INSERT, rows)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._fail_batch(ops, exc)
+            return
+        self._rev = rev
+        self._commits += 1
+        self._writes += len(rows)
+        if events:
+            self._hub.notify(events)
+        for fut, outcome in outcomes:
+            if fut.done():
+                continue
+            if isinstance(outcome, int):
+                fut.set_result(outcome)
+            else:
+                fut.set_exception(outcome)
+
+    def _fail_batch(self, ops: list[_Op], exc: sqlite3.Error) -> None:
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+        for *_, fut in ops:
+            if not fut.done():
+                fut.set_exception(StorageError(f"sqlite: write failed: {exc}"))
+
+    # -- watch ---------------------------------------------------------------------------
+
+    def watch(self, prefix: str, *, start_revision: int) -> LogWatch:
+        """See ``KV.watch``; ``start_revision`` <= 0 means "from the next write"."""
+        self._check_open()
+        return self._hub.watch(self, prefix, start_revision)
+
+    def read_events(self, lo: str, hi: str, start: int, end: int) -> list[Event]:
+        """``EventLog`` for the hub: the committed log in ``[lo, hi)`` x ``[start, end]``."""
+        out: list[Event] = []
+        for rid, name, created, deleted, crev, _prev, value, pid, pvalue in self._conn.execute(
+                sql.LOG, (start, end, lo, hi)):
+            prev_kv = None if created or pid is None else KeyValue(name, pvalue, crev, pid)
+            out.append(Event(_DEL if deleted else _PUT, KeyValue(name, value, crev, rid),
+                             prev_kv))
+        return out
+
+    # -- compaction and lifecycle --------------------------------------------------------
+
+    async def compact(self, revision: int) -> None:
+        """Forget history before ``revision``: reads and watches below it fail at once;
+        superseded rows and tombstones below it are deleted in transactions of
+        ``COMPACT_BATCH_REVISIONS`` revisions, yielding to the loop between them."""
+        self._check_open()
+        if revision > self._rev:
+            raise FutureRevisionError(revision, self._rev)
+        if revision <= self._compact_rev:
+            raise CompactedError(revision, self._compact_rev)
+        self._compact_rev = revision
+        self._execute_txn([(sql.SET_META, ("compact_revision", revision))])
+        async with self._compact_lock:
+            while not self._closed and self._compact_progress < self._compact_rev:
+                lo = self._compact_progress
+                hi = min(self._compact_rev, lo + COMPACT_BATCH_REVISIONS)
+                self._execute_txn([
+                    (sql.DELETE_SUPERSEDED, (lo, hi)),
+                    (sql.DELETE_TOMBSTONES, (lo, hi)),
+                    (sql.SET_META, ("compact_progress", hi)),
+                ])
+                self._compact_progress = hi
+                await asyncio.sleep(0)
+
+    def _execute_txn(self, statements: list[tuple[str, tuple[object, ...]]]) -> None:
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for statement, params in statements:
+                conn.execute(statement, params)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StorageError(f"sqlite: {exc}") from exc
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush()
+        self._closed = True
+        self._hub.close()
+        self._conn.close()
+
+
+def _first(row: tuple[str, bytes, int, int, int]) -> str:
+    return row[0]

@@ -1,0 +1,109 @@
+"""The SQLite layout of ``SqliteKV`` (kine's log-structured table) and its statements.
+
+One row per write, ``id`` = the revision (AUTOINCREMENT, so ``sqlite_sequence`` keeps the
+current revision even after compaction deleted the newest rows)::
+
+    kine(id, name, created, deleted, create_revision, prev_revision, value)
+
+* ``created`` 1 marks the row that created the key; ``deleted`` 1 a tombstone, whose
+  ``value`` is the value before the deletion (the DELETE event carries it).
+* ``prev_revision`` is the row this one supersedes (0: none), which lets replay attach
+  ``prev_kv`` and compaction find superseded rows without scanning by name.
+* The latest state of a key is its row with the highest id; it is absent if that row is a
+  tombstone. Lists take ``MAX(id) GROUP BY name`` over the covering index ``(name, id)``
+  with range predicates (``name >= ? AND name < ?``, never ``LIKE``, see limits.md §1).
+
+``kine_meta`` holds ``compact_revision`` (reads below fail) and ``compact_progress``
+(superseded rows below it are deleted; it lags only while a compaction runs).
+May import: the standard library.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS kine (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    deleted INTEGER NOT NULL,
+    create_revision INTEGER NOT NULL,
+    prev_revision INTEGER NOT NULL,
+    value BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS kine_name_id ON kine (name, id);
+CREATE TABLE IF NOT EXISTS kine_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+# (id, create_revision, deleted, value) of the newest row of a key.
+LATEST = (
+    "SELECT id, create_revision, deleted, value FROM kine WHERE name = ? "
+    "ORDER BY id DESC LIMIT 1"
+)
+LATEST_AT = (
+    "SELECT id, create_revision, deleted, value FROM kine WHERE name = ? AND id <= ? "
+    "ORDER BY id DESC LIMIT 1"
+)
+INSERT = (
+    "INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, value) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+# (name, value, create_revision, id, deleted) of the newest row of each key in [lo, hi),
+# at most LIMIT keys (-1: all) in name order. Tombstones are returned (and skipped by the
+# caller) so that a short page tells the caller the range is exhausted.
+LIST_LATEST = (
+    "SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
+    "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? "
+    "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id"
+)
+LIST_AT = (
+    "SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
+    "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND id <= ? "
+    "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id"
+)
+# The log for watch catch-up, with the superseded row's id and value for prev_kv. The
+# unary ``+`` keeps the planner on the primary key (callers read at most 1000 ids).
+LOG = (
+    "SELECT kv.id, kv.name, kv.created, kv.deleted, kv.create_revision, kv.prev_revision, "
+    "kv.value, p.id, p.value FROM kine AS kv LEFT JOIN kine AS p ON p.id = kv.prev_revision "
+    "WHERE kv.id >= ? AND kv.id <= ? AND +kv.name >= ? AND +kv.name < ? ORDER BY kv.id"
+)
+# Compaction of the rows superseded by the writes in (lo, hi], and of tombstones in
+# [lo, hi) (the caller caps hi at the compact revision).
+DELETE_SUPERSEDED = (
+    "DELETE FROM kine WHERE id IN "
+    "(SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision > 0)"
+)
+DELETE_TOMBSTONES = "DELETE FROM kine WHERE id >= ? AND id < ? AND deleted = 1"
+SET_META = "INSERT OR REPLACE INTO kine_meta (name, value) VALUES (?, ?)"
+
+SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
+
+
+def connect(path: str, synchronous: str) -> sqlite3.Connection:
+    """Open (creating if needed) the database in WAL mode with explicit transactions."""
+    if synchronous.upper() not in SYNCHRONOUS_MODES:
+        raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                           cached_statements=64)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute("PRAGMA cache_size=-32768")  # 32 MiB of page cache (default 2 MiB)
+        conn.execute("PRAGMA journal_size_limit=67108864")  # truncate the WAL to 64 MiB
+        conn.executescript(SCHEMA)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def load_revisions(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """(current revision, compact revision, compact progress) as persisted."""
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'kine'").fetchone()
+    current = int(row[0]) if row else 0
+    meta = dict(conn.execute("SELECT name, value FROM kine_meta").fetchall())
+    compact = int(meta.get("compact_revision", 0))
+    return current, compact, int(meta.get("compact_progress", compact))

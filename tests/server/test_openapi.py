@@ -1,0 +1,274 @@
+"""OpenAPI v3 documents as kubectl's validation, apply and explain read them (spec §4)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kubegc.api.resources import Catalog, ResourceInfo, Subresource
+from kubegc.api.schema import referenced
+from kubegc.server.openapi import (
+    custom_schema_name,
+    document_hash,
+    group_version_path,
+    openapi_v3_group_version,
+    openapi_v3_index,
+    parse_group_version_path,
+)
+
+WIDGET = ResourceInfo(
+    group="example.com", versions=("v1",), resource="widgets", kind="Widget", namespaced=True,
+    short_names=("wd",), custom=True, subresources=(Subresource("status"),),
+)
+GADGET = ResourceInfo(group="example.com", versions=("v1",), resource="gadgets", kind="Gadget",
+                      namespaced=False, custom=True)
+WIDGET_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "A widget.",
+    "properties": {"spec": {"type": "object", "required": ["size"],
+                            "properties": {"size": {"type": "integer"}}}},
+}
+SMP = "application/strategic-merge-patch+json"
+HASHED_URL = re.compile(r"^/openapi/v3/(api/v1|apis/[^/]+/[^/?]+)\?hash=[0-9A-F]{128}$")
+
+
+def with_widgets(*extra: ResourceInfo) -> Catalog:
+    catalog = Catalog.builtin()
+    for info in (WIDGET, *extra):
+        catalog.add(info)
+    return catalog
+
+
+def document(catalog: Catalog, group: str, version: str = "v1",
+             crd_schemas: Any = None) -> dict[str, Any]:
+    doc = openapi_v3_group_version(catalog, group, version, crd_schemas)
+    assert doc is not None
+    return doc
+
+
+def patch_operations(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for path, item in doc["paths"].items():
+        if "patch" in item:
+            yield path, item["patch"]
+
+
+def kubectl_supports_field_validation(doc: dict[str, Any], gvk: dict[str, str]) -> bool:
+    """kubectl 1.29+'s check before `create -f`/`apply -f` (spec §4.2 step 3)."""
+    return any(
+        op.get("x-kubernetes-group-version-kind") == gvk
+        and any(p["name"] == "fieldValidation" and p["in"] == "query" for p in op["parameters"])
+        for _, op in patch_operations(doc)
+    )
+
+
+def kind_schema(doc: dict[str, Any], group: str, version: str, kind: str) -> dict[str, Any]:
+    """What kubectl explain looks up: the schema carrying the GVK."""
+    gvk = {"group": group, "kind": kind, "version": version}
+    [found] = [s for s in doc["components"]["schemas"].values()
+               if gvk in s.get("x-kubernetes-group-version-kind", [])]
+    return dict(found)
+
+
+def resolve(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while True:
+        target = schema.get("$ref") or (schema.get("allOf") or [{}])[0].get("$ref")
+        if target is None:
+            return schema
+        schema = doc["components"]["schemas"][target.removeprefix("#/components/schemas/")]
+
+
+def field(doc: dict[str, Any], schema: dict[str, Any], *path: str) -> dict[str, Any]:
+    for name in path:
+        schema = resolve(doc, schema)
+        if schema.get("type") == "array":
+            schema = resolve(doc, schema["items"])
+        schema = schema["properties"][name]
+    return schema
+
+
+@pytest.mark.parametrize(("group", "version", "path"), [
+    ("", "v1", "api/v1"), ("apps", "v1", "apis/apps/v1"),
+    ("example.com", "v1beta1", "apis/example.com/v1beta1"),
+])
+def test_group_version_path_round_trips(group: str, version: str, path: str) -> None:
+    assert group_version_path(group, version) == path
+    assert parse_group_version_path(path) == (group, version)
+
+
+@pytest.mark.parametrize("path", ["", "api", "apis/apps", "apis//v1", "api/v1/pods", "x/y/z"])
+def test_parse_group_version_path_rejects(path: str) -> None:
+    assert parse_group_version_path(path) is None
+
+
+def test_index_links_every_group_version_with_its_content_hash() -> None:
+    catalog = with_widgets()
+    index = openapi_v3_index(catalog)
+    assert set(index["paths"]) == {
+        "api/v1", "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1",
+        "apis/events.k8s.io/v1", "apis/apiextensions.k8s.io/v1", "apis/example.com/v1",
+    }
+    for key, entry in index["paths"].items():
+        url = entry["serverRelativeURL"]
+        assert HASHED_URL.match(url), url
+        group, version = parse_group_version_path(key) or ("?", "?")
+        assert url.endswith("?hash=" + document_hash(document(catalog, group, version)))
+
+
+def test_index_hash_changes_only_for_the_group_version_whose_document_changed() -> None:
+    catalog = with_widgets()
+    before = openapi_v3_index(catalog)["paths"]
+    catalog.add(GADGET)  # same group as widgets
+    after = openapi_v3_index(catalog)["paths"]
+    assert after["apis/example.com/v1"] != before["apis/example.com/v1"]
+    assert {k: v for k, v in after.items() if k != "apis/example.com/v1"} == {
+        k: v for k, v in before.items() if k != "apis/example.com/v1"}
+
+
+def test_index_hash_changes_when_a_crd_schema_changes() -> None:
+    catalog = with_widgets()
+    key = ("example.com", "v1", "Widget")
+    first = openapi_v3_index(catalog, {key: WIDGET_SCHEMA})["paths"]["apis/example.com/v1"]
+    changed = copy.deepcopy(WIDGET_SCHEMA)
+    changed["properties"]["spec"]["properties"]["color"] = {"type": "string"}
+    second = openapi_v3_index(catalog, {key: changed})["paths"]["apis/example.com/v1"]
+    assert first != second
+
+
+def test_new_crd_group_appears_in_the_index() -> None:
+    catalog = Catalog.builtin()
+    assert "apis/example.com/v1" not in openapi_v3_index(catalog)["paths"]
+    catalog.add(WIDGET)
+    assert "apis/example.com/v1" in openapi_v3_index(catalog)["paths"]
+
+
+def test_unknown_group_version_has_no_document() -> None:
+    assert openapi_v3_group_version(Catalog.builtin(), "apps", "v1beta1") is None
+    assert openapi_v3_group_version(Catalog.builtin(), "example.com", "v1") is None
+
+
+def test_every_kind_passes_kubectls_server_side_validation_check() -> None:
+    catalog = with_widgets()
+    for info in catalog:
+        doc = document(catalog, info.group, info.storage_version)
+        gvk = {"group": info.group, "kind": info.kind, "version": info.storage_version}
+        assert kubectl_supports_field_validation(doc, gvk), info.resource
+
+
+def test_every_patch_operation_carries_gvk_and_field_validation() -> None:
+    catalog = with_widgets()
+    for group, versions in catalog.groups():
+        for version in versions:
+            for path, op in patch_operations(document(catalog, group, version)):
+                assert set(op["x-kubernetes-group-version-kind"]) == {"group", "kind", "version"}
+                assert "fieldValidation" in {p["name"] for p in op["parameters"]}, path
+
+
+def test_patch_content_types_offer_strategic_merge_for_builtins_only() -> None:
+    catalog = with_widgets()
+    apps = document(catalog, "apps")
+    deployment = apps["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]
+    assert set(deployment["patch"]["requestBody"]["content"]) == {
+        "application/json-patch+json", "application/merge-patch+json", SMP,
+        "application/apply-patch+yaml"}
+    widgets = document(catalog, "example.com")
+    for _, op in patch_operations(widgets):
+        assert set(op["requestBody"]["content"]) == {
+            "application/json-patch+json", "application/merge-patch+json",
+            "application/apply-patch+yaml"}
+
+
+def test_paths_cover_collections_items_and_subresources() -> None:
+    core = document(Catalog.builtin(), "")
+    paths = core["paths"]
+    pods = "/api/v1/namespaces/{namespace}/pods"
+    assert set(paths[pods]) >= {"get", "post", "delete", "parameters"}
+    assert set(paths[pods + "/{name}"]) >= {"get", "put", "patch", "delete"}
+    assert set(paths[pods + "/{name}/status"]) >= {"get", "put", "patch"}
+    assert "get" in paths[pods + "/{name}/log"]
+    assert "put" in paths["/api/v1/namespaces/{name}/finalize"]
+    assert "get" in paths["/api/v1/pods"]  # all namespaces
+    assert "get" in paths["/api/v1/nodes/{name}"]  # cluster-scoped
+    scale = paths["/api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale"]["patch"]
+    assert scale["x-kubernetes-group-version-kind"] == {
+        "group": "autoscaling", "kind": "Scale", "version": "v1"}
+
+
+def test_every_ref_resolves_inside_the_document() -> None:
+    catalog = with_widgets()
+    for group, versions in catalog.groups():
+        for version in versions:
+            doc = document(catalog, group, version, {("example.com", "v1", "Widget"):
+                                                     WIDGET_SCHEMA})
+            missing = set(referenced(doc)) - set(doc["components"]["schemas"])
+            assert not missing, (group, version, missing)
+
+
+def test_builtin_schemas_stay_in_their_group_version_document() -> None:
+    apps = document(Catalog.builtin(), "apps")["components"]["schemas"]
+    assert "io.k8s.api.apps.v1.Deployment" in apps
+    assert "io.k8s.api.core.v1.PodSpec" in apps  # via spec.template
+    assert "io.k8s.api.autoscaling.v1.Scale" in apps
+    assert "io.k8s.api.batch.v1.Job" not in apps
+
+
+@pytest.mark.parametrize(("group", "kind", "path", "type_name"), [
+    pytest.param("", "Pod", ("spec", "containers"), "array", id="pod.spec.containers"),
+    pytest.param("", "Pod", ("spec", "containers", "image"), "string", id="container.image"),
+    pytest.param("apps", "Deployment", ("spec", "template", "spec", "containers", "name"),
+                 "string", id="deployment.spec.template"),
+    pytest.param("apps", "Deployment", ("spec", "replicas"), "integer", id="replicas"),
+    pytest.param("", "Pod", ("metadata", "creationTimestamp"), "string", id="metadata"),
+])
+def test_explain_finds_described_fields(group: str, kind: str, path: tuple[str, ...],
+                                        type_name: str) -> None:
+    doc = document(Catalog.builtin(), group)
+    root = kind_schema(doc, group, "v1", kind)
+    assert root["description"]
+    found = field(doc, root, *path)
+    assert found["type"] == type_name
+    assert found["description"]
+
+
+def test_pod_spec_requires_containers_of_kind_container() -> None:
+    doc = document(Catalog.builtin(), "")
+    pod_spec = resolve(doc, field(doc, kind_schema(doc, "", "v1", "Pod"), "spec"))
+    assert "containers" in pod_spec["required"]
+    containers = pod_spec["properties"]["containers"]
+    assert containers["items"] == {"$ref": "#/components/schemas/io.k8s.api.core.v1.Container"}
+    assert containers["x-kubernetes-patch-merge-key"] == "name"
+    assert doc["components"]["schemas"]["io.k8s.api.core.v1.Container"]["description"] == (
+        "A single application container that you want to run within a pod.")
+
+
+def test_custom_resource_schema_is_published_with_gvk_and_object_fields() -> None:
+    catalog = with_widgets()
+    original = copy.deepcopy(WIDGET_SCHEMA)
+    doc = document(catalog, "example.com", crd_schemas={("example.com", "v1", "Widget"):
+                                                        WIDGET_SCHEMA})
+    assert WIDGET_SCHEMA == original  # the CRD's schema is not modified
+    name = custom_schema_name("example.com", "v1", "Widget")
+    assert name == "com.example.v1.Widget"
+    widget = doc["components"]["schemas"][name]
+    assert widget == kind_schema(doc, "example.com", "v1", "Widget")
+    assert widget["description"] == "A widget."
+    assert widget["properties"]["spec"] == WIDGET_SCHEMA["properties"]["spec"]
+    assert {"apiVersion", "kind", "metadata"} <= set(widget["properties"])
+    assert "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in doc["components"]["schemas"]
+    widget_list = kind_schema(doc, "example.com", "v1", "WidgetList")
+    assert widget_list["properties"]["items"]["items"] == {"$ref": f"#/components/schemas/{name}"}
+
+
+def test_custom_resource_without_schema_accepts_anything() -> None:
+    doc = document(with_widgets(), "example.com")
+    widget = kind_schema(doc, "example.com", "v1", "Widget")
+    assert widget["x-kubernetes-preserve-unknown-fields"] is True
+
+
+def test_document_is_openapi_3() -> None:
+    doc = document(Catalog.builtin(), "")
+    assert doc["openapi"] == "3.0.0"
+    assert doc["info"]["title"] == "Kubernetes"

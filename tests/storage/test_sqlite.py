@@ -1,0 +1,232 @@
+"""SqliteKV beyond the shared contract: restart, group commit, kill -9 durability,
+compaction on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from kubegc.storage import (
+    CompactedError,
+    ConflictError,
+    Event,
+    KeyExistsError,
+    KeyValue,
+    SqliteKV,
+    StorageClosedError,
+)
+
+HELPER = Path(__file__).with_name("sqlite_kill9_writer.py")
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "kv.db"
+
+
+async def test_restart_continues_at_the_same_revision_with_the_same_data(db: Path) -> None:
+    kv = SqliteKV(db)
+    r1 = await kv.create("/a", b"a1")
+    r2 = await kv.update("/a", b"a2", expected_mod_revision=r1)
+    r3 = await kv.create("/b", b"b1")
+    r4 = await kv.delete("/b", expected_mod_revision=r3)
+    await kv.close()
+
+    again = SqliteKV(db)
+    try:
+        assert again.current_revision == r4
+        assert await again.get("/a") == KeyValue("/a", b"a2", r1, r2)
+        assert await again.get("/b") is None
+        past = await again.range("/", prefix=True, revision=r3)
+        assert [(k.key, k.value) for k in past.kvs] == [("/a", b"a2"), ("/b", b"b1")]
+        assert await again.create("/c", b"") == r4 + 1
+        replay = await _take(again.watch("/", start_revision=r2), 3)
+        assert [e.revision for e in replay] == [r2, r3, r4]
+    finally:
+        await again.close()
+
+
+async def test_restart_keeps_the_compact_revision(db: Path) -> None:
+    kv = SqliteKV(db)
+    r1 = await kv.create("/a", b"1")
+    r2 = await kv.update("/a", b"2", expected_mod_revision=r1)
+    await kv.update("/a", b"3", expected_mod_revision=r2)
+    await kv.compact(r2)
+    await kv.close()
+
+    again = SqliteKV(db)
+    try:
+        assert again.compact_revision == r2
+        with pytest.raises(CompactedError):
+            await again.range("/a", revision=r1)
+        assert (await again.range("/a", revision=r2)).kvs[0].value == b"2"
+    finally:
+        await again.close()
+
+
+async def test_concurrent_writers_share_few_commits(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        before = kv.writer_stats.commits
+        revisions = await asyncio.gather(*(kv.create(f"/g/{i:03d}", b"v") for i in range(200)))
+        assert sorted(revisions) == list(range(revisions[0], revisions[0] + 200))
+        assert revisions == sorted(revisions)  # applied in submission order
+        assert kv.writer_stats.commits - before == 1
+        assert kv.writer_stats.max_batch == 200
+        assert len((await kv.range("/g/", prefix=True)).kvs) == 200
+    finally:
+        await kv.close()
+
+
+async def test_cas_inside_one_batch_sees_earlier_writes(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        r1 = await kv.create("/k", b"v1")
+        r_del = await kv.create("/gone", b"old")
+        before = kv.writer_stats.commits
+        results = await asyncio.gather(
+            kv.update("/k", b"first", expected_mod_revision=r1),
+            kv.update("/k", b"second", expected_mod_revision=r1),  # stale after the first
+            kv.create("/new", b"n1"),
+            kv.create("/new", b"n2"),  # exists after the previous create
+            kv.delete("/gone", expected_mod_revision=r_del),
+            kv.create("/gone", b"back"),  # sees the tombstone written just before
+            return_exceptions=True,
+        )
+        assert kv.writer_stats.commits - before == 1
+        first, second, new1, new2, deleted, recreated = results
+        assert isinstance(first, int)
+        assert isinstance(second, ConflictError) and second.actual == first
+        assert isinstance(new2, KeyExistsError)
+        assert [new1, deleted, recreated] == [first + 1, first + 2, first + 3]
+        assert isinstance(new1, int) and isinstance(recreated, int)
+        assert await kv.get("/k") == KeyValue("/k", b"first", r1, first)
+        assert await kv.get("/new") == KeyValue("/new", b"n1", new1, new1)
+        assert await kv.get("/gone") == KeyValue("/gone", b"back", recreated, recreated)
+    finally:
+        await kv.close()
+
+
+async def test_cancelled_write_is_not_applied(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        r1 = await kv.create("/a", b"")
+        doomed = asyncio.ensure_future(kv.create("/doomed", b""))
+        await asyncio.sleep(0)  # the create is queued, the flush not run yet
+        doomed.cancel()
+        assert await kv.create("/kept", b"") == r1 + 1
+        assert doomed.cancelled()
+        assert await kv.get("/doomed") is None
+    finally:
+        await kv.close()
+
+
+async def test_close_flushes_queued_writes(db: Path) -> None:
+    kv = SqliteKV(db)
+    queued = asyncio.ensure_future(kv.create("/late", b"x"))
+    await asyncio.sleep(0)  # queued, flush pending
+    await kv.close()
+    assert await queued == 1
+    with pytest.raises(StorageClosedError):
+        await kv.get("/late")
+    again = SqliteKV(db)
+    try:
+        assert await again.get("/late") == KeyValue("/late", b"x", 1, 1)
+    finally:
+        await again.close()
+
+
+async def test_compaction_deletes_superseded_rows_and_tombstones(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        r = await kv.create("/a", b"0")
+        for i in range(1, 10):
+            r = await kv.update("/a", str(i).encode(), expected_mod_revision=r)
+        rb = await kv.create("/b", b"")
+        await kv.delete("/b", expected_mod_revision=rb)
+        rc = await kv.create("/c", b"")
+        assert _rows(db) == 13
+        await kv.compact(rc)
+        assert _rows(db) == 2  # the latest /a and /c; /b's tombstone is gone
+        assert (await kv.get("/a")) == KeyValue("/a", b"9", 1, r)
+    finally:
+        await kv.close()
+
+
+@pytest.mark.parametrize("mode", ["FULL", "NORMAL", "normal"])
+async def test_synchronous_modes(db: Path, mode: str) -> None:
+    kv = SqliteKV(db, synchronous=mode)
+    try:
+        assert await kv.create("/a", b"") == 1
+        assert kv.path == db
+    finally:
+        await kv.close()
+
+
+def test_unknown_synchronous_mode_is_rejected(db: Path) -> None:
+    with pytest.raises(ValueError, match="synchronous"):
+        SqliteKV(db, synchronous="OFF")
+
+
+@pytest.mark.slow
+async def test_acknowledged_writes_survive_kill_9(db: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(HELPER), str(db), "16",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    acked: list[tuple[str, int]] = []
+    try:
+        async with asyncio.timeout(60):
+            while len(acked) < 2000:  # kill it mid-stream, well into group commits
+                line = await proc.stdout.readline()
+                if not line:
+                    pytest.fail(f"writer exited early: {(await proc.stderr.read()).decode()}")
+                key, revision = line.decode().split()
+                acked.append((key, int(revision)))
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    tail = (await proc.stdout.read()).decode()
+    for text in tail.splitlines(keepends=True):
+        if text.endswith("\n"):  # printed before the kill: acknowledged too
+            key, revision = text.split()
+            acked.append((key, int(revision)))
+
+    kv = SqliteKV(db)
+    try:
+        missing = [(key, rev) for key, rev in acked
+                   if await kv.get(key) != KeyValue(key, key.encode() * 8, rev, rev)]
+        assert missing == []
+        assert kv.current_revision >= max(rev for _, rev in acked)
+    finally:
+        await kv.close()
+
+
+async def _take(watch: AsyncIterator[list[Event]], n: int) -> list[Event]:
+    """The first ``n`` events of ``watch`` (fails after 10 s)."""
+    events: list[Event] = []
+    async with asyncio.timeout(10):
+        async for batch in watch:
+            events.extend(batch)
+            if len(events) >= n:
+                break
+    return events[:n]
+
+
+def _rows(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM kine").fetchone()[0])
+    finally:
+        conn.close()
