@@ -144,8 +144,11 @@ def closure(roots: list[str]) -> list[str]:
     return list(seen)
 
 
-def class_for(group: str, version: str, kind: str) -> str:
-    """The client's model class for a kind: ``V1Pod``, or ``CoreV1Event`` on a name clash."""
+def class_for(group: str, version: str, kind: str) -> str | None:
+    """The client's model class for a kind: ``V1Pod``, or ``CoreV1Event`` on a name clash;
+    None for kinds the client does not know (kubegc.io's own)."""
+    if group not in GROUP_PACKAGES:
+        return None
     prefix = next((p for p, g in CLIENT_GROUP_PREFIXES.items() if g == group), "")
     for candidate in (f"{prefix}{version.capitalize()}{kind}", f"{version.capitalize()}{kind}"):
         if hasattr(models, candidate):
@@ -300,6 +303,9 @@ def generate() -> dict[str, Any]:
         version = info.storage_version
         for kind in (info.kind, info.list_kind_name):
             name = class_for(info.group, version, kind)
+            if name is None:
+                print(f"skipped {info.group}/{version} {kind}: not an upstream kind")
+                continue
             roots_by_group.setdefault(info.group, []).append(name)
             kinds[name] = (info.group, version, kind)
     kinds.update({"V1Status": ("", "v1", "Status"), "V1Scale": ("autoscaling", "v1", "Scale")})

@@ -108,7 +108,7 @@ class Cluster:
         path = config.kubeconfig or (
             config.data_dir / "kubeconfig" if config.data_dir is not None else None)
         if path is not None:
-            write_kubeconfig(path, server=self.server.url, ca_data=self.ca_pem, token=self.token,
+            write_kubeconfig(str(path), server=self.server.url, ca_data=self.ca_pem, token=self.token,
                              insecure=False)
             self.kubeconfig_path = path
 

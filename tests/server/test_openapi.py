@@ -107,10 +107,12 @@ def test_parse_group_version_path_rejects(path: str) -> None:
 def test_index_links_every_group_version_with_its_content_hash() -> None:
     catalog = with_widgets()
     index = openapi_v3_index(catalog)
-    assert set(index["paths"]) == {
+    assert set(index["paths"]) >= {
         "api/v1", "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1",
         "apis/events.k8s.io/v1", "apis/apiextensions.k8s.io/v1", "apis/example.com/v1",
     }
+    assert set(index["paths"]) == {
+        group_version_path(g, v) for g, versions in catalog.groups() for v in versions}
     for key, entry in index["paths"].items():
         url = entry["serverRelativeURL"]
         assert HASHED_URL.match(url), url
@@ -249,7 +251,7 @@ def test_custom_resource_schema_is_published_with_gvk_and_object_fields() -> Non
     original = copy.deepcopy(WIDGET_SCHEMA)
     doc = document(catalog, "example.com", crd_schemas={("example.com", "v1", "Widget"):
                                                         WIDGET_SCHEMA})
-    assert WIDGET_SCHEMA == original  # the CRD's schema is not modified
+    assert original == WIDGET_SCHEMA  # the CRD's schema is not modified
     name = custom_schema_name("example.com", "v1", "Widget")
     assert name == "com.example.v1.Widget"
     widget = doc["components"]["schemas"][name]
@@ -260,6 +262,20 @@ def test_custom_resource_schema_is_published_with_gvk_and_object_fields() -> Non
     assert "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in doc["components"]["schemas"]
     widget_list = kind_schema(doc, "example.com", "v1", "WidgetList")
     assert widget_list["properties"]["items"]["items"] == {"$ref": f"#/components/schemas/{name}"}
+
+
+def test_builtin_kind_without_upstream_schema_is_explainable_and_merge_patched() -> None:
+    record = ResourceInfo(group="records.kubegc.io", versions=("v1",), resource="records",
+                          kind="Record", namespaced=False)
+    catalog = Catalog.builtin()
+    catalog.add(record)
+    doc = document(catalog, "records.kubegc.io")
+    schema = kind_schema(doc, "records.kubegc.io", "v1", "Record")
+    assert schema["x-kubernetes-preserve-unknown-fields"] is True
+    [(_, op)] = patch_operations(doc)
+    assert SMP not in op["requestBody"]["content"]
+    assert kubectl_supports_field_validation(
+        doc, {"group": "records.kubegc.io", "kind": "Record", "version": "v1"})
 
 
 def test_custom_resource_without_schema_accepts_anything() -> None:

@@ -21,6 +21,7 @@ from kubegc.storage import (
     KeyValue,
     SqliteKV,
     StorageClosedError,
+    StorageError,
 )
 
 HELPER = Path(__file__).with_name("sqlite_kill9_writer.py")
@@ -111,6 +112,31 @@ async def test_cas_inside_one_batch_sees_earlier_writes(db: Path) -> None:
         assert await kv.get("/k") == KeyValue("/k", b"first", r1, first)
         assert await kv.get("/new") == KeyValue("/new", b"n1", new1, new1)
         assert await kv.get("/gone") == KeyValue("/gone", b"back", recreated, recreated)
+    finally:
+        await kv.close()
+
+
+async def test_failed_commit_fails_every_write_of_the_batch(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        r1 = await kv.create("/a", b"")
+        kv._conn.execute("PRAGMA query_only=1")  # the next commit fails: read-only
+        results = await asyncio.gather(kv.create("/b", b""), kv.update(
+            "/a", b"x", expected_mod_revision=r1), return_exceptions=True)
+        assert [type(r) for r in results] == [StorageError, StorageError]
+        assert kv.current_revision == r1
+        kv._conn.execute("PRAGMA query_only=0")
+        assert await kv.create("/b", b"") == r1 + 1
+        assert await kv.get("/a") == KeyValue("/a", b"", r1, r1)
+    finally:
+        await kv.close()
+
+
+async def test_values_must_be_bytes(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        with pytest.raises(TypeError):
+            await kv.create("/a", "text")  # type: ignore[arg-type]
     finally:
         await kv.close()
 

@@ -9,6 +9,7 @@ may be shared with caches: copy before mutating.
 
 from __future__ import annotations
 
+import builtins
 import enum
 from abc import abstractmethod
 from collections.abc import AsyncIterator
@@ -151,5 +152,5 @@ class Client(Protocol):
         finalizers or a grace period hold it) or a ``Status`` of kind Success."""
 
     @abstractmethod
-    async def discover(self) -> list[APIResource]:
+    async def discover(self) -> builtins.list[APIResource]:
         """Every served resource of every group-version (legacy discovery)."""

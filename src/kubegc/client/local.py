@@ -7,6 +7,7 @@ Objects from ``watch`` are shared with the watch cache: never mutate them.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -47,7 +48,8 @@ class LocalClient(Client):
             resource_version=o.resource_version)
 
     async def watch(
-        self, gvr: GroupVersionResource, *, namespace: str = "", options: WatchOptions | None = None,
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: WatchOptions | None = None,
     ) -> AsyncIterator[WatchEvent]:
         o = options or WatchOptions()
         watch = self.registry.watch(self._target(gvr, namespace), WatchRequest(
@@ -96,7 +98,7 @@ class LocalClient(Client):
         result, _ = await self.registry.delete(self._target(gvr, namespace), name, body)
         return result
 
-    async def discover(self) -> list[APIResource]:
+    async def discover(self) -> builtins.list[APIResource]:
         out = []
         for info in self.registry.catalog:
             for version in info.versions:

@@ -45,6 +45,11 @@ class ManagerOptions:
     nodes: int = 1
     event_ttl: float = 3600.0
     decision_ttl: float = 7 * 24 * 3600.0
+    #: kubelet simulator defaults (per-pod annotations override them; see kubelet docs)
+    pod_exit_delay: float = 0.0  # seconds a pod's processes take to exit after TERM
+    pod_prestop_delay: float = 0.0  # seconds a preStop hook runs
+    pod_ignore_term: bool = False  # processes ignore TERM and die only at KILL
+    job_pod_duration: float = 0.0  # seconds a Job's pod runs before it succeeds
     extra: dict[str, object] = field(default_factory=dict)
 
 

@@ -98,7 +98,7 @@ async def list_objects(
             want = (limit - len(items)) if limit else 0
             page = await store.kv.range(start, end=prefix_end(prefix), revision=revision,
                                         limit=want)
-            revision = page.revision if not revision else revision
+            revision = revision or page.revision
             for kv in page.kvs:
                 obj = decode(kv)
                 if predicate(obj):

@@ -161,7 +161,8 @@ class Registry:
     # -- CRDs --------------------------------------------------------------------------------
 
     def _after_write(self, t: Target, obj: Obj, *, removed: bool = False) -> None:
-        if t.info.group == "apiextensions.k8s.io" and t.info.resource == "customresourcedefinitions":
+        if (t.info.group, t.info.resource) == ("apiextensions.k8s.io",
+                                               "customresourcedefinitions"):
             if removed:
                 self._forget_crd(obj)
             else:

@@ -147,7 +147,8 @@ class Store:
                     continue
                 existing = await self.kv.get(t.key(meta["name"]))
                 being_deleted = existing is not None and is_being_deleted(decode(existing))
-                raise errors.already_exists(t.gr, meta["name"], being_deleted=being_deleted) from None
+                raise errors.already_exists(
+                    t.gr, meta["name"], being_deleted=being_deleted) from None
             stored["metadata"]["resourceVersion"] = str(revision)
             return self.present(t, stored)
         raise errors.server_timeout(
@@ -308,7 +309,7 @@ class Store:
             return self.prepare_update(t, strategy, current, copy.deepcopy(obj),
                                        subresource=subresource)
 
-        result, deleted = await self.guaranteed_update(t, name, apply, dry_run=dry_run,
+        result, _ = await self.guaranteed_update(t, name, apply, dry_run=dry_run,
                                                        create=create)
         return result, created
 

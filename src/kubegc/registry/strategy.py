@@ -88,9 +88,9 @@ def _qos_class(pod: Obj) -> str:
         limits, requests = res.get("limits") or {}, res.get("requests") or {}
         if limits or requests:
             requests_any = True
-        if not (limits.get("cpu") and limits.get("memory")):
-            guaranteed = False
-        elif requests and any(requests.get(k, limits[k]) != limits[k] for k in ("cpu", "memory")):
+        limited = bool(limits.get("cpu") and limits.get("memory"))
+        if not limited or any(requests.get(k, limits.get(k)) != limits.get(k)
+                              for k in ("cpu", "memory")):
             guaranteed = False
     if guaranteed:
         return "Guaranteed"
@@ -281,8 +281,10 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "nodes"): Strategy(tracks_generation=False),
     ("", "persistentvolumes"): Strategy(tracks_generation=False),
     ("", "persistentvolumeclaims"): Strategy(tracks_generation=False),
-    ("apps", "deployments"): Strategy(prepare_for_create=_clear_status, validate=_validate_workload),
-    ("apps", "replicasets"): Strategy(prepare_for_create=_clear_status, validate=_validate_workload),
+    ("apps", "deployments"): Strategy(prepare_for_create=_clear_status,
+                                      validate=_validate_workload),
+    ("apps", "replicasets"): Strategy(prepare_for_create=_clear_status,
+                                      validate=_validate_workload),
     ("apps", "statefulsets"): Strategy(prepare_for_create=_clear_status,
                                        validate=_validate_workload),
     ("apps", "daemonsets"): Strategy(prepare_for_create=_clear_status, validate=_validate_workload),
@@ -290,7 +292,8 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
                                 prepare_for_create=_job_create, validate=_validate_job),
     ("batch", "cronjobs"): Strategy(prepare_for_create=_clear_status, validate=_validate_cronjob),
     ("kubegc.io", "deletionrecords"): Strategy(tracks_generation=False),
-    ("coordination.k8s.io", "leases"): Strategy(allow_create_on_update=True, tracks_generation=False),
+    ("coordination.k8s.io", "leases"): Strategy(allow_create_on_update=True,
+                                                tracks_generation=False),
     ("apiextensions.k8s.io", "customresourcedefinitions"): Strategy(
         prepare_for_create=_crd_create, validate=_validate_crd),
 }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,8 +29,8 @@ from typing import Any
 import orjson
 
 from kubegc.api.types import Obj
-from kubegc.storage import KV, CompactedError, Event, EventType, StorageClosedError
 from kubegc.registry.keys import ROOT
+from kubegc.storage import KV, CompactedError, Event, EventType, StorageClosedError
 
 log = logging.getLogger(__name__)
 
@@ -134,10 +135,8 @@ class WatchCache:
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, StorageClosedError):
                 await self._task
-            except (asyncio.CancelledError, StorageClosedError):
-                pass
             self._task = None
         for watchers in list(self._watchers.values()):
             for w in list(watchers):

@@ -102,18 +102,18 @@ def _discovery(ctx: ServerContext, request: web.Request, path: str) -> web.Respo
         if path == "/api":
             return json_response(discovery.legacy_api_versions(ctx.server_address))
         return json_response(discovery.legacy_group_list(catalog))
-    doc: dict[str, Any] | None
+    found: dict[str, Any] | None
     if len(parts) == 2 and parts[0] == "api":
-        doc = discovery.legacy_resource_list(catalog, "", parts[1])
+        found = discovery.legacy_resource_list(catalog, "", parts[1])
     elif len(parts) == 2 and parts[0] == "apis":
-        doc = discovery.legacy_group(catalog, parts[1])
+        found = discovery.legacy_group(catalog, parts[1])
     elif len(parts) == 3 and parts[0] == "apis":
-        doc = discovery.legacy_resource_list(catalog, parts[1], parts[2])
+        found = discovery.legacy_resource_list(catalog, parts[1], parts[2])
     else:
         return None
-    if doc is None:
+    if found is None:
         raise errors.route_not_found()
-    return json_response(doc)
+    return json_response(found)
 
 
 def _typed_json(doc: Any, content_type: str) -> web.Response:

@@ -57,8 +57,8 @@ def decode_body(body: bytes, content_type: str) -> Any:
             raise errors.bad_request(f"error decoding YAML: {e}") from None
     if media not in ("", "application/json", "*/*", "text/plain"):
         raise errors.unsupported_media_type(
-            f"the body of the request was in an unknown format - accepted media types include: "
-            f"application/json, application/yaml, application/vnd.kubernetes.protobuf")
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json, application/yaml, application/vnd.kubernetes.protobuf")
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as e:

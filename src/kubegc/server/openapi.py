@@ -10,8 +10,9 @@ Who reads these documents (spec/kubectl-protocol.md §4):
     ``x-kubernetes-group-version-kind`` = the object's GVK and a ``fieldValidation`` query
     parameter; without one they fail. Every patch operation here carries both.
   * client-side ``apply`` computes its strategic merge patch from the schemas when the patch
-    operation accepts ``application/strategic-merge-patch+json`` (built-ins here, never custom
-    resources), using the patch metadata of ``kubegc.api.schema``.
+    operation accepts ``application/strategic-merge-patch+json`` — offered for the kinds with
+    an upstream schema in ``kubegc.api.schema`` (whose patch metadata kubectl then uses), never
+    for custom resources or kubegc's own kinds, which get merge patches.
   * ``kubectl explain`` finds the schema whose ``x-kubernetes-group-version-kind`` matches.
 
 The index links each group-version as ``?hash=<uppercase hex sha512 of its document>``, so
@@ -19,8 +20,9 @@ kubectl's HTTP cache never serves a stale document after a CRD changes.
 
 Built-in schemas come from ``kubegc.api.schema``; a custom resource's schema is its CRD
 version's ``openAPIV3Schema`` as given, plus apiVersion/kind/metadata and its GVK, named like
-upstream (``com.example.v1.Widget``). Returned documents share nested schema dicts with
-``kubegc.api.schema``'s data: treat them as read-only.
+upstream (``com.example.v1.Widget``). A built-in kind without an upstream schema (kubegc.io's
+own) is published the same way with a schema that accepts any fields. Returned documents
+share nested schema dicts with ``kubegc.api.schema``'s data: treat them as read-only.
 """
 
 from __future__ import annotations
@@ -112,23 +114,26 @@ def openapi_v3_group_version(
 class _Kinds:
     """Schema names of one resource in one version: object, list and each subresource."""
 
-    def __init__(self, info: ResourceInfo, version: str, obj: str, lst: str) -> None:
+    def __init__(self, info: ResourceInfo, version: str, obj: str, lst: str, *,
+                 strategic: bool) -> None:
         self.info, self.version, self.obj, self.lst = info, version, obj, lst
+        self.strategic = strategic  # offer strategic merge patch: upstream schema known
 
     @classmethod
     def of(cls, info: ResourceInfo, version: str, crd_schemas: CrdSchemas | None,
            schemas: dict[str, Any]) -> _Kinds:
-        """Names the schemas; adds custom resources' own schemas to ``schemas``."""
-        if info.custom:
+        """Names the schemas; adds the schemas of kinds without an upstream definition
+        (custom resources, kubegc's own kinds) to ``schemas``."""
+        obj = schema.definition_name(info.group, version, info.kind)
+        if info.custom or obj is None:
             obj = custom_schema_name(info.group, version, info.kind)
             lst = custom_schema_name(info.group, version, info.list_kind_name)
             raw = (crd_schemas or {}).get((info.group, version, info.kind))
-            schemas[obj] = custom_resource_schema(info, version, raw)
+            schemas[obj] = custom_resource_schema(info, version, raw if info.custom else None)
             schemas[lst] = _custom_list_schema(info, version, obj)
-            return cls(info, version, obj, lst)
-        obj = schema.definition_name(info.group, version, info.kind) or ""
+            return cls(info, version, obj, lst, strategic=False)
         lst = schema.definition_name(info.group, version, info.list_kind_name) or ""
-        return cls(info, version, obj, lst)
+        return cls(info, version, obj, lst, strategic=True)
 
     def gvk(self, sub: Subresource | None = None) -> dict[str, str]:
         group, version, kind = self.info.group, self.version, self.info.kind
@@ -346,7 +351,7 @@ class _Ops:
                             params=_WRITE_PARAMS, responses=_ok(target, "201"),
                             body=_body({"*/*": target}))
         if verb == "patch":
-            types = _PATCH_TYPES if self.info.custom else _BUILTIN_PATCH_TYPES
+            types = _BUILTIN_PATCH_TYPES if self.kinds.strategic else _PATCH_TYPES
             return self._op("patch", self._name("patch", sub), f"partially update {what}",
                             gvk=gvk, params=(*_WRITE_PARAMS, _FORCE),
                             responses=_ok(target, "201"),

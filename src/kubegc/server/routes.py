@@ -11,6 +11,7 @@ from kubegc.server.request_info import RequestInfo
 from kubegc.server.verbs import create, delete, get, patch, scale, update, watch
 from kubegc.server.verbs.params import flag
 
+
 async def handle_resource(ctx: ServerContext, request: web.Request,
                           info: RequestInfo) -> web.StreamResponse:
     t = ctx.registry.target(info.group, info.version, info.resource, info.namespace)

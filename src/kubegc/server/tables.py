@@ -12,8 +12,11 @@ Contract:
     JSONPath subset: fields, ``[n]``, ``[*]``, ``['key']``, ``[?(@.f=="v")]``); with none
     given they get Name and Age, as apiextensions serves them.
   * Ages and durations follow ``duration.HumanDuration`` (``human_duration``).
-Column descriptions are upstream's where printers.go spells them out and the first sentence
-of the field's API documentation where it quotes ``SwaggerDoc()``; kubectl never shows them.
+Column names, types, priorities and cells follow upstream. Descriptions are upstream's
+where printers.go spells them out; where it quotes a field's ``SwaggerDoc()`` they are an
+abbreviated first sentence of that documentation (kubectl never shows descriptions).
+Resources without a printer here get Name and Age (upstream's generic convertor would
+print Name and "Created At"; CustomResourceDefinitions do get that).
 """
 
 from __future__ import annotations
@@ -343,10 +346,20 @@ def _has_condition(obj: Obj, kind: str) -> bool:
 
 
 def _later(current: datetime | None, timestamp: Any) -> datetime | None:
-    if not timestamp:
+    value = _parse(timestamp)
+    if value is None:
         return current
-    value = parse_time(str(timestamp))
     return value if current is None or value > current else current
+
+
+def _parse(timestamp: Any) -> datetime | None:
+    """A wire timestamp, or None when missing or unreadable."""
+    if not timestamp:
+        return None
+    try:
+        return parse_time(str(timestamp))
+    except ValueError:
+        return None
 
 
 _POD_DONE = {
@@ -486,16 +499,16 @@ def _deployment_row(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
             *_containers(_get(spec, "template", "spec")), selector], []
 
 
-def _replicas_row(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
-    """ReplicaSets and ReplicationControllers (whose selector is a plain map)."""
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    selector = spec.get("selector")
-    is_map = selector is not None and "matchLabels" not in selector and (
-        "matchExpressions" not in selector)
-    shown = _format_labels(selector) if is_map else _format_label_selector(selector)
-    return [_meta(obj).get("name", ""), int(spec.get("replicas") or 0),
-            int(status.get("replicas") or 0), int(status.get("readyReplicas") or 0),
-            _age(obj, now), *_containers(_get(spec, "template", "spec")), shown], []
+def _replicas_row(*, map_selector: bool) -> RowFn:
+    """ReplicaSets (LabelSelector) and ReplicationControllers (plain map selector)."""
+    def row(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        selector = spec.get("selector")
+        shown = _format_labels(selector) if map_selector else _format_label_selector(selector)
+        return [_meta(obj).get("name", ""), int(spec.get("replicas") or 0),
+                int(status.get("replicas") or 0), int(status.get("readyReplicas") or 0),
+                _age(obj, now), *_containers(_get(spec, "template", "spec")), shown], []
+    return row
 
 
 def _statefulset_row(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
@@ -539,9 +552,9 @@ def _job_row(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
     else:
         completions = f"{succeeded}/1"
     duration = ""
-    if status.get("startTime"):
-        end = parse_time(status["completionTime"]) if status.get("completionTime") else now
-        duration = human_duration((end - parse_time(status["startTime"])).total_seconds())
+    start, end = _parse(status.get("startTime")), _parse(status.get("completionTime")) or now
+    if start is not None:
+        duration = human_duration((end - start).total_seconds())
     return [_meta(obj).get("name", ""), _job_status(obj), completions, duration,
             _age(obj, now), *_containers(_get(spec, "template", "spec")),
             _format_label_selector(spec.get("selector"))], []
@@ -723,17 +736,16 @@ def _pvc_row(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
 
 
 def _created_at_row(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
-    created = _meta(obj).get("creationTimestamp")
-    text = parse_time(created).strftime("%Y-%m-%dT%H:%M:%SZ") if created else (
-        "0001-01-01T00:00:00Z")
+    created = _parse(_meta(obj).get("creationTimestamp"))
+    text = created.strftime("%Y-%m-%dT%H:%M:%SZ") if created else "0001-01-01T00:00:00Z"
     return [_meta(obj).get("name", ""), text], []
 
 
 PRINTERS: dict[tuple[str, str], RowFn] = {
     ("", "pods"): _pod_row,
     ("apps", "deployments"): _deployment_row,
-    ("apps", "replicasets"): _replicas_row,
-    ("", "replicationcontrollers"): _replicas_row,
+    ("apps", "replicasets"): _replicas_row(map_selector=False),
+    ("", "replicationcontrollers"): _replicas_row(map_selector=True),
     ("apps", "statefulsets"): _statefulset_row,
     ("apps", "daemonsets"): _daemonset_row,
     ("batch", "jobs"): _job_row,

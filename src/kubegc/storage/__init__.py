@@ -19,7 +19,7 @@ from kubegc.storage.errors import (
 )
 from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, prefix_end
 from kubegc.storage.memory import MemoryKV
-from kubegc.storage.open import open_kv
+from kubegc.storage.open import connect_kv, open_kv
 from kubegc.storage.sqlite import SqliteKV
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ __all__ = [
     "StorageClosedError",
     "StorageError",
     "compact_once",
+    "connect_kv",
     "open_kv",
     "prefix_end",
     "run_compactor",

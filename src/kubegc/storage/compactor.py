@@ -35,8 +35,9 @@ async def compact_once(kv: KV, *, keep: int) -> int | None:
 async def run_compactor(kv: KV, *, interval: float, keep: int, clock: Clock) -> None:
     """Every ``interval`` seconds of ``clock`` time, ``compact_once(kv, keep=keep)``.
 
-    Runs until cancelled or until ``kv`` is closed. Storage errors are logged and retried
-    at the next interval (a failed compaction loses nothing).
+    Runs until cancelled (its owner cancels it before closing ``kv``), or until a
+    compaction finds ``kv`` closed. Other storage errors are logged and the compaction is
+    retried at the next interval (a failed compaction loses nothing).
     """
     if interval <= 0 or keep < 0:
         raise ValueError("run_compactor: interval must be > 0 and keep >= 0")

@@ -16,6 +16,9 @@ events one by one (see limits.md §4). What this module owns:
     When the stream breaks, it re-watches from the last delivered revision + 1 after a
     backoff on the injected clock; the consumer sees no gap and no duplicate. A watch whose
     next revision was compacted raises ``CompactedError``.
+  * etcd quirk: compaction at ``r`` also drops a tombstone written exactly at ``r``, so a
+    watch starting at ``r`` == ``compact_revision`` misses a DELETE made at ``r`` (the
+    Kubernetes watch cache resumes after the compact revision, never at it).
   * Revisions: ``current_revision`` is the highest revision seen in any response;
     ``compact_revision`` is probed at ``open()`` (binary search with ranges) and raised by
     every compaction this client makes or learns of from an error.

@@ -162,6 +162,8 @@ class MemoryKV(KV):
     async def create(self, key: str, value: bytes) -> int:
         if self._closed:
             raise StorageClosedError("storage is closed")
+        if type(value) is not bytes:
+            raise TypeError(f"values are bytes, not {type(value).__name__}")
         if key in self._latest:
             raise KeyExistsError(key)
         rev = self._rev + 1
@@ -175,6 +177,8 @@ class MemoryKV(KV):
         return rev
 
     async def update(self, key: str, value: bytes, *, expected_mod_revision: int) -> int:
+        if type(value) is not bytes:
+            raise TypeError(f"values are bytes, not {type(value).__name__}")
         cur = self._current(key, expected_mod_revision)
         rev = self._rev + 1
         kv = self._latest[key] = KeyValue(key, value, cur.create_revision, rev)

@@ -5,9 +5,11 @@
   ``/path/to/file.db`` or ``x.db``   any other spec is a SQLite file path
   ``etcd://host:port[/prefix]``      EtcdKV; keys are stored under ``/prefix`` (default none)
 
-A ``?synchronous=NORMAL`` query on a ``sqlite://`` spec overrides ``synchronous``. The
-stores are returned unopened where that matters: EtcdKV connects on first use (or
-``await kv.open()``). May import: the standard library, ``kubegc.api``, the backends.
+A ``?synchronous=NORMAL`` query on a ``sqlite://`` spec overrides ``synchronous``.
+``open_kv`` returns an EtcdKV unconnected (it connects on first use); ``connect_kv`` also
+connects it, so ``current_revision``/``compact_revision`` are right before the first call,
+which a watch cache that starts from ``current_revision`` needs. May import: the standard
+library, ``kubegc.api``, the backends.
 """
 
 from __future__ import annotations
@@ -45,3 +47,19 @@ def open_kv(spec: str, *, synchronous: str = "FULL", clock: Clock | None = None)
     if "://" in spec:
         raise ValueError(f"unknown storage scheme in {spec!r} (memory, sqlite://, etcd://)")
     return SqliteKV(spec, synchronous=synchronous, clock=clock)
+
+
+async def connect_kv(spec: str, *, synchronous: str = "FULL", clock: Clock | None = None,
+                     ) -> KV:
+    """``open_kv``, then connect the store if it needs it (EtcdKV.open)."""
+    kv = open_kv(spec, synchronous=synchronous, clock=clock)
+    if spec.strip().startswith("etcd://"):
+        from kubegc.storage.etcd import EtcdKV
+
+        if isinstance(kv, EtcdKV):
+            try:
+                await kv.open()
+            except BaseException:
+                await kv.close()
+                raise
+    return kv

@@ -177,6 +177,8 @@ class SqliteKV(KV):
 
     def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[int]:
         self._check_open()
+        if type(value) is not bytes:
+            raise TypeError(f"values are bytes, not {type(value).__name__}")
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[int] = loop.create_future()
         self._ops.append((kind, key, value, expected, fut))
@@ -233,7 +235,7 @@ class SqliteKV(KV):
             if rows:
                 conn.executemany(sql.INSERT, rows)
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except Exception as exc:  # sqlite3.Error (disk full, I/O) or a bug: fail the batch
             self._fail_batch(ops, exc)
             return
         self._rev = rev
@@ -249,12 +251,14 @@ class SqliteKV(KV):
             else:
                 fut.set_exception(outcome)
 
-    def _fail_batch(self, ops: list[_Op], exc: sqlite3.Error) -> None:
+    def _fail_batch(self, ops: list[_Op], exc: Exception) -> None:
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
         for *_, fut in ops:
             if not fut.done():
-                fut.set_exception(StorageError(f"sqlite: write failed: {exc}"))
+                error = StorageError(f"sqlite: write failed: {exc!r}")
+                error.__cause__ = exc
+                fut.set_exception(error)
 
     # -- watch ---------------------------------------------------------------------------
 

@@ -77,7 +77,7 @@ class Cluster:
         from kubernetes import client, config
 
         configuration = client.Configuration()
-        config.load_kube_config(config_file=str(self.kubeconfig),
+        config.load_kube_config(config_file=str(self.kubeconfig),  # type: ignore[no-untyped-call]
                                 client_configuration=configuration)
         return client.ApiClient(configuration)
 

@@ -76,9 +76,16 @@ class FakeClient(Client):
         self.actions: list[str] = []
         self.failures: dict[str, errors.StatusError] = {}  # action string -> error to raise
         self.discovery_error: Exception | None = None
+        self.unlistable: set[GroupVersionResource] = set()
         self._rv = itertools.count(1)
+        self._current_rv = 0
         self._uid = itertools.count(1)
         self._watchers: list[_Watcher] = []
+        self._log: list[tuple[int, GroupVersionResource, WatchEvent]] = []
+
+    def _next_rv(self) -> str:
+        self._current_rv = next(self._rv)
+        return str(self._current_rv)
 
     # -- helpers for tests ---------------------------------------------------------
     def _action(self, verb: str, gvr: GroupVersionResource, namespace: str, name: str = "") -> None:
@@ -99,7 +106,7 @@ class FakeClient(Client):
         """Store ``obj`` as is (no action recorded); fills resourceVersion."""
         stored = copy.deepcopy(obj)
         meta = stored.setdefault("metadata", {})
-        meta["resourceVersion"] = str(next(self._rv))
+        meta["resourceVersion"] = self._next_rv()
         self.objects[(gvr, meta.get("namespace", ""), meta["name"])] = stored
         self._notify(gvr, "ADDED", stored)
         return copy.deepcopy(stored)
@@ -107,6 +114,7 @@ class FakeClient(Client):
     def remove(self, gvr: GroupVersionResource, namespace: str, name: str) -> None:
         """Remove without recording an action."""
         obj = self.objects.pop((gvr, namespace, name))
+        obj["metadata"]["resourceVersion"] = self._next_rv()
         self._notify(gvr, "DELETED", obj)
 
     def lookup(self, gvr: GroupVersionResource, namespace: str, name: str) -> Obj | None:
@@ -120,14 +128,20 @@ class FakeClient(Client):
         return errors.not_found(errors.GroupResource(gvr.group, gvr.resource), name)
 
     def _notify(self, gvr: GroupVersionResource, type_: str, obj: Obj) -> None:
-        ns = (obj.get("metadata") or {}).get("namespace", "")
+        event = WatchEvent(type_, copy.deepcopy(obj))
+        self._log.append((self._current_rv, gvr, event))
         for w in self._watchers:
-            if w.gvr == gvr and (not w.namespace or w.namespace == ns):
-                w.queue.put_nowait(WatchEvent(type_, copy.deepcopy(obj)))
+            if self._matches(w, gvr, event):
+                w.queue.put_nowait(event)
+
+    @staticmethod
+    def _matches(w: _Watcher, gvr: GroupVersionResource, event: WatchEvent) -> bool:
+        ns = (event.object.get("metadata") or {}).get("namespace", "")
+        return w.gvr == gvr and (not w.namespace or w.namespace == ns)
 
     def _store(self, gvr: GroupVersionResource, obj: Obj, type_: str) -> Obj:
         meta = obj["metadata"]
-        meta["resourceVersion"] = str(next(self._rv))
+        meta["resourceVersion"] = self._next_rv()
         self.objects[(gvr, meta.get("namespace", ""), meta["name"])] = obj
         self._notify(gvr, type_, obj)
         return copy.deepcopy(obj)
@@ -137,6 +151,7 @@ class FakeClient(Client):
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
             key = (gvr, meta.get("namespace", ""), meta["name"])
             del self.objects[key]
+            meta["resourceVersion"] = self._next_rv()
             self._notify(gvr, "DELETED", obj)
             return copy.deepcopy(obj)
         return self._store(gvr, obj, "MODIFIED")
@@ -154,14 +169,20 @@ class FakeClient(Client):
         self._action("list", gvr, namespace)
         items = [copy.deepcopy(o) for (g, ns, _), o in sorted(self.objects.items(),
                  key=lambda kv: (kv[0][1], kv[0][2])) if g == gvr and (not namespace or ns == namespace)]
+        if gvr in self.unlistable:
+            raise errors.internal_error(f"cannot list {gvr}")
         return {"kind": "List", "apiVersion": "v1", "items": items,
-                "metadata": {"resourceVersion": str(next(self._rv))}}
+                "metadata": {"resourceVersion": str(self._current_rv)}}
 
     async def watch(self, gvr: GroupVersionResource, *, namespace: str = "",
                     options: WatchOptions | None = None) -> AsyncIterator[WatchEvent]:
         self._action("watch", gvr, namespace)
         watcher = _Watcher(gvr, namespace)
         self._watchers.append(watcher)
+        since = int((options.resource_version if options else "") or 0)
+        for rv, g, event in self._log:  # replay what happened since the list
+            if rv > since and self._matches(watcher, g, event):
+                watcher.queue.put_nowait(event)
         try:
             while True:
                 yield await watcher.queue.get()

@@ -298,9 +298,14 @@ class SharedInformerFactory:
         pending = [i for i in self._informers.values() if not i.has_synced()]
         if not pending:
             return True
+        deadline = self.clock.monotonic() + timeout
+
+        async def timer() -> None:  # measured from now, even if the task starts later
+            await self.clock.sleep(deadline - self.clock.monotonic())
+
         waiters: set[asyncio.Future[Any]] = {
             asyncio.ensure_future(asyncio.gather(*(i.wait_for_sync() for i in pending))),
-            asyncio.ensure_future(self.clock.sleep(timeout)),
+            asyncio.ensure_future(timer()),
         }
         try:
             await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)

@@ -52,7 +52,7 @@ class DelayingQueue(Queue[T]):
                 return
             existing.task.cancel()
         task = asyncio.get_running_loop().create_task(
-            self._add_when_ready(item, delay_seconds), name=f"workqueue-{self.name}-delay",
+            self._add_when_ready(item, ready_at), name=f"workqueue-{self.name}-delay",
         )
         self._waiting[item] = _WaitFor(ready_at, task)
 
@@ -68,8 +68,10 @@ class DelayingQueue(Queue[T]):
         self._drop_waiting()
         await super().shut_down_with_drain()
 
-    async def _add_when_ready(self, item: T, delay_seconds: float) -> None:
-        await self.clock.sleep(delay_seconds)
+    async def _add_when_ready(self, item: T, ready_at: float) -> None:
+        # The timer task may start after the clock moved on (a test advancing a
+        # ManualClock right after add_after): sleep only for what is left.
+        await self.clock.sleep(ready_at - self.clock.monotonic())
         entry = self._waiting.get(item)
         if entry is not None and entry.task is asyncio.current_task():
             del self._waiting[item]

@@ -100,7 +100,8 @@ class GarbageCollector:
             raise ValueError("workers must be at least 1")
         self._client = client
         self._clock = clock
-        self.decisions = rec.DecisionRecorder(decisions or rec.NullDecisionSink(), now=clock.now)
+        sink = rec.NullDecisionSink() if decisions is None else decisions
+        self.decisions = rec.DecisionRecorder(sink, now=clock.now)
         self.workers = workers
         self.sync_period = sync_period
         self.initial_sync_timeout = (

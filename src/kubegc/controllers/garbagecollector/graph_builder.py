@@ -81,7 +81,8 @@ class GraphBuilder:
         self.rest_mapper = rest_mapper
         self.event_recorder = recorder
         self.uid_to_node = ConcurrentUIDToNode()
-        self.absent_owner_cache = absent_owner_cache or ReferenceCache()
+        self.absent_owner_cache = (
+            ReferenceCache() if absent_owner_cache is None else absent_owner_cache)
         self.graph_changes: RateLimitingQueue[Event] = RateLimitingQueue(
             name="garbage_collector_graph_changes", clock=clock)
         self.attempt_to_delete: RateLimitingQueue[Node] = RateLimitingQueue(

@@ -67,7 +67,7 @@ async def watch(ctx: ServerContext, request: web.Request, t: Target,
     response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
     response.enable_chunked_encoding()
     await registry_watch.start()  # bad requests fail here, before the headers
-    batches = registry_watch.batches()
+    batches = aiter(registry_watch.batches())
     try:
         await response.prepare(request)
         async for batch in batches:
@@ -77,7 +77,7 @@ async def watch(ctx: ServerContext, request: web.Request, t: Target,
     finally:
         registry_watch.close()
         with contextlib.suppress(Exception):
-            await batches.aclose()
+            await batches.aclose()  # type: ignore[attr-defined]
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await response.write_eof()
     return response

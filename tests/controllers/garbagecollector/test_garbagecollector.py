@@ -1,0 +1,286 @@
+"""GarbageCollector decisions (attempt_to_delete_item, orphaning, foreground finalizer
+removal) against a FakeClient, one work item at a time (spec §4, rules 4-7, 20-30)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubegc.api import errors
+from kubegc.api.resources import GroupVersionResource
+from kubegc.controllers.garbagecollector import (
+    Classification,
+    DecisionReason,
+    Node,
+    RecordAction,
+    WorkItemAction,
+)
+
+from .steps import Harness, add_event, make_id, make_obj, ref_of
+
+PODS = GroupVersionResource("", "v1", "pods")
+RCS = GroupVersionResource("", "v1", "replicationcontrollers")
+PVS = GroupVersionResource("", "v1", "persistentvolumes")
+WIDGETS = GroupVersionResource("example.com", "v1", "widgets")
+
+pod = make_id("v1", "Pod", "ns1", "ToBeDeletedPod", "456")
+rc1 = make_id("v1", "ReplicationController", "ns1", "owner1", "123")
+rc2 = make_id("v1", "ReplicationController", "ns1", "owner2", "124")
+pv = make_id("v1", "PersistentVolume", "", "pv1", "pvuid")
+widget = make_id("example.com/v1", "Widget", "ns1", "w1", "wuid")
+
+
+def _pod_node(h: Harness) -> Node:
+    """A node for ``pod`` with no owners: attempt_to_delete_item reads them live."""
+    return Node(pod, virtual=True)
+
+
+async def test_attempt_to_delete_item_deletes_pod_whose_owner_is_absent() -> None:
+    h = Harness.create()
+    h.client.seed(PODS, make_obj(pod, rc1))
+    item = _pod_node(h)
+
+    await h.gc.attempt_to_delete_item(item)
+
+    assert sorted(h.client.take_actions()) == sorted([
+        "get /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",
+        "get /v1, Resource=replicationcontrollers ns=ns1 name=owner1",
+        "delete /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",
+    ])
+    assert item.virtual, "attempt_to_delete_item must not change virtual"
+    assert h.client.lookup(PODS, "ns1", "ToBeDeletedPod") is None  # Background: gone at once
+    [record] = h.decisions.records
+    assert (record.action, record.reason, record.propagation_policy) == (
+        RecordAction.DELETE, DecisionReason.OWNER_ABSENT, "Background")
+    assert record.object == pod
+    assert [(o.uid, o.classification, o.detail) for o in record.owners] == [
+        ("123", Classification.DANGLING, "NotFound")]
+
+
+async def test_absent_owner_cache_skips_lookups_and_evicts_lru() -> None:
+    h = Harness.create(absent_cache_size=2)
+    pods = {}
+    for name, owner_name, uid in [("rc1Pod1", "rc1", "1"), ("rc1Pod2", "rc1", "1"),
+                                  ("rc2Pod1", "rc2", "2"), ("rc3Pod1", "rc3", "3")]:
+        owner = make_id("v1", "ReplicationController", "ns1", owner_name, uid)
+        identity = make_id("v1", "Pod", "ns1", name, f"pod-{name}")
+        h.client.seed(PODS, make_obj(identity, owner))
+        pods[name] = Node(identity)
+
+    for name in ("rc1Pod1", "rc2Pod1", "rc1Pod2", "rc3Pod1"):  # rc1 hit promotes it
+        await h.gc.attempt_to_delete_item(pods[name])
+
+    cache = h.gc.graph_builder.absent_owner_cache
+    assert cache.has(make_id("v1", "ReplicationController", "ns1", "rc1", "1"))
+    assert not cache.has(make_id("v1", "ReplicationController", "ns1", "rc2", "2"))
+    assert cache.has(make_id("v1", "ReplicationController", "ns1", "rc3", "3"))
+    gets = [a for a in h.client.take_actions() if a.endswith("replicationcontrollers ns=ns1 name=rc1")]
+    assert gets == ["get /v1, Resource=replicationcontrollers ns=ns1 name=rc1"]
+
+
+async def test_solid_owner_keeps_dependent_and_removes_dangling_reference() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, make_obj(rc2))
+    h.client.seed(PODS, make_obj(pod, rc1, rc2))
+
+    await h.gc.attempt_to_delete_item(_pod_node(h))
+
+    live = h.client.lookup(PODS, "ns1", pod.name)
+    assert live is not None
+    assert [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
+    assert h.client.take_actions()[-1] == "patch /v1, Resource=pods ns=ns1 name=ToBeDeletedPod"
+    [record] = h.decisions.records
+    assert (record.action, record.reason) == (RecordAction.REMOVE_DANGLING_REFS,
+                                              DecisionReason.SOLID_OWNER_REMAINS)
+    assert {o.uid: o.classification for o in record.owners} == {
+        rc1.uid: Classification.DANGLING, rc2.uid: Classification.SOLID}
+
+
+async def test_custom_resource_falls_back_to_json_merge_patch() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, make_obj(rc2))
+    h.client.seed(WIDGETS, make_obj(widget, rc1, rc2))
+
+    await h.gc.attempt_to_delete_item(Node(widget))
+
+    live = h.client.lookup(WIDGETS, "ns1", "w1")
+    assert live is not None and [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
+    patches = [a for a in h.client.take_actions() if a.startswith("patch")]
+    assert len(patches) == 2  # strategic (415), then JSON merge
+
+
+def _rc(identity: Any, *, finalizers: tuple[str, ...] = (), deleting: bool = False) -> dict[str, Any]:
+    return make_obj(identity, finalizers=finalizers, deleting=deleting)
+
+
+@pytest.mark.parametrize(("pod_finalizers", "expected_policy"), [
+    pytest.param((), "Background", id="no-gc-finalizer-background"),
+    pytest.param(("orphan",), "Orphan", id="orphan-finalizer-honoured"),
+    pytest.param(("foregroundDeletion",), "Foreground", id="foreground-finalizer-honoured"),
+])
+async def test_delete_policy_follows_the_victims_own_finalizers(
+    pod_finalizers: tuple[str, ...], expected_policy: str,
+) -> None:
+    h = Harness.create()
+    h.client.seed(PODS, make_obj(pod, rc1, finalizers=(*pod_finalizers, "x/y")))
+
+    await h.gc.attempt_to_delete_item(_pod_node(h))
+
+    [record] = h.decisions.records
+    assert record.propagation_policy == expected_policy
+    live = h.client.lookup(PODS, "ns1", pod.name)
+    assert live is not None and live["metadata"]["deletionTimestamp"]
+
+
+async def test_owner_recreated_with_other_uid_is_dangling() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, make_obj(make_id("v1", "ReplicationController", "ns1", "owner1", "new")))
+    h.client.seed(PODS, make_obj(pod, rc1))
+
+    await h.gc.attempt_to_delete_item(_pod_node(h))
+
+    assert h.client.lookup(PODS, "ns1", pod.name) is None
+    assert h.decisions.records[0].reason is DecisionReason.OWNER_RECREATED
+
+
+async def test_cluster_scoped_owner_is_looked_up_without_namespace() -> None:
+    h = Harness.create()
+    h.client.seed(PVS, make_obj(pv))
+    h.client.seed(PODS, make_obj(pod, pv))
+
+    await h.gc.attempt_to_delete_item(_pod_node(h))
+
+    assert "get /v1, Resource=persistentvolumes name=pv1" in h.client.take_actions()
+    assert h.client.lookup(PODS, "ns1", pod.name) is not None
+
+
+async def test_unresolvable_owner_kind_is_retried_and_never_deleted() -> None:
+    h = Harness.create()
+    unknown = make_id("unknown.group/v1", "UnknownType", "ns1", "invalid-name", "x")
+    h.client.seed(PODS, make_obj(pod, unknown))
+    item = Node(pod)
+
+    action = await h.gc.attempt_to_delete_worker(item)
+
+    assert action is WorkItemAction.REQUEUE
+    assert h.client.lookup(PODS, "ns1", pod.name) is not None
+    assert not h.decisions.records
+
+
+async def test_waiting_owner_and_dependents_means_foreground_delete() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
+    h.client.seed(PODS, make_obj(pod, rc1))
+    child = make_id("v1", "Pod", "ns1", "child", "childuid")
+    await _observe(h, add_event(pod, rc1), add_event(child, pod))
+    item = h.gc.graph_builder.uid_to_node.read(pod.uid)
+    assert item is not None
+
+    await h.gc.attempt_to_delete_item(item)
+
+    live = h.client.lookup(PODS, "ns1", pod.name)
+    assert live is not None and live["metadata"]["finalizers"] == ["foregroundDeletion"]
+    [record] = h.decisions.records
+    assert (record.reason, record.propagation_policy) == (
+        DecisionReason.OWNER_WAITING_FOREGROUND, "Foreground")
+
+
+async def test_possible_cycle_unblocks_owner_references_before_foreground_delete() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
+    h.client.seed(PODS, make_obj(pod, ref_of(rc1, block_owner_deletion=True)))
+    child = make_id("v1", "Pod", "ns1", "child", "childuid")
+    await _observe(h, add_event(pod, ref_of(rc1, block_owner_deletion=True)),
+                   add_event(child, pod, finalizers=("foregroundDeletion",), deleting=True))
+    item = h.gc.graph_builder.uid_to_node.read(pod.uid)
+    assert item is not None
+
+    await h.gc.attempt_to_delete_item(item)
+
+    live = h.client.lookup(PODS, "ns1", pod.name)
+    assert live is not None
+    assert live["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] is False
+    assert [r.action for r in h.decisions.records] == [RecordAction.UNBLOCK_PATCH,
+                                                       RecordAction.DELETE]
+
+
+async def _observe(h: Harness, *events: Any) -> None:
+    for event in events:
+        h.graph_changes.add(event)
+        await h.gc.graph_builder.process_graph_changes()
+
+
+async def test_deleting_dependents_item_keeps_finalizer_while_blocking_dependent_exists() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
+    await _observe(h, add_event(rc1, finalizers=("foregroundDeletion",), deleting=True),
+                   add_event(pod, ref_of(rc1, block_owner_deletion=True)))
+    owner = h.gc.graph_builder.uid_to_node.read(rc1.uid)
+    assert owner is not None and owner.is_deleting_dependents()
+    h.attempt_to_delete.pending.clear()
+
+    await h.gc.process_deleting_dependents_item(owner)
+
+    assert [n.identity for n in h.attempt_to_delete.pending] == [pod]
+    live = h.client.lookup(RCS, "ns1", rc1.name)
+    assert live is not None and live["metadata"]["finalizers"] == ["foregroundDeletion"]
+
+
+async def test_deleting_dependents_item_removes_finalizer_when_only_non_blocking_left() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion", "x/y"), deleting=True))
+    await _observe(h, add_event(rc1, finalizers=("foregroundDeletion", "x/y"), deleting=True),
+                   add_event(pod, ref_of(rc1, block_owner_deletion=False)))
+    owner = h.gc.graph_builder.uid_to_node.read(rc1.uid)
+    assert owner is not None
+
+    await h.gc.attempt_to_delete_item(owner)
+
+    live = h.client.lookup(RCS, "ns1", rc1.name)
+    assert live is not None and live["metadata"]["finalizers"] == ["x/y"]
+    [record] = h.decisions.records
+    assert (record.action, record.reason) == (RecordAction.REMOVE_FINALIZER,
+                                              DecisionReason.NO_BLOCKING_DEPENDENTS)
+
+
+async def test_orphan_worker_strips_owner_reference_then_removes_orphan_finalizer() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, _rc(rc1, finalizers=("orphan",), deleting=True))
+    gone = make_id("v1", "Pod", "ns1", "gone", "goneuid")  # 404 on its patch is ignored
+    h.client.seed(PODS, make_obj(pod, rc1, rc2))
+    await _observe(h, add_event(pod, rc1, rc2), add_event(gone, rc1),
+                   add_event(rc1, finalizers=("orphan",), deleting=True))
+    assert [n.identity for n in h.attempt_to_orphan.pending] == [rc1]
+
+    await h.gc.process_attempt_to_orphan_worker()
+
+    live = h.client.lookup(PODS, "ns1", pod.name)
+    assert live is not None and [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
+    assert h.client.lookup(RCS, "ns1", rc1.name) is None  # finalizer removed: RC gone
+    assert [(r.action, r.object) for r in h.decisions.records] == [
+        (RecordAction.ORPHAN_PATCH, pod), (RecordAction.REMOVE_FINALIZER, rc1)]
+
+
+async def test_orphan_dependents_failure_reports_the_conflict() -> None:
+    h = Harness.create()
+    dependent = make_id("v1", "Pod", "ns1", "pod", "poduid")
+    h.client.seed(PODS, make_obj(dependent, rc1))
+    h.client.failures["patch /v1, Resource=pods ns=ns1 name=pod"] = errors.conflict(
+        errors.GroupResource("", "pods"), "pod", "the server reported a conflict")
+
+    with pytest.raises(Exception, match="the server reported a conflict"):
+        await h.gc.orphan_dependents(rc1, [Node(dependent)])
+
+
+async def test_virtual_node_not_found_enqueues_virtual_delete() -> None:
+    h = Harness.create()
+    await _observe(h, add_event(pod, rc1))
+    virtual_owner = h.gc.graph_builder.uid_to_node.read(rc1.uid)
+    assert virtual_owner is not None and virtual_owner.virtual
+
+    action = await h.gc.attempt_to_delete_worker(virtual_owner)
+
+    assert action is WorkItemAction.FORGET
+    [event] = h.graph_changes.pending
+    assert event.virtual and event.obj["metadata"]["uid"] == rc1.uid

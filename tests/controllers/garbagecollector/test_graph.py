@@ -1,0 +1,60 @@
+"""Graph nodes: lazy dependents, blocking dependents, memory budget (spec/limits.md §5)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+from kubegc.api.meta import ObjectReference
+from kubegc.controllers.garbagecollector import ConcurrentUIDToNode, Node, OwnerRef
+
+
+def test_dependents_set_is_created_lazily_and_dropped_when_empty() -> None:
+    owner = Node(ObjectReference("v1", "RC", "rc", "o"))
+    child = Node(ObjectReference("v1", "Pod", "p", "c"), owners=(OwnerRef("v1", "RC", "rc", "o"),))
+    assert owner._dependents is None
+    owner.add_dependent(child)
+    assert owner.get_dependents() == [child] and owner.has_dependent(child)
+    owner.delete_dependent(child)
+    assert owner._dependents is None and owner.dependents_length() == 0
+
+
+def test_blocking_dependents_only_counts_block_owner_deletion_true() -> None:
+    owner = Node(ObjectReference("v1", "RC", "rc", "o"))
+    kids = {
+        flag: Node(ObjectReference("v1", "Pod", f"p{flag}", f"c{flag}"),
+                   owners=(OwnerRef("v1", "RC", "rc", "o", block_owner_deletion=flag),))
+        for flag in (True, False, None)
+    }
+    for kid in kids.values():
+        owner.add_dependent(kid)
+    assert owner.blocking_dependents() == [kids[True]]
+
+
+def test_clone_copies_dependents_and_is_a_different_item() -> None:
+    owner = Node(ObjectReference("v1", "RC", "rc", "o"), virtual=True)
+    child = Node(ObjectReference("v1", "Pod", "p", "c"))
+    owner.add_dependent(child)
+    copy = owner.clone()
+    assert copy is not owner and copy != owner
+    assert copy.get_dependents() == [child] and copy.virtual
+
+
+def test_memory_per_node_stays_within_budget() -> None:
+    """limits.md §5: at most ~1 KB per node including strings; the structure itself (the
+    strings are shared with the informer cache) must stay well below that."""
+    count = 20_000
+    inputs = [(f"ns-{i % 50}", f"pod-{i}", f"uid-{i}", f"rs-{(i - 1) // 10}", f"uid-{(i - 1) // 10}")
+              for i in range(count)]
+    graph = ConcurrentUIDToNode()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for ns, name, uid, owner_name, owner_uid in inputs:
+        node = Node(ObjectReference("v1", "Pod", name, uid, ns),
+                    owners=(OwnerRef("apps/v1", "ReplicaSet", owner_name, owner_uid),))
+        graph.write(node)
+        owner = graph.read(owner_uid)
+        if owner is not None:
+            owner.add_dependent(node)
+    per_node = (tracemalloc.get_traced_memory()[0] - before) / count
+    tracemalloc.stop()
+    assert per_node < 700, f"{per_node:.0f} B/node"

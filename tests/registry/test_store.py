@@ -1,0 +1,166 @@
+"""Create / get / update / list / watch with Kubernetes metadata semantics."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from kubegc.api.errors import StatusError
+from kubegc.registry import Registry, WatchRequest
+
+from .conftest import manifest, target
+
+
+async def test_create_fills_metadata(registry: Registry) -> None:
+    created = await registry.create(target(registry, "configmaps"), manifest("configmaps", "c1"))
+    meta = created["metadata"]
+    assert meta["uid"] and meta["creationTimestamp"] and meta["resourceVersion"]
+    assert meta["namespace"] == "default"
+    assert (created["apiVersion"], created["kind"]) == ("v1", "ConfigMap")
+
+
+async def test_generate_name(registry: Registry) -> None:
+    created = await registry.create(target(registry, "configmaps"),
+                                    {"metadata": {"generateName": "web-"}})
+    assert created["metadata"]["name"].startswith("web-")
+    assert len(created["metadata"]["name"]) == len("web-") + 5
+
+
+async def test_create_existing_is_already_exists(registry: Registry) -> None:
+    t = target(registry, "configmaps")
+    await registry.create(t, manifest("configmaps", "c1"))
+    with pytest.raises(StatusError) as e:
+        await registry.create(t, manifest("configmaps", "c1"))
+    assert (e.value.code, e.value.reason, e.value.message) == (
+        409, "AlreadyExists", 'configmaps "c1" already exists')
+
+
+@pytest.mark.parametrize(("resource", "body", "message"), [
+    ("configmaps", {"metadata": {"name": "Bad_Name"}}, 'ConfigMap "Bad_Name" is invalid: '
+     'metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain'),
+    ("pods", {"metadata": {"name": "p"}, "spec": {}}, 'Pod "p" is invalid: spec.containers: '
+     "Required value"),
+    ("deployments", {"metadata": {"name": "d"}, "spec": {"template": {}}},
+     'Deployment.apps "d" is invalid'),
+    ("configmaps", {"metadata": {"name": "c", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "Pod", "name": "a", "uid": "1", "controller": True},
+        {"apiVersion": "v1", "kind": "Pod", "name": "b", "uid": "2", "controller": True}]}},
+     'Only one reference can have Controller set to true. Found "true" in references for '
+     "Pod/a and Pod/b"),
+    ("configmaps", {"metadata": {"name": "c", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "Event", "name": "a", "uid": "1"}]}},
+     "is disallowed from being an owner"),
+    ("configmaps", {"metadata": {"name": "c", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "Pod", "name": "a", "uid": ""}]}}, "uid must not be empty"),
+    ("configmaps", {"metadata": {"name": "c", "finalizers": ["orphan", "foregroundDeletion"]}},
+     "finalizer orphan and foregroundDeletion cannot be both set"),
+], ids=["name", "pod-containers", "deployment-selector", "two-controllers", "event-owner",
+        "empty-uid", "both-gc-finalizers"])
+async def test_validation(registry: Registry, resource: str, body: dict[str, Any],
+                          message: str) -> None:
+    with pytest.raises(StatusError) as e:
+        await registry.create(target(registry, resource), body)
+    assert e.value.code == 422 and e.value.reason == "Invalid"
+    assert message in e.value.message
+
+
+async def test_update_conflict_and_no_op(registry: Registry) -> None:
+    t = target(registry, "configmaps")
+    created = await registry.create(t, manifest("configmaps", "c1"))
+    same, _ = await registry.update(t, "c1", created)
+    assert same["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    changed = dict(created, data={"a": "b"})
+    updated, _ = await registry.update(t, "c1", changed)
+    assert updated["metadata"]["resourceVersion"] != created["metadata"]["resourceVersion"]
+    with pytest.raises(StatusError) as e:
+        await registry.update(t, "c1", dict(created, data={"a": "c"}))
+    assert e.value.code == 409 and e.value.message == (
+        'Operation cannot be fulfilled on configmaps "c1": the object has been modified; please '
+        "apply your changes to the latest version and try again")
+
+
+async def test_generation_bumps_on_spec_change_only(registry: Registry) -> None:
+    t = target(registry, "deployments")
+    created = await registry.create(t, manifest("deployments", "d"))
+    assert created["metadata"]["generation"] == 1
+    labelled = dict(created, metadata={**created["metadata"], "labels": {"a": "b"}})
+    after_label, _ = await registry.update(t, "d", labelled)
+    assert after_label["metadata"]["generation"] == 1
+    spec = dict(after_label["spec"], replicas=5)
+    after_spec, _ = await registry.update(t, "d", dict(after_label, spec=spec))
+    assert after_spec["metadata"]["generation"] == 2
+
+
+async def test_status_is_a_separate_subresource(registry: Registry) -> None:
+    t = target(registry, "deployments")
+    created = await registry.create(t, manifest("deployments", "d"))
+    with_status = dict(created, status={"replicas": 3})
+    main, _ = await registry.update(t, "d", with_status)
+    assert "replicas" not in main.get("status", {})
+    status, _ = await registry.update(t, "d", with_status, subresource="status")
+    assert status["status"]["replicas"] == 3
+
+
+async def test_list_selectors_and_paging(registry: Registry) -> None:
+    t = target(registry, "configmaps")
+    for i in range(7):
+        await registry.create(t, {"metadata": {"name": f"c{i}", "labels": {
+            "parity": "even" if i % 2 == 0 else "odd"}}})
+    even = await registry.list(t, label_selector="parity=even")
+    assert [i["metadata"]["name"] for i in even["items"]] == ["c0", "c2", "c4", "c6"]
+    named = await registry.list(t, field_selector="metadata.name=c3")
+    assert [i["metadata"]["name"] for i in named["items"]] == ["c3"]
+    names: list[str] = []
+    token = ""
+    while True:
+        page = await registry.list(t, limit=3, continue_=token)
+        names += [i["metadata"]["name"] for i in page["items"]]
+        token = page["metadata"].get("continue", "")
+        if not token:
+            break
+    assert names == [f"c{i}" for i in range(7)]
+
+
+async def test_watch_from_resource_version_and_initial_events(registry: Registry) -> None:
+    t = target(registry, "configmaps")
+    first = await registry.create(t, manifest("configmaps", "c1"))
+    watch = registry.watch(t, WatchRequest(resource_version="0"))
+    await watch.start()
+    batches = watch.batches()
+    initial = await anext(batches)
+    assert [(c.type, c.object["metadata"]["name"]) for c in initial] == [("ADDED", "c1")]
+    await registry.create(t, manifest("configmaps", "c2"))
+    await registry.delete(t, "c1", {})
+    seen: list[tuple[str, str]] = []
+    while len(seen) < 2:
+        batch = await asyncio.wait_for(anext(batches), 5)
+        seen += [(c.type, c.object["metadata"]["name"]) for c in batch]
+    assert seen == [("ADDED", "c2"), ("DELETED", "c1")]
+    watch.close()
+    resumed = registry.watch(t, WatchRequest(resource_version=first["metadata"][
+        "resourceVersion"]))
+    await resumed.start()
+    batch = await asyncio.wait_for(anext(resumed.batches()), 5)
+    assert [(c.type, c.object["metadata"]["name"]) for c in batch] == seen
+    resumed.close()
+
+
+async def test_watch_label_selector_turns_updates_into_added_and_deleted(
+        registry: Registry) -> None:
+    t = target(registry, "configmaps")
+    created = await registry.create(t, manifest("configmaps", "c1"))
+    watch = registry.watch(t, WatchRequest(
+        label_selector="x=1", resource_version=created["metadata"]["resourceVersion"]))
+    await watch.start()
+    batches = watch.batches()
+    labelled, _ = await registry.update(t, "c1", dict(created, metadata={
+        **created["metadata"], "labels": {"x": "1"}}))
+    await registry.update(t, "c1", dict(labelled, metadata={**labelled["metadata"],
+                                                             "labels": {"x": "2"}}))
+    seen: list[str] = []
+    while len(seen) < 2:
+        seen += [c.type for c in await asyncio.wait_for(anext(batches), 5)]
+    assert seen == ["ADDED", "DELETED"]
+    watch.close()
