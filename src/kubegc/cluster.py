@@ -21,7 +21,7 @@ from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.context import DebugHandler
 from kubegc.storage import KV
-from kubegc.storage.open import open_kv
+from kubegc.storage import connect_kv, run_compactor
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,8 @@ class ClusterConfig:
     serve_http: bool = True
     clock: Clock = field(default_factory=RealClock)
     kv: KV | None = None  # an already open store (the planner's)
+    compaction_interval: float = 300.0  # as kube-apiserver: compact every 5 minutes
+    compaction_keep: int = 100_000  # revisions kept for watches to resume
 
 
 def _document_handler(document: DebugDocument) -> DebugHandler:
@@ -68,6 +70,7 @@ class Cluster:
         self.ca_pem: bytes | None = None
         self.controller_manager: ControllerManager | None = None
         self._started = asyncio.Event()
+        self._compactor: asyncio.Task[None] | None = None
 
     def _storage_spec(self) -> str:
         storage = self.config.storage
@@ -81,7 +84,11 @@ class Cluster:
         config = self.config
         if config.data_dir is not None:
             config.data_dir.mkdir(parents=True, exist_ok=True)
-        self.kv = config.kv or open_kv(self._storage_spec(), clock=self.clock)
+        self.kv = config.kv or await connect_kv(self._storage_spec(), clock=self.clock)
+        if config.kv is None and config.compaction_interval > 0:
+            self._compactor = asyncio.create_task(run_compactor(
+                self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
+                clock=self.clock), name="compactor")
         self.registry = Registry(self.kv, clock=self.clock)
         await self.registry.start()
         self.client = LocalClient(self.registry)
@@ -150,6 +157,9 @@ class Cluster:
             await self.server.stop()
         if self.registry is not None:
             await self.registry.stop()
+        if self._compactor is not None:
+            self._compactor.cancel()
+            await asyncio.gather(self._compactor, return_exceptions=True)
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
 

@@ -197,6 +197,17 @@ async def test_synchronous_modes(db: Path, mode: str) -> None:
         await kv.close()
 
 
+def test_unopenable_path_is_a_storage_error(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="cannot open"):
+        SqliteKV(tmp_path / "no-such-dir" / "kv.db")
+
+
+async def test_in_memory_database_works() -> None:
+    kv = SqliteKV(":memory:")
+    assert await kv.create("/a", b"") == 1
+    await kv.close()
+
+
 def test_unknown_synchronous_mode_is_rejected(db: Path) -> None:
     with pytest.raises(ValueError, match="synchronous"):
         SqliteKV(db, synchronous="OFF")

@@ -182,8 +182,13 @@ class FakeClient(Client):
 
     def expire_watches(self, gvr: GroupVersionResource | None = None) -> None:
         """Send a 410 Expired ERROR to open watches (all, or of ``gvr``) and end them."""
-        status = errors.resource_expired("too old resource version").to_status()
-        self._end_watches(gvr, WatchEvent("ERROR", status))
+        self.fail_watches(errors.resource_expired("too old resource version"), gvr)
+
+    def fail_watches(
+        self, error: errors.StatusError, gvr: GroupVersionResource | None = None,
+    ) -> None:
+        """Send ``error`` as an ERROR event to open watches (all, or of ``gvr``); end them."""
+        self._end_watches(gvr, WatchEvent("ERROR", error.to_status()))
 
     def close_watches(self, gvr: GroupVersionResource | None = None) -> None:
         """End open watch streams normally (as a server-side timeout does)."""

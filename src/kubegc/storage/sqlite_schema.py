@@ -15,12 +15,14 @@ current revision even after compaction deleted the newest rows)::
 
 ``kine_meta`` holds ``compact_revision`` (reads below fail) and ``compact_progress``
 (superseded rows below it are deleted; it lags only while a compaction runs).
-May import: the standard library.
+May import: the standard library and ``kubegc.storage.errors``.
 """
 
 from __future__ import annotations
 
 import sqlite3
+
+from kubegc.storage.errors import StorageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS kine (
@@ -82,18 +84,28 @@ SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
 
 
 def connect(path: str, synchronous: str) -> sqlite3.Connection:
-    """Open (creating if needed) the database in WAL mode with explicit transactions."""
+    """Open (creating if needed) the database in WAL mode with explicit transactions.
+    ``ValueError`` for an unknown ``synchronous``; ``StorageError`` if it cannot be opened
+    (``":memory:"`` works, without durability)."""
     if synchronous.upper() not in SYNCHRONOUS_MODES:
         raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
-                           cached_statements=64)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                               cached_statements=64)
+    except sqlite3.Error as exc:
+        raise StorageError(f"sqlite: cannot open {path}: {exc}") from exc
+    try:
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if mode not in ("wal", "memory"):
+            raise StorageError(f"sqlite: {path}: WAL mode unavailable (journal_mode={mode})")
         conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
         conn.execute("PRAGMA busy_timeout=5000")
         conn.execute("PRAGMA cache_size=-32768")  # 32 MiB of page cache (default 2 MiB)
         conn.execute("PRAGMA journal_size_limit=67108864")  # truncate the WAL to 64 MiB
         conn.executescript(SCHEMA)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StorageError(f"sqlite: cannot open {path}: {exc}") from exc
     except BaseException:
         conn.close()
         raise

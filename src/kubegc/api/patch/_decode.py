@@ -49,7 +49,8 @@ def json_type_name(value: Any) -> str:
 def type_error(value: Any, go_type: str, field: str = "") -> DecodeError:
     """``json: cannot unmarshal <json type> into Go value of type <go type>``."""
     into = f"Go struct field {field}" if field else "Go value"
-    return DecodeError(f"json: cannot unmarshal {json_type_name(value)} into {into} of type {go_type}")
+    what = json_type_name(value)
+    return DecodeError(f"json: cannot unmarshal {what} into {into} of type {go_type}")
 
 
 _SYNTAX = {

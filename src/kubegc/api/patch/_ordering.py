@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubegc.api.errors import StatusError
 from kubegc.api.patch._errors import bad_arg_type, go_repr, unknown_error
 from kubegc.api.patch._values import canonical
-from kubegc.api.errors import StatusError
 
 MAP = "map"
 DIRECTIVE = "$patch"

@@ -213,19 +213,37 @@ class _Comparer:
         return update_fields(value, meta, path, self.schema)
 
 
-def locate(obj: Any, path: Path, schema: PatchSchema,
-           root: str) -> tuple[dict[str, Any] | list[Any], str | int] | None:
-    """(container, key or index) holding the value at ``path``; None when absent."""
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Where a value sits: a map and its key, or a list and an index."""
+
+    container: dict[str, Any] | list[Any]
+    where: str | int
+
+    def get(self) -> Any:
+        if isinstance(self.container, dict):
+            return self.container[str(self.where)]
+        return self.container[int(self.where)]
+
+    def delete(self) -> None:
+        if isinstance(self.container, dict):
+            del self.container[str(self.where)]
+        else:
+            del self.container[int(self.where)]
+
+
+def locate(obj: Any, path: Path, schema: PatchSchema, root: str) -> Slot | None:
+    """The slot holding the value at ``path``; None when absent."""
     current: Any = obj
     meta = FieldMeta(type=root)
-    found: tuple[dict[str, Any] | list[Any], str | int] | None = None
+    found: Slot | None = None
     for element in path:
         kind, _, text = element.partition(":")
         if kind == "f":
             if not isinstance(current, dict) or text not in current:
                 return None
             meta = schema.field(meta.type, text)
-            found = (current, text)
+            found = Slot(current, text)
             current = current[text]
         else:
             if not isinstance(current, list):
@@ -233,7 +251,7 @@ def locate(obj: Any, path: Path, schema: PatchSchema,
             index = _find_item(current, kind, text, meta)
             if index < 0:
                 return None
-            found = (current, index)
+            found = Slot(current, index)
             current = current[index]
             meta = FieldMeta(type=meta.type)
     return found
@@ -332,6 +350,18 @@ def _value_string(value: Any) -> str:
     return canonical(value)
 
 
-__all__ = ["NO_META", "STRIPPED", "Changes", "FieldPathError", "Path", "applied_set",
-           "compare", "decode_fields", "encode_fields", "locate", "path_string",
-           "update_fields"]
+__all__ = [
+    "NO_META",
+    "STRIPPED",
+    "Changes",
+    "FieldPathError",
+    "Path",
+    "Slot",
+    "applied_set",
+    "compare",
+    "decode_fields",
+    "encode_fields",
+    "locate",
+    "path_string",
+    "update_fields",
+]

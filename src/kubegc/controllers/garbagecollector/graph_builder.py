@@ -94,6 +94,9 @@ class GraphBuilder:
             ignored_resources=ignored_resources, sink=self._enqueue_change,
         )
         self._processing = False
+        # uid -> dependents still referencing it after its node was removed (upstream
+        # forgets them; kept here so a node reappearing for the uid is linked again)
+        self._unlinked: dict[str, set[Node]] = {}
 
     def _enqueue_change(self, event: Event) -> None:
         self.graph_changes.add(event)
@@ -279,17 +282,38 @@ class GraphBuilder:
     # ----------------------------------------------------------------- graph edits
     def insert_node(self, node: Node) -> None:
         self.uid_to_node.write(node)
+        self._relink(node)
         self.add_dependent_to_owners(node, node.owners)
 
     def remove_node(self, node: Node) -> None:
-        self.uid_to_node.delete(node.identity.uid)
+        uid = node.identity.uid
+        self.uid_to_node.delete(uid)
         self.remove_dependent_from_owners(node, node.owners)
+        remaining = {d for d in node.get_dependents()
+                     if d is not node and self.uid_to_node.read(d.identity.uid) is d}
+        if remaining:
+            self._unlinked.setdefault(uid, set()).update(remaining)
 
     def remove_dependent_from_owners(self, node: Node, owners: Iterable[OwnerRef]) -> None:
         for ref in owners:
             owner = self.uid_to_node.read(ref.uid)
             if owner is not None:
                 owner.delete_dependent(node)
+                continue
+            unlinked = self._unlinked.get(ref.uid)
+            if unlinked is not None:
+                unlinked.discard(node)
+                if not unlinked:
+                    del self._unlinked[ref.uid]
+
+    def _relink(self, node: Node) -> None:
+        """Give a node that (re)appears for a uid the dependents still referencing that
+        uid since an earlier node for it was removed (keeps rule 45 for any event order)."""
+        uid = node.identity.uid
+        for dep in self._unlinked.pop(uid, ()):
+            if self.uid_to_node.read(dep.identity.uid) is dep and any(
+                    ref.uid == uid for ref in dep.owners):
+                node.add_dependent(dep)
 
     def add_dependent_to_owners(self, node: Node, owners: Iterable[OwnerRef]) -> None:
         """Link ``node`` under each owner, creating virtual owners for unseen uids
@@ -300,6 +324,7 @@ class GraphBuilder:
             if owner is None:
                 owner = Node(ref.identity_in(node.identity.namespace), virtual=True)
                 self.uid_to_node.write(owner)
+                self._relink(owner)
                 owner.add_dependent(node)
                 # the GC verifies the owner and sends a virtual delete if it is absent
                 self.attempt_to_delete.add(owner)

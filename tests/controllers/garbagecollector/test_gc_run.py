@@ -1,0 +1,299 @@
+"""The whole GC running (informers, graph builder, workers, sync) against a FakeClient with
+API-server deletion semantics: the integration scenarios IT-01..IT-12 and E2E-06/08 in
+miniature. Waits are on conditions with deadlines, never fixed sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from kubegc.api.clock import RealClock
+from kubegc.api.resources import GroupVersionResource
+from kubegc.client.cache import SharedInformerFactory
+from kubegc.client.interface import DeleteOptions, PatchType
+from kubegc.controllers.garbagecollector import (
+    DecisionReason,
+    GarbageCollector,
+    InMemoryDecisionSink,
+    RecordAction,
+)
+
+from .fakes import DEFAULT_RESOURCES, FakeClient, FakeRecorder, api_resource
+from .steps import make_id, make_obj, ref_of
+
+PODS = GroupVersionResource("", "v1", "pods")
+RCS = GroupVersionResource("", "v1", "replicationcontrollers")
+SECRETS = GroupVersionResource("", "v1", "secrets")
+WIDGETS = GroupVersionResource("example.com", "v1", "widgets")
+CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
+GADGETS = GroupVersionResource("example.com", "v1", "gadgets")
+DEADLINE = 5.0
+
+
+async def eventually(condition: Callable[[], bool], *, timeout: float = DEADLINE,
+                     what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.005)
+
+
+@dataclass
+class Running:
+    gc: GarbageCollector
+    client: FakeClient
+    decisions: InMemoryDecisionSink
+
+    def exists(self, gvr: GroupVersionResource, name: str, ns: str = "ns1") -> bool:
+        return self.client.lookup(gvr, ns, name) is not None
+
+    def get(self, gvr: GroupVersionResource, name: str, ns: str = "ns1") -> dict[str, Any]:
+        obj = self.client.lookup(gvr, ns, name)
+        assert obj is not None, f"{name} is gone"
+        return obj
+
+    async def observed(self, *objs: dict[str, Any]) -> None:
+        uids = [o["metadata"]["uid"] for o in objs]
+        await eventually(lambda: all(self.gc.graph_has_uid(u) for u in uids),
+                         what=f"graph to hold {uids}")
+
+    async def delete(self, gvr: GroupVersionResource, name: str, policy: str,
+                     ns: str = "ns1") -> None:
+        await self.client.delete(gvr, name, namespace=ns,
+                                 options=DeleteOptions(propagation_policy=policy))
+
+    async def settle(self) -> None:
+        await eventually(self.gc.is_idle, what="GC to be idle")
+
+
+@pytest.fixture
+async def running() -> AsyncIterator[Running]:
+    clock = RealClock()
+    client = FakeClient(clock=clock)
+    decisions = InMemoryDecisionSink()
+    gc = GarbageCollector(client, informer_factory=SharedInformerFactory(client, clock=clock),
+                          recorder=FakeRecorder(), clock=clock, decisions=decisions, workers=3,
+                          sync_period=3600, initial_sync_timeout=DEADLINE)
+    gc.start()
+    await eventually(gc.is_synced, what="GC monitors to sync")
+    try:
+        yield Running(gc, client, decisions)
+    finally:
+        await gc.stop()
+
+
+def rc(name: str) -> dict[str, Any]:
+    return make_obj(make_id("v1", "ReplicationController", "ns1", name, f"uid-{name}"))
+
+
+def pod(name: str, *owners: Any, finalizers: tuple[str, ...] = ()) -> dict[str, Any]:
+    return make_obj(make_id("v1", "Pod", "ns1", name, f"uid-{name}"), *owners,
+                    finalizers=finalizers)
+
+
+def ref(obj: dict[str, Any], **flags: Any) -> Any:
+    return ref_of(make_id(obj["apiVersion"], obj["kind"], obj["metadata"].get("namespace", ""),
+                          obj["metadata"]["name"], obj["metadata"]["uid"]), **flags)
+
+
+async def test_cascading_background_deletion(running: Running) -> None:  # IT-01
+    rc1, rc2 = running.client.seed(RCS, rc("rc1")), running.client.seed(RCS, rc("rc2"))
+    pods = [running.client.seed(PODS, p) for p in (
+        pod("pod1", ref(rc1)), pod("pod2"), pod("pod3", ref(rc1), ref(rc2)))]
+    await running.observed(rc1, rc2, *pods)
+
+    await running.delete(RCS, "rc1", "Background")
+
+    await eventually(lambda: not running.exists(PODS, "pod1"), what="pod1 deleted")
+    await eventually(lambda: len(running.get(PODS, "pod3")["metadata"]["ownerReferences"]) == 1)
+    await running.settle()
+    assert running.exists(PODS, "pod2")
+    assert running.get(PODS, "pod3")["metadata"]["ownerReferences"][0]["uid"] == "uid-rc2"
+    assert not running.gc.graph_has_uid("uid-rc1")
+    by_object = {r.object.name: r for r in running.decisions}
+    assert by_object["pod1"].action is RecordAction.DELETE
+    assert by_object["pod3"].action is RecordAction.REMOVE_DANGLING_REFS
+
+
+async def test_create_with_non_existent_owner_is_collected(running: Running) -> None:  # IT-02
+    ghost = make_id("v1", "ReplicationController", "ns1", "test.rc.1", "doesn't matter")
+    running.client.seed(PODS, pod("test.pod.1", ghost))
+    await eventually(lambda: not running.exists(PODS, "test.pod.1"), what="pod deleted")
+    [record] = [r for r in running.decisions if r.action is RecordAction.DELETE]
+    assert record.reason is DecisionReason.OWNER_ABSENT
+
+
+async def test_orphaning_strips_references_and_keeps_dependents(running: Running) -> None:  # IT-04
+    owner = running.client.seed(RCS, rc("test.rc.1"))
+    pods = [running.client.seed(PODS, pod(f"pod{i}", ref(owner))) for i in range(3)]
+    await running.observed(owner, *pods)
+
+    await running.delete(RCS, "test.rc.1", "Orphan")
+
+    await eventually(lambda: not running.exists(RCS, "test.rc.1"), what="RC gone")
+    await running.settle()
+    for i in range(3):
+        assert "ownerReferences" not in running.get(PODS, f"pod{i}")["metadata"]
+    actions = [r.action for r in running.decisions]
+    assert actions.count(RecordAction.ORPHAN_PATCH) == 3
+    assert actions[-1] is RecordAction.REMOVE_FINALIZER
+
+
+async def test_foreground_owner_outlives_its_blocking_dependents(running: Running) -> None:  # E2E-06
+    owner = running.client.seed(RCS, rc("rc"))
+    pods = [running.client.seed(PODS, pod(f"p{i}", ref(owner, controller=True,
+                                                            block_owner_deletion=True)))
+            for i in range(5)]
+    await running.observed(owner, *pods)
+
+    await running.delete(RCS, "rc", "Foreground")
+
+    await eventually(lambda: not running.exists(RCS, "rc"), what="RC gone")
+    assert not any(running.exists(PODS, f"p{i}") for i in range(5))
+    last = running.decisions.records[-1]
+    assert (last.object.name, last.reason) == ("rc", DecisionReason.NO_BLOCKING_DEPENDENTS)
+
+
+async def test_solid_owner_does_not_block_waiting_owner(running: Running) -> None:  # IT-05
+    rc1, rc2 = running.client.seed(RCS, rc("rc1")), running.client.seed(RCS, rc("rc2"))
+    p = running.client.seed(PODS, pod("pod", ref(rc1, block_owner_deletion=True), ref(rc2)))
+    await running.observed(rc1, rc2, p)
+
+    await running.delete(RCS, "rc1", "Foreground")
+
+    await eventually(lambda: not running.exists(RCS, "rc1"), what="rc1 gone")
+    refs = running.get(PODS, "pod")["metadata"]["ownerReferences"]
+    assert [r["uid"] for r in refs] == ["uid-rc2"]
+
+
+async def test_non_blocking_references_do_not_block(running: Running) -> None:  # IT-06
+    owner = running.client.seed(RCS, rc("rc"))
+    p1 = running.client.seed(PODS, pod("pod1", ref(owner), finalizers=("x/y",)))
+    p2 = running.client.seed(PODS, pod("pod2", ref(owner, block_owner_deletion=False),
+                                       finalizers=("x/y",)))
+    await running.observed(owner, p1, p2)
+
+    await running.delete(RCS, "rc", "Foreground")
+
+    await eventually(lambda: not running.exists(RCS, "rc"), what="RC gone")
+    assert running.exists(PODS, "pod1") and running.exists(PODS, "pod2")
+
+
+async def test_blocking_reference_that_cannot_go_away_blocks(running: Running) -> None:  # IT-08
+    owner = running.client.seed(RCS, rc("rc"))
+    p = running.client.seed(PODS, pod("pod", ref(owner, block_owner_deletion=True),
+                                      finalizers=("x/y",)))
+    await running.observed(owner, p)
+
+    await running.delete(RCS, "rc", "Foreground")
+
+    await eventually(lambda: bool(running.get(PODS, "pod")["metadata"].get("deletionTimestamp")))
+    await running.settle()
+    assert running.get(RCS, "rc")["metadata"]["finalizers"] == ["foregroundDeletion"]
+
+
+async def test_dependency_cycle_does_not_block_deletion(running: Running) -> None:  # E2E-08
+    ids = {n: make_id("v1", "Pod", "ns1", n, f"uid-{n}") for n in ("pod1", "pod2", "pod3")}
+    flags = {"controller": True, "block_owner_deletion": True}
+    for name, owner in (("pod1", "pod3"), ("pod2", "pod1"), ("pod3", "pod2")):
+        running.client.seed(PODS, make_obj(ids[name], ref_of(ids[owner], **flags)))
+    await eventually(lambda: all(running.gc.graph_has_uid(i.uid) for i in ids.values()))
+
+    await running.delete(PODS, "pod1", "Foreground")
+
+    await eventually(lambda: not any(running.exists(PODS, n) for n in ids), what="all pods gone")
+    assert RecordAction.UNBLOCK_PATCH in [r.action for r in running.decisions]
+
+
+async def test_double_foreground_deletion_with_finalizer(running: Running) -> None:  # IT-07
+    lucy = running.client.seed(PODS, pod("lucy", finalizers=("x/y",)))
+    await running.observed(lucy)
+
+    def finalizers() -> list[str]:
+        return list(running.get(PODS, "lucy")["metadata"].get("finalizers") or [])
+
+    for _ in range(2):
+        await running.delete(PODS, "lucy", "Foreground")
+        await eventually(lambda: finalizers() == ["x/y"], what="foregroundDeletion removed")
+    await running.client.patch(PODS, "lucy", {"metadata": {"finalizers": None}}, namespace="ns1",
+                               patch_type=PatchType.MERGE)
+    assert not running.exists(PODS, "lucy")
+
+
+async def test_custom_resource_owner_cascades_to_core_dependent(running: Running) -> None:  # IT-10
+    owner = running.client.seed(WIDGETS, make_obj(make_id("example.com/v1", "Widget", "ns1",
+                                                          "owner", "uid-widget")))
+    cm = running.client.seed(CONFIGMAPS, make_obj(make_id("v1", "ConfigMap", "ns1", "cm", "uid-cm"),
+                                                  ref(owner)))
+    await running.observed(owner, cm)
+
+    await running.delete(WIDGETS, "owner", "Foreground")
+
+    await eventually(lambda: not running.exists(WIDGETS, "owner"), what="owner gone")
+    assert not running.exists(CONFIGMAPS, "cm")
+
+
+async def test_resync_starts_and_stops_monitors(running: Running) -> None:  # rule 43, IT-11
+    gadgets = api_resource("example.com", "v1", "gadgets", "Gadget")
+    assert GADGETS not in running.gc.graph_builder.monitors
+    running.client.resources.append(gadgets)
+
+    result = await running.gc.resync()
+
+    assert result.changed and GADGETS in running.gc.graph_builder.monitors
+    g = running.client.seed(GADGETS, make_obj(make_id("example.com/v1", "Gadget", "ns1", "g", "uid-g")))
+    await running.observed(g)
+    running.client.resources.remove(gadgets)
+    await running.gc.resync()
+    assert GADGETS not in running.gc.graph_builder.monitors
+
+
+async def test_discovery_failure_keeps_monitors(running: Running) -> None:  # rule 44
+    before = running.gc.graph_builder.monitors.resources()
+    running.client.discovery_error = RuntimeError("discovery down")
+    result = await running.gc.resync()
+    assert not result.changed and result.errors
+    assert running.gc.graph_builder.monitors.resources() == before
+
+
+async def test_events_are_never_monitored(running: Running) -> None:  # rule 1
+    assert GroupVersionResource("", "v1", "events") not in running.gc.graph_builder.monitors
+    assert PODS in running.gc.graph_builder.monitors
+
+
+async def test_unsyncable_resource_does_not_stop_collection() -> None:  # IT-12
+    clock = RealClock()
+    client = FakeClient((*DEFAULT_RESOURCES,), clock=clock)
+    client.unlistable.add(SECRETS)
+    gc = GarbageCollector(client, informer_factory=SharedInformerFactory(client, clock=clock),
+                          recorder=FakeRecorder(), clock=clock, workers=2, sync_period=3600,
+                          initial_sync_timeout=0)
+    gc.start()
+    try:
+        owner = client.seed(RCS, rc("rc"))
+        p = client.seed(PODS, pod("pod", ref(owner)))
+        await eventually(lambda: gc.graph_has_uid(p["metadata"]["uid"]))
+        await client.delete(RCS, "rc", namespace="ns1",
+                            options=DeleteOptions(propagation_policy="Background"))
+        await eventually(lambda: client.lookup(PODS, "ns1", "pod") is None, what="pod deleted")
+        assert not gc.is_synced()
+    finally:
+        await gc.stop()
+
+
+async def test_dot_shows_the_neighbourhood_of_a_uid(running: Running) -> None:
+    owner = running.client.seed(RCS, rc("rc"))
+    p = running.client.seed(PODS, pod("pod", ref(owner)))
+    other = running.client.seed(PODS, pod("other", ref(running.client.seed(RCS, rc("rc2")))))
+    await running.observed(owner, p, other)
+
+    dot = running.gc.dot(uid="uid-pod")
+
+    assert '"uid-pod" -> "uid-rc";' in dot and "uid-other" not in dot
+    assert "uid-other" in running.gc.dot()
