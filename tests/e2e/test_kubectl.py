@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import select
 import subprocess
 import time
@@ -125,15 +126,16 @@ def test_get_watch_sees_changes(server: Server, ns: str) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
-        header = _read_line(proc, 10)
-        lines = [_read_line(proc, 10)]  # the initial GET
+        reader = LineReader(proc.stdout.fileno())
+        header = reader.read_line(10)
+        lines = [reader.read_line(10)]  # the initial GET
         # The watch starts asynchronously; keep changing the object until a change shows.
         deadline = time.monotonic() + 20
         i = 0
         while time.monotonic() < deadline and len(lines) < 2:
             i += 1
             server.kubectl("label", "--overwrite", "cm", "w1", "-n", ns, f"x={i}")
-            line = _read_line(proc, 1)
+            line = reader.read_line(1)
             if line:
                 lines.append(line)
         assert header.split()[:2] == ["EVENT", "NAME"]
@@ -144,10 +146,24 @@ def test_get_watch_sees_changes(server: Server, ns: str) -> None:
         proc.wait()
 
 
-def _read_line(proc: subprocess.Popen[str], timeout: float) -> str:
-    assert proc.stdout is not None
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    return proc.stdout.readline() if ready else ""
+class LineReader:
+    """Lines from a pipe with a timeout (select + os.read, no hidden buffering)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer = fd, b""
+
+    def read_line(self, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                return ""
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                return ""
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode()
 
 
 @pytest.mark.parametrize("cascade", ["background", "foreground", "orphan"])

@@ -134,6 +134,10 @@ class FakeClient(Client):
         obj = self._objects.get(gvr, {}).get((namespace, name))
         return copy.deepcopy(obj) if obj is not None else None
 
+    def objects(self, gvr: GroupVersionResource) -> builtins.list[Obj]:
+        """Copies of every stored object of ``gvr``, by namespace/name; no action recorded."""
+        return [copy.deepcopy(o) for _, o in sorted(self._objects.get(gvr, {}).items())]
+
     def clear_actions(self) -> None:
         self.actions.clear()
         self.action_log.clear()

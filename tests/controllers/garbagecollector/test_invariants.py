@@ -22,7 +22,7 @@ NAMESPACES = ["ns1", "ns2", ""]
 @st.composite
 def owner_refs(draw: st.DrawFn) -> list[dict[str, object]]:
     refs = []
-    for uid in draw(st.lists(st.sampled_from(UIDS + ["zz"]), max_size=3)):
+    for uid in draw(st.lists(st.sampled_from([*UIDS, "zz"]), max_size=3)):
         api_version, kind = draw(st.sampled_from(KINDS))
         refs.append({"apiVersion": api_version, "kind": kind, "name": f"n-{uid}", "uid": uid,
                      "blockOwnerDeletion": draw(st.booleans())})
@@ -31,7 +31,7 @@ def owner_refs(draw: st.DrawFn) -> list[dict[str, object]]:
 
 @st.composite
 def events(draw: st.DrawFn) -> Event:
-    uid = draw(st.sampled_from(UIDS + ["zz"]))
+    uid = draw(st.sampled_from([*UIDS, "zz"]))
     api_version, kind = draw(st.sampled_from(KINDS))
     group, _, version = api_version.rpartition("/")
     meta: dict[str, object] = {"uid": uid, "name": f"n-{uid}",

@@ -7,7 +7,11 @@ import pytest
 
 from kubegc.api.resources import GroupVersionKind, GroupVersionResource
 from kubegc.client.interface import APIResource
-from kubegc.controllers.garbagecollector import RESTMapper, RESTMappingError, get_deletable_resources
+from kubegc.controllers.garbagecollector import (
+    RESTMapper,
+    RESTMappingError,
+    get_deletable_resources,
+)
 
 DLW = ("delete", "list", "watch")
 
