@@ -12,11 +12,15 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from .certs import Pki, make_pki
+
 Eventually = Callable[..., Awaitable[None]]
 Spin = Callable[..., Awaitable[None]]
 
 
-async def _eventually(predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> None:
+async def _eventually(
+    predicate: Callable[[], object], timeout: float = 5.0, what: str = "",
+) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     turns = 0
@@ -41,3 +45,8 @@ def eventually_fixture() -> Eventually:
 @pytest.fixture(name="spin")
 def spin_fixture() -> Spin:
     return _spin
+
+
+@pytest.fixture(scope="session")
+def pki() -> Pki:
+    return make_pki()

@@ -115,6 +115,10 @@ class EventRecorder:
             self.start()
         await self._idle.wait()
 
+    def is_idle(self) -> bool:
+        """Nothing queued and nothing being written (for ``settle()``)."""
+        return self._idle.is_set()
+
     def start(self) -> None:
         """Start the writer task (no-op if running). Needs a running event loop."""
         if self._task is None and not self._stopped:

@@ -18,13 +18,13 @@ from kubegc.api.errors import StatusError
 from kubegc.api.patch.strategic import UNSUPPORTED_MESSAGE, strategic_merge_patch
 from kubegc.api.patch.strategic_schema import FieldMeta, PatchSchema
 
-_BY_NAME = {"strategy": "merge", "merge_key": "name", "type": "mergeItem"}
+_BY_NAME = FieldMeta(strategy="merge", merge_key="name", type="mergeItem")
 MERGE_ITEM = PatchSchema({
     "mergeItem": {
-        "mergingList": FieldMeta(**_BY_NAME),
+        "mergingList": _BY_NAME,
         "nonMergingList": FieldMeta(type="mergeItem"),
         "mergingIntList": FieldMeta(strategy="merge"),
-        "mergeItemPtr": FieldMeta(**_BY_NAME),
+        "mergeItemPtr": _BY_NAME,
         "replacingItem": FieldMeta(strategy="replace"),
         "retainKeysMap": FieldMeta(strategy="retainKeys", type="retainKeysMergeItem"),
         "retainKeysMergingList": FieldMeta(
@@ -32,7 +32,7 @@ MERGE_ITEM = PatchSchema({
     },
     "retainKeysMergeItem": {
         "mergingIntList": FieldMeta(strategy="merge"),
-        "mergingList": FieldMeta(**_BY_NAME),
+        "mergingList": _BY_NAME,
         "nonMergingList": FieldMeta(type="mergeItem"),
     },
 })
@@ -126,8 +126,8 @@ MERGING_LISTS = [
                  "{$setElementOrder/mergingList: [{name: 1}, {name: 2}],"
                  " mergingList: [{name: 1, $setElementOrder/mergingList: [{name: 2}, {name: 1}],"
                  " mergingList: [{name: 1, value: 1}]}]}",
-                 "{mergingList: [{name: 1, mergingList: [{name: 2, value: 2}, {name: 1, value: 1}]},"
-                 " {name: 2}]}", id="nested-merging-list-with-order"),
+                 "{mergingList: [{name: 1, mergingList: [{name: 2, value: 2},"
+                 " {name: 1, value: 1}]}, {name: 2}]}", id="nested-merging-list-with-order"),
     pytest.param("{mergingList: [{name: 1, other: a, nonMergingList: [{name: 1},"
                  " {name: 2, value: 2}]}]}",
                  "{mergingList: [{name: 1, nonMergingList: [{name: 1, value: 1}]}]}",

@@ -123,7 +123,8 @@ async def test_relist_after_410_reconciles_the_cache(env: Any, eventually: Event
     await informer.stop()
 
 
-async def test_restart_relists_and_tombstone_carries_last_known_state(env: Any, eventually: Eventually) -> None:
+async def test_restart_relists_and_tombstone_carries_last_known_state(
+        env: Any, eventually: Eventually) -> None:
     client, clock = env
     client.add_object(PODS, pod("a", labels={"v": "1"}))
     informer = SharedInformer(client, PODS, clock=clock)

@@ -12,6 +12,7 @@ and emulates: uid/resourceVersion preconditions, GC finalizers added by DELETE
 from __future__ import annotations
 
 import asyncio
+import builtins
 import copy
 import itertools
 from collections.abc import AsyncIterator, Hashable
@@ -167,8 +168,9 @@ class FakeClient(Client):
     async def list(self, gvr: GroupVersionResource, *, namespace: str = "",
                    options: ListOptions | None = None) -> Obj:
         self._action("list", gvr, namespace)
-        items = [copy.deepcopy(o) for (g, ns, _), o in sorted(self.objects.items(),
-                 key=lambda kv: (kv[0][1], kv[0][2])) if g == gvr and (not namespace or ns == namespace)]
+        stored = sorted(self.objects.items(), key=lambda kv: (kv[0][1], kv[0][2]))
+        items = [copy.deepcopy(o) for (g, ns, _), o in stored
+                 if g == gvr and (not namespace or ns == namespace)]
         if gvr in self.unlistable:
             raise errors.internal_error(f"cannot list {gvr}")
         return {"kind": "List", "apiVersion": "v1", "items": items,
@@ -256,7 +258,8 @@ class FakeClient(Client):
         meta = obj["metadata"]
         finalizers = [f for f in meta.get("finalizers") or []
                       if f not in ("orphan", "foregroundDeletion")]
-        existing_gc = [f for f in meta.get("finalizers") or [] if f in ("orphan", "foregroundDeletion")]
+        existing_gc = [f for f in meta.get("finalizers") or []
+                       if f in ("orphan", "foregroundDeletion")]
         policy = options.propagation_policy
         if policy == "Foreground":
             finalizers.append("foregroundDeletion")
@@ -269,7 +272,7 @@ class FakeClient(Client):
         meta["deletionGracePeriodSeconds"] = 0
         return self._finalize_or_store(gvr, obj)
 
-    async def discover(self) -> list[APIResource]:
+    async def discover(self) -> builtins.list[APIResource]:
         self.actions.append("discover")
         if self.discovery_error is not None:
             raise self.discovery_error

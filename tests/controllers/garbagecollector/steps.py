@@ -63,8 +63,8 @@ def add_event(identity: ObjectReference, *owners: ObjectReference | OwnerRef, **
     return Event(EventType.ADD, make_obj(identity, *owners, **kw), _gvk(identity))
 
 
-def update_event(identity: ObjectReference, old: dict[str, Any], *owners: ObjectReference | OwnerRef,
-                 **kw: Any) -> Event:
+def update_event(identity: ObjectReference, old: dict[str, Any],
+                 *owners: ObjectReference | OwnerRef, **kw: Any) -> Event:
     return Event(EventType.UPDATE, make_obj(identity, *owners, **kw), _gvk(identity), old_obj=old)
 
 
@@ -209,7 +209,8 @@ def assert_state(**expected: Any) -> Step:
 
     async def step(h: Harness) -> None:
         gb = h.gc.graph_builder
-        assert sorted(gb.absent_owner_cache.keys(), key=str) == sorted(want.absent_owner_cache, key=str)
+        assert sorted(gb.absent_owner_cache.keys(), key=str) == \
+            sorted(want.absent_owner_cache, key=str)
         assert h.recorder.take() == want.events
         assert h.client.take_actions() == want.client_actions
         nodes = gb.uid_to_node.snapshot()

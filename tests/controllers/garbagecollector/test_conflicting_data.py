@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from kubegc.controllers.garbagecollector import DecisionReason
+
 from .steps import (
     Step,
     add_event,
@@ -566,8 +568,8 @@ namespaced_good_child_cluster_bad_child_missing_parent = [
     pytest.param(good_child_cluster_owner, id="good-child-in-ns1-cluster-scoped-owner"),
     pytest.param(bad_child_other_namespace_child_first, id="bad-child-owner-in-ns2-child-first"),
     pytest.param(bad_child_other_namespace_owner_first, id="bad-child-owner-in-ns2-owner-first"),
-    pytest.param(bad_cluster_child_child_first, id="bad-cluster-child-namespaced-owner-child-first"),
-    pytest.param(bad_cluster_child_owner_first, id="bad-cluster-child-namespaced-owner-owner-first"),
+    pytest.param(bad_cluster_child_child_first, id="bad-cluster-child-ns-owner-child-first"),
+    pytest.param(bad_cluster_child_owner_first, id="bad-cluster-child-ns-owner-owner-first"),
     pytest.param(good_child_non_preferred_version, id="owner-with-non-preferred-served-version"),
     pytest.param(child_inaccessible_version_child_first, id="owner-with-unserved-version"),
     pytest.param(non_existent_owner_accessible_version_first,
@@ -583,3 +585,20 @@ namespaced_good_child_cluster_bad_child_missing_parent = [
 ])
 async def test_conflicting_data(steps: list[Step]) -> None:
     await run_steps(steps)
+
+
+async def test_deletion_for_owner_in_other_namespace_is_recorded_with_that_reason() -> None:
+    h = await run_steps(bad_child_other_namespace_owner_first)
+    [record] = h.decisions.records
+    assert (record.object, record.reason, record.propagation_policy) == (
+        pod1ns1, DecisionReason.OWNER_IN_OTHER_NAMESPACE, "Background")
+    assert [(o.uid, o.detail) for o in record.owners] == [("poduid2", "OtherNamespace")]
+
+
+async def test_virtual_identity_switch_records_cached_reason() -> None:
+    """The bad child is deleted on a cache hit; the record still says how the owner was
+    found absent (the virtual delete after a 404)."""
+    h = await run_steps(incorrect_version_bad_parent_delete_then_good_parent)
+    [record] = h.decisions.records
+    assert record.object == bad_child_pod and record.reason is DecisionReason.OWNER_ABSENT
+    assert [o.detail for o in record.owners] == ["NotFound"]

@@ -14,7 +14,8 @@ TESTDATA = Path(__file__).parent / "testdata"
 
 
 def _node(uid: str, *, owners: tuple[str, ...] = (), dependents: tuple[Node, ...] = ()) -> Node:
-    n = Node(ObjectReference("", "", "", uid), owners=tuple(OwnerRef("", "", "", o) for o in owners))
+    refs = tuple(OwnerRef("", "", "", o) for o in owners)
+    n = Node(ObjectReference("", "", "", uid), owners=refs)
     for d in dependents:
         n.add_dependent(d)
     return n

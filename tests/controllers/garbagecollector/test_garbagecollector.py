@@ -75,7 +75,8 @@ async def test_absent_owner_cache_skips_lookups_and_evicts_lru() -> None:
     assert cache.has(make_id("v1", "ReplicationController", "ns1", "rc1", "1"))
     assert not cache.has(make_id("v1", "ReplicationController", "ns1", "rc2", "2"))
     assert cache.has(make_id("v1", "ReplicationController", "ns1", "rc3", "3"))
-    gets = [a for a in h.client.take_actions() if a.endswith("replicationcontrollers ns=ns1 name=rc1")]
+    gets = [a for a in h.client.take_actions()
+            if a.endswith("replicationcontrollers ns=ns1 name=rc1")]
     assert gets == ["get /v1, Resource=replicationcontrollers ns=ns1 name=rc1"]
 
 
@@ -110,7 +111,8 @@ async def test_custom_resource_falls_back_to_json_merge_patch() -> None:
     assert len(patches) == 2  # strategic (415), then JSON merge
 
 
-def _rc(identity: Any, *, finalizers: tuple[str, ...] = (), deleting: bool = False) -> dict[str, Any]:
+def _rc(identity: Any, *, finalizers: tuple[str, ...] = (),
+        deleting: bool = False) -> dict[str, Any]:
     return make_obj(identity, finalizers=finalizers, deleting=deleting)
 
 

@@ -77,15 +77,17 @@ async def running() -> AsyncIterator[Running]:
     clock = RealClock()
     client = FakeClient(clock=clock)
     decisions = InMemoryDecisionSink()
-    gc = GarbageCollector(client, informer_factory=SharedInformerFactory(client, clock=clock),
-                          recorder=FakeRecorder(), clock=clock, decisions=decisions, workers=3,
-                          sync_period=3600, initial_sync_timeout=DEADLINE)
+    factory = SharedInformerFactory(client, clock=clock)
+    gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
+                          decisions=decisions, workers=3, sync_period=3600,
+                          initial_sync_timeout=DEADLINE)
     gc.start()
-    await eventually(gc.is_synced, what="GC monitors to sync")
     try:
+        await eventually(gc.is_synced, what="GC monitors to sync")
         yield Running(gc, client, decisions)
     finally:
         await gc.stop()
+        await factory.stop()  # the informers' owner stops them, not the GC
 
 
 def rc(name: str) -> dict[str, Any]:
@@ -145,7 +147,8 @@ async def test_orphaning_strips_references_and_keeps_dependents(running: Running
     assert actions[-1] is RecordAction.REMOVE_FINALIZER
 
 
-async def test_foreground_owner_outlives_its_blocking_dependents(running: Running) -> None:  # E2E-06
+async def test_foreground_owner_outlives_its_blocking_dependents(running: Running) -> None:
+    """E2E-06."""
     owner = running.client.seed(RCS, rc("rc"))
     pods = [running.client.seed(PODS, pod(f"p{i}", ref(owner, controller=True,
                                                             block_owner_deletion=True)))
@@ -247,7 +250,8 @@ async def test_resync_starts_and_stops_monitors(running: Running) -> None:  # ru
     result = await running.gc.resync()
 
     assert result.changed and GADGETS in running.gc.graph_builder.monitors
-    g = running.client.seed(GADGETS, make_obj(make_id("example.com/v1", "Gadget", "ns1", "g", "uid-g")))
+    gadget = make_id("example.com/v1", "Gadget", "ns1", "g", "uid-g")
+    g = running.client.seed(GADGETS, make_obj(gadget))
     await running.observed(g)
     running.client.resources.remove(gadgets)
     await running.gc.resync()
@@ -271,9 +275,9 @@ async def test_unsyncable_resource_does_not_stop_collection() -> None:  # IT-12
     clock = RealClock()
     client = FakeClient((*DEFAULT_RESOURCES,), clock=clock)
     client.unlistable.add(SECRETS)
-    gc = GarbageCollector(client, informer_factory=SharedInformerFactory(client, clock=clock),
-                          recorder=FakeRecorder(), clock=clock, workers=2, sync_period=3600,
-                          initial_sync_timeout=0)
+    factory = SharedInformerFactory(client, clock=clock)
+    gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
+                          workers=2, sync_period=3600, initial_sync_timeout=0)
     gc.start()
     try:
         owner = client.seed(RCS, rc("rc"))
@@ -285,6 +289,7 @@ async def test_unsyncable_resource_does_not_stop_collection() -> None:  # IT-12
         assert not gc.is_synced()
     finally:
         await gc.stop()
+        await factory.stop()
 
 
 async def test_dot_shows_the_neighbourhood_of_a_uid(running: Running) -> None:
@@ -297,3 +302,23 @@ async def test_dot_shows_the_neighbourhood_of_a_uid(running: Running) -> None:
 
     assert '"uid-pod" -> "uid-rc";' in dot and "uid-other" not in dot
     assert "uid-other" in running.gc.dot()
+
+
+async def test_stop_leaves_shared_informers_to_their_owner() -> None:
+    clock = RealClock()
+    client = FakeClient(clock=clock)
+    factory = SharedInformerFactory(client, clock=clock)
+    gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
+                          workers=1, sync_period=3600, initial_sync_timeout=0)
+    gc.start()
+    try:
+        await eventually(gc.is_synced)
+        await gc.stop()
+        pods = factory.for_resource(PODS, metadata_only=True)
+        assert pods.is_started()  # still serving other controllers
+        count = len(client.objects)
+        client.seed(PODS, pod("late", make_id("v1", "ReplicationController", "ns1", "x", "x")))
+        await eventually(lambda: pods.indexer.get_by_key("ns1/late") is not None)
+        assert len(client.objects) == count + 1 and not gc.graph_has_uid("uid-late")
+    finally:
+        await factory.stop()

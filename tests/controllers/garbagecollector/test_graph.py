@@ -43,8 +43,8 @@ def test_memory_per_node_stays_within_budget() -> None:
     """limits.md §5: at most ~1 KB per node including strings; the structure itself (the
     strings are shared with the informer cache) must stay well below that."""
     count = 20_000
-    inputs = [(f"ns-{i % 50}", f"pod-{i}", f"uid-{i}", f"rs-{(i - 1) // 10}", f"uid-{(i - 1) // 10}")
-              for i in range(count)]
+    inputs = [(f"ns-{i % 50}", f"pod-{i}", f"uid-{i}", f"rs-{(i - 1) // 10}",
+               f"uid-{(i - 1) // 10}") for i in range(count)]
     graph = ConcurrentUIDToNode()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kubegc.api.meta import ObjectReference
+from kubegc.api.resources import GroupVersionKind
 from kubegc.controllers.garbagecollector import Event, EventType, Node
 from kubegc.controllers.garbagecollector.references import (
     get_alternate_owner_identity,
@@ -32,8 +33,7 @@ def pod_event(event_type: EventType, uid: str, owners: list[str]) -> Event:
     return Event(event_type, {"metadata": meta}, _pod_gvk())
 
 
-def _pod_gvk() -> object:
-    from kubegc.api.resources import GroupVersionKind
+def _pod_gvk() -> GroupVersionKind:
     return GroupVersionKind("", "v1", "Pod")
 
 
@@ -100,8 +100,8 @@ async def test_readded_foreground_finalizer_is_a_new_transition() -> None:
     await _process(h, add_event(pod, finalizers=("x/y", "foregroundDeletion"), deleting=True))
     assert _pending_delete(h) == [pod]
     h.attempt_to_delete.pending.clear()  # (the tracked view only: items stay queued)
-    await _process(h, update_event(pod, make_obj(pod, finalizers=("x/y", "foregroundDeletion"),
-                                                 deleting=True), finalizers=("x/y",), deleting=True))
+    deleting_foreground = make_obj(pod, finalizers=("x/y", "foregroundDeletion"), deleting=True)
+    await _process(h, update_event(pod, deleting_foreground, finalizers=("x/y",), deleting=True))
     assert _pending_delete(h) == []
     await _process(h, update_event(pod, deleting_plain, finalizers=("x/y", "foregroundDeletion"),
                                    deleting=True))
@@ -112,7 +112,8 @@ async def test_removing_blocking_reference_requeues_the_owner() -> None:
     h = Harness.create()
     blocking = ref_of(rc, block_owner_deletion=True)
     await _process(h, add_event(rc), add_event(pod, blocking))
-    await _process(h, update_event(pod, make_obj(pod, blocking), ref_of(rc, block_owner_deletion=False)))
+    unblocked = ref_of(rc, block_owner_deletion=False)
+    await _process(h, update_event(pod, make_obj(pod, blocking), unblocked))
     assert _pending_delete(h) == [rc]
 
 
@@ -172,7 +173,8 @@ def dep(identity: ObjectReference, *owners: ObjectReference) -> Node:
     pytest.param([dep(ns1child1, nsabsentparentns1), dep(ns1child1, nsabsentparent_name)],
                  nsabsentparentns1, nsabsentparent_name, id="namespaced-alternate-name"),
     pytest.param([dep(ns1child1, clusterabsentparent), dep(ns1child2, clusterabsentparent_version)],
-                 clusterabsentparent, clusterabsentparent_ns1_version, id="cluster-alternate-version"),
+                 clusterabsentparent, clusterabsentparent_ns1_version,
+                 id="cluster-alternate-version"),
     pytest.param([dep(ns1child1, clusterabsentparent), dep(ns1child2, clusterabsentparent_kind)],
                  clusterabsentparent, clusterabsentparent_ns1_kind, id="cluster-alternate-kind"),
     pytest.param([dep(ns1child1, clusterabsentparent), dep(ns2child1, clusterabsentparent)],

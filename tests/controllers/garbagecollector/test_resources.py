@@ -32,7 +32,8 @@ def res(group: str, version: str, name: str, kind: str, verbs: tuple[str, ...] =
                   res("x.io", "v2alpha1", "things", "Thing")],
                  {GroupVersionResource("x.io", "v1", "things")}, id="preferred-version-wins"),
     pytest.param([res("x.io", "v1", "a", "A"), res("x.io", "v1beta1", "b", "B")],
-                 {GroupVersionResource("x.io", "v1", "a"), GroupVersionResource("x.io", "v1beta1", "b")},
+                 {GroupVersionResource("x.io", "v1", "a"),
+                  GroupVersionResource("x.io", "v1beta1", "b")},
                  id="resource-only-in-older-version-kept"),
     pytest.param([], set(), id="nothing-discovered"),
 ])
@@ -49,8 +50,10 @@ def test_rest_mapper_maps_exact_versions_only() -> None:
     assert (mapping.resource, mapping.namespaced) == (
         GroupVersionResource("apps", "v1", "deployments"), True)
     assert not mapper.rest_mapping("v1", "Node").namespaced
-    assert mapper.kind_for(GroupVersionResource("", "v1", "nodes")) == GroupVersionKind("", "v1", "Node")
-    for api_version, kind in [("extensions/v1beta1", "Deployment"), ("apps/v1", "Nope"), ("", "Node")]:
+    nodes = GroupVersionResource("", "v1", "nodes")
+    assert mapper.kind_for(nodes) == GroupVersionKind("", "v1", "Node")
+    unmappable = [("extensions/v1beta1", "Deployment"), ("apps/v1", "Nope"), ("", "Node")]
+    for api_version, kind in unmappable:
         with pytest.raises(RESTMappingError, match="unable to get REST mapping"):
             mapper.rest_mapping(api_version, kind)
 

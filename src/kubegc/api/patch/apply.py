@@ -291,9 +291,12 @@ class _Merger:
 
 def _prune(obj: Obj, doomed: set[fp.Path], owned: set[fp.Path], schema: PatchSchema,
            root: str) -> None:
-    """Remove ``doomed`` fields unless a field below them is ``owned``; drop emptied parents."""
+    """Remove ``doomed`` fields unless a field below them is ``owned``; drop emptied parents.
+
+    Shallow paths go first: a list item must be found by its key fields before they go.
+    """
     has_owned_child = {p[:i] for p in owned for i in range(1, len(p))}
-    for path in sorted(doomed, key=len, reverse=True):
+    for path in sorted(doomed, key=len):
         if path in has_owned_child:
             continue
         if _remove(obj, path, schema, root):

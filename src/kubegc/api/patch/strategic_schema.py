@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubegc.api.resources import BUILTIN_RESOURCES
+
 MERGE = "merge"
 REPLACE = "replace"
 RETAIN_KEYS = "retainKeys"
@@ -114,6 +116,9 @@ _TYPES: dict[str, dict[str, FieldMeta]] = {
         "schedulingGates": _merge("name", "PodSchedulingGate"),
         "resourceClaims": _merge("name", "PodResourceClaim", strategy="merge,retainKeys"),
     },
+    "Volume": {"ephemeral": _t("EphemeralVolumeSource")},
+    "EphemeralVolumeSource": {"volumeClaimTemplate": _t("PersistentVolumeClaimTemplate")},
+    "PersistentVolumeClaimTemplate": {"metadata": _t("ObjectMeta")},
     "Container": _CONTAINER,
     "EphemeralContainer": _CONTAINER,
     "PodStatus": {
@@ -198,7 +203,11 @@ _KINDS: dict[tuple[str, str], str] = {
     )},
 }
 
-#: The built-in patch metadata (every kind kubegc serves, and a few more).
+# Every other built-in kind kubegc serves has tagged fields in ObjectMeta only.
+_KINDS.update({(info.group, info.kind): "Object" for info in BUILTIN_RESOURCES
+               if (info.group, info.kind) not in _KINDS})
+
+#: The built-in patch metadata (every kind in ``BUILTIN_RESOURCES``, and a few more).
 BUILTIN_SCHEMA = PatchSchema({**_TYPES, **_ROOTS}, _KINDS)
 
 

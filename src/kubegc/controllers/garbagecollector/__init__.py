@@ -7,7 +7,7 @@ Pipeline, one module per stage as upstream:
                      ``attempt_to_orphan``
   garbagecollector.py  ``GarbageCollector`` workers: classify owners against the live API
                      (classify.py) and delete / patch / remove finalizers (operations.py,
-                     patch.py); periodic resource sync (resources.py)
+                     patch.py); periodic resource sync (resource_sync.py, resources.py)
   records.py         every action taken, with its reason, to a ``DecisionSink``
   dump.py            the graph in DOT
   uid_cache.py       the absent-owner LRU cache
@@ -28,7 +28,6 @@ from kubegc.controllers.garbagecollector.errors import (
 from kubegc.controllers.garbagecollector.garbagecollector import (
     DeleteItemOutcome,
     GarbageCollector,
-    SyncResult,
     WorkItemAction,
 )
 from kubegc.controllers.garbagecollector.graph import (
@@ -49,6 +48,7 @@ from kubegc.controllers.garbagecollector.records import (
     OwnerClassification,
     RecordAction,
 )
+from kubegc.controllers.garbagecollector.resource_sync import SyncResult
 from kubegc.controllers.garbagecollector.resources import (
     DEFAULT_IGNORED_RESOURCES,
     RESTMapper,

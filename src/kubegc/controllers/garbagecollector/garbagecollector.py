@@ -17,8 +17,7 @@ import contextlib
 import enum
 import functools
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from kubegc.api.clock import Clock
@@ -29,7 +28,6 @@ from kubegc.api.meta import (
     DeletionPropagation,
     ObjectReference,
 )
-from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
@@ -45,12 +43,9 @@ from kubegc.controllers.garbagecollector.errors import (
 from kubegc.controllers.garbagecollector.graph import Node, OwnerRef, owner_refs_of
 from kubegc.controllers.garbagecollector.graph_builder import EventRecorderLike, GraphBuilder
 from kubegc.controllers.garbagecollector.operations import Operations
-from kubegc.controllers.garbagecollector.resources import (
-    DEFAULT_IGNORED_RESOURCES,
-    RESTMapper,
-    get_deletable_resources,
-)
-from kubegc.controllers.garbagecollector.uid_cache import AbsentReason
+from kubegc.controllers.garbagecollector.resource_sync import ResourceSync, SyncResult
+from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES, RESTMapper
+from kubegc.controllers.garbagecollector.uid_cache import AbsentReason, ReferenceCache
 
 if TYPE_CHECKING:
     from kubegc.client.cache import SharedInformerFactory
@@ -74,13 +69,6 @@ class DeleteItemOutcome(enum.Enum):
     ENQUEUED_VIRTUAL_DELETE = "enqueuedVirtualDelete"
 
 
-@dataclass(frozen=True, slots=True)
-class SyncResult:
-    resources: frozenset[GroupVersionResource]
-    changed: bool
-    errors: tuple[str, ...] = ()
-
-
 class GarbageCollector:
     """Deletes objects whose owners are gone, orphans and unblocks (cf. ``GarbageCollector``).
 
@@ -94,7 +82,7 @@ class GarbageCollector:
         self, client: Client, *, informer_factory: SharedInformerFactory,
         recorder: EventRecorderLike, clock: Clock, decisions: rec.DecisionSink | None = None,
         workers: int = 20, sync_period: float = 30.0, initial_sync_timeout: float | None = None,
-        ignored_resources: frozenset[tuple[str, str]] = DEFAULT_IGNORED_RESOURCES,
+        ignored_resources: Iterable[tuple[str, str]] = DEFAULT_IGNORED_RESOURCES,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
@@ -117,7 +105,9 @@ class GarbageCollector:
         self._classifier = ReferenceClassifier(
             client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
         )
-        self._old_resources: frozenset[GroupVersionResource] = frozenset()
+        self._resource_sync = ResourceSync(
+            client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
+        )
         self._busy = 0
         self._task: asyncio.Task[None] | None = None
 
@@ -131,7 +121,7 @@ class GarbageCollector:
         return self.graph_builder.attempt_to_orphan
 
     @property
-    def absent_owner_cache(self) -> object:
+    def absent_owner_cache(self) -> ReferenceCache:
         return self.graph_builder.absent_owner_cache
 
     # ----------------------------------------------------------------- lifecycle
@@ -195,26 +185,8 @@ class GarbageCollector:
 
     async def resync(self) -> SyncResult:
         """Rediscover resources; start monitors for new ones, stop vanished ones
-        (cf. ``Sync``). Discovery failures keep the current monitors."""
-        try:
-            discovered = await self._client.discover()
-        except Exception as exc:
-            log.warning("failed to discover resources, skipping garbage collector sync: %s", exc)
-            return SyncResult(self._old_resources, False, (str(exc),))
-        new = frozenset(get_deletable_resources(discovered))
-        if not new:
-            log.info("no resources reported by discovery, skipping garbage collector sync")
-            return SyncResult(self._old_resources, False)
-        self.rest_mapper.reset(discovered)
-        if new == self._old_resources:
-            return SyncResult(new, False)
-        errors = await self.graph_builder.sync_monitors(new)
-        if errors:
-            # like upstream: keep the old set so the next sync tries again
-            log.warning("failed to sync resource monitors: %s", "; ".join(map(str, errors)))
-            return SyncResult(new, True, tuple(str(e) for e in errors))
-        self._old_resources = new
-        return SyncResult(new, True)
+        (cf. ``Sync``; see resource_sync.py). Discovery failures keep the monitors."""
+        return await self._resource_sync.resync()
 
     def is_synced(self) -> bool:
         return self.graph_builder.is_synced()

@@ -2,9 +2,11 @@
 into the ``graph_changes`` queue (cf. graph_builder.go ``monitor``, ``syncMonitors``).
 
 A monitor's handler turns informer callbacks into ``Event``s; it runs in the informer's
-task and only enqueues. Removing a monitor deactivates its handler at once (later
-callbacks are dropped) and stops the informer of that resource, since a resource that
-vanished from discovery (a deleted CRD) has nothing left to watch. A resource whose
+task and only enqueues. Removing a monitor deactivates and unregisters its handler at
+once (later callbacks are dropped). When the resource vanished from discovery (a deleted
+CRD) its informer is stopped too, so a re-created CRD gets a fresh one (IT-11); when the
+GC merely stops, the shared informers are left to their owner (the controller manager),
+as upstream leaves shared informers running when a monitor stops. A resource whose
 informer cannot sync does not hold back the others: ``is_synced`` is false, events of
 the other resources keep flowing (rule 44, IT-12).
 
@@ -114,7 +116,7 @@ class Monitors:
                 errors.append(exc)
         self._monitors = current
         for monitor in to_remove.values():
-            await self._stop_monitor(monitor)
+            await self._stop_monitor(monitor, stop_informer=True)
         log.debug("synced monitors: current %d, removed %d", len(current), len(to_remove))
         return errors
 
@@ -125,10 +127,11 @@ class Monitors:
         informer.add_event_handler(handler)
         return Monitor(resource, kind, informer, handler)
 
-    async def _stop_monitor(self, monitor: Monitor) -> None:
+    async def _stop_monitor(self, monitor: Monitor, *, stop_informer: bool) -> None:
         monitor.handler.active = False
         monitor.informer.remove_event_handler(monitor.handler)
-        await self._factory.stop(monitor.resource)
+        if stop_informer:
+            await self._factory.stop(monitor.resource)
 
     def start(self) -> int:
         """Start monitors not started yet (no-op before the GraphBuilder runs)."""
@@ -142,11 +145,12 @@ class Monitors:
         return len(new)
 
     async def stop(self) -> None:
-        """Stop every monitor and forget them (the builder can be re-run afterwards)."""
+        """Detach every monitor and forget them (the builder can be re-run afterwards).
+        The shared informers keep running: their owner stops them."""
         monitors, self._monitors = self._monitors, {}
         self.running = False
         for monitor in monitors.values():
-            await self._stop_monitor(monitor)
+            await self._stop_monitor(monitor, stop_informer=False)
 
     def is_synced(self) -> bool:
         """True if there is at least one monitor and all have synced (cf. ``IsSynced``)."""

@@ -1,0 +1,88 @@
+"""Field sets of server-side apply: FieldsV1 encoding, path strings, walks over objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubegc.api.patch.fieldpath import (
+    Path,
+    applied_set,
+    compare,
+    decode_fields,
+    encode_fields,
+    locate,
+    path_string,
+)
+from kubegc.api.patch.strategic_schema import BUILTIN_SCHEMA
+
+CONTAINERS = ("f:spec", "f:containers")
+NGINX = (*CONTAINERS, 'k:{"name":"nginx"}')
+
+
+def test_encode_marks_members_with_children_by_a_dot() -> None:
+    paths = {NGINX, (*NGINX, "f:image"), ("f:metadata", "f:finalizers", 'v:"a"')}
+    encoded = encode_fields(paths)
+    assert encoded == {
+        "f:metadata": {"f:finalizers": {'v:"a"': {}}},
+        "f:spec": {"f:containers": {'k:{"name":"nginx"}': {".": {}, "f:image": {}}}},
+    }
+    assert list(encoded["f:spec"]["f:containers"]['k:{"name":"nginx"}']) == [".", "f:image"]
+    assert decode_fields(encoded) == paths
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    pytest.param(("f:spec", "f:replicas"), ".spec.replicas", id="fields"),
+    pytest.param((*NGINX, "f:image"), '.spec.containers[name="nginx"].image', id="key"),
+    pytest.param(("f:spec", "f:ports", 'k:{"port":80,"protocol":"TCP"}'),
+                 '.spec.ports[port=80,protocol="TCP"]', id="multi-key"),
+    pytest.param(("f:metadata", "f:finalizers", 'v:"x"'), '.metadata.finalizers[="x"]',
+                 id="set-value"),
+    pytest.param(("f:a", "i:2"), ".a[2]", id="index"),
+])
+def test_path_string(path: Path, text: str) -> None:
+    assert path_string(path) == text
+
+
+POD = {"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": "p", "finalizers": ["a", "b"]},
+       "spec": {"containers": [{"name": "nginx", "ports": [{"containerPort": 80}],
+                                "resources": {}}],
+                "tolerations": [{"key": "k"}]}}
+
+
+def test_applied_set_of_a_pod() -> None:
+    assert applied_set(POD, BUILTIN_SCHEMA, "Pod") == {
+        ("f:metadata", "f:finalizers", 'v:"a"'), ("f:metadata", "f:finalizers", 'v:"b"'),
+        NGINX, (*NGINX, "f:name"), (*NGINX, "f:resources"),
+        (*NGINX, "f:ports", 'k:{"containerPort":80,"protocol":"TCP"}'),
+        (*NGINX, "f:ports", 'k:{"containerPort":80,"protocol":"TCP"}', "f:containerPort"),
+        ("f:spec", "f:tolerations"),
+    }
+
+
+def test_locate_finds_items_by_key_with_defaults() -> None:
+    slot = locate(POD, (*NGINX, "f:ports", 'k:{"containerPort":80,"protocol":"TCP"}'),
+                  BUILTIN_SCHEMA, "Pod")
+    assert slot is not None and slot.get() == {"containerPort": 80}
+    assert locate(POD, (*NGINX, "f:image"), BUILTIN_SCHEMA, "Pod") is None
+
+
+def _pod(**changes: Any) -> dict[str, Any]:
+    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                           "spec": {"containers": [{"name": "nginx", "image": "a"}]}}
+    pod["spec"].update(changes)
+    return pod
+
+
+def test_compare_reports_added_modified_removed() -> None:
+    old = _pod(nodeName="n1")
+    new = _pod(containers=[{"name": "nginx", "image": "b"}, {"name": "side"}],
+               securityContext={"runAsUser": 1})
+    changes = compare(old, new, BUILTIN_SCHEMA, "Pod")
+    side = (*CONTAINERS, 'k:{"name":"side"}')
+    assert changes.added == {side, (*side, "f:name"), ("f:spec", "f:securityContext"),
+                             ("f:spec", "f:securityContext", "f:runAsUser")}
+    assert changes.modified == {(*NGINX, "f:image")}
+    assert changes.removed == {("f:spec", "f:nodeName")}
