@@ -14,14 +14,14 @@ from pathlib import Path
 from aiohttp import web
 
 from kubegc.api.clock import Clock, RealClock
+from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.controllers.manager import ControllerManager, DebugDocument, ManagerOptions
 from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.context import DebugHandler
-from kubegc.storage import KV
-from kubegc.storage import connect_kv, run_compactor
+from kubegc.storage import KV, connect_kv, run_compactor
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,9 @@ class ClusterConfig:
     serve_http: bool = True
     clock: Clock = field(default_factory=RealClock)
     kv: KV | None = None  # an already open store (the planner's)
+    #: objects to load as they are before controllers start (the planner's dump); the
+    #: default namespaces are then not created
+    snapshot: list[Obj] | None = None
     compaction_interval: float = 300.0  # as kube-apiserver: compact every 5 minutes
     compaction_keep: int = 100_000  # revisions kept for watches to resume
 
@@ -71,6 +74,7 @@ class Cluster:
         self.controller_manager: ControllerManager | None = None
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
+        self.skipped: list[Obj] = []  # snapshot objects of kinds this kubegc does not serve
 
     def _storage_spec(self) -> str:
         storage = self.config.storage
@@ -90,7 +94,9 @@ class Cluster:
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
                 clock=self.clock), name="compactor")
         self.registry = Registry(self.kv, clock=self.clock)
-        await self.registry.start()
+        await self.registry.start(bootstrap=config.snapshot is None)
+        if config.snapshot is not None:
+            self.skipped = await self.registry.restore(config.snapshot)
         self.client = LocalClient(self.registry)
         if config.serve_http:
             await self._start_server()
@@ -115,8 +121,8 @@ class Cluster:
         path = config.kubeconfig or (
             config.data_dir / "kubeconfig" if config.data_dir is not None else None)
         if path is not None:
-            write_kubeconfig(str(path), server=self.server.url, ca_data=self.ca_pem, token=self.token,
-                             insecure=False)
+            write_kubeconfig(str(path), server=self.server.url, ca_data=self.ca_pem,
+                             token=self.token, insecure=False)
             self.kubeconfig_path = path
 
     async def _start_controllers(self) -> None:

@@ -396,7 +396,8 @@ async def test_tls_client_certificate_authenticates(https: Any, pki: Pki) -> Non
     server, url = https
     ca = base64.b64encode(pki.ca_pem).decode()
     doc = {"apiVersion": "v1", "kind": "Config", "current-context": "x",
-           "clusters": [{"name": "x", "cluster": {"server": url, "certificate-authority-data": ca}}],
+           "clusters": [{"name": "x",
+                         "cluster": {"server": url, "certificate-authority-data": ca}}],
            "users": [{"name": "x", "user": {
                "client-certificate-data": base64.b64encode(pki.client_cert_pem).decode(),
                "client-key-data": base64.b64encode(pki.client_key_pem).decode()}}],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -10,18 +11,19 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.clock import Clock
 from kubegc.api.meta import is_being_deleted
-from kubegc.api.resources import Catalog, ResourceInfo
+from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.registry import crd as crds
+from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
 from kubegc.registry.keys import key_root
 from kubegc.registry.listing import list_objects
 from kubegc.registry.patching import patch
-from kubegc.registry.store import Store, Target, decode
+from kubegc.registry.store import Store, Target, decode, encode
 from kubegc.registry.strategy import strategy_for
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
 from kubegc.registry.watching import RegistryWatch, WatchRequest
-from kubegc.storage import KV
+from kubegc.storage import KV, KeyExistsError
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +159,40 @@ class Registry:
 
     def watch(self, t: Target, req: WatchRequest) -> RegistryWatch:
         return RegistryWatch(self.store, self.cache, t, req, self.clock)
+
+    # -- snapshots ---------------------------------------------------------------------------
+
+    async def restore(self, objects: list[Obj]) -> list[Obj]:
+        """Write ``objects`` as they are (uid, timestamps, finalizers, deletionTimestamp and
+        ownerReferences kept; resourceVersion reassigned) into storage, CRDs first so that
+        their instances can be restored. Returns the objects whose kind is not served.
+
+        For loading a dump of another cluster (the planner); it bypasses validation and
+        admission on purpose: the source cluster already accepted these objects."""
+        def is_crd(o: Obj) -> bool:
+            return bool(o.get("kind") == "CustomResourceDefinition")
+
+        skipped: list[Obj] = []
+        for obj in sorted(objects, key=lambda o: (not is_crd(o), o.get("kind") != "Namespace")):
+            gvk = GroupVersionKind.from_api_version(str(obj.get("apiVersion", "")),
+                                                    str(obj.get("kind", "")))
+            info = self.catalog.for_gvk(gvk)
+            meta = obj.get("metadata") or {}
+            if info is None or not meta.get("name") or (info.namespaced and not meta.get(
+                    "namespace")):
+                skipped.append(obj)
+                continue
+            t = Target(info, gvk.version, str(meta.get("namespace") or ""))
+            stored = to_storage(info, copy.deepcopy(obj))
+            stored["metadata"].pop("resourceVersion", None)
+            try:
+                await self.kv.create(t.key(meta["name"]), encode(stored))
+            except KeyExistsError:
+                skipped.append(obj)
+                continue
+            if is_crd(obj):
+                self._sync_crd(stored)
+        return skipped
 
     # -- CRDs --------------------------------------------------------------------------------
 

@@ -28,7 +28,12 @@ Known simplifications (documented limitations):
   * pruning removes a list item whole unless another manager owns something in it, and drops
     maps/lists it leaves empty;
   * map-typed vs struct-typed fields are told apart only through the patch metadata table,
-    so Update sets carry a ``.`` for every newly added map of unknown type;
+    so Update sets carry a ``.`` for every newly added map of unknown type, and apply sets
+    never own an entry of a map-of-maps as such;
+  * a ``null`` in an apply configuration deletes the field (upstream's typed decoding has the
+    same effect) and the applier owns it;
+  * kinds without metadata (custom resources) get maps merged by key and every list atomic;
+    a CRD's ``x-kubernetes-list-type`` markers are not read;
   * a client-supplied ``metadata.managedFields`` on update replaces the stored one; an empty
     list resets it (no entry is recorded for that write).
 """

@@ -13,9 +13,10 @@ sets, every other list is atomic; ``atomic`` maps are single fields.
 * ``applied_set`` -- the fields an apply configuration sets (upstream ``ToFieldSet``):
   scalars, nulls, empty maps, atomic values, and list items together with their fields.
 * ``compare`` -- added/modified/removed fields between two objects (upstream ``Compare``);
-  newly added maps count as fields themselves unless their type is known to the table
-  (a Go struct), which is what gives Update managers their ``.`` entries.
-* ``locate`` -- where a path points in an object.
+  a newly added map counts as a field itself (the ``.`` entries of Update managers) unless
+  it is ``metadata``/``spec``/``status`` or its type is in the table: those are Go structs,
+  which upstream never sees appear.
+* ``locate`` -- where a path points in an object (``Slot``), matching keys with defaults.
 """
 
 from __future__ import annotations
