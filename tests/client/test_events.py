@@ -37,8 +37,11 @@ def events(client: FakeClient) -> list[Obj]:
 
 async def test_event_is_written_like_client_go_does(env: Any) -> None:
     client, _, recorder = env
+    assert recorder.is_idle()
     recorder.event(POD, "Warning", "OwnerRefInvalidNamespace", "ownerRef ... does not exist")
+    assert not recorder.is_idle()
     await recorder.flush()
+    assert recorder.is_idle()
     (event,) = events(client)
     assert event["metadata"]["name"] == "web-1.18867251edfa0000"  # 2026-01-01 in ns, hex
     assert event["metadata"]["namespace"] == "ns1"

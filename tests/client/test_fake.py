@@ -138,7 +138,7 @@ async def test_delete_with_finalizers_marks_then_finalizer_removal_removes() -> 
     marked = await client.delete(PODS, "a", namespace="ns1")
     assert marked["metadata"]["deletionTimestamp"] == "2026-01-01T00:00:00Z"
     again = await client.delete(PODS, "a", namespace="ns1")
-    assert again["metadata"]["deletionTimestamp"] == marked["metadata"]["deletionTimestamp"]
+    assert again["metadata"] == marked["metadata"], "a second delete writes nothing"
     await client.patch(PODS, "a", {"metadata": {"finalizers": None}}, namespace="ns1")
     assert client.stored(PODS, "a", namespace="ns1") is None
 

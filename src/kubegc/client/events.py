@@ -119,6 +119,10 @@ class EventRecorder:
         """Nothing queued and nothing being written (for ``settle()``)."""
         return self._idle.is_set()
 
+    def is_idle(self) -> bool:
+        """Nothing queued and nothing being written."""
+        return self._idle.is_set()
+
     def start(self) -> None:
         """Start the writer task (no-op if running). Needs a running event loop."""
         if self._task is None and not self._stopped:
@@ -165,7 +169,8 @@ class EventRecorder:
                          "namespace": involved.get("namespace") or "default"},
             "involvedObject": involved, "reason": reason, "message": message, "source": source,
             "firstTimestamp": timestamp, "lastTimestamp": timestamp, "count": 1, "type": type,
-            "reportingComponent": self.component, "reportingInstance": self.host,
+            "reportingComponent": self.component,
+            **({"reportingInstance": self.host} if self.host else {}),
         }
 
     def _observe(self, item: _Pending) -> tuple[Obj, bool]:

@@ -12,7 +12,9 @@ What it does:
     being deleted removes it. No other registry semantics (no GC finalizers, no grace);
   * watch: ``resourceVersion`` ""/"0" starts with synthetic ADDED events, ``N`` replays the
     kept history after N (410 Expired ERROR if ``compact`` dropped it), then live events.
-    ``timeoutSeconds`` is ignored. Slow-consumer policy: unbounded per-watcher queues.
+    Selectors filter each event by the object's new state (an object leaving a selector
+    gets no DELETED). ``timeoutSeconds`` is ignored. Slow-consumer policy: unbounded
+    per-watcher queues, nothing is dropped.
   * records every call (except ``discover``) in ``actions`` as strings
     ``"<verb> <group/version> <resource>[/<subresource>] [<namespace>/]<name>"`` (e.g.
     ``"get apps/v1 deployments ns1/deployment1"``, ``"list v1 pods ns1"``), and in
@@ -323,9 +325,11 @@ class FakeClient(Client):
         if opts.dry_run:
             return copy.deepcopy(existing)
         if finalizers_of(existing):
+            if existing["metadata"].get("deletionTimestamp"):
+                return copy.deepcopy(existing)  # already being deleted: nothing to write
             new = copy.deepcopy(existing)
-            metadata(new).setdefault("deletionTimestamp", format_time(self.clock.now()))
-            metadata(new).setdefault("deletionGracePeriodSeconds", 0)
+            metadata(new).update(deletionTimestamp=format_time(self.clock.now()),
+                                 deletionGracePeriodSeconds=0)
             return self._commit(gvr, new)
         self._remove(gvr, existing)
         details = {"name": name, "group": gvr.group, "kind": gvr.resource,

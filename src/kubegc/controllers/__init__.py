@@ -14,8 +14,9 @@ Boundary: controllers speak to the API server only through the ``kubegc.client``
 ``storage`` or ``server``. Time is injected (``kubegc.api.clock.Clock``); nothing here
 sleeps on the wall clock directly.
 
-Loops are stoppable: every controller offers ``start()`` / ``async stop()`` (cancellation
-of its tasks, shutdown of its queues) and ``is_idle()`` for deterministic tests.
+Loops are stoppable by cancelling their tasks and shutting down their queues; a
+controller exposes ``is_idle()`` (nothing queued, delayed or in flight that could still
+make progress) so tests and ``settle()`` wait on conditions instead of sleeping.
 
 May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
 """

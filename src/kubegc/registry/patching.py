@@ -47,15 +47,17 @@ async def patch(
     now = format_time(store.clock.now())
     created = False
     if patch_type == APPLY and not field_manager:
-        raise errors.bad_request(
-            "PATCH requests for apply must specify fieldManager")
+        raise errors.invalid("PatchOptions", "meta.k8s.io", "", [errors.field_error(
+            "FieldValueRequired", "fieldManager", "is required for apply patch")])
+    reset = strategy.status_fields if strategy.status_subresource and not subresource else ()
 
     async def create() -> Obj:
         nonlocal created
         if patch_type != APPLY or subresource:
             raise errors.not_found(t.gr, name)
         config = _decode_apply(body)
-        obj = server_side_apply(None, config, manager=field_manager, force=force, now=now)
+        obj = server_side_apply(None, config, manager=field_manager, force=force, now=now,
+                                reset_fields=reset)
         obj.setdefault("metadata", {})["name"] = name
         if t.info.namespaced:
             obj["metadata"].setdefault("namespace", t.namespace)
@@ -66,13 +68,16 @@ async def patch(
         served = from_storage(t.info, t.version, current)
         if patch_type == APPLY:
             new = server_side_apply(copy.deepcopy(served), _decode_apply(body),
-                                    manager=field_manager, force=force, now=now)
+                                    manager=field_manager, force=force, now=now,
+                                    subresource=subresource, reset_fields=reset)
         else:
             new = apply_patch(patch_type, copy.deepcopy(served), body,
                               group=t.info.group, kind=t.info.kind)
         if not isinstance(new, dict):
             raise errors.bad_request("the patched object is not an object")
-        return store.prepare_update(t, strategy, current, new, subresource=subresource)
+        return store.prepare_update(
+            t, strategy, current, new, subresource=subresource,
+            field_manager="" if patch_type == APPLY else field_manager)
 
     result, _ = await store.guaranteed_update(t, name, update, dry_run=dry_run, create=create)
     return result, created

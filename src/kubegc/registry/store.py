@@ -22,6 +22,7 @@ from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
 from kubegc.api.errors import GroupResource, StatusCause, StatusError, field_error
 from kubegc.api.meta import is_being_deleted
+from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog, ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.api.validation import (
@@ -137,6 +138,8 @@ class Store:
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
             await self.admit_create(t, obj)
+            if field_manager:
+                self._manage_fields(None, obj, field_manager, "")
             stored = to_storage(t.info, copy.deepcopy(obj))
             if dry_run:
                 return self.present(t, stored)
@@ -307,15 +310,24 @@ class Store:
 
         async def apply(current: Obj) -> Any:
             return self.prepare_update(t, strategy, current, copy.deepcopy(obj),
-                                       subresource=subresource)
+                                       subresource=subresource, field_manager=field_manager)
 
         result, _ = await self.guaranteed_update(t, name, apply, dry_run=dry_run,
                                                        create=create)
         return result, created
 
+    def _manage_fields(self, old: Obj | None, new: Obj, manager: str, subresource: str) -> None:
+        """Record ``manager``'s ownership of what it wrote (an "Update" operation)."""
+        entries = record_update(old, new, manager=manager, now=format_time(self.clock.now()),
+                                subresource=subresource)
+        if entries:
+            new["metadata"]["managedFields"] = entries
+        else:
+            new["metadata"].pop("managedFields", None)
+
     def prepare_update(
         self, t: Target, strategy: Strategy, old: Obj, new: Obj, *, subresource: str = "",
-        check_resource_version: bool = True,
+        check_resource_version: bool = True, field_manager: str = "",
     ) -> Any:
         """BeforeUpdate + strategy + validation; returns the object to store or ``DELETE``."""
         old_meta, new_meta = old["metadata"], new.setdefault("metadata", {})
@@ -349,6 +361,8 @@ class Store:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
         if should_delete_during_update(t, old, new):
             return DELETE
+        if field_manager and not same_object(old, new):
+            self._manage_fields(old, new, field_manager, subresource)
         return new
 
     @staticmethod

@@ -322,3 +322,17 @@ async def test_stop_leaves_shared_informers_to_their_owner() -> None:
         assert len(client.objects) == count + 1 and not gc.graph_has_uid("uid-late")
     finally:
         await factory.stop()
+
+
+async def test_unresolvable_kind_is_parked_and_gc_still_settles(running: Running) -> None:
+    """IT-13/14: a reference to a kind the server does not serve is retried with backoff,
+    never deleted, and does not keep the GC from being idle."""
+    unknown = make_id("unknown.group/v1", "UnknownType", "ns1", "invalid-name", "uid-unknown")
+    running.client.seed(PODS, pod("cm-invalid", unknown))
+
+    await eventually(lambda: bool(running.gc.parked()), what="dependent parked")
+    await running.settle()
+
+    assert running.exists(PODS, "cm-invalid")
+    assert running.gc.parked() == [unknown]  # the virtual owner: its GET cannot be mapped
+    assert running.gc.attempt_to_delete.waiting_count() == 1

@@ -75,7 +75,9 @@ class GarbageCollector:
     Needs only a ``Client``, an informer factory, an event recorder and a clock.
     ``run()`` (or ``start()``/``stop()``) discovers resources, starts monitors, waits up
     to ``initial_sync_timeout`` (default: ``sync_period``; 0: do not wait) for them to
-    sync, then runs ``workers`` delete workers and ``workers`` orphan workers.
+    sync, then runs ``workers`` delete workers and ``workers`` orphan workers. ``stop()``
+    shuts the queues down: a stopped GC is not restarted (build a new one), and the shared
+    informers are left running for their owner to stop.
     """
 
     def __init__(
@@ -109,6 +111,7 @@ class GarbageCollector:
             client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
         )
         self._busy = 0
+        self._parked: set[Node] = set()  # requeued on RESTMappingError (see is_idle)
         self._task: asyncio.Task[None] | None = None
 
     # Queues live on the GraphBuilder (their producer); the GC is their consumer.
@@ -192,9 +195,19 @@ class GarbageCollector:
         return self.graph_builder.is_synced()
 
     def is_idle(self) -> bool:
-        """No queued, delayed or in-flight work anywhere in the GC (for ``settle()``)."""
+        """No queued, delayed or in-flight work anywhere in the GC (for ``settle()``).
+
+        Items *parked* on a REST-mapping error do not count: they wait (with backoff) for
+        discovery to learn their kind, which may never happen (rule 7, IT-13/IT-14), and
+        would otherwise keep the GC busy forever. Every other delayed retry counts.
+        """
         return (self._busy == 0 and self.graph_builder.is_idle()
-                and self.attempt_to_delete.is_idle() and self.attempt_to_orphan.is_idle())
+                and _queue_idle(self.attempt_to_delete, parked=len(self._parked))
+                and _queue_idle(self.attempt_to_orphan, parked=0))
+
+    def parked(self) -> list[ObjectReference]:
+        """Identities retried only because their (owner) kind cannot be mapped."""
+        return sorted((n.identity for n in self._parked), key=str)
 
     def graph_has_uid(self, uid: str) -> bool:
         return uid in self.graph_builder.uid_to_node
@@ -226,6 +239,7 @@ class GarbageCollector:
         return True
 
     async def attempt_to_delete_worker(self, n: Node) -> WorkItemAction:
+        self._parked.discard(n)
         if not n.is_observed():
             in_graph = self.graph_builder.uid_to_node.read(n.identity.uid)
             if in_graph is None or in_graph.is_observed():
@@ -236,7 +250,9 @@ class GarbageCollector:
         except NamespacedOwnerOfClusterScopedObjectError:
             return WorkItemAction.FORGET  # will not resolve on retry (rule 10)
         except RESTMappingError as exc:
+            # an unserved or not yet discovered kind: retry with backoff, never delete
             log.debug("error syncing item %s: %s", n.identity, exc)
+            self._parked.add(n)
             return WorkItemAction.REQUEUE
         except Exception as exc:
             self.handle_error(exc, item=n)
@@ -404,3 +420,10 @@ class GarbageCollector:
         errors = [e for e in await asyncio.gather(*(orphan(d) for d in dependents)) if e]
         if errors:
             raise OrphanDependentsError(owner, errors)
+
+
+def _queue_idle(queue: RateLimitingQueue[Node], *, parked: int) -> bool:
+    """Nothing ready, nothing in flight, and at most ``parked`` items waiting (parked items
+    are always waiting, ready or in flight, so with the first two empty they are exactly
+    the waiting ones)."""
+    return len(queue) == 0 and queue.processing_count() == 0 and queue.waiting_count() <= parked

@@ -224,7 +224,7 @@ class GraphBuilder:
             matching, nonmatching = partition_dependents(existing.get_dependents(), deleted)
             if not nonmatching:
                 return True
-            self._forget_absent_identity(deleted, matching, reason)
+            self._remember_absent_identity(deleted, matching, reason)
             if existing.identity == deleted:
                 replacement = get_alternate_owner_identity(nonmatching, deleted)
                 if replacement is not None:
@@ -236,11 +236,11 @@ class GraphBuilder:
         if existing.identity != deleted:
             # an observed node is never removed on the word of a virtual event
             matching, _ = partition_dependents(existing.get_dependents(), deleted)
-            self._forget_absent_identity(deleted, matching, reason)
+            self._remember_absent_identity(deleted, matching, reason)
             return False
         return True
 
-    def _forget_absent_identity(
+    def _remember_absent_identity(
         self, identity: ObjectReference, dependents: Sequence[Node], reason: AbsentReason,
     ) -> None:
         if not dependents:

@@ -1,0 +1,528 @@
+"""Helpers shared by the workload controllers (cf. pkg/controller/controller_utils.go).
+
+Contract:
+  * ``ControllerExpectations`` / ``UIDTrackingControllerExpectations``: what a controller
+    expects its informer to observe (creations, deletions) before it may act again, so a
+    lagging informer never causes double creates. Expectations expire after
+    ``EXPECTATIONS_TIMEOUT`` seconds of the injected clock.
+  * ``PodControl``: creates pods from a template (``generateName: "<owner>-"``, the
+    template's labels/annotations/finalizers, the controller reference) and deletes or
+    patches them, recording upstream's events (``SuccessfulCreate`` "Created pod: x",
+    ``FailedCreate`` "Error creating: …", ``SuccessfulDelete`` "Deleted pod: x",
+    ``FailedDelete`` "Error deleting: …").
+  * ``slow_start_batch``: call a function ``count`` times in concurrent batches of 1, 2,
+    4, … and stop at the first batch with an error (quota denials cost little).
+  * Pod predicates (``is_pod_active``, ``is_pod_ready``, ``is_pod_available``), the
+    deletion ranking of ``ActivePodsWithRanks``, ``compute_hash`` (pod-template-hash).
+  * Informer indexes: ``CONTROLLER_UID_INDEX`` files an object under its controller's UID,
+    or under ``"_ORPHAN_POD/<namespace>"`` when it has none, so a sync reads only the
+    objects of its owner plus the orphans of its namespace (``filter_by_owner``).
+
+Time comes from the injected ``Clock``; nothing here sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+import json
+import logging
+import math
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kubegc.api.clock import Clock, parse_time
+from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.meta import controller_ref_of, name_of, namespace_of, uid_of
+from kubegc.api.resources import GroupVersionResource
+from kubegc.api.types import Obj
+from kubegc.client.cache import SharedInformer
+from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, EventRecorder
+from kubegc.client.interface import Client, DeleteOptions, PatchType
+
+log = logging.getLogger(__name__)
+
+PODS = GroupVersionResource("", "v1", "pods")
+
+#: Seconds after which unmet expectations are ignored (upstream ``ExpectationsTimeout``).
+EXPECTATIONS_TIMEOUT = 300.0
+#: First batch of ``slow_start_batch`` (upstream ``SlowStartInitialBatchSize``).
+SLOW_START_INITIAL_BATCH_SIZE = 1
+
+FAILED_CREATE_POD_REASON = "FailedCreate"
+SUCCESSFUL_CREATE_POD_REASON = "SuccessfulCreate"
+FAILED_DELETE_POD_REASON = "FailedDelete"
+SUCCESSFUL_DELETE_POD_REASON = "SuccessfulDelete"
+
+#: Status cause of a create refused because the namespace is terminating.
+NAMESPACE_TERMINATING_CAUSE = "NamespaceTerminating"
+
+CONTROLLER_UID_INDEX = "podControllerUID"
+ORPHAN_INDEX_KEY = "_ORPHAN_POD"
+
+
+class AggregateError(Exception):
+    """Several errors of one pass (cf. ``utilerrors.NewAggregate``): the message is the
+    single error's, or ``[e1, e2, …]``."""
+
+    def __init__(self, errors: Sequence[BaseException]) -> None:
+        self.errors = list(errors)
+        text = str(self.errors[0]) if len(self.errors) == 1 else (
+            "[" + ", ".join(str(e) for e in self.errors) + "]")
+        super().__init__(text)
+
+
+def raise_aggregate(errors: Sequence[BaseException]) -> None:
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise AggregateError(errors)
+
+
+def has_status_cause(err: BaseException, cause: str) -> bool:
+    return isinstance(err, StatusError) and any(c.reason == cause for c in err.details.causes)
+
+
+# --- expectations ---------------------------------------------------------------------
+
+
+@dataclass
+class ControlleeExpectations:
+    """Creations/deletions a controller still waits to observe (cf. ``ControlleeExpectations``)."""
+
+    add: int
+    delete: int
+    key: str
+    timestamp: float  # clock.monotonic() when set
+
+    def fulfilled(self) -> bool:
+        return self.add <= 0 and self.delete <= 0
+
+
+class ControllerExpectations:
+    """Expectations by controller key (cf. ``ControllerExpectations``).
+
+    Ownership: the controller's workers set them in a sync; its informer handlers lower
+    them as objects are observed. One event loop, so no locking.
+    """
+
+    def __init__(self, clock: Clock, *, timeout: float = EXPECTATIONS_TIMEOUT) -> None:
+        self.clock = clock
+        self.timeout = timeout
+        self._store: dict[str, ControlleeExpectations] = {}
+
+    def get_expectations(self, key: str) -> ControlleeExpectations | None:
+        return self._store.get(key)
+
+    def satisfied_expectations(self, key: str) -> bool:
+        """True if nothing is expected for ``key``, or it was all observed, or it expired."""
+        exp = self._store.get(key)
+        if exp is None:
+            return True
+        return exp.fulfilled() or self.clock.monotonic() - exp.timestamp > self.timeout
+
+    def delete_expectations(self, key: str) -> None:
+        self._store.pop(key, None)
+
+    def set_expectations(self, key: str, *, add: int, delete: int) -> None:
+        self._store[key] = ControlleeExpectations(add, delete, key, self.clock.monotonic())
+
+    def expect_creations(self, key: str, adds: int) -> None:
+        self.set_expectations(key, add=adds, delete=0)
+
+    def expect_deletions(self, key: str, dels: int) -> None:
+        self.set_expectations(key, add=0, delete=dels)
+
+    def lower_expectations(self, key: str, *, add: int = 0, delete: int = 0) -> None:
+        exp = self._store.get(key)
+        if exp is not None:
+            exp.add -= add
+            exp.delete -= delete
+
+    def raise_expectations(self, key: str, *, add: int = 0, delete: int = 0) -> None:
+        exp = self._store.get(key)
+        if exp is not None:
+            exp.add += add
+            exp.delete += delete
+
+    def creation_observed(self, key: str) -> None:
+        self.lower_expectations(key, add=1)
+
+    def deletion_observed(self, key: str) -> None:
+        self.lower_expectations(key, delete=1)
+
+
+class UIDTrackingControllerExpectations:
+    """Expectations that remember which pods they expect to see deleted, so a pod seen
+    first terminating and then gone counts once (cf. ``UIDTrackingControllerExpectations``)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.expectations = ControllerExpectations(clock)
+        self._uids: dict[str, set[str]] = {}
+
+    def satisfied_expectations(self, key: str) -> bool:
+        return self.expectations.satisfied_expectations(key)
+
+    def expect_creations(self, key: str, adds: int) -> None:
+        self.expectations.expect_creations(key, adds)
+
+    def creation_observed(self, key: str) -> None:
+        self.expectations.creation_observed(key)
+
+    def lower_expectations(self, key: str, *, add: int = 0, delete: int = 0) -> None:
+        self.expectations.lower_expectations(key, add=add, delete=delete)
+
+    def expect_deletions(self, key: str, deleted_keys: Iterable[str]) -> None:
+        """Expect the deletion of the pods ``deleted_keys`` ("ns/name")."""
+        expected = set(deleted_keys)
+        self._uids[key] = expected
+        self.expectations.expect_deletions(key, len(expected))
+
+    def deletion_observed(self, key: str, deleted_key: str) -> None:
+        uids = self._uids.get(key)
+        if uids is not None and deleted_key in uids:
+            self.expectations.deletion_observed(key)
+            uids.discard(deleted_key)
+
+    def delete_expectations(self, key: str) -> None:
+        self.expectations.delete_expectations(key)
+        self._uids.pop(key, None)
+
+
+# --- batches --------------------------------------------------------------------------
+
+
+async def slow_start_batch(
+    count: int, initial_batch_size: int, fn: Callable[[], Awaitable[object]],
+) -> tuple[int, BaseException | None]:
+    """Call ``fn`` ``count`` times in batches of doubling size, each batch concurrently.
+
+    Returns ``(successes, first_error)``; stops after the first batch with an error, so
+    the calls never attempted are neither successes nor errors (cf. ``slowStartBatch``).
+    """
+    remaining, successes = count, 0
+    batch_size = min(remaining, initial_batch_size)
+    while batch_size > 0:
+        results = await asyncio.gather(*(fn() for _ in range(batch_size)),
+                                       return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        for failure in failures:
+            if isinstance(failure, asyncio.CancelledError):
+                raise failure
+        successes += batch_size - len(failures)
+        if failures:
+            return successes, failures[0]
+        remaining -= batch_size
+        batch_size = min(2 * batch_size, remaining)
+    return successes, None
+
+
+# --- controller references and indexes --------------------------------------------------
+
+
+def new_controller_ref(owner: Obj, api_version: str, kind: str) -> dict[str, Any]:
+    """``metav1.NewControllerRef``: ``controller: true, blockOwnerDeletion: true``."""
+    return {"apiVersion": api_version, "kind": kind, "name": name_of(owner),
+            "uid": uid_of(owner), "controller": True, "blockOwnerDeletion": True}
+
+
+def is_controlled_by(obj: Obj, owner: Obj) -> bool:
+    ref = controller_ref_of(obj)
+    return ref is not None and ref.get("uid") == uid_of(owner)
+
+
+def orphan_index_key(namespace: str) -> str:
+    return f"{ORPHAN_INDEX_KEY}/{namespace}"
+
+
+def controller_uid_index_func(obj: Obj) -> list[str]:
+    """The controller's UID, or the orphan key of the object's namespace."""
+    ref = controller_ref_of(obj)
+    if ref is not None:
+        return [str(ref.get("uid") or "")]
+    return [orphan_index_key(namespace_of(obj))]
+
+
+def ensure_indexers(informer: SharedInformer, indexers: dict[str, Callable[[Obj], list[str]]],
+                    ) -> None:
+    """Add the indexes other controllers sharing ``informer`` did not add yet."""
+    for name, fn in indexers.items():
+        try:
+            informer.indexer.add_indexers({name: fn})
+        except ValueError:
+            pass  # already added by another controller (same name, same meaning)
+
+
+def filter_by_owner(informer: SharedInformer, owner: Obj, *, include_orphans: bool,
+                    ) -> list[Obj]:
+    """Objects controlled by ``owner`` plus (optionally) the orphans of its namespace
+    (cf. ``FilterPodsByOwner``)."""
+    out = informer.indexer.by_index(CONTROLLER_UID_INDEX, uid_of(owner))
+    if include_orphans:
+        orphans = informer.indexer.by_index(CONTROLLER_UID_INDEX,
+                                            orphan_index_key(namespace_of(owner)))
+        out.extend(orphans)
+    return out
+
+
+# --- pods -------------------------------------------------------------------------------
+
+
+def pod_phase(pod: Obj) -> str:
+    return str((pod.get("status") or {}).get("phase") or "")
+
+
+def is_pod_active(pod: Obj) -> bool:
+    """Not Succeeded, not Failed, not being deleted."""
+    meta = pod.get("metadata") or {}
+    return pod_phase(pod) not in ("Succeeded", "Failed") and not meta.get("deletionTimestamp")
+
+
+def is_pod_terminal(pod: Obj) -> bool:
+    return pod_phase(pod) in ("Succeeded", "Failed")
+
+
+def is_pod_terminating(pod: Obj) -> bool:
+    return not is_pod_terminal(pod) and bool((pod.get("metadata") or {}).get("deletionTimestamp"))
+
+
+def _ready_condition(pod: Obj) -> dict[str, Any] | None:
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "Ready":
+            return dict(cond)
+    return None
+
+
+def is_pod_ready(pod: Obj) -> bool:
+    cond = _ready_condition(pod)
+    return cond is not None and cond.get("status") == "True"
+
+
+def pod_ready_time(pod: Obj) -> datetime | None:
+    cond = _ready_condition(pod)
+    if cond is None or cond.get("status") != "True" or not cond.get("lastTransitionTime"):
+        return None
+    return parse_time(str(cond["lastTransitionTime"]))
+
+
+def is_pod_available(pod: Obj, min_ready_seconds: int, now: datetime) -> bool:
+    """Ready for at least ``min_ready_seconds`` (cf. ``podutil.IsPodAvailable``)."""
+    if not is_pod_ready(pod):
+        return False
+    if min_ready_seconds <= 0:
+        return True
+    since = pod_ready_time(pod)
+    return since is not None and (now - since).total_seconds() >= min_ready_seconds
+
+
+def _creation_time(obj: Obj) -> datetime | None:
+    text = (obj.get("metadata") or {}).get("creationTimestamp")
+    return parse_time(str(text)) if text else None
+
+
+def _max_restarts(pod: Obj) -> int:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    return max((int(s.get("restartCount") or 0) for s in statuses), default=0)
+
+
+def _deletion_cost(pod: Obj) -> int:
+    annotations = (pod.get("metadata") or {}).get("annotations") or {}
+    try:
+        return int(annotations.get("controller.kubernetes.io/pod-deletion-cost", "0"))
+    except ValueError:
+        return 0
+
+
+_PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+
+def _log_rank(t: datetime | None, now: datetime) -> int:
+    if t is None:
+        return -1
+    nanos = (now - t).total_seconds() * 1e9
+    return int(math.log2(nanos)) if nanos > 0 else -1
+
+
+def _compare_time(t1: datetime | None, t2: datetime | None, uid1: str, uid2: str,
+                  now: datetime) -> bool | None:
+    """Newer first on a log2 scale, UID as tie-break (rules 6 and 8); None if equal."""
+    if t1 == t2:
+        return None
+    if t1 is None or t2 is None:
+        return t1 is None  # afterOrZero: zero time sorts first
+    diff = _log_rank(t1, now) - _log_rank(t2, now)
+    if diff == 0:
+        return uid1 < uid2
+    return diff < 0
+
+
+def _less_for_deletion(a: tuple[Obj, int], b: tuple[Obj, int], now: datetime) -> bool | None:
+    (pa, ra), (pb, rb) = a, b
+    na, nb = (pa.get("spec") or {}).get("nodeName"), (pb.get("spec") or {}).get("nodeName")
+    if na != nb and (not na or not nb):
+        return not na
+    oa, ob = _PHASE_ORDINAL.get(pod_phase(pa), 0), _PHASE_ORDINAL.get(pod_phase(pb), 0)
+    if oa != ob:
+        return oa < ob
+    if is_pod_ready(pa) != is_pod_ready(pb):
+        return not is_pod_ready(pa)
+    if _deletion_cost(pa) != _deletion_cost(pb):
+        return _deletion_cost(pa) < _deletion_cost(pb)
+    if ra != rb:
+        return ra > rb
+    if is_pod_ready(pa) and is_pod_ready(pb):
+        result = _compare_time(pod_ready_time(pa), pod_ready_time(pb), uid_of(pa), uid_of(pb), now)
+        if result is not None:
+            return result
+    if _max_restarts(pa) != _max_restarts(pb):
+        return _max_restarts(pa) > _max_restarts(pb)
+    return _compare_time(_creation_time(pa), _creation_time(pb), uid_of(pa), uid_of(pb), now)
+
+
+def sort_pods_for_deletion(pods: Sequence[Obj], ranks: Sequence[int], now: datetime,
+                           ) -> list[Obj]:
+    """Pods ordered as ``ActivePodsWithRanks`` (preferred for deletion first): unassigned,
+    pending, not ready, low deletion cost, doubled-up, recently ready, restarted, newest."""
+
+    def cmp(a: tuple[Obj, int], b: tuple[Obj, int]) -> int:
+        if _less_for_deletion(a, b, now):
+            return -1
+        if _less_for_deletion(b, a, now):
+            return 1
+        return 0
+
+    pairs = sorted(zip(pods, ranks), key=functools.cmp_to_key(cmp))
+    return [p for p, _ in pairs]
+
+
+def rank_by_colocation(pods: Sequence[Obj], related: Sequence[Obj]) -> list[int]:
+    """For each pod, how many ready related pods share its node (cf. ``getPodsRankedByRelatedPodsOnSameNode``)."""
+    per_node: dict[str, int] = {}
+    for pod in related:
+        node = (pod.get("spec") or {}).get("nodeName")
+        if node and is_pod_active(pod) and is_pod_ready(pod):
+            per_node[node] = per_node.get(node, 0) + 1
+    return [per_node.get(str((p.get("spec") or {}).get("nodeName") or ""), 0) for p in pods]
+
+
+# --- pod creation and deletion ----------------------------------------------------------
+
+
+def pods_prefix(controller_name: str) -> str:
+    """``"<name>-"`` (upstream drops the dash only when it would make the name invalid)."""
+    return f"{controller_name}-"
+
+
+def get_pod_from_template(template: Obj, owner: Obj, controller_ref: dict[str, Any] | None,
+                          ) -> Obj:
+    """A Pod object from a pod template (cf. ``GetPodFromTemplate``)."""
+    tmeta = template.get("metadata") or {}
+    meta: dict[str, Any] = {"generateName": pods_prefix(name_of(owner))}
+    if tmeta.get("labels"):
+        meta["labels"] = dict(tmeta["labels"])
+    if tmeta.get("annotations"):
+        meta["annotations"] = dict(tmeta["annotations"])
+    if tmeta.get("finalizers"):
+        meta["finalizers"] = list(tmeta["finalizers"])
+    if controller_ref is not None:
+        meta["ownerReferences"] = [dict(controller_ref)]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": copy.deepcopy(template.get("spec") or {})}
+
+
+@dataclass
+class PodControl:
+    """Creates, deletes and patches pods for a controller, recording events on the owner
+    (cf. ``RealPodControl``)."""
+
+    client: Client
+    recorder: EventRecorder
+    created: list[str] = field(default_factory=list)  # names, for tests and debugging
+
+    async def create_pods(self, namespace: str, template: Obj, owner: Obj,
+                          controller_ref: dict[str, Any], *, generate_name: str = "",
+                          name: str = "") -> Obj:
+        pod = get_pod_from_template(template, owner, controller_ref)
+        if generate_name:
+            pod["metadata"]["generateName"] = generate_name
+        if name:
+            pod["metadata"].pop("generateName", None)
+            pod["metadata"]["name"] = name
+        if not pod["metadata"].get("labels"):
+            raise ValueError("unable to create pods, no labels")
+        try:
+            created = await self.client.create(PODS, pod, namespace=namespace)
+        except StatusError as err:
+            if not has_status_cause(err, NAMESPACE_TERMINATING_CAUSE):
+                self.recorder.event(owner, EVENT_TYPE_WARNING, FAILED_CREATE_POD_REASON,
+                                    f"Error creating: {err}")
+            raise
+        self.created.append(name_of(created))
+        self.recorder.event(owner, EVENT_TYPE_NORMAL, SUCCESSFUL_CREATE_POD_REASON,
+                            f"Created pod: {name_of(created)}")
+        return created
+
+    async def delete_pod(self, namespace: str, name: str, owner: Obj) -> None:
+        """Delete a pod; a 404 is raised again without an event (callers usually ignore it)."""
+        try:
+            await self.client.delete(PODS, name, namespace=namespace, options=DeleteOptions())
+        except StatusError as err:
+            if is_not_found(err):
+                raise
+            self.recorder.event(owner, EVENT_TYPE_WARNING, FAILED_DELETE_POD_REASON,
+                                f"Error deleting: {err}")
+            raise
+        self.recorder.event(owner, EVENT_TYPE_NORMAL, SUCCESSFUL_DELETE_POD_REASON,
+                            f"Deleted pod: {name}")
+
+    async def patch_pod(self, namespace: str, name: str, patch: Obj) -> Obj:
+        return await self.client.patch(PODS, name, patch, namespace=namespace,
+                                       patch_type=PatchType.STRATEGIC)
+
+
+# --- hashing ----------------------------------------------------------------------------
+
+_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def safe_encode_string(text: str) -> str:
+    """``rand.SafeEncodeString``: map every character into an alphabet without vowels."""
+    return "".join(_ALPHANUMS[ord(c) % len(_ALPHANUMS)] for c in text)
+
+
+def fnv32a(data: bytes, value: int = 0x811C9DC5) -> int:
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
+
+
+def compute_hash(template: Obj, collision_count: int | None) -> str:
+    """The pod-template-hash (cf. ``controller.ComputeHash``): FNV-32a of the template,
+    then of ``collision_count`` as 8 little-endian bytes (uint32 + zero padding), printed
+    in decimal and safe-encoded. Upstream hashes Go's spew dump of the typed struct; we
+    hash the canonical JSON of the template, so values differ from a real cluster's but
+    are stable and change exactly when the template does."""
+    canonical = json.dumps(template, sort_keys=True, separators=(",", ":")).encode()
+    value = fnv32a(canonical)
+    if collision_count is not None:
+        value = fnv32a((collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4), value)
+    return safe_encode_string(str(value))
+
+
+# --- status patches ---------------------------------------------------------------------
+
+
+def status_merge_patch(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """A JSON merge patch turning status ``old`` into ``new`` (removed keys become null)."""
+    patch: dict[str, Any] = {k: None for k in old if k not in new}
+    patch.update({k: v for k, v in new.items() if old.get(k) != v})
+    return patch
+
+
+def omit_empty(status: dict[str, Any], *, keep: Iterable[str] = ()) -> dict[str, Any]:
+    """Drop zero/empty values, as Go's ``omitempty`` would (except keys in ``keep``)."""
+    kept = set(keep)
+    return {k: v for k, v in status.items() if k in kept or v not in (None, 0, "", [], {})}
