@@ -110,8 +110,23 @@ async def test_patch_types(patch_type: PatchType, patch: Any, want_owner_uids: l
                                   finalizers=["f1"]))
     patched = await client.patch(PODS, "a", patch, namespace="ns1", patch_type=patch_type)
     assert [r["uid"] for r in patched["metadata"].get("ownerReferences", [])] == want_owner_uids
-    assert patched["metadata"].get("finalizers", []) == want_finalizers
+    assert sorted(patched["metadata"].get("finalizers", [])) == want_finalizers
     assert patched["metadata"]["resourceVersion"] == "2"
+
+
+async def test_patch_errors_are_the_servers() -> None:
+    client = FakeClient()
+    widgets = GroupVersionResource("example.com", "v1", "widgets")
+    client.add_object(widgets, {"kind": "Widget", "metadata": {"name": "w", "namespace": "ns1"}})
+    with pytest.raises(errors.StatusError) as err:
+        await client.patch(widgets, "w", {"spec": {}}, namespace="ns1",
+                           patch_type=PatchType.STRATEGIC)
+    assert err.value.code == 415, "no strategic merge patch for custom resources"
+    applied = await client.patch(widgets, "new", {"apiVersion": "example.com/v1",
+                                                  "kind": "Widget", "spec": {"a": 1}},
+                                 namespace="ns1", patch_type=PatchType.APPLY,
+                                 field_manager="me")
+    assert applied["metadata"]["name"] == "new" and applied["spec"] == {"a": 1}
 
 
 async def test_failed_json_patch_test_is_invalid() -> None:

@@ -119,10 +119,6 @@ class EventRecorder:
         """Nothing queued and nothing being written (for ``settle()``)."""
         return self._idle.is_set()
 
-    def is_idle(self) -> bool:
-        """Nothing queued and nothing being written."""
-        return self._idle.is_set()
-
     def start(self) -> None:
         """Start the writer task (no-op if running). Needs a running event loop."""
         if self._task is None and not self._stopped:

@@ -5,8 +5,9 @@ What it does:
   * keeps objects per resource, keyed by namespace/name; assigns ``uid`` (if missing),
     ``creationTimestamp`` and a ``resourceVersion`` from one global counter;
   * get/list (label and field selectors, ``limit``/``continue`` paging over the current
-    state)/create/update/patch/delete/watch; patches: JSON merge patch, JSON patch, and a
-    minimal strategic merge (merge keys for the lists the GC patches; apply = merge);
+    state)/create/update/patch/delete/watch; patches go through ``kubegc.api.patch`` (the
+    registry's implementation: strategic merge for built-in kinds only, apply needs a
+    field manager), so patch errors are the server's;
   * delete removes at once unless the object has finalizers, in which case it only gets a
     ``deletionTimestamp``; an update or patch that empties the finalizers of an object
     being deleted removes it. No other registry semantics (no GC finalizers, no grace);
@@ -34,9 +35,12 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from kubegc.api import errors
 from kubegc.api.clock import Clock, RealClock, format_time
 from kubegc.api.meta import finalizers_of, metadata
+from kubegc.api.patch import apply_patch
 from kubegc.api.resources import Catalog, GroupVersionResource
 from kubegc.api.selectors import object_fields, parse_field_selector, parse_label_selector
 from kubegc.api.types import Obj
@@ -303,11 +307,17 @@ class FakeClient(Client):
         if answer is not None:
             return answer
         existing = self._objects.get(gvr, {}).get((namespace, name))
-        if existing is None and patch_type is PatchType.APPLY:
-            applied = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": name}}
-            return self._create(gvr, applied, namespace)
-        existing = self._must(gvr, namespace, name)
-        patched = _apply_patch(existing, patch, patch_type)
+        if existing is None and patch_type is not PatchType.APPLY:
+            existing = self._must(gvr, namespace, name)
+        info = self._info(gvr)
+        kind = str((existing or {}).get("kind") or (info.kind if info else ""))
+        body = patch if isinstance(patch, bytes | str) else orjson.dumps(patch)
+        patched = copy.deepcopy(apply_patch(
+            patch_type.value, existing, body, group=gvr.group, kind=kind, manager=field_manager,
+            force=force, now=format_time(self.clock.now()), subresource=subresource))
+        if existing is None:  # server-side apply creates
+            metadata(patched)["name"] = name
+            return self._create(gvr, patched, namespace)
         _check_rv(gvr, name, (patched.get("metadata") or {}).get("resourceVersion"), existing)
         metadata(patched).update(uid=existing["metadata"].get("uid"), name=name)
         return self._commit(gvr, patched)
@@ -443,152 +453,6 @@ class FakeClient(Client):
             )
 
         return matches
-
-
-# -- patches (minimal; the registry's kubegc.api.patch is the reference implementation) --
-
-#: Merge keys of the lists a strategic merge patch merges instead of replacing.
-_MERGE_KEYS = {"ownerReferences": "uid", "containers": "name", "initContainers": "name",
-               "volumes": "name", "env": "name", "conditions": "type"}
-_MERGE_PRIMITIVES = frozenset({"finalizers"})
-
-
-def _apply_patch(existing: Obj, patch: Any, patch_type: PatchType) -> Obj:
-    target = copy.deepcopy(existing)
-    if patch_type is PatchType.JSON:
-        return _json_patch(target, patch)
-    if not isinstance(patch, dict):
-        raise errors.bad_request("patch body must be a JSON object")
-    result = _strategic(target, patch) if patch_type is PatchType.STRATEGIC else _merge(
-        target, patch)
-    if not isinstance(result, dict):
-        raise errors.bad_request("patch result is not an object")
-    return result
-
-
-def _merge(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    out = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = _merge(out.get(key), value)
-    return out
-
-
-def _strategic(target: Any, patch: Any) -> Any:
-    """Strategic merge for the common cases: maps merge, lists in ``_MERGE_KEYS`` merge by
-    key (``$patch: delete`` removes), ``finalizers`` union, ``$deleteFromPrimitiveList``."""
-    if not isinstance(patch, dict) or not isinstance(target, dict):
-        return copy.deepcopy(patch)
-    if patch.get("$patch") == "replace":
-        return {k: copy.deepcopy(v) for k, v in patch.items() if k != "$patch"}
-    out = dict(target)
-    for key, value in patch.items():
-        if key.startswith("$"):
-            continue
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, list) and key in _MERGE_KEYS:
-            out[key] = _merge_list(out.get(key) or [], value, _MERGE_KEYS[key])
-        elif isinstance(value, list) and key in _MERGE_PRIMITIVES:
-            current = list(out.get(key) or [])
-            out[key] = current + [v for v in value if v not in current]
-        else:
-            out[key] = _strategic(out.get(key), value)
-    for key, value in patch.items():
-        if key.startswith("$deleteFromPrimitiveList/"):
-            name = key.partition("/")[2]
-            out[name] = [v for v in out.get(name) or [] if v not in value]
-    return out
-
-
-def _merge_list(current: builtins.list[Any], items: builtins.list[Any], key: str) -> Any:
-    result = copy.deepcopy(current)
-    for item in items:
-        if not isinstance(item, dict):
-            result.append(copy.deepcopy(item))
-            continue
-        at = next((i for i, x in enumerate(result)
-                   if isinstance(x, dict) and x.get(key) == item.get(key)), None)
-        if item.get("$patch") == "delete":
-            if at is not None:
-                del result[at]
-        elif at is None:
-            result.append(copy.deepcopy(item))
-        else:
-            result[at] = _strategic(result[at], item)
-    return result
-
-
-def _json_patch(doc: Obj, ops: Any) -> Obj:
-    """RFC 6902 JSON patch: add, remove, replace, move, copy, test."""
-    if not isinstance(ops, list):
-        raise errors.bad_request("json patch must be a list of operations")
-    for op in ops:
-        kind, path = op.get("op"), _pointer(op.get("path", ""))
-        if kind == "test":
-            if _resolve(doc, path) != op.get("value"):
-                raise errors.StatusError(422, "Invalid", f"testing value {op['path']} failed")
-        elif kind == "remove":
-            _remove_at(doc, path)
-        elif kind in ("add", "replace"):
-            if kind == "replace":
-                _resolve(doc, path)
-            _add_at(doc, path, copy.deepcopy(op.get("value")), replace=kind == "replace")
-        elif kind in ("move", "copy"):
-            source = _pointer(op.get("from", ""))
-            value = copy.deepcopy(_resolve(doc, source))
-            if kind == "move":
-                _remove_at(doc, source)
-            _add_at(doc, path, value, replace=False)
-        else:
-            raise errors.bad_request(f"unexpected json patch operation {kind!r}")
-    return doc
-
-
-def _pointer(text: str) -> builtins.list[str]:
-    if text == "":
-        return []
-    return [p.replace("~1", "/").replace("~0", "~") for p in text.split("/")[1:]]
-
-
-def _step(container: Any, part: str) -> Any:
-    try:
-        return container[int(part)] if isinstance(container, list) else container[part]
-    except (KeyError, IndexError, ValueError, TypeError) as exc:
-        raise errors.StatusError(422, "Invalid", f"doc is missing path: {part}") from exc
-
-
-def _resolve(doc: Any, path: builtins.list[str]) -> Any:
-    for part in path:
-        doc = _step(doc, part)
-    return doc
-
-
-def _add_at(doc: Any, path: builtins.list[str], value: Any, *, replace: bool) -> None:
-    parent, last = _resolve(doc, path[:-1]), path[-1]
-    if isinstance(parent, list):
-        if last == "-":
-            parent.append(value)
-        elif replace:
-            parent[int(last)] = value
-        else:
-            parent.insert(int(last), value)
-    else:
-        parent[last] = value
-
-
-def _remove_at(doc: Any, path: builtins.list[str]) -> None:
-    parent = _resolve(doc, path[:-1])
-    _step(parent, path[-1])
-    if isinstance(parent, list):
-        del parent[int(path[-1])]
-    else:
-        del parent[path[-1]]
 
 
 def _check_rv(gvr: GroupVersionResource, name: str, rv: Any, existing: Obj) -> None:

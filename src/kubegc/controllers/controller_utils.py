@@ -24,6 +24,7 @@ Time comes from the injected ``Clock``; nothing here sleeps.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
 import json
@@ -250,10 +251,9 @@ def ensure_indexers(informer: SharedInformer, indexers: dict[str, Callable[[Obj]
                     ) -> None:
     """Add the indexes other controllers sharing ``informer`` did not add yet."""
     for name, fn in indexers.items():
-        try:
+        # A ValueError means another controller added it already (same name, same meaning).
+        with contextlib.suppress(ValueError):
             informer.indexer.add_indexers({name: fn})
-        except ValueError:
-            pass  # already added by another controller (same name, same meaning)
 
 
 def filter_by_owner(informer: SharedInformer, owner: Obj, *, include_orphans: bool,
@@ -399,7 +399,8 @@ def sort_pods_for_deletion(pods: Sequence[Obj], ranks: Sequence[int], now: datet
 
 
 def rank_by_colocation(pods: Sequence[Obj], related: Sequence[Obj]) -> list[int]:
-    """For each pod, how many ready related pods share its node (cf. ``getPodsRankedByRelatedPodsOnSameNode``)."""
+    """For each pod, how many ready related pods share its node
+    (cf. ``getPodsRankedByRelatedPodsOnSameNode``)."""
     per_node: dict[str, int] = {}
     for pod in related:
         node = (pod.get("spec") or {}).get("nodeName")

@@ -36,7 +36,6 @@ MAX_BODY = 3 * 1024 * 1024
 
 def build_app(ctx: ServerContext) -> web.Application:
     app = web.Application(client_max_size=MAX_BODY)
-    app["ctx"] = ctx
 
     async def dispatch(request: web.Request) -> web.StreamResponse:
         try:

@@ -1,0 +1,31 @@
+"""client-go's role: the ``Client`` protocol and what controllers build on it.
+
+* ``interface``: ``Client`` (get/list/watch/create/update/patch/delete/discover) and its
+  option and event types; every API failure is a ``kubegc.api.errors.StatusError``.
+* ``local.LocalClient``: in-process, straight to the registry (controllers in kubegc serve).
+* ``rest.RestClient``: HTTP from a kubeconfig (``kubeconfig``); kubegc or any real cluster.
+* ``cache``: reflector, indexer, shared informers; ``workqueue``: client-go's queues and rate
+  limiters; ``events.EventRecorder``: deduplicated events.
+
+May import: ``kubegc.api``, and ``kubegc.registry`` (only ``local``).
+"""
+
+from kubegc.client.interface import (
+    APIResource,
+    Client,
+    DeleteOptions,
+    ListOptions,
+    PatchType,
+    WatchEvent,
+    WatchOptions,
+)
+
+__all__ = [
+    "APIResource",
+    "Client",
+    "DeleteOptions",
+    "ListOptions",
+    "PatchType",
+    "WatchEvent",
+    "WatchOptions",
+]

@@ -1,0 +1,90 @@
+"""CustomResourceDefinitions at runtime: resources appear and disappear, several served
+versions share one store, the status subresource, and a deleted CRD takes its instances."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from kubegc.api.errors import StatusError
+from kubegc.registry import Registry
+
+from .conftest import target
+
+CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+             "versions": [
+                 {"name": "v1", "served": True, "storage": True,
+                  "subresources": {"status": {}},
+                  "schema": {"openAPIV3Schema": {"type": "object"}}},
+                 {"name": "v1beta1", "served": True, "storage": False,
+                  "subresources": {"status": {}},
+                  "schema": {"openAPIV3Schema": {"type": "object"}}}]},
+}
+
+
+def _widget(name: str, version: str = "v1") -> dict[str, Any]:
+    return {"apiVersion": f"example.com/{version}", "kind": "Widget",
+            "metadata": {"name": name}, "spec": {"size": 1}, "status": {"ready": True}}
+
+
+async def test_crd_serves_its_versions_from_one_store(registry: Registry) -> None:
+    crds = target(registry, "customresourcedefinitions", "")
+    created = await registry.create(crds, CRD)
+    conditions = {c["type"]: c["status"] for c in created["status"]["conditions"]}
+    assert conditions == {"NamesAccepted": "True", "Established": "True"}
+    v1 = registry.target("example.com", "v1", "widgets", "default")
+    beta = registry.target("example.com", "v1beta1", "widgets", "default")
+    made = await registry.create(beta, _widget("w1", "v1beta1"))
+    assert made["apiVersion"] == "example.com/v1beta1"
+    assert "status" not in made  # status is a subresource: dropped on create
+    as_v1 = await registry.get(v1, "w1")
+    assert as_v1["apiVersion"] == "example.com/v1"
+    assert as_v1["metadata"]["uid"] == made["metadata"]["uid"]
+    with_status, _ = await registry.update(v1, "w1", _widget("w1"), subresource="status")
+    assert with_status["status"] == {"ready": True}
+    assert with_status["metadata"]["generation"] == 1  # status changes do not bump it
+    spec_changed, _ = await registry.update(v1, "w1", dict(_widget("w1"), spec={"size": 2}))
+    assert spec_changed["metadata"]["generation"] == 2
+
+
+async def test_strategic_merge_patch_on_custom_resource_is_415(registry: Registry) -> None:
+    await registry.create(target(registry, "customresourcedefinitions", ""), CRD)
+    v1 = registry.target("example.com", "v1", "widgets", "default")
+    await registry.create(v1, _widget("w1"))
+    with pytest.raises(StatusError) as e:
+        await registry.patch(v1, "w1", "application/strategic-merge-patch+json", b"{}")
+    assert e.value.code == 415
+    assert e.value.message == (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, "
+        "application/apply-patch+yaml")
+
+
+async def test_deleting_a_crd_deletes_its_instances_then_the_resource(
+        registry: Registry) -> None:
+    crds = target(registry, "customresourcedefinitions", "")
+    await registry.create(crds, CRD)
+    v1 = registry.target("example.com", "v1", "widgets", "default")
+    for i in range(3):
+        await registry.create(v1, _widget(f"w{i}"))
+    await registry.delete(crds, "widgets.example.com", {})
+
+    async def gone() -> None:
+        while registry.catalog.get("example.com", "widgets") is not None:
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(gone(), 10)
+    with pytest.raises(StatusError) as e:
+        await registry.get(crds, "widgets.example.com")
+    assert e.value.code == 404
+    with pytest.raises(StatusError) as e:
+        registry.target("example.com", "v1", "widgets", "default")
+    assert e.value.code == 404
+    listed = await registry.kv.range("/registry/example.com/widgets/", prefix=True)
+    assert listed.kvs == []
