@@ -115,13 +115,15 @@ class Client(Protocol):
 
     @abstractmethod
     async def list(
-        self, gvr: GroupVersionResource, *, namespace: str = "", options: ListOptions | None = None,
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: ListOptions | None = None,
     ) -> Obj:
         """A ``<Kind>List`` with ``items`` and ``metadata.resourceVersion``."""
 
     @abstractmethod
     def watch(
-        self, gvr: GroupVersionResource, *, namespace: str = "", options: WatchOptions | None = None,
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: WatchOptions | None = None,
     ) -> AsyncIterator[WatchEvent]:
         """Watch events; a 410 arrives as an ``ERROR`` event with a Status object."""
 

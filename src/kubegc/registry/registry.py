@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
 import copy
 import logging
 from collections.abc import Callable
@@ -162,7 +163,7 @@ class Registry:
 
     # -- snapshots ---------------------------------------------------------------------------
 
-    async def restore(self, objects: list[Obj]) -> list[Obj]:
+    async def restore(self, objects: builtins.list[Obj]) -> builtins.list[Obj]:
         """Write ``objects`` as they are (uid, timestamps, finalizers, deletionTimestamp and
         ownerReferences kept; resourceVersion reassigned) into storage, CRDs first so that
         their instances can be restored. Returns the objects whose kind is not served.
@@ -172,7 +173,7 @@ class Registry:
         def is_crd(o: Obj) -> bool:
             return bool(o.get("kind") == "CustomResourceDefinition")
 
-        skipped: list[Obj] = []
+        skipped: builtins.list[Obj] = []
         for obj in sorted(objects, key=lambda o: (not is_crd(o), o.get("kind") != "Namespace")):
             gvk = GroupVersionKind.from_api_version(str(obj.get("apiVersion", "")),
                                                     str(obj.get("kind", "")))
