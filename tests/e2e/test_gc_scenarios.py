@@ -355,3 +355,35 @@ async def test_it14_cluster_scoped_owners(c: RestClient, ns: str, gc_server: Ser
     await settle(gc_server)
     assert await exists(c, CONFIGMAPS, "cm-valid", ns)
     assert await exists(c, CONFIGMAPS, "cm-invalid", ns)
+
+
+async def test_debug_graph_in_dot(c: RestClient, ns: str, gc_server: Server) -> None:
+    rc = await new_rc(c, ns, "rc")
+    pod = await new_pod(c, ns, "pod", [ref(rc, block=True)])
+    await settle(gc_server)
+    graph = "/debug/controllers/garbagecollector/graph"
+    status, body = await asyncio.to_thread(
+        gc_server.http, "GET", f"{graph}?uid={pod['metadata']['uid']}")
+    text = body.decode()
+    assert status == 200 and "digraph" in text
+    assert rc["metadata"]["uid"] in text and pod["metadata"]["uid"] in text
+    status, whole = await asyncio.to_thread(gc_server.http, "GET", graph)
+    assert status == 200 and len(whole) >= len(body)
+
+
+async def test_deletion_records_explain_a_deletion(c: RestClient, ns: str) -> None:
+    """The record outlives events: why was the pod deleted, and by which decision."""
+    rc = await new_rc(c, ns, "rc")
+    pod = await new_pod(c, ns, "pod", [ref(rc)])
+    await delete(c, RC, "rc", ns, policy="Background")
+    await eventually(lambda: _gone(c, PODS, "pod", ns), what="pod deleted")
+
+    async def record() -> Any:
+        listed = await c.list(RECORDS, options=ListOptions(
+            label_selector=f"kubegc.io/object-uid={pod['metadata']['uid']}"))
+        return listed["items"]
+
+    [rec] = await eventually(record, what="deletion record written")
+    assert (rec["action"], rec["reason"], rec["propagationPolicy"]) == (
+        "delete", "OwnerAbsent", "Background")
+    assert rec["owners"][0]["uid"] == rc["metadata"]["uid"]

@@ -1,0 +1,322 @@
+"""``DumpClient``: the ``Client`` protocol read-only over a dump file, with no cluster.
+
+A dump is what ``kubectl get -A -o json <resources>`` (or ``-o yaml``) prints: a ``List``
+(or typed ``<Kind>List``) of objects, a single object, several JSON documents one after
+the other, or a YAML stream of documents (``---``). Lists nest; their items are flattened.
+
+Contract:
+  * ``get``/``list`` serve the dumped objects as they are (deep copies: callers may
+    mutate them), filtered by namespace, label selector and field selector; ``list``
+    pages with ``limit``/``continue``. A missing object raises 404 NotFound with
+    upstream's message; a resource the dump does not know raises 404 "the server could
+    not find the requested resource", as a real server does.
+  * ``watch`` yields nothing and blocks until the caller cancels it: a dump never changes.
+  * Every write (``create``/``update``/``patch``/``delete``) raises 405 MethodNotAllowed.
+  * ``discover`` lists one ``APIResource`` per (group, version, resource) known from:
+    kubegc's built-in resources, a small table of other Kubernetes built-ins, the
+    CustomResourceDefinitions present in the dump, and, for any other kind found in the
+    dump, a guess (plural by English rules, namespaced when its objects have a
+    namespace). Every resource is offered with the verbs ``get``, ``list``, ``watch``.
+May import: ``kubegc.api`` and the client protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import copy
+import json
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubegc.api import errors
+from kubegc.api.resources import BUILTIN_RESOURCES, GroupVersionResource, split_api_version
+from kubegc.api.selectors import object_fields, parse_field_selector, parse_label_selector
+from kubegc.api.types import Obj
+from kubegc.client.interface import (
+    APIResource,
+    Client,
+    DeleteOptions,
+    ListOptions,
+    PatchType,
+    WatchEvent,
+    WatchOptions,
+)
+
+READ_VERBS = ("get", "list", "watch")
+
+#: Kubernetes built-ins kubegc does not serve but real dumps contain:
+#: (group, version, resource, kind, namespaced).
+_OTHER_BUILTINS: tuple[tuple[str, str, str, str, bool], ...] = (
+    ("", "v1", "limitranges", "LimitRange", True),
+    ("", "v1", "resourcequotas", "ResourceQuota", True),
+    ("", "v1", "podtemplates", "PodTemplate", True),
+    ("apps", "v1", "controllerrevisions", "ControllerRevision", True),
+    ("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", True),
+    ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
+    ("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", True),
+    ("networking.k8s.io", "v1", "ingresses", "Ingress", True),
+    ("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", True),
+    ("networking.k8s.io", "v1", "ingressclasses", "IngressClass", False),
+    ("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
+    ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
+    ("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", False),
+    ("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    ("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
+    ("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False),
+    ("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
+    ("storage.k8s.io", "v1", "csinodes", "CSINode", False),
+    ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
+    ("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", False),
+    ("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest",
+     False),
+    ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+     "ValidatingWebhookConfiguration", False),
+    ("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
+     "MutatingWebhookConfiguration", False),
+    ("apiregistration.k8s.io", "v1", "apiservices", "APIService", False),
+)
+
+
+def parse_dump(text: str) -> list[Obj]:
+    """The objects of a dump (see the module docstring), lists flattened, in file order.
+
+    Raises ``ValueError`` when the text is neither JSON documents nor YAML."""
+    stripped = text.lstrip()
+    docs: list[Any]
+    if stripped[:1] in ("{", "["):
+        docs = _json_documents(stripped)
+    else:
+        try:
+            docs = list(yaml.safe_load_all(text))
+        except yaml.YAMLError as e:
+            raise ValueError(f"not a JSON or YAML dump: {e}") from e
+    out: list[Obj] = []
+    for doc in docs:
+        _flatten(doc, out, api_version="", kind="")
+    return out
+
+
+def _json_documents(text: str) -> list[Any]:
+    decoder = json.JSONDecoder()
+    docs: list[Any] = []
+    pos = 0
+    while pos < len(text):
+        try:
+            doc, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"not a JSON dump: {e}") from e
+        docs.append(doc)
+        pos = end
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+    return docs
+
+
+def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
+    if isinstance(doc, list):
+        for item in doc:
+            _flatten(item, out, api_version=api_version, kind=kind)
+        return
+    if not isinstance(doc, dict):
+        return
+    doc_kind = str(doc.get("kind") or "")
+    if isinstance(doc.get("items"), list) and (doc_kind.endswith("List") or not doc_kind):
+        item_kind = doc_kind[:-4] if doc_kind not in ("List", "") else ""
+        for item in doc["items"]:
+            _flatten(item, out, api_version=str(doc.get("apiVersion") or ""), kind=item_kind)
+        return
+    if kind:  # an item of a typed list (``PodList``) may omit its kind and apiVersion
+        if not doc_kind:
+            doc = {**doc, "kind": kind}
+        if not doc.get("apiVersion") and api_version:
+            doc = {**doc, "apiVersion": api_version}
+    if doc.get("kind") and doc.get("apiVersion") and isinstance(doc.get("metadata"), dict):
+        out.append(doc)
+
+
+@dataclass(frozen=True, slots=True)
+class _Resource:
+    group: str
+    resource: str
+    kind: str
+    namespaced: bool
+
+
+def guess_plural(kind: str) -> str:
+    """English plural of a lower-cased kind, as kubebuilder names CRD resources."""
+    word = kind.lower()
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def _crd_resource(crd: Obj) -> tuple[_Resource, list[str]] | None:
+    spec = crd.get("spec") or {}
+    names = spec.get("names") or {}
+    if not names.get("plural") or not names.get("kind"):
+        return None
+    versions = [str(v.get("name")) for v in spec.get("versions") or []
+                if isinstance(v, dict) and v.get("name") and v.get("served", True)]
+    if not versions and spec.get("version"):
+        versions = [str(spec["version"])]
+    res = _Resource(str(spec.get("group") or ""), str(names["plural"]), str(names["kind"]),
+                    spec.get("scope", "Namespaced") == "Namespaced")
+    return res, versions
+
+
+class DumpClient(Client):
+    """Read-only ``Client`` over the objects of a dump (see the module docstring).
+
+    Ownership: immutable after construction; safe to share between tasks."""
+
+    def __init__(self, objects: Iterable[Obj], *, source: str = "") -> None:
+        self.source = source
+        self.resource_version = "1"
+        self._resources: dict[tuple[str, str], _Resource] = {}
+        self._versions: dict[tuple[str, str], list[str]] = {}
+        self._by_kind: dict[tuple[str, str], tuple[str, str]] = {}
+        self._objects: dict[tuple[str, str], list[Obj]] = {}
+        objs = list(objects)
+        for info in BUILTIN_RESOURCES:
+            self._add(_Resource(info.group, info.resource, info.kind, info.namespaced),
+                      list(info.versions))
+        for group, version, resource, kind, namespaced in _OTHER_BUILTINS:
+            self._add(_Resource(group, resource, kind, namespaced), [version])
+        for obj in objs:
+            if obj.get("kind") == "CustomResourceDefinition":
+                found = _crd_resource(obj)
+                if found is not None:
+                    self._add(*found)
+        for obj in objs:
+            self._store(obj)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> DumpClient:
+        """Read a dump file (``-`` is not supported: pass the text to ``from_text``)."""
+        file = Path(path)
+        return cls(parse_dump(file.read_text()), source=str(file))
+
+    @classmethod
+    def from_text(cls, text: str, *, source: str = "") -> DumpClient:
+        return cls(parse_dump(text), source=source)
+
+    # -- building ------------------------------------------------------------------------
+
+    def _add(self, res: _Resource, versions: list[str]) -> None:
+        key = (res.group, res.resource)
+        self._resources.setdefault(key, res)
+        known = self._versions.setdefault(key, [])
+        known.extend(v for v in versions if v not in known)
+        self._by_kind.setdefault((res.group, res.kind), key)
+
+    def _store(self, obj: Obj) -> None:
+        group, version = split_api_version(str(obj["apiVersion"]))
+        kind = str(obj["kind"])
+        key = self._by_kind.get((group, kind))
+        if key is None:
+            namespaced = bool((obj.get("metadata") or {}).get("namespace"))
+            res = _Resource(group, guess_plural(kind), kind, namespaced)
+            self._add(res, [version])
+            key = (group, res.resource)
+        elif version not in self._versions[key]:
+            self._versions[key].append(version)
+        self._objects.setdefault(key, []).append(obj)
+
+    def objects(self) -> builtins.list[Obj]:
+        """Every dumped object (shared, do not mutate)."""
+        return [o for objs in self._objects.values() for o in objs]
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def _resource(self, gvr: GroupVersionResource) -> _Resource:
+        key = (gvr.group, gvr.resource)
+        res = self._resources.get(key)
+        if res is None or gvr.version not in self._versions.get(key, []):
+            raise errors.route_not_found()
+        return res
+
+    def _select(self, gvr: GroupVersionResource, namespace: str) -> builtins.list[Obj]:
+        res = self._resource(gvr)
+        items = self._objects.get((gvr.group, gvr.resource), [])
+        if res.namespaced and namespace:
+            items = [o for o in items if (o.get("metadata") or {}).get("namespace") == namespace]
+        return items
+
+    async def get(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj:
+        for obj in self._select(gvr, namespace):
+            if obj["metadata"].get("name") == name:
+                return copy.deepcopy(obj)
+        raise errors.not_found(errors.GroupResource(gvr.group, gvr.resource), name)
+
+    async def list(
+        self, gvr: GroupVersionResource, *, namespace: str = "", options: ListOptions | None = None,
+    ) -> Obj:
+        o = options or ListOptions()
+        res = self._resource(gvr)
+        items = self._select(gvr, namespace)
+        if o.label_selector:
+            labels = parse_label_selector(o.label_selector)
+            items = [i for i in items if labels.matches(i["metadata"].get("labels"))]
+        if o.field_selector:
+            fields = parse_field_selector(o.field_selector)
+            items = [i for i in items if fields.matches(object_fields(gvr.group, gvr.resource, i))]
+        start = int(o.continue_) if o.continue_.isdigit() else 0
+        end = start + o.limit if o.limit > 0 else len(items)
+        meta: dict[str, Any] = {"resourceVersion": self.resource_version}
+        if end < len(items):
+            meta["continue"] = str(end)
+            meta["remainingItemCount"] = len(items) - end
+        return {"apiVersion": gvr.group_version, "kind": f"{res.kind}List", "metadata": meta,
+                "items": [copy.deepcopy(i) for i in items[start:end]]}
+
+    async def watch(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: WatchOptions | None = None,
+    ) -> AsyncIterator[WatchEvent]:
+        self._resource(gvr)
+        await asyncio.Event().wait()  # a dump never changes: block until cancelled
+        nothing: tuple[WatchEvent, ...] = ()
+        for event in nothing:  # pragma: no cover - makes this an async generator
+            yield event
+
+    async def discover(self) -> builtins.list[APIResource]:
+        out = []
+        for key, res in self._resources.items():
+            for version in self._versions[key]:
+                out.append(APIResource(group=res.group, version=version, resource=res.resource,
+                                       kind=res.kind, namespaced=res.namespaced,
+                                       verbs=READ_VERBS, singular=res.kind.lower()))
+        return out
+
+    # -- writes: refused -----------------------------------------------------------------
+
+    def _refuse(self, gvr: GroupVersionResource, action: str) -> errors.StatusError:
+        return errors.method_not_supported(errors.GroupResource(gvr.group, gvr.resource), action)
+
+    async def create(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
+        raise self._refuse(gvr, "create")
+
+    async def update(
+        self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "", subresource: str = "",
+    ) -> Obj:
+        raise self._refuse(gvr, "update")
+
+    async def patch(
+        self, gvr: GroupVersionResource, name: str, patch: Any, *, namespace: str = "",
+        patch_type: PatchType = PatchType.MERGE, subresource: str = "", field_manager: str = "",
+        force: bool = False,
+    ) -> Obj:
+        raise self._refuse(gvr, "patch")
+
+    async def delete(
+        self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
+        options: DeleteOptions | None = None,
+    ) -> Obj:
+        raise self._refuse(gvr, "delete")
