@@ -44,6 +44,9 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                    help="seconds an Event lives (upstream default 1h)")
     p.add_argument("--decision-ttl", type=float, default=7 * 24 * 3600.0,
                    help="seconds GC deletion records are kept (default 7 days)")
+    p.add_argument("--time-scale", type=float, default=1.0,
+                   help="run the cluster's clock N times faster than real time (grace periods, "
+                        "CronJob schedules, TTLs); for demos and tests")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
 
 
@@ -56,8 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def _serve(args: argparse.Namespace) -> int:
+    from kubegc.api.clock import RealClock, ScaledClock
     from kubegc.cluster import Cluster, ClusterConfig
 
+    if args.time_scale <= 0:
+        print("kubegc: --time-scale must be positive", file=sys.stderr)
+        return 2
     if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("kubegc: --insecure-http serves only on loopback", file=sys.stderr)
         return 2
@@ -66,7 +73,8 @@ async def _serve(args: argparse.Namespace) -> int:
         data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
         tls=not args.insecure_http, kubeconfig=args.kubeconfig, controllers=controllers,
         concurrent_gc_syncs=args.concurrent_gc_syncs, gc_sync_period=args.gc_sync_period,
-        nodes=args.nodes, event_ttl=args.event_ttl, decision_ttl=args.decision_ttl)
+        nodes=args.nodes, event_ttl=args.event_ttl, decision_ttl=args.decision_ttl,
+        clock=ScaledClock(args.time_scale) if args.time_scale != 1.0 else RealClock())
     cluster = Cluster(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

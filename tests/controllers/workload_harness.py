@@ -10,8 +10,9 @@ a number of consecutive loop turns, to check that something did *not* happen.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -40,14 +41,25 @@ class FakeManager:
 @asynccontextmanager
 async def running(factory: Callable[[Any], Any], client: FakeClient,
                   clock: Clock | None = None) -> AsyncIterator[Any]:
+    """One controller, started with its informers."""
+    async with running_all([factory], client, clock) as controllers:
+        yield controllers[0]
+
+
+@asynccontextmanager
+async def running_all(factories: Sequence[Callable[[Any], Any]], client: FakeClient,
+                      clock: Clock | None = None) -> AsyncIterator[list[Any]]:
+    """Several controllers sharing one informer factory, as in the controller manager."""
     manager = FakeManager(client, clock or ManualClock())
-    controller = factory(manager)
-    await controller.start()
+    controllers = [factory(manager) for factory in factories]
+    for controller in controllers:
+        await controller.start()
     manager.informers.start()
     try:
-        yield controller
+        yield controllers
     finally:
-        await controller.stop()
+        for controller in controllers:
+            await controller.stop()
         await manager.informers.stop()
 
 
@@ -62,12 +74,13 @@ async def eventually(predicate: Callable[[], object], timeout: float = 5.0,
 
 
 async def quiet(controller: Any, turns: int = 50, timeout: float = 5.0) -> None:
-    """Wait until the controller has been idle for ``turns`` consecutive loop turns."""
+    """Wait until the controller(s) have been idle for ``turns`` consecutive loop turns."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     idle = 0
+    controllers = controller if isinstance(controller, list) else [controller]
     while idle < turns:
-        idle = idle + 1 if controller.is_idle() else 0
+        idle = idle + 1 if all(c.is_idle() for c in controllers) else 0
         if loop.time() > deadline:
             raise AssertionError("controller never became quiet")
         await asyncio.sleep(0)
@@ -99,3 +112,26 @@ def set_pod_phase(client: FakeClient, pod: Obj, phase: str, *, ready: bool = Fal
 def pod_template(labels: dict[str, str]) -> Obj:
     return {"metadata": {"labels": dict(labels)},
             "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+
+
+@asynccontextmanager
+async def fake_kubelet(client: FakeClient, *, phase: str = "Running",
+                       ready: bool = True) -> AsyncIterator[None]:
+    """A background task standing in for the kubelet: every pod without a phase set by it
+    gets ``phase`` (Running and Ready by default) shortly after it appears."""
+
+    async def loop() -> None:
+        while True:
+            for pod in client.objects(PODS):
+                conditions = (pod.get("status") or {}).get("conditions")
+                if not conditions and not pod["metadata"].get("deletionTimestamp"):
+                    set_pod_phase(client, pod, phase, ready=ready)
+            await asyncio.sleep(0.001)
+
+    task = asyncio.get_running_loop().create_task(loop())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -46,7 +46,6 @@ log = logging.getLogger(__name__)
 SERVICES = GroupVersionResource("", "v1", "services")
 ENDPOINTS = GroupVersionResource("", "v1", "endpoints")
 HEADLESS_LABEL = "service.kubernetes.io/headless"
-DEFAULT_WORKERS = 5  # upstream --concurrent-endpoint-syncs
 
 
 def is_pod_ready(pod: Obj) -> bool:
@@ -161,7 +160,7 @@ class EndpointsController:
 
     def __init__(self, manager: ControllerManager) -> None:
         self.client, self.clock = manager.client, manager.clock
-        self.workers = int(getattr(manager.options, "concurrent_endpoint_syncs", DEFAULT_WORKERS))
+        self.workers = manager.options.concurrent_endpoint_syncs
         self.services = manager.informers.for_resource(SERVICES)
         self.pods = manager.informers.for_resource(PODS)
         self.endpoints = manager.informers.for_resource(ENDPOINTS)

@@ -80,7 +80,7 @@ class Kubelet:
     def __init__(self, manager: ControllerManager) -> None:
         opts = manager.options
         self.client, self.clock = manager.client, manager.clock
-        max_pods = int(getattr(opts, "node_max_pods", 110))
+        max_pods = opts.node_max_pods
         self.node_names = node_names(opts.nodes)
         self.reporter = NodeStatusReporter(self.client, clock=self.clock, names=self.node_names,
                                            max_pods=max_pods)

@@ -50,6 +50,12 @@ class ManagerOptions:
     pod_prestop_delay: float = 0.0  # seconds a preStop hook runs
     pod_ignore_term: bool = False  # processes ignore TERM and die only at KILL
     job_pod_duration: float = 0.0  # seconds a Job's pod runs before it succeeds
+    node_max_pods: int = 110  # allocatable pods of each simulated node
+    concurrent_namespace_syncs: int = 10  # namespace controller workers
+    concurrent_endpoint_syncs: int = 5  # endpoints controller workers
+    podgc_period: float = 20.0  # seconds between pod GC passes (upstream gcCheckPeriod)
+    podgc_quarantine: float = 40.0  # seconds a missing node is awaited before its pods go
+    terminated_pod_gc_threshold: int = 12500  # terminated pods kept (0: keep all)
     extra: dict[str, object] = field(default_factory=dict)
 
 

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_WORKERS = 10  # upstream --concurrent-namespace-syncs
 CONTENT_BACKOFF_BASE = 0.05
 
 
@@ -52,8 +51,7 @@ class NamespaceController:
 
     def __init__(self, manager: ControllerManager) -> None:
         self.client, self.clock = manager.client, manager.clock
-        self.workers = int(getattr(manager.options, "concurrent_namespace_syncs",
-                                   DEFAULT_WORKERS))
+        self.workers = manager.options.concurrent_namespace_syncs
         self.deleter = NamespacedResourcesDeleter(self.client, clock=self.clock)
         self.namespaces = manager.informers.for_resource(NAMESPACES)
         self.pods = manager.informers.for_resource(PODS)

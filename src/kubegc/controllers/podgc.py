@@ -39,9 +39,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-GC_CHECK_PERIOD = 20.0
-QUARANTINE_TIME = 40.0
-TERMINATED_POD_GC_THRESHOLD = 12500
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -62,10 +59,9 @@ class PodGCController:
     def __init__(self, manager: ControllerManager) -> None:
         opts = manager.options
         self.client, self.clock = manager.client, manager.clock
-        self.period = float(getattr(opts, "podgc_period", GC_CHECK_PERIOD))
-        self.quarantine = float(getattr(opts, "podgc_quarantine", QUARANTINE_TIME))
-        self.threshold = int(getattr(opts, "terminated_pod_gc_threshold",
-                                     TERMINATED_POD_GC_THRESHOLD))
+        self.period = opts.podgc_period
+        self.quarantine = opts.podgc_quarantine
+        self.threshold = opts.terminated_pod_gc_threshold
         self.pods = manager.informers.for_resource(PODS)
         self.nodes = manager.informers.for_resource(NODES)
         self.node_queue: DelayingQueue[str] = DelayingQueue(name="orphaned_pods_nodes",

@@ -1,0 +1,96 @@
+"""What every doctor check reads: the inventory, the owner graph, the options, and
+helpers that phrase kubectl commands for the fixes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from kubegc.api.meta import finalizers_of, namespace_of
+from kubegc.api.types import Obj
+from kubegc.tools.finalizers import (
+    Alive,
+    ControllerMap,
+    Evidence,
+    Remover,
+    lease_evidence,
+    who_removes,
+)
+from kubegc.tools.inventory import Inventory
+from kubegc.tools.model import ObjRef, group_of
+from kubegc.tools.ownership import OwnerGraph
+
+DEFAULT_STUCK_AFTER = 30.0
+
+
+@dataclass
+class DoctorOptions:
+    #: an object counts as stuck this many seconds after its deletionTimestamp
+    stuck_after: float = DEFAULT_STUCK_AFTER
+    mapping: ControllerMap = field(default_factory=ControllerMap)
+
+
+@dataclass
+class Context:
+    inv: Inventory
+    graph: OwnerGraph
+    options: DoctorOptions
+
+    def removers(self, obj: Obj, *, skip: tuple[str, ...] = ()) -> list[Remover]:
+        return [who_removes(f, obj, self.inv, self.options.mapping)
+                for f in finalizers_of(obj) if f not in skip]
+
+    def kubelet(self, pod: Obj) -> Remover:
+        """The kubelet as the remover of a terminating pod (no finalizer involved)."""
+        node = str((pod.get("spec") or {}).get("nodeName") or "")
+        grace = int((pod.get("metadata") or {}).get("deletionGracePeriodSeconds") or 0)
+        skips = ("the pod's graceful shutdown (preStop hooks, TERM): `kubectl delete pod "
+                 "--grace-period=0 --force` removes it from the API even if its containers "
+                 "still run on the node")
+        return Remover("(graceful termination)", f"the kubelet on node {node}", "spec.nodeName",
+                       f"once the containers have stopped (grace period {grace}s)", skips,
+                       tuple(self.node_evidence(node)))
+
+    def node_evidence(self, node: str) -> list[Evidence]:
+        obj = self.inv.find("", "Node", "", node)
+        if obj is None:
+            fact = "not found: the pod garbage collector force-deletes pods of deleted nodes"
+            return [Evidence(f"Node {node}", fact, Alive.NO)]
+        ready = "Unknown"
+        for cond in (obj.get("status") or {}).get("conditions") or []:
+            if cond.get("type") == "Ready":
+                ready = str(cond.get("status"))
+        out = [Evidence(f"Node {node}", f"Ready={ready}",
+                        Alive.YES if ready == "True" else Alive.NO)]
+        if self.inv.find("coordination.k8s.io", "Lease", "kube-node-lease", node) is not None:
+            out.append(lease_evidence(self.inv, "kube-node-lease", node))
+        return out
+
+
+def kubectl_name(ref: ObjRef) -> str:
+    """``configmap/app`` or ``site.own.labhub.io/alpha`` plus ``-n ns``."""
+    kind = ref.kind.lower() + (f".{ref.group}" if ref.group else "")
+    return f"{kind}/{ref.name}" + (f" -n {ref.namespace}" if ref.namespace else "")
+
+
+def remove_finalizer_command(obj: Obj, finalizer: str) -> str:
+    index = finalizers_of(obj).index(finalizer)
+    patch = [{"op": "test", "path": f"/metadata/finalizers/{index}", "value": finalizer},
+             {"op": "remove", "path": f"/metadata/finalizers/{index}"}]
+    return (f"kubectl patch {kubectl_name(ObjRef.of(obj))} --type=json "
+            f"-p '{json.dumps(patch, separators=(',', ':'))}'")
+
+
+def remove_owner_ref_command(obj: Obj, index: int, uid: str) -> str:
+    patch = [{"op": "test", "path": f"/metadata/ownerReferences/{index}/uid", "value": uid},
+             {"op": "remove", "path": f"/metadata/ownerReferences/{index}"}]
+    return (f"kubectl patch {kubectl_name(ObjRef.of(obj))} --type=json "
+            f"-p '{json.dumps(patch, separators=(',', ':'))}'")
+
+
+def same_namespace(obj: Obj, namespace: str) -> bool:
+    return namespace_of(obj) == namespace
+
+
+def is_kind(obj: Obj, group: str, kind: str) -> bool:
+    return obj.get("kind") == kind and group_of(obj) == group

@@ -1,0 +1,270 @@
+"""Who removes a finalizer, and is it alive now? (the seed's third question)
+
+``who_removes(finalizer, obj, inv, mapping)`` returns a ``Remover``: the component that
+removes the finalizer, how we know, the condition under which it does, what removing it by
+hand would skip, and the evidence that the component is alive now:
+
+* ``orphan`` / ``foregroundDeletion`` — the garbage collector; ``kubernetes`` — the
+  namespace controller; ``kubernetes.io/pv-protection`` / ``pvc-protection``,
+  ``batch.kubernetes.io/job-tracking`` — other kube-controller-manager controllers.
+  Evidence: the ``kube-system/kube-controller-manager`` leader-election Lease, or, on
+  kubegc (which serves ``kubegc.io``), the kubegc process itself.
+* ``customresourcecleanup.apiextensions.k8s.io`` — the API server: alive if it answered.
+* anything else — the controller serving it, found through the user's mapping file
+  (``ControllerMap``), a Lease named after the finalizer's domain (kubebuilder's
+  ``<id>.<domain>``), a Deployment named after its first label, or the CRD whose group
+  is that domain.
+
+Liveness is judged only from evidence: a Lease is fresh when ``renewTime +
+leaseDurationSeconds`` is not past and it has a holder; a Deployment is alive when it has
+ready replicas. No evidence means ``UNKNOWN``, never "alive".
+"""
+
+from __future__ import annotations
+
+import enum
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubegc.api.types import Obj
+from kubegc.tools.inventory import Inventory
+from kubegc.tools.model import ObjRef, age, human_duration
+
+CONTROLLER_MANAGER = "kube-controller-manager"
+
+
+class Alive(enum.StrEnum):
+    YES = "alive"
+    NO = "not alive"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    source: str  # "Lease kube-system/kube-controller-manager", "Deployment ns/name", ...
+    fact: str  # "renewed 3s ago, holder cm-1 (lease 15s)"
+    alive: Alive
+
+    def to_dict(self) -> dict[str, str]:
+        return {"source": self.source, "fact": self.fact, "alive": self.alive.value}
+
+
+@dataclass(frozen=True, slots=True)
+class Remover:
+    finalizer: str
+    who: str  # "the garbage collector (kube-controller-manager)"
+    found_by: str  # "built-in", "mapping file", "Lease name matches own.labhub.io", ...
+    removes_when: str  # when the remover takes the finalizer off
+    skips: str  # what removing the finalizer by hand skips
+    evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def alive(self) -> Alive:
+        verdicts = {e.alive for e in self.evidence}
+        if Alive.YES in verdicts:
+            return Alive.YES
+        return Alive.NO if Alive.NO in verdicts else Alive.UNKNOWN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"finalizer": self.finalizer, "who": self.who, "foundBy": self.found_by,
+                "removesWhen": self.removes_when, "skips": self.skips,
+                "alive": self.alive.value, "evidence": [e.to_dict() for e in self.evidence]}
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerEntry:
+    finalizer: str  # exact name or glob
+    controller: str
+    leases: tuple[str, ...] = ()  # "namespace/name"
+    deployments: tuple[str, ...] = ()
+    cleanup: str = ""
+
+
+@dataclass
+class ControllerMap:
+    """The user's mapping file (YAML)::
+
+        finalizers:
+          - finalizer: own.labhub.io/cleanup      # exact, or a glob: "*.labhub.io/*"
+            controller: Site operator
+            leases: [labhub-system/site-operator.own.labhub.io]
+            deployments: [labhub-system/site-operator]
+            cleanup: deletes the Site's outside state
+    """
+
+    entries: list[ControllerEntry] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ControllerMap:
+        doc = yaml.safe_load(Path(path).read_text()) or {}
+        entries = []
+        for item in doc.get("finalizers") or []:
+            entries.append(ControllerEntry(
+                finalizer=str(item["finalizer"]), controller=str(item.get("controller") or ""),
+                leases=tuple(str(x) for x in item.get("leases") or ()),
+                deployments=tuple(str(x) for x in item.get("deployments") or ()),
+                cleanup=str(item.get("cleanup") or "")))
+        return cls(entries)
+
+    def lookup(self, finalizer: str) -> ControllerEntry | None:
+        for entry in self.entries:
+            if entry.finalizer == finalizer or fnmatch.fnmatchcase(finalizer, entry.finalizer):
+                return entry
+        return None
+
+
+_KCM_SKIPS = "the controller's own bookkeeping"
+#: finalizer -> (who, removes_when, skips)
+_BUILTIN: dict[str, tuple[str, str, str]] = {
+    "foregroundDeletion": (
+        "the garbage collector (kube-controller-manager)",
+        "once no dependent with blockOwnerDeletion=true is left",
+        "the ordered deletion of its dependents: they become orphans or are collected later"),
+    "orphan": (
+        "the garbage collector (kube-controller-manager)",
+        "once it has removed this owner's reference from every dependent",
+        "orphaning: dependents keep a reference to a deleted owner and are then deleted"),
+    "kubernetes": (
+        "the namespace controller (kube-controller-manager)",
+        "once every object in the namespace is gone",
+        "the deletion of the namespace's content: its objects lose their namespace record "
+        "without any clean-up"),
+    "kubernetes.io/pv-protection": (
+        "the pv-protection controller (kube-controller-manager)",
+        "once the PersistentVolume is no longer bound to a claim",
+        "protection of a volume still bound to a claim: its data may be released in use"),
+    "kubernetes.io/pvc-protection": (
+        "the pvc-protection controller (kube-controller-manager)",
+        "once no pod uses the claim",
+        "protection of a claim still mounted by pods: their volume can vanish under them"),
+    "batch.kubernetes.io/job-tracking": (
+        "the job controller (kube-controller-manager)",
+        "once the Job has counted the pod's outcome", "the Job's accounting of this pod"),
+    "customresourcecleanup.apiextensions.k8s.io": (
+        "the API server (apiextensions-apiserver)",
+        "once every instance of the custom resource is deleted",
+        "deletion of the instances: they stay in storage, unreachable until the CRD returns"),
+}
+
+
+def who_removes(finalizer: str, obj: Obj, inv: Inventory,
+                mapping: ControllerMap | None = None) -> Remover:
+    entry = mapping.lookup(finalizer) if mapping is not None else None
+    if entry is not None:
+        return _mapped(finalizer, entry, inv)
+    builtin = _BUILTIN.get(finalizer)
+    if builtin is not None:
+        who, when, skips = builtin
+        evidence = (_api_server_alive(inv) if finalizer.startswith("customresourcecleanup")
+                    else controller_manager_evidence(inv))
+        return Remover(finalizer, who, "built-in", when, skips, evidence)
+    return _guessed(finalizer, obj, inv)
+
+
+def _mapped(finalizer: str, entry: ControllerEntry, inv: Inventory) -> Remover:
+    evidence = [lease_evidence(inv, *_split(s)) for s in entry.leases]
+    evidence += [deployment_evidence(inv, *_split(s)) for s in entry.deployments]
+    return Remover(finalizer, entry.controller or "the controller named in the mapping file",
+                   "mapping file", "once its clean-up is done",
+                   entry.cleanup or "whatever clean-up that controller does before releasing "
+                   "the object", tuple(evidence))
+
+
+def _guessed(finalizer: str, obj: Obj, inv: Inventory) -> Remover:
+    domain = finalizer.split("/", 1)[0] if "/" in finalizer else ""
+    skips = ("whatever clean-up the controller does before releasing the object (outside "
+             "resources such as cloud resources, backups or connections stay behind)")
+    if not domain:
+        return Remover(finalizer, "an unknown controller (the finalizer has no domain)",
+                       "nothing matched", "once its clean-up is done", skips)
+    evidence: list[Evidence] = []
+    how: list[str] = []
+    for lease in inv.of_kind("coordination.k8s.io", "Lease"):
+        name = str(lease["metadata"].get("name") or "")
+        if _names_domain(name, domain):
+            evidence.append(_lease(lease, inv))
+            how.append(f"Lease name matches {domain}")
+    first = domain.split(".")[0]
+    for deploy in inv.of_kind("apps", "Deployment"):
+        if len(first) >= 3 and first in str(deploy["metadata"].get("name") or ""):
+            evidence.append(_deployment(deploy))
+            how.append(f"Deployment name contains {first!r}")
+    crds = [c for c in inv.of_kind("apiextensions.k8s.io", "CustomResourceDefinition")
+            if _names_domain(str((c.get("spec") or {}).get("group") or ""), domain)]
+    who = "the controller for " + (
+        ", ".join(sorted({str(c["spec"]["group"]) for c in crds})) if crds else domain)
+    if crds:
+        how.append("CRD group matches the finalizer's domain")
+    return Remover(finalizer, who, "; ".join(dict.fromkeys(how)) or "nothing matched",
+                   "once its clean-up is done", skips, tuple(evidence))
+
+
+def _names_domain(name: str, domain: str) -> bool:
+    parent = domain.split(".", 1)[1] if domain.count(".") >= 2 else domain
+    return name in (domain, parent) or name.endswith(("." + domain, "." + parent))
+
+
+def _split(text: str) -> tuple[str, str]:
+    ns, _, name = text.rpartition("/")
+    return ns, name
+
+
+def controller_manager_evidence(inv: Inventory) -> tuple[Evidence, ...]:
+    lease = inv.find("coordination.k8s.io", "Lease", "kube-system", CONTROLLER_MANAGER)
+    if lease is not None:
+        return (_lease(lease, inv),)
+    if any(r.group == "kubegc.io" for r in inv.resources):
+        return (Evidence("kubegc", "the API server is kubegc: its controllers (the garbage "
+                         "collector, the namespace controller) run in the serving process "
+                         "unless it was started with --controllers without them", Alive.YES),)
+    if inv.was_read("coordination.k8s.io", "Lease", "kube-system"):
+        return (Evidence(f"Lease kube-system/{CONTROLLER_MANAGER}", "not found", Alive.UNKNOWN),)
+    return ()
+
+
+def _api_server_alive(inv: Inventory) -> tuple[Evidence, ...]:
+    return (Evidence("API server", f"answered at {inv.now:%Y-%m-%dT%H:%M:%SZ}", Alive.YES),)
+
+
+def lease_evidence(inv: Inventory, namespace: str, name: str) -> Evidence:
+    lease = inv.find("coordination.k8s.io", "Lease", namespace, name)
+    if lease is None:
+        return Evidence(f"Lease {namespace}/{name}", "not found", Alive.NO)
+    return _lease(lease, inv)
+
+
+def _lease(lease: Obj, inv: Inventory) -> Evidence:
+    ref = ObjRef.of(lease)
+    source = f"Lease {ref.namespace}/{ref.name}"
+    spec = lease.get("spec") or {}
+    holder = str(spec.get("holderIdentity") or "")
+    duration = float(spec.get("leaseDurationSeconds") or 0)
+    since = age(spec.get("renewTime"), inv.now)
+    if not holder:
+        return Evidence(source, "released: no holder", Alive.NO)
+    if since is None:
+        return Evidence(source, f"held by {holder}, never renewed", Alive.NO)
+    fact = (f"held by {holder}, renewed {human_duration(since)} ago "
+            f"(lease {human_duration(duration)})")
+    return Evidence(source, fact, Alive.YES if since <= duration else Alive.NO)
+
+
+def deployment_evidence(inv: Inventory, namespace: str, name: str) -> Evidence:
+    deploy = inv.find("apps", "Deployment", namespace, name)
+    if deploy is None:
+        return Evidence(f"Deployment {namespace}/{name}", "not found", Alive.NO)
+    return _deployment(deploy)
+
+
+def _deployment(deploy: Obj) -> Evidence:
+    ref = ObjRef.of(deploy)
+    source = f"Deployment {ref.namespace}/{ref.name}"
+    wanted = (deploy.get("spec") or {}).get("replicas", 1)
+    ready = int((deploy.get("status") or {}).get("readyReplicas") or 0)
+    if wanted == 0:
+        return Evidence(source, "scaled to 0 replicas", Alive.NO)
+    return Evidence(source, f"{ready}/{wanted} replicas ready", Alive.YES if ready else Alive.NO)

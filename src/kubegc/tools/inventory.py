@@ -1,0 +1,174 @@
+"""Read a cluster into an ``Inventory``: every object the tools need, read once.
+
+``read_inventory(client, ...)`` discovers the served resources, picks the preferred
+version of each, and lists every listable one (paged), concurrently, reporting progress.
+With a namespace it reads only that namespace of namespaced resources, but still every
+cluster-scoped resource and, everywhere, the evidence of controllers being alive
+(Leases, Deployments). A resource that cannot be listed (403, 503, ...) is recorded in
+``errors`` and skipped: absence of an object of that resource is then inconclusive,
+which ``was_read`` tells.
+
+Items of typed lists lack ``apiVersion``/``kind`` on real servers; they are filled in.
+Objects are shared with the caller; nothing in the tools mutates them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kubegc.api.clock import Clock
+from kubegc.api.errors import StatusError
+from kubegc.api.types import Obj
+from kubegc.client.dump import DumpClient
+from kubegc.client.interface import APIResource, Client, ListOptions
+from kubegc.tools.model import group_of
+
+#: (done, total, what) — called after each resource is read.
+ProgressFn = Callable[[int, int, str], None]
+
+PAGE_SIZE = 500
+#: Lists in flight at once (a real API server throttles clients beyond a few).
+CONCURRENT_LISTS = 8
+#: Never read: duplicates of core events, and kubegc's own records (``why`` reads those).
+SKIPPED = frozenset({("events.k8s.io", "events"), ("kubegc.io", "deletionrecords")})
+#: Read in every namespace even when a namespace is given: evidence of controllers.
+EVIDENCE = frozenset({("coordination.k8s.io", "leases"), ("apps", "deployments")})
+
+
+@dataclass
+class Inventory:
+    """A read-only picture of one cluster at ``now``.
+
+    Ownership: built once by ``read_inventory`` (or ``Inventory.of``); immutable after."""
+
+    objects: list[Obj]
+    resources: list[APIResource]  # every served version, as discovery listed them
+    now: datetime
+    namespace: str = ""  # "" = every namespace was read
+    source: str = ""
+    #: a dump: it may leave out whole resources, so only the absence of an object of a
+    #: kind that appears in it is conclusive
+    dump: bool = False
+    errors: dict[str, str] = field(default_factory=dict)  # "resource.group" -> message
+    read: set[tuple[str, str]] = field(default_factory=set)  # (group, resource) listed
+
+    def __post_init__(self) -> None:
+        self._by_uid: dict[str, Obj] = {}
+        self._by_key: dict[tuple[str, str, str, str], Obj] = {}
+        self._by_kind: dict[tuple[str, str], APIResource] = {}
+        self._kinds_present: set[tuple[str, str]] = set()
+        for res in preferred_resources(self.resources):
+            self._by_kind.setdefault((res.group, res.kind), res)
+        for obj in self.objects:
+            meta = obj.get("metadata") or {}
+            if meta.get("uid"):
+                self._by_uid[str(meta["uid"])] = obj
+            group = group_of(obj)
+            self._kinds_present.add((group, str(obj.get("kind"))))
+            self._by_key[(group, str(obj.get("kind")), str(meta.get("namespace") or ""),
+                          str(meta.get("name") or ""))] = obj
+
+    @classmethod
+    def of_dump(cls, objects: Iterable[Obj], resources: list[APIResource], *, now: datetime,
+                source: str = "") -> Inventory:
+        """An inventory of a dump's objects (see ``dump``)."""
+        return cls(list(objects), resources, now, source=source, dump=True,
+                   read={(r.group, r.resource) for r in resources})
+
+    def by_uid(self, uid: str) -> Obj | None:
+        return self._by_uid.get(uid)
+
+    def find(self, group: str, kind: str, namespace: str, name: str) -> Obj | None:
+        return self._by_key.get((group, kind, namespace, name))
+
+    def resource_for_kind(self, group: str, kind: str) -> APIResource | None:
+        return self._by_kind.get((group, kind))
+
+    def served(self, group: str, version: str, kind: str) -> bool:
+        return any(r.group == group and r.version == version and r.kind == kind
+                   for r in self.resources)
+
+    def was_read(self, group: str, kind: str, namespace: str) -> bool:
+        """Whether the absence of a ``group``/``kind`` object in ``namespace`` is conclusive."""
+        res = self._by_kind.get((group, kind))
+        if res is None or (res.group, res.resource) not in self.read:
+            return False
+        if self.dump and (group, kind) not in self._kinds_present:
+            return False  # the dump may simply not include this resource
+        if not res.namespaced or not self.namespace:
+            return True
+        return namespace == self.namespace or (res.group, res.resource) in EVIDENCE
+
+    def of_kind(self, group: str, kind: str) -> list[Obj]:
+        return [o for o in self.objects if o.get("kind") == kind and group_of(o) == group]
+
+    def in_namespace(self, namespace: str) -> list[Obj]:
+        return [o for o in self.objects
+                if (o.get("metadata") or {}).get("namespace") == namespace]
+
+
+def preferred_resources(resources: Iterable[APIResource]) -> list[APIResource]:
+    """One entry per (group, resource): the first (preferred) version discovery listed."""
+    seen: dict[tuple[str, str], APIResource] = {}
+    for res in resources:
+        if "/" in res.resource:
+            continue
+        seen.setdefault((res.group, res.resource), res)
+    return list(seen.values())
+
+
+async def read_inventory(
+    client: Client, *, clock: Clock, namespace: str = "", source: str = "",
+    progress: ProgressFn | None = None, include: Callable[[APIResource], bool] | None = None,
+) -> Inventory:
+    """Read the cluster behind ``client`` (see the module docstring)."""
+    discovered = await client.discover()
+    resources = preferred_resources(discovered)
+    listable = [r for r in resources if "list" in r.verbs
+                and (r.group, r.resource) not in SKIPPED and (include is None or include(r))]
+    objects: list[Obj] = []
+    errors: dict[str, str] = {}
+    read: set[tuple[str, str]] = set()
+    done = 0
+    gate = asyncio.Semaphore(CONCURRENT_LISTS)
+
+    async def one(res: APIResource) -> None:
+        nonlocal done
+        ns = namespace if res.namespaced and (res.group, res.resource) not in EVIDENCE else ""
+        async with gate:
+            try:
+                objects.extend(await _list_all(client, res, ns))
+                read.add((res.group, res.resource))
+            except StatusError as e:
+                errors[_name(res)] = e.message
+        done += 1
+        if progress is not None:
+            progress(done, len(listable), _name(res))
+
+    await asyncio.gather(*(one(r) for r in listable))
+    return Inventory(objects, discovered, clock.now(), namespace=namespace, source=source,
+                     errors=errors, read=read, dump=isinstance(client, DumpClient))
+
+
+async def _list_all(client: Client, res: APIResource, namespace: str) -> list[Obj]:
+    out: list[Obj] = []
+    token = ""
+    while True:
+        page = await client.list(res.gvr, namespace=namespace,
+                                 options=ListOptions(limit=PAGE_SIZE, continue_=token))
+        for item in page.get("items") or []:
+            if not item.get("kind"):
+                item["kind"] = res.kind
+            if not item.get("apiVersion"):
+                item["apiVersion"] = res.api_version
+            out.append(item)
+        token = str((page.get("metadata") or {}).get("continue") or "")
+        if not token:
+            return out
+
+
+def _name(res: APIResource) -> str:
+    return f"{res.resource}.{res.group}" if res.group else res.resource

@@ -1,0 +1,101 @@
+"""An object's state at a glance, as ``kubectl get`` and kubectl-tree show it: READY,
+STATUS (``Terminating`` once deletionTimestamp is set), AGE, and its finalizers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from kubegc.api.meta import deletion_timestamp_of, finalizers_of
+from kubegc.api.types import Obj
+from kubegc.tools.model import age, human_duration, timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectState:
+    ready: str  # "True", "False", "2/3" or "-"
+    status: str  # "Running", "Terminating", "Active", "-"
+    age: str
+    finalizers: tuple[str, ...]
+    deletion_timestamp: str | None
+
+    @property
+    def terminating(self) -> bool:
+        return self.deletion_timestamp is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ready": self.ready, "status": self.status, "age": self.age,
+                "finalizers": list(self.finalizers),
+                "deletionTimestamp": self.deletion_timestamp}
+
+
+def _condition(obj: Obj, kind: str) -> str | None:
+    for cond in (obj.get("status") or {}).get("conditions") or []:
+        if isinstance(cond, dict) and cond.get("type") == kind:
+            return str(cond.get("status"))
+    return None
+
+
+def readiness(obj: Obj) -> str:
+    kind = obj.get("kind")
+    status = obj.get("status") or {}
+    spec = obj.get("spec") or {}
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
+        return f"{int(status.get('readyReplicas') or 0)}/{int(spec.get('replicas', 1) or 0)}"
+    if kind == "DaemonSet":
+        return f"{int(status.get('numberReady') or 0)}/" \
+               f"{int(status.get('desiredNumberScheduled') or 0)}"
+    for cond in ("Ready", "Available", "Established"):
+        value = _condition(obj, cond)
+        if value is not None:
+            return value
+    return "-"
+
+
+def phase(obj: Obj) -> str:
+    if deletion_timestamp_of(obj):
+        return "Terminating"
+    status = obj.get("status") or {}
+    if obj.get("kind") == "Pod":
+        return str(status.get("phase") or "Pending")
+    if isinstance(status.get("phase"), str):
+        return str(status["phase"])
+    return "-"
+
+
+def state_of(obj: Obj, now: datetime) -> ObjectState:
+    created = age((obj.get("metadata") or {}).get("creationTimestamp"), now)
+    return ObjectState(ready=readiness(obj), status=phase(obj),
+                       age=human_duration(created) if created is not None else "-",
+                       finalizers=tuple(finalizers_of(obj)),
+                       deletion_timestamp=deletion_timestamp_of(obj))
+
+
+@dataclass(frozen=True, slots=True)
+class DeletionTiming:
+    """When deletion was asked for and how long it has been going on.
+
+    For graceful objects (pods) ``deletionTimestamp`` is the *end* of the grace period;
+    the request time is that minus ``deletionGracePeriodSeconds``."""
+
+    deletion_timestamp: str
+    requested: datetime
+    grace_seconds: int
+    deleting_for: float  # seconds since the request
+    overdue: float  # seconds past deletionTimestamp (negative: grace still running)
+
+
+def deletion_timing(obj: Obj, now: datetime) -> DeletionTiming | None:
+    stamp = deletion_timestamp_of(obj)
+    when = timestamp(stamp)
+    if stamp is None or when is None:
+        return None
+    grace = int((obj.get("metadata") or {}).get("deletionGracePeriodSeconds") or 0)
+    requested = when - timedelta(seconds=max(grace, 0))
+    return DeletionTiming(stamp, requested, grace, (now - requested).total_seconds(),
+                          (now - when).total_seconds())
+
+
+def has_finalizer(obj: Obj, name: str) -> bool:
+    return name in finalizers_of(obj)
