@@ -224,3 +224,17 @@ spec:
 def test_explain(server: Server) -> None:
     out = server.kubectl("explain", "deployment.spec.replicas").stdout
     assert "replicas" in out and "integer" in out.lower()
+
+
+def test_strict_field_validation(server: Server, ns: str, tmp_path: Path) -> None:
+    """kubectl asks for fieldValidation=Strict: a typo in a manifest is an error, as on a
+    real cluster; with --validate=false the unknown field is dropped, not stored."""
+    path = write(tmp_path, "typo.yaml", DEPLOYMENT.format(replicas=1, tag="1.25").replace(
+        "        image:", "        imagee: oops\n        image:"))
+    failed = server.kubectl("create", "-f", path, "-n", ns, check=False)
+    assert failed.returncode == 1
+    assert ('strict decoding error: unknown field "spec.template.spec.containers[0].imagee"'
+            in failed.stderr)
+    server.kubectl("create", "-f", path, "-n", ns, "--validate=false")
+    live = json.loads(server.kubectl("get", "deploy", "web", "-n", ns, "-o", "json").stdout)
+    assert "imagee" not in live["spec"]["template"]["spec"]["containers"][0]

@@ -200,3 +200,50 @@ def _resolve(schema: Schema) -> list[Schema]:
 
 def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
+
+
+def unknown_fields(obj: Any, group: str, version: str, kind: str, *,
+                   prune: bool = False) -> list[str]:
+    """Paths of fields in ``obj`` that the kind's schema does not declare, as
+    kube-apiserver's strict decoding reports them (``spec.replicas2``,
+    ``spec.template.spec.containers[0].imagee``); with ``prune`` they are also removed
+    from ``obj``, as decoding into the typed object drops them upstream. Kinds without a
+    generated schema, and CustomResourceDefinitions (whose nested JSON schemas are
+    free-form), report none."""
+    name = definition_name(group, version, kind)
+    if name is None or group == "apiextensions.k8s.io":
+        return []
+    out: list[str] = []
+    _walk_unknown(obj, ref(name), "", out, prune)
+    return out
+
+
+def _walk_unknown(value: Any, schema: Schema, path: str, out: list[str], prune: bool) -> None:
+    parts = _resolve(schema)
+    if isinstance(value, Mapping):
+        properties: dict[str, Any] = {}
+        extra: Any = None
+        for part in parts:
+            properties.update(part.get("properties") or {})
+            extra = extra or part.get("additionalProperties")
+            if part.get("x-kubernetes-preserve-unknown-fields"):
+                return
+        if not properties:
+            if isinstance(extra, Mapping):
+                for key, item in value.items():
+                    _walk_unknown(item, extra, f"{path}[{key}]", out, prune)
+            return
+        for key, item in list(value.items()):
+            if key not in properties:
+                out.append(_join(path, key))
+                if prune and isinstance(value, dict):
+                    del value[key]
+            elif item is not None:
+                _walk_unknown(item, properties[key], _join(path, key), out, prune)
+    elif isinstance(value, list):
+        for part in parts:
+            items = part.get("items")
+            if isinstance(items, Mapping):
+                for i, item in enumerate(value):
+                    _walk_unknown(item, items, f"{path}[{i}]", out, prune)
+                return

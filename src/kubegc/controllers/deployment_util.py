@@ -58,7 +58,8 @@ def _annotations(obj: Obj) -> dict[str, str]:
     meta = obj.setdefault("metadata", {})
     annotations = meta.get("annotations")
     if not isinstance(annotations, dict):
-        annotations = meta["annotations"] = {}
+        annotations = {}
+        meta["annotations"] = annotations
     return annotations
 
 
@@ -93,8 +94,8 @@ def scaled_value(value: Any, total: int, *, round_up: bool) -> int:
         return value
     text = str(value)
     if not text.endswith("%"):
-        raise ValueError(f"invalid value for IntOrString: invalid type: string is not a "
-                         f"percentage")
+        raise ValueError("invalid value for IntOrString: invalid type: string is not a "
+                         "percentage")
     try:
         percent = int(text[:-1])
     except ValueError:
@@ -356,7 +357,7 @@ def _replica_set_fraction(rs: Obj, d: Obj) -> int:
         if before == 0:
             return 0
     size = replicas(rs) * deployment_max / before
-    return int(math.floor(size + 0.5)) - replicas(rs)
+    return math.floor(size + 0.5) - replicas(rs)
 
 
 # --- conditions and progress ----------------------------------------------------------------

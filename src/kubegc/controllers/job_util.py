@@ -11,9 +11,11 @@ from typing import Any
 
 from kubegc.api.clock import format_time, parse_time
 from kubegc.api.meta import finalizers_of
+from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.controllers.controller_utils import pod_phase
 
+JOBS = GroupVersionResource("batch", "v1", "jobs")
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 DEFAULT_JOB_POD_FAILURE_BACKOFF = 10.0  # seconds
 MAX_JOB_POD_FAILURE_BACKOFF = 600.0  # seconds

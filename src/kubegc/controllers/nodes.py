@@ -294,11 +294,20 @@ class NodeStatusReporter:
         if node is None or name in self._forgotten:
             return
         lease = self._leases.get(name)
-        if lease is None:
-            lease = build_lease(node, now=self.clock.now())
-        else:
-            lease = copy.deepcopy(lease)
-            lease["spec"]["renewTime"] = format_micro_time(self.clock.now())
+        if lease is None:  # cf. ensureLease: read it, or create it
+            try:
+                lease = await self.client.get(LEASES, name, namespace=NODE_LEASE_NAMESPACE)
+            except StatusError as exc:
+                if not is_not_found(exc):
+                    raise
+                fresh = build_lease(node, now=self.clock.now())
+                self._leases[name] = await self.client.create(LEASES, fresh,
+                                                              namespace=NODE_LEASE_NAMESPACE)
+                return
+        lease = copy.deepcopy(lease)
+        lease["spec"].update(build_lease(node, now=self.clock.now())["spec"])
+        lease["metadata"]["ownerReferences"] = build_lease(
+            node, now=self.clock.now())["metadata"]["ownerReferences"]
         try:
             self._leases[name] = await self.client.update(LEASES, lease,
                                                           namespace=NODE_LEASE_NAMESPACE)

@@ -13,7 +13,7 @@ from kubegc.api.clock import format_time
 from kubegc.api.patch import apply_patch, has_strategic_schema, server_side_apply
 from kubegc.api.types import Obj
 from kubegc.registry.conversion import from_storage
-from kubegc.registry.store import Store, Target
+from kubegc.registry.store import Store, Target, check_fields
 from kubegc.registry.strategy import strategy_for
 
 APPLY = "application/apply-patch+yaml"
@@ -40,6 +40,7 @@ def check_patch_type(t: Target, patch_type: str) -> None:
 async def patch(
     store: Store, t: Target, name: str, patch_type: str, body: bytes, *,
     subresource: str = "", dry_run: bool = False, field_manager: str = "", force: bool = False,
+    field_validation: str = "", warnings: list[str] | None = None,
 ) -> tuple[Obj, bool]:
     """Returns (object, created)."""
     check_patch_type(t, patch_type)
@@ -62,7 +63,8 @@ async def patch(
         if t.info.namespaced:
             obj["metadata"].setdefault("namespace", t.namespace)
         created = True
-        return await store.create(t, obj, dry_run=dry_run, field_manager=field_manager)
+        return await store.create(t, obj, dry_run=dry_run, field_manager=field_manager,
+                                  field_validation=field_validation, warnings=warnings)
 
     async def update(current: Obj) -> Any:
         served = from_storage(t.info, t.version, current)
@@ -75,6 +77,7 @@ async def patch(
                               group=t.info.group, kind=t.info.kind)
         if not isinstance(new, dict):
             raise errors.bad_request("the patched object is not an object")
+        check_fields(t, new, field_validation, warnings)
         return store.prepare_update(
             t, strategy, current, new, subresource=subresource,
             field_manager="" if patch_type == APPLY else field_manager)

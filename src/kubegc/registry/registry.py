@@ -107,28 +107,34 @@ class Registry:
         return await list_objects(self.store, t, **options)
 
     async def create(self, t: Target, obj: Obj, *, dry_run: bool = False,
-                     field_manager: str = "") -> Obj:
-        result = await self.store.create(t, obj, dry_run=dry_run, field_manager=field_manager)
+                     field_manager: str = "", field_validation: str = "",
+                     warnings: builtins.list[str] | None = None) -> Obj:
+        result = await self.store.create(t, obj, dry_run=dry_run, field_manager=field_manager,
+                                         field_validation=field_validation, warnings=warnings)
         if not dry_run:
             self._after_write(t, result)
         return result
 
     async def update(self, t: Target, name: str, obj: Obj, *, subresource: str = "",
-                     dry_run: bool = False, field_manager: str = "") -> tuple[Obj, bool]:
+                     dry_run: bool = False, field_manager: str = "", field_validation: str = "",
+                     warnings: builtins.list[str] | None = None) -> tuple[Obj, bool]:
         if subresource == "finalize":
             return await finalize_namespace(self.store, t, name, obj, dry_run=dry_run), False
         result, created = await self.store.update(
-            t, name, obj, subresource=subresource, dry_run=dry_run, field_manager=field_manager)
+            t, name, obj, subresource=subresource, dry_run=dry_run, field_manager=field_manager,
+            field_validation=field_validation, warnings=warnings)
         if not dry_run:
             self._after_write(t, result)
         return result, created
 
     async def patch(self, t: Target, name: str, patch_type: str, body: bytes, *,
                     subresource: str = "", dry_run: bool = False, field_manager: str = "",
-                    force: bool = False) -> tuple[Obj, bool]:
+                    force: bool = False, field_validation: str = "",
+                    warnings: builtins.list[str] | None = None) -> tuple[Obj, bool]:
         result, created = await patch(
             self.store, t, name, patch_type, body, subresource=subresource, dry_run=dry_run,
-            field_manager=field_manager, force=force)
+            field_manager=field_manager, force=force, field_validation=field_validation,
+            warnings=warnings)
         if not dry_run:
             self._after_write(t, result)
         return result, created

@@ -24,6 +24,7 @@ from kubegc.api.errors import GroupResource, StatusCause, StatusError, field_err
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog, ResourceInfo
+from kubegc.api.schema import unknown_fields
 from kubegc.api.types import Obj
 from kubegc.api.validation import (
     validate_annotations,
@@ -97,6 +98,31 @@ def same_object(a: Obj, b: Obj) -> bool:
 
 UpdateFn = Callable[[Obj], Awaitable[Any]]
 
+#: fieldValidation values (``Strict`` fails on unknown fields, ``Warn`` reports them, both
+#: drop them); "" skips the check (in-process clients, which write only known fields).
+FIELD_VALIDATION = ("", "Ignore", "Warn", "Strict")
+
+
+def check_fields(t: Target, obj: Obj, mode: str, warnings: list[str] | None) -> None:
+    """Drop the fields a built-in kind does not declare, as decoding into the typed object
+    does upstream; fail (Strict) or warn (Warn) about them."""
+    if not mode or t.info.custom:
+        return
+    if mode not in FIELD_VALIDATION:
+        raise errors.bad_request(
+            f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{mode}"')
+    unknown = unknown_fields(obj, t.info.group, t.version, t.info.kind, prune=True)
+    if not unknown:
+        return
+    listed = [f'unknown field "{path}"' for path in unknown]
+    if mode == "Strict":
+        kind, version = t.info.kind, t.version
+        raise errors.bad_request(
+            f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding '
+            f"error: {', '.join(listed)}")
+    if mode == "Warn" and warnings is not None:
+        warnings.extend(listed)
+
 
 class Store:
     """CRUD for every resource of a ``Catalog`` over one ``KV``.
@@ -126,9 +152,11 @@ class Store:
 
     async def create(
         self, t: Target, obj: Obj, *, dry_run: bool = False, field_manager: str = "",
+        field_validation: str = "", warnings: list[str] | None = None,
     ) -> Obj:
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
+        check_fields(t, obj, field_validation, warnings)
         meta = self._prepare_meta_for_create(t, obj)
         strategy.defaulter(obj)
         generated = not meta.get("name")
@@ -278,11 +306,12 @@ class Store:
 
     async def update(
         self, t: Target, name: str, obj: Obj, *, subresource: str = "", dry_run: bool = False,
-        field_manager: str = "",
+        field_manager: str = "", field_validation: str = "", warnings: list[str] | None = None,
     ) -> tuple[Obj, bool]:
         """PUT. Returns (object, created)."""
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
+        check_fields(t, obj, field_validation, warnings)
         meta = obj.get("metadata")
         if not isinstance(meta, dict):
             raise errors.bad_request("metadata must be an object")

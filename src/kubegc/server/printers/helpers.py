@@ -2,7 +2,7 @@
 pkg/printers/internalversion/printers.go).
 
 ``RowFn`` is a printer: it maps an object and "now" to its cells and row conditions. Lookups
-are total: a missing or mistyped field reads as None, never raises.
+are total: a missing or mistyped field reads as None and never raises.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def translate_timestamp_since(timestamp: Any, now: datetime) -> str:
 
 
 def column(name: str, desc: str, kind: str = "string", *, wide: bool = False,
-         fmt: str = "") -> dict[str, Any]:
+           fmt: str = "") -> dict[str, Any]:
     return {"name": name, "type": kind, "format": fmt, "description": desc,
             "priority": 1 if wide else 0}
 
@@ -55,7 +55,6 @@ NAME = column("Name", NAME_DESCRIPTION, fmt="name")
 AGE = column("Age", AGE_DESCRIPTION)
 
 
-
 def lookup(obj: Any, *path: str | int) -> Any:
     cur = obj
     for key in path:
@@ -65,20 +64,20 @@ def lookup(obj: Any, *path: str | int) -> Any:
             cur = cur.get(key) if isinstance(cur, Mapping) else None
         if cur is None:
             return None
-
+    return cur
 
 
 def object_meta(obj: Obj) -> Mapping[str, Any]:
-
+    return obj.get("metadata") or {}
 
 
 def age(obj: Obj, now: datetime) -> str:
-
+    return translate_timestamp_since(object_meta(obj).get("creationTimestamp"), now)
 
 
 def format_labels(labels: Mapping[str, str] | None) -> str:
     """``labels.FormatLabels``: sorted ``k=v`` pairs, ``<none>`` when empty."""
-
+    return ",".join(f"{k}={v}" for k, v in sorted((labels or {}).items())) or "<none>"
 
 
 def format_label_selector(selector: Mapping[str, Any] | None, *, empty: str = "<none>") -> str:
@@ -87,21 +86,21 @@ def format_label_selector(selector: Mapping[str, Any] | None, *, empty: str = "<
         text = str(label_selector_from_dict(selector))
     except StatusError:
         return "<error>"
-
+    return text or empty
 
 
 def layout_container_cells(template_spec: Any) -> list[str]:
     containers = lookup(template_spec, "containers") or []
     names = ",".join(str(c.get("name", "")) for c in containers)
     images = ",".join(str(c.get("image", "")) for c in containers)
-
+    return [names, images]
 
 
 def has_condition(obj: Obj, kind: str) -> bool:
     for condition in lookup(obj, "status", "conditions") or []:
         if condition.get("type") == kind:
             return bool(condition.get("status") == "True")
-
+    return False
 
 
 def parse_timestamp(timestamp: Any) -> datetime | None:
@@ -111,6 +110,7 @@ def parse_timestamp(timestamp: Any) -> datetime | None:
     try:
         return parse_time(str(timestamp))
     except ValueError:
+        return None
 
 
 def name_and(*cells: Callable[[Obj], Any]) -> RowFn:

@@ -29,6 +29,19 @@ def int_param(request: web.Request, name: str, default: int = 0) -> int:
         raise errors.bad_request(f'invalid value for {name}: "{raw}"') from None
 
 
+def field_validation(request: web.Request) -> str:
+    """``fieldValidation`` (``Ignore``/``Warn``/``Strict``); upstream's default is Warn."""
+    return request.query.get("fieldValidation", "") or "Warn"
+
+
+def with_warnings(response: web.Response, warnings: list[str]) -> web.Response:
+    """Attach ``Warning: 299 - "..."`` headers, as kube-apiserver reports warnings."""
+    for text in warnings:
+        escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+        response.headers.add("Warning", f'299 - "{escaped}"')
+    return response
+
+
 def field_manager(request: web.Request, default: str = "") -> str:
     manager = request.query.get("fieldManager", "")
     if len(manager) > 128:

@@ -8,7 +8,7 @@ from kubegc.api import errors
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.negotiation import decode_body
-from kubegc.server.verbs.params import dry_run, field_manager
+from kubegc.server.verbs.params import dry_run, field_manager, field_validation, with_warnings
 
 
 async def update(ctx: ServerContext, request: web.Request, t: Target, name: str,
@@ -16,7 +16,9 @@ async def update(ctx: ServerContext, request: web.Request, t: Target, name: str,
     body = decode_body(await request.read(), request.headers.get("Content-Type", ""))
     if not isinstance(body, dict):
         raise errors.bad_request("the body of the request must be an object")
+    warnings: list[str] = []
     obj, created = await ctx.registry.update(
         t, name, body, subresource=subresource, dry_run=dry_run(request),
-        field_manager=field_manager(request))
-    return json_response(obj, status=201 if created else 200)
+        field_manager=field_manager(request), field_validation=field_validation(request),
+        warnings=warnings)
+    return with_warnings(json_response(obj, status=201 if created else 200), warnings)

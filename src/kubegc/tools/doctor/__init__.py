@@ -1,0 +1,55 @@
+"""``kubegc doctor``: stuck deletions, stuck namespaces and broken ownerReferences.
+
+``diagnose(inv, options)`` runs every check over an ``Inventory`` (read from kubegc, a
+real cluster or a dump) and returns a ``DoctorReport`` whose findings are sorted by
+severity, kind and object. Every finding says what will happen next and the safe fix;
+a fix never suggests removing a finalizer without saying what clean-up that skips.
+"""
+
+from __future__ import annotations
+
+from kubegc.tools.doctor.context import DEFAULT_STUCK_AFTER, Context, DoctorOptions
+from kubegc.tools.doctor.findings import (
+    BlockingNode,
+    Deletion,
+    DoctorReport,
+    Finding,
+    FindingKind,
+    Severity,
+)
+from kubegc.tools.doctor.namespaces import namespace_findings
+from kubegc.tools.doctor.ownerrefs import ownerref_findings
+from kubegc.tools.doctor.stuck import stuck_finding, stuck_findings
+from kubegc.tools.inventory import Inventory
+from kubegc.tools.ownership import OwnerGraph
+
+__all__ = [
+    "DEFAULT_STUCK_AFTER",
+    "BlockingNode",
+    "Context",
+    "Deletion",
+    "DoctorOptions",
+    "DoctorReport",
+    "Finding",
+    "FindingKind",
+    "Severity",
+    "diagnose",
+    "stuck_finding",
+]
+
+
+def diagnose(inv: Inventory, options: DoctorOptions | None = None) -> DoctorReport:
+    ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
+    findings = [*stuck_findings(ctx), *namespace_findings(ctx), *ownerref_findings(ctx)]
+    if inv.namespace:
+        findings = [f for f in findings if f.object.namespace in (inv.namespace, "")
+                    or f.kind is FindingKind.STUCK_NAMESPACE]
+    findings.sort(key=Finding.sort_key)
+    notes = []
+    if inv.dump:
+        notes.append("read from a dump: an owner counts as absent only if the dump holds "
+                     "objects of its kind")
+    return DoctorReport(source=inv.source, now=inv.now, namespace=inv.namespace,
+                        stuck_after=ctx.options.stuck_after, findings=findings,
+                        objects_read=len(inv.objects), read_errors=dict(inv.errors),
+                        notes=notes)

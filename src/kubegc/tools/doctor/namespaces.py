@@ -1,0 +1,109 @@
+"""Namespaces stuck in Terminating: their conditions, the content left, and the
+finalizers that hold that content (spec/gc-behaviour.md §7, NS-07).
+
+The namespace controller deletes everything in a terminating namespace and removes the
+``kubernetes`` spec finalizer once nothing is left; what keeps a namespace is almost
+always an object inside with a finalizer nobody removes. The fix is therefore always on
+the content, never ``/finalize`` on the namespace (that drops the records of the objects
+inside without their controllers' clean-up).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from kubegc.api.clock import format_time
+from kubegc.api.meta import finalizers_of, is_being_deleted
+from kubegc.api.types import Obj
+from kubegc.tools.doctor.context import Context
+from kubegc.tools.doctor.findings import Deletion, Finding, FindingKind, Severity
+from kubegc.tools.finalizers import Alive, Remover, who_removes
+from kubegc.tools.model import ObjRef, group_of, human_duration
+from kubegc.tools.state import deletion_timing
+
+
+def namespace_findings(ctx: Context) -> list[Finding]:
+    out = []
+    for ns in ctx.inv.of_kind("", "Namespace"):
+        timing = deletion_timing(ns, ctx.inv.now)
+        if timing is None or timing.overdue < ctx.options.stuck_after:
+            continue
+        out.append(namespace_finding(ctx, ns))
+    return out
+
+
+def _resource_name(ctx: Context, obj: Obj) -> str:
+    """``deployments.apps``, as the namespace controller's conditions name resources."""
+    group = group_of(obj)
+    kind = str(obj.get("kind") or "")
+    res = ctx.inv.resource_for_kind(group, kind)
+    return (res.resource if res is not None else kind.lower()) + (f".{group}" if group else "")
+
+
+def namespace_finding(ctx: Context, ns: Obj) -> Finding:
+    ref = ObjRef.of(ns)
+    name = ref.name
+    timing = deletion_timing(ns, ctx.inv.now)
+    if timing is None:
+        raise ValueError(f"namespace {name} is not being deleted")
+    content = [o for o in ctx.inv.in_namespace(name) if o.get("kind") != "Event"]
+    by_kind = Counter(_resource_name(ctx, o) for o in content)
+    held: Counter[str] = Counter()
+    holders: list[Obj] = []
+    for obj in content:
+        fins = finalizers_of(obj)
+        held.update(fins)
+        if fins:
+            holders.append(obj)
+    spec_fins = [str(f) for f in (ns.get("spec") or {}).get("finalizers") or []]
+    removers = [who_removes(f, ns, ctx.inv, ctx.options.mapping)
+                for f in spec_fins + finalizers_of(ns)]
+    facts = [f"deletionTimestamp {timing.deletion_timestamp} "
+             f"(Terminating for {human_duration(timing.deleting_for)})",
+             "spec.finalizers: " + (", ".join(spec_fins) or "none")
+             + "; metadata.finalizers: " + (", ".join(finalizers_of(ns)) or "none")]
+    for cond in (ns.get("status") or {}).get("conditions") or []:
+        if cond.get("status") == "True":
+            facts.append(f"condition {cond.get('type')}: {cond.get('message', '')}")
+    if ctx.inv.namespace and ctx.inv.namespace != name:
+        facts.append("content not read (the doctor read another namespace only)")
+    else:
+        facts.append("content left: " + (", ".join(f"{k} {n}" for k, n in sorted(
+            by_kind.items())) or "none"))
+        if held:
+            facts.append("finalizers on that content: " + ", ".join(
+                f"{f} in {n} object{'s' if n > 1 else ''}" for f, n in sorted(held.items())))
+    next_steps, fix = _advice(ctx, name, removers, holders)
+    return Finding(FindingKind.STUCK_NAMESPACE, Severity.ERROR, ref,
+                   f"namespace {name} has been Terminating for "
+                   f"{human_duration(timing.deleting_for)}",
+                   next=next_steps, fix=fix, facts=facts,
+                   deletion=Deletion(timing.deletion_timestamp, format_time(timing.requested),
+                                     timing.deleting_for, timing.grace_seconds),
+                   removers=removers, related=sorted(ObjRef.of(o) for o in holders))
+
+
+def _advice(ctx: Context, name: str, removers: list[Remover], holders: list[Obj]
+            ) -> tuple[list[str], list[str]]:
+    next_steps = []
+    fix = []
+    controller = next((r for r in removers if r.finalizer == "kubernetes"), None)
+    if controller is not None and controller.alive is not Alive.YES:
+        next_steps.append(f"nothing happens until {controller.who} runs "
+                          f"({controller.alive.value})")
+        fix.append(f"bring back {controller.who}")
+    if holders:
+        held = ", ".join(str(ObjRef.of(o)) for o in holders[:5]) + (
+            f" and {len(holders) - 5} more" if len(holders) > 5 else "")
+        next_steps.append(f"the namespace stays until these objects lose their finalizers: {held}")
+        deleting = [o for o in holders if is_being_deleted(o)]
+        fix.append("resolve the finalizers of the objects inside (see their StuckDeletion "
+                   "findings: start the controllers that remove them)"
+                   if deleting else "their controllers must remove the finalizers")
+    else:
+        next_steps.append("the namespace controller deletes what is left and then removes "
+                          "the 'kubernetes' finalizer")
+    fix.append(f"do not force namespace {name} out by clearing spec.finalizers through "
+               "/finalize: the objects inside would vanish from the API without their "
+               "controllers' clean-up, leaving their outside resources behind")
+    return next_steps, fix

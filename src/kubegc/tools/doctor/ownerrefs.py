@@ -1,0 +1,183 @@
+"""Broken ownerReferences, and what the garbage collector will do about each.
+
+One finding per bad reference (``ownership.check_refs``): an owner that does not exist
+(the GC deletes the child unless another owner stays), a uid that does not match the
+live owner of that name (the owner was recreated — the child will be deleted), a
+namespaced owner in another namespace (the GC looks in the child's namespace, warns with
+``OwnerRefInvalidNamespace`` and deletes the child), a cluster-scoped child of a
+namespaced kind (never collected), a kind the GC cannot map (never collected, retried);
+plus several controller references, ownership cycles, and the ``OwnerRefInvalidNamespace``
+events still alive (Events expire after an hour by default).
+"""
+
+from __future__ import annotations
+
+from kubegc.api.meta import owner_references_of
+from kubegc.api.types import Obj
+from kubegc.tools.doctor.context import Context, remove_owner_ref_command
+from kubegc.tools.doctor.findings import Finding, FindingKind, Severity
+from kubegc.tools.model import ObjRef, age, human_duration
+from kubegc.tools.ownership import RefCheck, RefState, Verdict, check_refs, gc_verdict
+
+INVALID_NAMESPACE_REASON = "OwnerRefInvalidNamespace"
+
+_KIND = {
+    RefState.ABSENT: FindingKind.OWNER_ABSENT,
+    RefState.UID_MISMATCH: FindingKind.OWNER_RECREATED,
+    RefState.OTHER_NAMESPACE: FindingKind.OWNER_IN_OTHER_NAMESPACE,
+    RefState.CLUSTER_SCOPED_CHILD: FindingKind.CLUSTER_SCOPED_DEPENDENT,
+    RefState.UNKNOWN_KIND: FindingKind.UNKNOWN_OWNER_KIND,
+}
+
+
+def ownerref_findings(ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    for obj in ctx.inv.objects:
+        refs = owner_references_of(obj)
+        if not refs:
+            continue
+        checks = check_refs(ctx.inv, obj)
+        verdict = gc_verdict(obj, checks)
+        for index, check in enumerate(checks):
+            if check.state in _KIND:
+                out.append(_ref_finding(obj, index, check, checks, verdict))
+        controllers = [r for r in refs if r.get("controller")]
+        if len(controllers) > 1:
+            out.append(_multiple_controllers(obj, controllers))
+    out.extend(_cycle_finding(cycle) for cycle in ctx.graph.cycles())
+    out.extend(_event_findings(ctx))
+    return out
+
+
+def _owner(check: RefCheck) -> ObjRef:
+    return ObjRef.from_owner_ref(check.ref, check.lookup_namespace)
+
+
+def _ref_finding(obj: Obj, index: int, check: RefCheck, checks: list[RefCheck],
+                 verdict: Verdict) -> Finding:
+    ref = ObjRef.of(obj)
+    owner = _owner(check)
+    uid = str(check.ref.get("uid") or "")
+    facts = [f"ownerReferences[{index}]: {owner.api_version}/{owner.kind} {owner.name} uid {uid}"]
+    title, fix = _describe(obj, index, check, owner, facts)
+    severity = Severity.WARNING if verdict in (Verdict.DELETE, Verdict.NEVER) or (
+        check.state.dangling) else Severity.INFO
+    return Finding(_KIND[check.state], severity, ref, f"{ref}: {title}",
+                   next=[_next(ref, verdict, checks)], fix=fix, facts=facts,
+                   related=[ObjRef.of(check.found)] if check.found is not None else [])
+
+
+def _describe(obj: Obj, index: int, check: RefCheck, owner: ObjRef, facts: list[str]
+              ) -> tuple[str, list[str]]:
+    uid = str(check.ref.get("uid") or "")
+    keep = (f"if {ObjRef.of(obj).short} must live on, remove the reference first: "
+            f"{remove_owner_ref_command(obj, index, uid)}")
+    if check.state is RefState.ABSENT:
+        where = f" in namespace {check.lookup_namespace}" if check.lookup_namespace else ""
+        facts.append(f"no {owner.kind} named {owner.name}{where}")
+        return f"owner {owner.short} does not exist", [
+            keep, "if it should go with its owner, nothing to do"]
+    if check.state is RefState.UID_MISMATCH and check.found is not None:
+        live = check.found["metadata"]
+        facts.append(f"the live {owner.kind} {owner.name} has uid {live.get('uid')} "
+                     f"(created {live.get('creationTimestamp')})")
+        return (f"owner {owner.short} was recreated: the reference's uid does not match", [
+            f"if it belongs to the new {owner.kind}, point the reference at uid "
+            f"{live.get('uid')} before the garbage collector deletes it",
+            "a controller must read its owner's uid fresh, never from a cache that outlives "
+            "the owner", keep])
+    if check.state is RefState.OTHER_NAMESPACE and check.found is not None:
+        there = ObjRef.of(check.found)
+        facts.append(f"uid {uid} belongs to {there} — ownerReferences cannot cross namespaces")
+        return (f"owner {owner.short} is in namespace {there.namespace}, not "
+                f"{check.lookup_namespace}", [
+                    f"keep the dependent in its owner's namespace ({there.namespace}), make the "
+                    "owner cluster-scoped, or clean it up by label from the owner's controller",
+                    keep])
+    if check.state is RefState.CLUSTER_SCOPED_CHILD:
+        facts.append(f"{owner.kind} is namespaced; a cluster-scoped object cannot have it as "
+                     "owner")
+        return (f"cluster-scoped object owned by a namespaced {owner.kind}", [
+            "remove the reference and delete the object explicitly when its owner goes "
+            "(for instance from the owner's finalizer)"])
+    facts.append(f"{owner.api_version}/{owner.kind} is not served by this cluster")
+    return (f"owner kind {owner.api_version}/{owner.kind} is unknown", [
+        f"install the CustomResourceDefinition of {owner.api_version}/{owner.kind}, or fix "
+        "the reference's apiVersion/kind"])
+
+
+def _next(ref: ObjRef, verdict: Verdict, checks: list[RefCheck]) -> str:
+    if verdict is Verdict.DELETE:
+        return (f"the garbage collector deletes {ref.short}: none of its owners remains "
+                "(a child with such a reference disappears within seconds of being created)")
+    if verdict is Verdict.REMOVE_REFS:
+        solid = ", ".join(ObjRef.from_owner_ref(c.ref, "").short for c in checks
+                          if c.state is RefState.OK)
+        return (f"the garbage collector removes the bad reference; {ref.short} stays because "
+                f"{solid} exists")
+    if verdict is Verdict.WAIT:
+        return f"{ref.short} is already being deleted; the garbage collector waits for it"
+    if verdict is Verdict.NEVER:
+        return "the garbage collector never collects it and does not retry"
+    if verdict is Verdict.UNDECIDED:
+        return ("the garbage collector cannot decide (unknown kind or unread owner): it "
+                "retries with backoff and deletes nothing")
+    return "nothing: another owner reference keeps it"
+
+
+def _multiple_controllers(obj: Obj, controllers: list[dict[str, object]]) -> Finding:
+    ref = ObjRef.of(obj)
+    names = ", ".join(f"{c.get('kind')}/{c.get('name')}" for c in controllers)
+    return Finding(FindingKind.MULTIPLE_CONTROLLERS, Severity.WARNING, ref,
+                   f"{ref}: {len(controllers)} owner references have controller=true",
+                   next=["the API server rejects any update of this object until only one "
+                         "reference is the controller; controllers fight over it"],
+                   fix=[f"keep controller=true only on the reference of the one controller "
+                        f"that manages it ({names})"],
+                   facts=[f"controllers: {names}"])
+
+
+def _cycle_finding(cycle: list[Obj]) -> Finding:
+    refs = [ObjRef.of(o) for o in cycle]
+    chain = " → ".join(r.short for r in [*refs, refs[0]])
+    return Finding(FindingKind.OWNERSHIP_CYCLE, Severity.INFO, refs[0],
+                   f"ownership cycle: {chain}",
+                   next=["deleting any member with foreground propagation makes the garbage "
+                         "collector set blockOwnerDeletion=false on the cycle so that it "
+                         "does not wait forever; background deletion deletes the rest"],
+                   fix=["break the cycle: an object should not (indirectly) own its owner"],
+                   facts=[f"{r} uid {r.uid}" for r in refs], related=refs[1:])
+
+
+def _event_findings(ctx: Context) -> list[Finding]:
+    out = []
+    seen: set[tuple[str, str, str]] = set()
+    for event in ctx.inv.of_kind("", "Event"):
+        if event.get("reason") != INVALID_NAMESPACE_REASON:
+            continue
+        inv_obj = event.get("involvedObject") or {}
+        key = (str(inv_obj.get("namespace") or ""), str(inv_obj.get("kind") or ""),
+               str(inv_obj.get("name") or ""))
+        if key in seen:
+            continue
+        seen.add(key)
+        child = ObjRef(kind=key[1], namespace=key[0], name=key[2],
+                       api_version=str(inv_obj.get("apiVersion") or ""),
+                       uid=str(inv_obj.get("uid") or ""))
+        still = ctx.inv.by_uid(child.uid) is not None
+        when = event.get("lastTimestamp") or event.get("eventTime") or (
+            event.get("metadata") or {}).get("creationTimestamp")
+        ago = age(when, ctx.inv.now)
+        facts = [f"event {event['metadata'].get('name')}: {event.get('message', '')}",
+                 f"last seen {when}" + (f" ({human_duration(ago)} ago)" if ago else ""),
+                 f"{child.short} {'still exists' if still else 'is gone'}"]
+        out.append(Finding(
+            FindingKind.INVALID_NAMESPACE_EVENT, Severity.WARNING, child,
+            f"{child}: the garbage collector reported an owner in another namespace",
+            next=["the garbage collector treats that owner as absent in the child's namespace "
+                  "and deletes the child if no other owner stays; this event expires (1 h by "
+                  "default), after which nothing in the cluster tells why the child is gone"],
+            fix=["keep dependents in their owner's namespace (or use a cluster-scoped owner); "
+                 "`kubegc why` reads kubegc's DeletionRecords, kept 7 days"],
+            facts=facts))
+    return out
