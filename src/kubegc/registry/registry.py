@@ -165,7 +165,7 @@ class Registry:
         return listed
 
     def watch(self, t: Target, req: WatchRequest) -> RegistryWatch:
-        return RegistryWatch(self.store, self.cache, t, req, self.clock)
+        return RegistryWatch(self.store, self.cache, t, req)
 
     # -- snapshots ---------------------------------------------------------------------------
 

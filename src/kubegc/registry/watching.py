@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubegc.api import errors
-from kubegc.api.clock import Clock
 from kubegc.api.types import Obj
 from kubegc.registry.keys import key_for, key_root
 from kubegc.registry.listing import Filter, list_objects
@@ -48,9 +47,8 @@ class Change:
 class RegistryWatch:
     """Iterate ``batches()``; call ``close()`` when the client goes away."""
 
-    def __init__(self, store: Store, cache: WatchCache, t: Target, req: WatchRequest,
-                 clock: Clock) -> None:
-        self.store, self.cache, self.t, self.req, self.clock = store, cache, t, req, clock
+    def __init__(self, store: Store, cache: WatchCache, t: Target, req: WatchRequest) -> None:
+        self.store, self.cache, self.t, self.req = store, cache, t, req
         self.filter = Filter(t, req.label_selector, req.field_selector)
         self._watcher: Watcher | None = None
         self._closed = False
@@ -105,15 +103,17 @@ class RegistryWatch:
             self._initial = []
         if self.req.send_initial_events:
             yield [self._bookmark(self._after, initial_events_end=True)]
-        deadline = self.clock.monotonic() + self.req.timeout_seconds if (
-            self.req.timeout_seconds) else None
+        # Timeouts are the HTTP client's, in real time, whatever the cluster's clock does
+        # (a --time-scale'd cluster must not end `kubectl get -w` early).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.req.timeout_seconds if self.req.timeout_seconds else None
         watcher = self._watcher
         if watcher is None:
             return
         while not self._closed:
             wait = BOOKMARK_INTERVAL if self.req.allow_bookmarks else None
             if deadline is not None:
-                remaining = deadline - self.clock.monotonic()
+                remaining = deadline - loop.time()
                 if remaining <= 0:
                     return
                 wait = remaining if wait is None else min(wait, remaining)

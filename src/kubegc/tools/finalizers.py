@@ -175,7 +175,8 @@ def _mapped(finalizer: str, entry: ControllerEntry, inv: Inventory) -> Remover:
 
 
 def _guessed(finalizer: str, obj: Obj, inv: Inventory) -> Remover:
-    domain = finalizer.split("/", 1)[0] if "/" in finalizer else ""
+    domain = finalizer.split("/", 1)[0] if "/" in finalizer else (
+        finalizer if "." in finalizer else "")
     skips = ("whatever clean-up the controller does before releasing the object (outside "
              "resources such as cloud resources, backups or connections stay behind)")
     if not domain:
@@ -184,28 +185,27 @@ def _guessed(finalizer: str, obj: Obj, inv: Inventory) -> Remover:
     evidence: list[Evidence] = []
     how: list[str] = []
     for lease in inv.of_kind("coordination.k8s.io", "Lease"):
-        name = str(lease["metadata"].get("name") or "")
-        if _names_domain(name, domain):
+        if _in_domain(str(lease["metadata"].get("name") or ""), domain):
             evidence.append(_lease(lease, inv))
-            how.append(f"Lease name matches {domain}")
+            how.append(f"Lease named after {domain}")
     first = domain.split(".")[0]
     for deploy in inv.of_kind("apps", "Deployment"):
         if len(first) >= 3 and first in str(deploy["metadata"].get("name") or ""):
             evidence.append(_deployment(deploy))
             how.append(f"Deployment name contains {first!r}")
-    crds = [c for c in inv.of_kind("apiextensions.k8s.io", "CustomResourceDefinition")
-            if _names_domain(str((c.get("spec") or {}).get("group") or ""), domain)]
-    who = "the controller for " + (
-        ", ".join(sorted({str(c["spec"]["group"]) for c in crds})) if crds else domain)
-    if crds:
+    groups = sorted({str((c.get("spec") or {}).get("group") or "")
+                     for c in inv.of_kind("apiextensions.k8s.io", "CustomResourceDefinition")})
+    groups = [g for g in groups if g and _in_domain(domain, g)]
+    if groups:
         how.append("CRD group matches the finalizer's domain")
+    who = "the controller for " + (", ".join(groups) if groups else domain)
     return Remover(finalizer, who, "; ".join(dict.fromkeys(how)) or "nothing matched",
                    "once its clean-up is done", skips, tuple(evidence))
 
 
-def _names_domain(name: str, domain: str) -> bool:
-    parent = domain.split(".", 1)[1] if domain.count(".") >= 2 else domain
-    return name in (domain, parent) or name.endswith(("." + domain, "." + parent))
+def _in_domain(name: str, domain: str) -> bool:
+    """``name`` is ``domain`` or a subdomain of it (kubebuilder's ``<id>.<domain>``)."""
+    return name == domain or name.endswith("." + domain)
 
 
 def _split(text: str) -> tuple[str, str]:
@@ -217,7 +217,7 @@ def controller_manager_evidence(inv: Inventory) -> tuple[Evidence, ...]:
     lease = inv.find("coordination.k8s.io", "Lease", "kube-system", CONTROLLER_MANAGER)
     if lease is not None:
         return (_lease(lease, inv),)
-    if any(r.group == "kubegc.io" for r in inv.resources):
+    if not inv.dump and any(r.group == "kubegc.io" for r in inv.resources):
         return (Evidence("kubegc", "the API server is kubegc: its controllers (the garbage "
                          "collector, the namespace controller) run in the serving process "
                          "unless it was started with --controllers without them", Alive.YES),)

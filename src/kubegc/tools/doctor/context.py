@@ -44,8 +44,7 @@ class Context:
         """The kubelet as the remover of a terminating pod (no finalizer involved)."""
         node = str((pod.get("spec") or {}).get("nodeName") or "")
         grace = int((pod.get("metadata") or {}).get("deletionGracePeriodSeconds") or 0)
-        skips = ("the pod's graceful shutdown (preStop hooks, TERM): `kubectl delete pod "
-                 "--grace-period=0 --force` removes it from the API even if its containers "
+        skips = ("the pod's graceful shutdown (preStop hooks, TERM): its containers may "
                  "still run on the node")
         return Remover("(graceful termination)", f"the kubelet on node {node}", "spec.nodeName",
                        f"once the containers have stopped (grace period {grace}s)", skips,

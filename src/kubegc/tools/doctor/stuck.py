@@ -172,7 +172,11 @@ def _fix(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> lis
                          f"of {r.who}")
             continue
         if r.finalizer.startswith("("):
-            parts.append(f"bring back {r.who}; only if it is gone for good: {r.skips}")
+            ref = ObjRef.of(obj)
+            parts.append(f"bring {r.who} back (if the node is gone for good, the pod garbage "
+                         "collector force-deletes its pods). Forcing it now, `kubectl delete "
+                         f"pod {ref.name} -n {ref.namespace} --grace-period=0 --force`, skips "
+                         "its graceful shutdown: its containers may still run on the node")
             continue
         parts.append(
             f"{r.finalizer}: start (or scale up) {r.who}: it does its clean-up and removes "
