@@ -116,7 +116,8 @@ async def test_completes_when_enough_pods_succeed(completions: int, parallelism:
 
 
 async def test_backoff_limit_fails_the_job_after_backoff_delays() -> None:
-    client, clock = FakeClient(), ManualClock()
+    clock = ManualClock()
+    client = FakeClient(clock=clock)
     client.add_object(JOBS, job(backoff_limit=1))
     async with running(JobController, client, clock) as jc:
         await eventually(lambda: len(active_pods(client)) == 1)
@@ -140,7 +141,8 @@ async def test_backoff_limit_fails_the_job_after_backoff_delays() -> None:
 
 
 async def test_deleted_pod_counts_as_failed_and_is_replaced() -> None:
-    client, clock = FakeClient(), ManualClock()
+    clock = ManualClock()
+    client = FakeClient(clock=clock)
     client.add_object(JOBS, job())
     async with running(JobController, client, clock) as jc:
         await eventually(lambda: len(active_pods(client)) == 1)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import math
+import shutil
+import subprocess
 from datetime import timedelta
 
 import pytest
 
-from kubegc.api.clock import ManualClock, parse_time
+from kubegc.api.clock import ManualClock, ScaledClock, parse_time
 from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.fake import FakeClient
@@ -22,7 +25,7 @@ from kubegc.controllers.kubelet_termination import (
     SimulationDefaults,
     TerminationPlan,
 )
-from kubegc.controllers.nodes import NODES, LEASES, PodIPAllocator, node_names, pod_cidr
+from kubegc.controllers.nodes import LEASES, NODES, PodIPAllocator, node_names, pod_cidr
 from kubegc.testing import Cluster
 
 from .workload_harness import FakeManager, eventually
@@ -221,7 +224,8 @@ def test_pod_cidrs_and_ip_allocation() -> None:
         "10.244.0.0/24", "10.244.1.0/24", "10.244.2.0/24"]
     assert str(pod_cidr(2, nodes=2, max_pods=1000)) == "10.244.4.0/22"
     alloc = PodIPAllocator(pod_cidr(1, nodes=1))
-    assert [alloc.allocate(u) for u in ("a", "b", "a")] == ["10.244.0.2", "10.244.0.3", "10.244.0.2"]
+    assert [alloc.allocate(u) for u in ("a", "b", "a")] == [
+        "10.244.0.2", "10.244.0.3", "10.244.0.2"]
     alloc.release("a")
     assert alloc.allocate("c") == "10.244.0.4"  # sequential, no immediate reuse
 
@@ -268,16 +272,16 @@ async def test_pod_with_finalizer_gets_exactly_one_final_delete() -> None:
     async with fake_kubelet(client, clock) as kubelet:
         created = client.add_object(PODS, pod(node="kubegc-node-1",
                                               finalizers=["example.com/hold"]), namespace="ns")
-        await eventually(lambda: (client.stored(PODS, "web", namespace="ns").get("status") or {}).get(
-            "phase") == "Running", what="running")
+        await eventually(lambda: (client.stored(PODS, "web", namespace="ns").get("status")
+                                  or {}).get("phase") == "Running", what="running")
         await client.delete(PODS, "web", namespace="ns")  # the fake keeps it: finalizer
         await eventually(lambda: kubelet.records["ns/web"].final_delete_sent, what="deleted")
         for _ in range(3):
             await client.patch(PODS, "web", {"metadata": {"labels": {"x": "y"}}}, namespace="ns")
             clock.advance(60)
             await asyncio.sleep(0.01)
-        finals = [a for a in client.action_log if a.verb == "delete" and a.body ==
-                  DeleteOptions(grace_period_seconds=0, preconditions_uid=created["metadata"]["uid"])]
+        final = DeleteOptions(grace_period_seconds=0, preconditions_uid=created["metadata"]["uid"])
+        finals = [a for a in client.action_log if a.verb == "delete" and a.body == final]
         assert len(finals) == 1
         status = client.stored(PODS, "web", namespace="ns")["status"]
         assert status["phase"] == "Succeeded"
@@ -444,3 +448,61 @@ async def test_pod_with_finalizer_stays_after_the_final_delete_until_released() 
         await settle(c)
         with pytest.raises(StatusError):
             await client.get(PODS, "web", namespace="seed")
+
+
+SEED_MANIFEST = """
+apiVersion: v1
+kind: Namespace
+metadata: {name: seed}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: seed}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: http}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: seed
+  labels: {app: web}
+  annotations: {kubegc.io/ignore-term: "true"}
+spec:
+  containers:
+  - name: web
+    image: nginx
+    ports: [{name: http, containerPort: 80}]
+"""
+
+
+@pytest.mark.kubectl
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl")
+def test_seed_003_with_kubectl(tmp_path) -> None:
+    """The same flow as a user sees it, on a clock 10 times faster (30 s grace = 3 s)."""
+    with Cluster(controllers=["kubelet", "scheduler", "endpoints"],
+                 clock=ScaledClock(10)) as c:
+        def kubectl(*args: str, stdin: str | None = None) -> str:
+            done = subprocess.run(["kubectl", "--kubeconfig", str(c.kubeconfig), "--cache-dir",
+                                   str(tmp_path), *args], input=stdin, capture_output=True,
+                                  text=True, timeout=60, check=True)
+            return done.stdout
+
+        kubectl("apply", "-f", "-", stdin=SEED_MANIFEST)
+        c.settle()
+        assert kubectl("get", "pod", "web", "-n", "seed", "-o",
+                       "jsonpath={.status.phase}") == "Running"
+        assert kubectl("get", "endpoints", "web", "-n", "seed", "-o",
+                       "jsonpath={.subsets[0].addresses[0].targetRef.name}") == "web"
+        kubectl("delete", "pod", "web", "-n", "seed", "--wait=false")
+        terminating = json.loads(kubectl("get", "pod", "web", "-n", "seed", "-o", "json"))
+        assert terminating["metadata"]["deletionGracePeriodSeconds"] == 30
+        assert kubectl("get", "endpoints", "web", "-n", "seed", "-o",
+                       "jsonpath={.subsets}") == ""
+        kubectl("wait", "--for=delete", "pod/web", "-n", "seed", "--timeout=30s")
+        c.settle()  # the kubelet's events are written in the background
+        events = json.loads(kubectl("get", "events", "-n", "seed", "--field-selector",
+                                    "involvedObject.name=web", "-o", "json"))["items"]
+        reasons = [e["reason"] for e in sorted(events, key=lambda e: e["metadata"]["name"])]
+        assert reasons[-2:] == ["Killing", "Killed"]

@@ -64,8 +64,9 @@ def test_filter_node(the_pod, the_node, load, reason) -> None:
 
 def test_unschedulable_message() -> None:
     assert unschedulable_message(0, Counter()) == "no nodes available to schedule pods"
-    assert unschedulable_message(3, Counter({"Too many pods": 2, "node(s) were unschedulable": 1})) \
-        == "0/3 nodes are available: 2 Too many pods, 1 node(s) were unschedulable."
+    reasons = Counter({"Too many pods": 2, "node(s) were unschedulable": 1})
+    assert unschedulable_message(3, reasons) == (
+        "0/3 nodes are available: 2 Too many pods, 1 node(s) were unschedulable.")
 
 
 def node_of(client: FakeClient, name: str) -> str | None:

@@ -8,14 +8,9 @@ from typing import Any
 import pytest
 
 from kubegc.api.errors import StatusError
-from kubegc.server.tables import (
-    evaluate_jsonpath,
-    human_duration,
-    short_human_duration,
-    table_accepted,
-    table_version,
-    to_table,
-)
+from kubegc.server.jsonpath import evaluate_jsonpath
+from kubegc.server.printers import human_duration, short_human_duration
+from kubegc.server.tables import table_accepted, table_version, to_table
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 KUBECTL_GET_ACCEPT = (

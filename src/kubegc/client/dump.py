@@ -34,8 +34,9 @@ from typing import Any
 import yaml
 
 from kubegc.api import errors
+from kubegc.api.fields import object_fields, parse_field_selector
+from kubegc.api.labels import parse_label_selector
 from kubegc.api.resources import BUILTIN_RESOURCES, GroupVersionResource, split_api_version
-from kubegc.api.selectors import object_fields, parse_field_selector, parse_label_selector
 from kubegc.api.types import Obj
 from kubegc.client.interface import (
     APIResource,

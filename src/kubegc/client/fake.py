@@ -39,10 +39,11 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.api.clock import Clock, RealClock, format_time
+from kubegc.api.fields import object_fields, parse_field_selector
+from kubegc.api.labels import parse_label_selector
 from kubegc.api.meta import finalizers_of, metadata
 from kubegc.api.patch import apply_patch
 from kubegc.api.resources import Catalog, GroupVersionResource
-from kubegc.api.selectors import object_fields, parse_field_selector, parse_label_selector
 from kubegc.api.types import Obj
 from kubegc.client.interface import (
     APIResource,

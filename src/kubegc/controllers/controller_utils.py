@@ -318,6 +318,11 @@ def is_pod_available(pod: Obj, min_ready_seconds: int, now: datetime) -> bool:
     return since is not None and (now - since).total_seconds() >= min_ready_seconds
 
 
+def creation_key(obj: Obj) -> tuple[str, str]:
+    """Sort key of ``ReplicaSetsByCreationTimestamp`` & co: oldest first, then by name."""
+    return (str((obj.get("metadata") or {}).get("creationTimestamp") or ""), name_of(obj))
+
+
 def _creation_time(obj: Obj) -> datetime | None:
     text = (obj.get("metadata") or {}).get("creationTimestamp")
     return parse_time(str(text)) if text else None
@@ -517,9 +522,17 @@ def compute_hash(template: Obj, collision_count: int | None) -> str:
 
 
 def status_merge_patch(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """A JSON merge patch turning status ``old`` into ``new`` (removed keys become null)."""
+    """A JSON merge patch (RFC 7386) turning ``old`` into ``new``: removed keys become
+    null, nested maps are diffed recursively, lists and scalars are replaced."""
     patch: dict[str, Any] = {k: None for k in old if k not in new}
-    patch.update({k: v for k, v in new.items() if old.get(k) != v})
+    for key, value in new.items():
+        before = old.get(key)
+        if before == value and key in old:
+            continue
+        if isinstance(value, dict) and isinstance(before, dict):
+            patch[key] = status_merge_patch(before, value)
+        else:
+            patch[key] = value
     return patch
 
 
@@ -527,3 +540,16 @@ def omit_empty(status: dict[str, Any], *, keep: Iterable[str] = ()) -> dict[str,
     """Drop zero/empty values, as Go's ``omitempty`` would (except keys in ``keep``)."""
     kept = set(keep)
     return {k: v for k, v in status.items() if k in kept or v not in (None, 0, "", [], {})}
+
+
+async def update_status_of(client: Client, gvr: GroupVersionResource, obj: Obj,
+                           status: dict[str, Any], *, keep: Iterable[str] = ()) -> Obj:
+    """Write ``status`` (zero values omitted except ``keep``) to the status subresource
+    with a merge patch if it differs from ``obj``'s; the object as now stored."""
+    new = omit_empty(status, keep=keep)
+    old = dict(obj.get("status") or {})
+    if old == new:
+        return obj
+    return await client.patch(gvr, name_of(obj), {"status": status_merge_patch(old, new)},
+                              namespace=namespace_of(obj), patch_type=PatchType.MERGE,
+                              subresource="status")

@@ -27,9 +27,9 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from kubegc.api.errors import StatusError
+from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.meta import controller_ref_of, is_being_deleted, namespace_of, uid_of
 from kubegc.api.resources import GroupVersionResource
-from kubegc.api.selectors import label_selector_from_dict
 from kubegc.api.types import Obj
 from kubegc.client.cache import (
     NAMESPACE_INDEX,

@@ -15,8 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import format_time, parse_time
-from kubegc.api.meta import name_of, uid_of
+from kubegc.api.meta import uid_of
 from kubegc.api.types import Obj
+from kubegc.controllers.controller_utils import creation_key as creation_key
 
 DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY = "pod-template-hash"
 REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
@@ -262,11 +263,6 @@ def equal_ignore_hash(template1: Obj, template2: Obj) -> bool:
         if isinstance(labels, dict):
             labels.pop(DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY, None)
     return bool(_strip_empty(t1) == _strip_empty(t2))
-
-
-def creation_key(obj: Obj) -> tuple[str, str]:
-    """Sort key of ``ReplicaSetsByCreationTimestamp`` (oldest first, then by name)."""
-    return (str((obj.get("metadata") or {}).get("creationTimestamp") or ""), name_of(obj))
 
 
 def find_new_replica_set(d: Obj, rs_list: Sequence[Obj]) -> Obj | None:

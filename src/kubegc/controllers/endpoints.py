@@ -25,9 +25,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from kubegc.api.errors import StatusError, is_already_exists, is_not_found
+from kubegc.api.labels import selector_from_set
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.resources import GroupVersionResource
-from kubegc.api.selectors import selector_from_set
 from kubegc.api.types import Obj
 from kubegc.client.cache import (
     NAMESPACE_INDEX,

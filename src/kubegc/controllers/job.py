@@ -29,6 +29,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from kubegc.api.errors import is_not_found
+from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.meta import (
     controller_ref_of,
     is_being_deleted,
@@ -36,7 +37,6 @@ from kubegc.api.meta import (
     namespace_of,
     uid_of,
 )
-from kubegc.api.selectors import label_selector_from_dict
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler, meta_namespace_key
 from kubegc.client.workqueue import RateLimitingQueue

@@ -289,7 +289,7 @@ def _condition(type_: str, status: bool, previous: dict[str, dict[str, Any]], st
     prior = previous.get(type_)
     transition = prior.get("lastTransitionTime") if prior and prior.get("status") == value else (
         stamp)
-    out: dict[str, Any] = {"type": type_, "status": value, "lastProbeTime": None,
+    out: dict[str, Any] = {"type": type_, "status": value,
                            "lastTransitionTime": transition}
     if reason:
         out["reason"] = reason

@@ -250,6 +250,10 @@ class NodeStatusReporter:
         while True:
             await self.clock.sleep(LEASE_RENEW_INTERVAL)
             report = self.clock.monotonic() - self._last_status >= NODE_STATUS_REPORT_FREQUENCY
+            for name in self.names:  # registrations that failed are retried
+                if name not in self.registered and name not in self._forgotten:
+                    with contextlib.suppress(StatusError):
+                        await self._register_node(name)
             for name in list(self.registered):
                 try:
                     await self.renew_lease(name)

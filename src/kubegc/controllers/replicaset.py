@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from kubegc.api.clock import format_time
 from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.labels import LabelSelector, label_selector_from_dict, selector_from_set
 from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of
 from kubegc.api.resources import GroupVersionResource
-from kubegc.api.selectors import LabelSelector, label_selector_from_dict, selector_from_set
 from kubegc.api.types import Obj
 from kubegc.client.cache import (
     NAMESPACE_INDEX,
@@ -38,7 +38,6 @@ from kubegc.client.cache import (
     meta_namespace_index_func,
     meta_namespace_key,
 )
-from kubegc.client.interface import PatchType
 from kubegc.controllers.base_controller import BaseController, tombstone_object
 from kubegc.controllers.controller_ref_manager import (
     PodControllerRefManager,
@@ -61,11 +60,10 @@ from kubegc.controllers.controller_utils import (
     is_pod_available,
     is_pod_ready,
     new_controller_ref,
-    omit_empty,
     rank_by_colocation,
     slow_start_batch,
     sort_pods_for_deletion,
-    status_merge_patch,
+    update_status_of,
 )
 
 if TYPE_CHECKING:
@@ -335,14 +333,8 @@ class ReplicaSetController(BaseController):
 
     async def update_status(self, rs: Obj, status: dict[str, Any]) -> Obj:
         """Write ``status`` if it differs from the stored one; the object as now stored."""
-        new = omit_empty(status, keep=("replicas",))
-        old = dict(rs.get("status") or {})
-        if old == new:
-            return rs
-        patch = {"status": status_merge_patch(old, new)}
-        return await self.client.patch(self.kind.gvr, name_of(rs), patch,
-                                       namespace=namespace_of(rs), patch_type=PatchType.MERGE,
-                                       subresource="status")
+        return await update_status_of(self.client, self.kind.gvr, rs, status,
+                                      keep=("replicas",))
 
 
 class ReplicationManager(ReplicaSetController):

@@ -256,7 +256,7 @@ class Scheduler:
         if old is not None and old.get("message") == message and old.get("status") == "False":
             return
         self.recorder.event(pod, "Warning", "FailedScheduling", message)
-        conditions.append({"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+        conditions.append({"type": "PodScheduled", "status": "False",
                            "lastTransitionTime": format_time(self.clock.now()),
                            "reason": "Unschedulable", "message": message})
         with contextlib.suppress(StatusError):

@@ -11,14 +11,13 @@ from typing import Any
 import orjson
 
 from kubegc.api import errors
-from kubegc.api.selectors import (
+from kubegc.api.fields import (
     FieldSelector,
-    LabelSelector,
     object_fields,
     parse_field_selector,
-    parse_label_selector,
     validate_field_selector,
 )
+from kubegc.api.labels import LabelSelector, parse_label_selector
 from kubegc.api.types import Obj
 from kubegc.registry.keys import key_root
 from kubegc.registry.store import Store, Target, decode

@@ -5,7 +5,8 @@ Contract:
     expression made of fields (``.a.b``, ``\\.`` escapes a dot), ``[n]`` (negative counts
     from the end), ``[*]``, ``['key']`` / ``["key"]`` and ``[?(@.f=="v")]`` / ``!=`` filters;
     an optional ``{...}`` and leading ``$`` are accepted. A path that finds nothing gives ``[]``.
-  * Anything else (``..``, slices, unions, functions) raises ValueError.
+  * Syntax outside the subset, such as recursive descent (``..``) or slices, raises
+    ValueError (``tables`` then renders the cell as null).
   * ``to_text(value)`` renders a result as the JSONPath printer prints decoded JSON.
 """
 
@@ -15,7 +16,6 @@ import json
 import re
 from collections.abc import Mapping
 from typing import Any
-
 
 _STEP = re.compile(
     r"""\.(?P<field>(?:[^.\[\\]|\\.)+)"""

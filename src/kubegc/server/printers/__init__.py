@@ -1,9 +1,9 @@
 """Per-resource ``kubectl get`` printers (cf. pkg/printers/internalversion/printers.go).
 
 Contract:
-  * ``PRINTERS[(group, resource)]`` is the row function (``RowFn``) of a built-in resource and
-    ``COLUMNS[(group, resource)]`` its column definitions; the two registries have the same
-    keys, and a row has one cell per column. As upstream's ``AddHandlers``, a printer always
+  * ``HANDLERS[(group, resource)]`` pairs a built-in resource's column definitions with its
+    row function (``RowFn``), as upstream's ``AddHandlers``; ``PRINTERS`` and ``COLUMNS`` are
+    its two halves under the same keys. A row has one cell per column, and a printer always
     fills the wide (``priority: 1``) cells; kubectl hides them unless ``-o wide``.
   * Resources without a printer use ``print_default`` and ``DEFAULT_COLUMNS`` (Name, Age;
     upstream's generic convertor would print Name and "Created At", which only
@@ -22,7 +22,7 @@ May import: ``kubegc.api``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from kubegc.server.printers import core, events, pods, volumes, workloads
 from kubegc.server.printers.duration import human_duration, short_human_duration
@@ -30,54 +30,52 @@ from kubegc.server.printers.helpers import AGE, NAME, RowFn, name_and
 
 ColumnDefinitions = list[dict[str, Any]]
 
-PRINTERS: dict[tuple[str, str], RowFn] = {
-    ("", "pods"): pods.print_pod,
-    ("apps", "deployments"): workloads.print_deployment,
-    ("apps", "replicasets"): workloads.print_replica_set,
-    ("", "replicationcontrollers"): workloads.print_replication_controller,
-    ("apps", "statefulsets"): workloads.print_stateful_set,
-    ("apps", "daemonsets"): workloads.print_daemon_set,
-    ("batch", "jobs"): workloads.print_job,
-    ("batch", "cronjobs"): workloads.print_cron_job,
-    ("", "namespaces"): core.print_namespace,
-    ("", "nodes"): core.print_node,
-    ("", "events"): events.print_event,
-    ("events.k8s.io", "events"): events.print_event,
-    ("", "services"): core.print_service,
-    ("", "configmaps"): core.print_config_map,
-    ("", "secrets"): core.print_secret,
-    ("", "endpoints"): core.print_endpoints,
-    ("", "serviceaccounts"): core.print_service_account,
-    ("coordination.k8s.io", "leases"): core.print_lease,
-    ("", "persistentvolumes"): volumes.print_persistent_volume,
-    ("", "persistentvolumeclaims"): volumes.print_persistent_volume_claim,
-    ("apiextensions.k8s.io", "customresourcedefinitions"): core.print_custom_resource_definition,
-}
 
-COLUMNS: dict[tuple[str, str], ColumnDefinitions] = {
-    ("", "pods"): pods.POD_COLUMN_DEFINITIONS,
-    ("apps", "deployments"): workloads.DEPLOYMENT_COLUMN_DEFINITIONS,
-    ("apps", "replicasets"): workloads.REPLICA_SET_COLUMN_DEFINITIONS,
-    ("", "replicationcontrollers"): workloads.REPLICATION_CONTROLLER_COLUMN_DEFINITIONS,
-    ("apps", "statefulsets"): workloads.STATEFUL_SET_COLUMN_DEFINITIONS,
-    ("apps", "daemonsets"): workloads.DAEMON_SET_COLUMN_DEFINITIONS,
-    ("batch", "jobs"): workloads.JOB_COLUMN_DEFINITIONS,
-    ("batch", "cronjobs"): workloads.CRON_JOB_COLUMN_DEFINITIONS,
-    ("", "namespaces"): core.NAMESPACE_COLUMN_DEFINITIONS,
-    ("", "nodes"): core.NODE_COLUMN_DEFINITIONS,
-    ("", "events"): events.EVENT_COLUMN_DEFINITIONS,
-    ("events.k8s.io", "events"): events.EVENT_COLUMN_DEFINITIONS,
-    ("", "services"): core.SERVICE_COLUMN_DEFINITIONS,
-    ("", "configmaps"): core.CONFIG_MAP_COLUMN_DEFINITIONS,
-    ("", "secrets"): core.SECRET_COLUMN_DEFINITIONS,
-    ("", "endpoints"): core.ENDPOINTS_COLUMN_DEFINITIONS,
-    ("", "serviceaccounts"): core.SERVICE_ACCOUNT_COLUMN_DEFINITIONS,
-    ("coordination.k8s.io", "leases"): core.LEASE_COLUMN_DEFINITIONS,
-    ("", "persistentvolumes"): volumes.PERSISTENT_VOLUME_COLUMN_DEFINITIONS,
-    ("", "persistentvolumeclaims"): volumes.PERSISTENT_VOLUME_CLAIM_COLUMN_DEFINITIONS,
-    ("apiextensions.k8s.io", "customresourcedefinitions"):
-        core.CUSTOM_RESOURCE_DEFINITION_COLUMN_DEFINITIONS,
+class TableHandler(NamedTuple):
+    """A resource's column definitions and the printer that fills them (cf. printers.go
+    ``TableHandler(columnDefinitions, printFunc)``)."""
+
+    columns: ColumnDefinitions
+    print_row: RowFn
+
+
+HANDLERS: dict[tuple[str, str], TableHandler] = {
+    ("", "pods"): TableHandler(pods.POD_COLUMN_DEFINITIONS, pods.print_pod),
+    ("apps", "deployments"):
+        TableHandler(workloads.DEPLOYMENT_COLUMN_DEFINITIONS, workloads.print_deployment),
+    ("apps", "replicasets"):
+        TableHandler(workloads.REPLICA_SET_COLUMN_DEFINITIONS, workloads.print_replica_set),
+    ("", "replicationcontrollers"): TableHandler(
+        workloads.REPLICATION_CONTROLLER_COLUMN_DEFINITIONS,
+        workloads.print_replication_controller),
+    ("apps", "statefulsets"):
+        TableHandler(workloads.STATEFUL_SET_COLUMN_DEFINITIONS, workloads.print_stateful_set),
+    ("apps", "daemonsets"):
+        TableHandler(workloads.DAEMON_SET_COLUMN_DEFINITIONS, workloads.print_daemon_set),
+    ("batch", "jobs"): TableHandler(workloads.JOB_COLUMN_DEFINITIONS, workloads.print_job),
+    ("batch", "cronjobs"):
+        TableHandler(workloads.CRON_JOB_COLUMN_DEFINITIONS, workloads.print_cron_job),
+    ("", "namespaces"): TableHandler(core.NAMESPACE_COLUMN_DEFINITIONS, core.print_namespace),
+    ("", "nodes"): TableHandler(core.NODE_COLUMN_DEFINITIONS, core.print_node),
+    ("", "events"): TableHandler(events.EVENT_COLUMN_DEFINITIONS, events.print_event),
+    ("events.k8s.io", "events"): TableHandler(events.EVENT_COLUMN_DEFINITIONS, events.print_event),
+    ("", "services"): TableHandler(core.SERVICE_COLUMN_DEFINITIONS, core.print_service),
+    ("", "configmaps"): TableHandler(core.CONFIG_MAP_COLUMN_DEFINITIONS, core.print_config_map),
+    ("", "secrets"): TableHandler(core.SECRET_COLUMN_DEFINITIONS, core.print_secret),
+    ("", "endpoints"): TableHandler(core.ENDPOINTS_COLUMN_DEFINITIONS, core.print_endpoints),
+    ("", "serviceaccounts"):
+        TableHandler(core.SERVICE_ACCOUNT_COLUMN_DEFINITIONS, core.print_service_account),
+    ("coordination.k8s.io", "leases"):
+        TableHandler(core.LEASE_COLUMN_DEFINITIONS, core.print_lease),
+    ("", "persistentvolumes"):
+        TableHandler(volumes.PERSISTENT_VOLUME_COLUMN_DEFINITIONS, volumes.print_persistent_volume),
+    ("", "persistentvolumeclaims"): TableHandler(
+        volumes.PERSISTENT_VOLUME_CLAIM_COLUMN_DEFINITIONS, volumes.print_persistent_volume_claim),
+    ("apiextensions.k8s.io", "customresourcedefinitions"): TableHandler(
+        core.CUSTOM_RESOURCE_DEFINITION_COLUMN_DEFINITIONS, core.print_custom_resource_definition),
 }
+PRINTERS: dict[tuple[str, str], RowFn] = {key: h.print_row for key, h in HANDLERS.items()}
+COLUMNS: dict[tuple[str, str], ColumnDefinitions] = {key: h.columns for key, h in HANDLERS.items()}
 
 DEFAULT_COLUMNS: ColumnDefinitions = [NAME, AGE]
 print_default: RowFn = name_and()
@@ -85,9 +83,11 @@ print_default: RowFn = name_and()
 __all__ = [
     "COLUMNS",
     "DEFAULT_COLUMNS",
+    "HANDLERS",
     "PRINTERS",
     "ColumnDefinitions",
     "RowFn",
+    "TableHandler",
     "human_duration",
     "print_default",
     "short_human_duration",

@@ -33,6 +33,7 @@ def translate_timestamp_since(timestamp: Any, now: datetime) -> str:
 
 def column(name: str, desc: str, kind: str = "string", *, wide: bool = False,
            fmt: str = "") -> dict[str, Any]:
+    """A ``TableColumnDefinition``; ``wide`` columns (priority 1) show only with ``-o wide``."""
     return {"name": name, "type": kind, "format": fmt, "description": desc,
             "priority": 1 if wide else 0}
 
@@ -56,6 +57,7 @@ AGE = column("Age", AGE_DESCRIPTION)
 
 
 def lookup(obj: Any, *path: str | int) -> Any:
+    """``obj[path[0]][path[1]]...``, or None when a step is missing or not a map/list."""
     cur = obj
     for key in path:
         if isinstance(key, int):

@@ -6,6 +6,7 @@ RWOP), StorageClass (the beta annotation wins over ``storageClassName``) and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -68,18 +69,18 @@ def _storage_class(obj: Obj) -> str:
     return str(lookup(obj, "spec", "storageClassName") or "")
 
 
-def _phase(obj: Obj) -> Any:
-    """The phase cell: ``Terminating`` once the volume or claim is being deleted."""
+def _phase(obj: Obj, status: Mapping[str, Any]) -> Any:
+    """The Status cell: ``Terminating`` once the volume or claim is being deleted."""
     if object_meta(obj).get("deletionTimestamp"):
         return "Terminating"
-    return lookup(obj, "status", "phase") or ""
+    return status.get("phase") or ""
 
 
 def print_persistent_volume(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
     claim = spec.get("claimRef")
     claim_text = f"{claim.get('namespace', '')}/{claim.get('name', '')}" if claim else ""
-    phase = _phase(obj)
+    phase = _phase(obj, status)
     return [object_meta(obj).get("name", ""), lookup(spec, "capacity", "storage") or "0",
             _access_modes(spec.get("accessModes")),
             spec.get("persistentVolumeReclaimPolicy") or "", phase, claim_text,
@@ -89,7 +90,7 @@ def print_persistent_volume(obj: Obj, now: datetime) -> tuple[list[Any], Conditi
 
 def print_persistent_volume_claim(obj: Obj, now: datetime) -> tuple[list[Any], Conditions]:
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    phase = _phase(obj)
+    phase = _phase(obj, status)
     bound = bool(spec.get("volumeName"))
     capacity = (lookup(status, "capacity", "storage") or "0") if bound else ""
     modes = _access_modes(status.get("accessModes")) if bound else ""

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import format_time
+from kubegc.api.types import Obj
 from kubegc.tools.finalizers import Remover
 from kubegc.tools.model import ObjRef
 
@@ -51,6 +52,8 @@ class BlockingNode:
     holds_because: str
     removers: list[Remover] = field(default_factory=list)
     dependents: list[BlockingNode] = field(default_factory=list)
+    #: the object itself (not serialized; for phrasing fixes)
+    source: Obj | None = field(default=None, repr=False, compare=False)
 
     def leaves(self) -> list[BlockingNode]:
         if not self.dependents:

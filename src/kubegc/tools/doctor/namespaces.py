@@ -88,9 +88,8 @@ def _advice(ctx: Context, name: str, removers: list[Remover], holders: list[Obj]
     next_steps = []
     fix = []
     controller = next((r for r in removers if r.finalizer == "kubernetes"), None)
-    if controller is not None and controller.alive is not Alive.YES:
-        next_steps.append(f"nothing happens until {controller.who} runs "
-                          f"({controller.alive.value})")
+    if controller is not None and controller.alive is Alive.NO:
+        next_steps.append(f"nothing happens until {controller.who} runs again")
         fix.append(f"bring back {controller.who}")
     if holders:
         held = ", ".join(str(ObjRef.of(o)) for o in holders[:5]) + (

@@ -55,8 +55,10 @@ def stuck_finding(ctx: Context, obj: Obj) -> Finding:
         else []
     deletion = Deletion(timing.deletion_timestamp, format_time(timing.requested),
                         timing.deleting_for, timing.grace_seconds)
-    facts = [f"deletionTimestamp {timing.deletion_timestamp} "
-             f"(deleting for {human_duration(timing.deleting_for)})",
+    facts = [f"deletionTimestamp {timing.deletion_timestamp}, deleting for "
+             f"{human_duration(timing.deleting_for)}"
+             + (f" (requested {format_time(timing.requested)}, grace period "
+                f"{timing.grace_seconds}s)" if timing.grace_seconds else ""),
              "finalizers: " + (", ".join(fins) if fins else "none")]
     if FINALIZER_DELETE_DEPENDENTS in fins:
         facts.append(f"blocking dependents (blockOwnerDeletion=true) left: {len(blocking)}")
@@ -111,7 +113,7 @@ def blocking_node(ctx: Context, dep: Obj, owner: Obj, seen: set[str]) -> Blockin
         reasons.append("graceful termination: waiting for " + removers[0].who)
     if not reasons:
         reasons.append("no finalizer left: it should already be gone (a stale read?)")
-    return BlockingNode(ref, state, "; ".join(reasons), removers, children)
+    return BlockingNode(ref, state, "; ".join(reasons), removers, children, source=dep)
 
 
 def _not_deleting(ctx: Context, dep: Obj, owner: Obj) -> BlockingNode:
@@ -128,7 +130,7 @@ def _not_deleting(ctx: Context, dep: Obj, owner: Obj) -> BlockingNode:
     else:
         why = ("not deleted yet: the garbage collector deletes it while its owner waits; if it "
                "stays, the garbage collector is not running or cannot delete it")
-    return BlockingNode(ref, "not being deleted", why, [gc])
+    return BlockingNode(ref, "not being deleted", why, [gc], source=dep)
 
 
 def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> list[str]:
@@ -152,37 +154,53 @@ def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> li
             parts.append(f"{r.finalizer}: {r.who} is not running, so {ref.short} stays "
                          "Terminating until it runs again")
         else:
-            parts.append(f"{r.finalizer}: waits for {r.who}; nothing shows whether it runs")
+            parts.append(f"{r.finalizer}: {ref.short} stays Terminating until {r.who} removes "
+                         "it; nothing shows whether that runs")
     return parts or [f"{ref.short} should disappear at once"]
 
 
 def _fix(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> list[str]:
     parts = []
-    leaves = [leaf for b in blocking for leaf in b.leaves()]
-    for leaf in leaves:
-        parts.append(f"unblock {leaf.object}: {leaf.holds_because}"
-                     + ("" if not leaf.removers else
-                        " (" + "; ".join(f"{r.finalizer} by {r.who}: {r.alive.value}"
-                                         for r in leaf.removers) + ")"))
+    for leaf in [leaf for b in blocking for leaf in b.leaves()]:
+        parts.extend(leaf_fix(leaf))
     for r in removers:
-        if r.finalizer in (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS):
-            continue
-        if r.alive is Alive.YES:
-            parts.append(f"{r.finalizer}: nothing to do but wait; if it stays, read the logs "
-                         f"of {r.who}")
-            continue
-        if r.finalizer.startswith("("):
-            ref = ObjRef.of(obj)
-            parts.append(f"bring {r.who} back (if the node is gone for good, the pod garbage "
-                         "collector force-deletes its pods). Forcing it now, `kubectl delete "
-                         f"pod {ref.name} -n {ref.namespace} --grace-period=0 --force`, skips "
-                         "its graceful shutdown: its containers may still run on the node")
-            continue
-        parts.append(
-            f"{r.finalizer}: start (or scale up) {r.who}: it does its clean-up and removes "
-            f"the finalizer. Only if it is gone for good, remove the finalizer by hand: "
-            f"{remove_finalizer_command(obj, r.finalizer)} — this skips {r.skips}")
+        text = finalizer_fix(obj, r)
+        if text:
+            parts.append(text)
     if not parts:
         parts.append("nothing to do but wait: the garbage collector is processing it"
                      if finalizers_of(obj) else "re-read it: it may already be gone")
     return parts
+
+
+def leaf_fix(leaf: BlockingNode) -> list[str]:
+    """How to release the leaf that holds a foreground deletion."""
+    if leaf.source is None or not is_being_deleted(leaf.source):
+        who = leaf.removers[0] if leaf.removers else None
+        alive = f" ({who.who}: {who.alive.value})" if who else ""
+        return [f"{leaf.object.short} is not being deleted{alive}: make sure the garbage "
+                "collector runs; it deletes the dependents of an owner deleted in the "
+                "foreground"]
+    out = []
+    for r in leaf.removers:
+        text = finalizer_fix(leaf.source, r)
+        if text:
+            out.append(f"{leaf.object.short} holds it: {text}")
+    return out or [f"{leaf.object.short}: {leaf.holds_because}"]
+
+
+def finalizer_fix(obj: Obj, r: Remover) -> str | None:
+    """The safe fix for one finalizer (None for the garbage collector's own, which the
+    blocking chain explains)."""
+    if r.finalizer in (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS):
+        return None
+    if r.alive is Alive.YES:
+        return f"{r.finalizer}: nothing to do but wait; if it stays, read the logs of {r.who}"
+    if r.finalizer.startswith("("):
+        ref = ObjRef.of(obj)
+        return (f"bring {r.who} back (if the node is gone for good, the pod garbage collector "
+                "force-deletes its pods). Forcing it now, `kubectl delete pod "
+                f"{ref.name} -n {ref.namespace} --grace-period=0 --force`, skips {r.skips}")
+    return (f"{r.finalizer}: start (or scale up) {r.who}: it does its clean-up and removes "
+            f"the finalizer. Only if it is gone for good, remove the finalizer by hand: "
+            f"{remove_finalizer_command(obj, r.finalizer)} — this skips {r.skips}")

@@ -1,0 +1,477 @@
+"""HTTP throughput of ``kubegc serve`` next to kmock (the Python Kubernetes mock server),
+both measured in the same run with the same requests; prints rates and kubegc/kmock ratios.
+
+Usage: ``python bench/bench_http.py [--quick] [--duration 5] [--connections 50]
+[--watchers 100] [--watch-events 300] [--servers kubegc-sqlite,kubegc-memory,kmock]``
+
+Each server runs as its own subprocess pinned to CPU 0 (``taskset``); the load generator
+(``wrk -t1``, else an aiohttp client) and the watch client run in other processes pinned to
+CPU 1. Servers:
+  * ``kubegc-sqlite``: ``kubegc serve --storage sqlite --insecure-http --controllers ''``
+    (durable: SQLite WAL, synchronous=FULL, group commit) — what the targets are about;
+  * ``kubegc-memory``: the same with ``--storage memory``;
+  * ``kmock``: ``kmock.KubernetesEmulator`` behind ``kmock.Server`` (aiohttp).
+Requests (identical for every server):
+  * create: POST a ~1.6 KB Pod with a unique name (wrk Lua), 201 expected;
+  * get: GET one Pod; list: GET a namespace of 100 Pods;
+  * watch fan-out: ``--watchers`` watches on one namespace while a writer POSTs
+    ``--watch-events`` Pods (32 in flight); events/s = events delivered to all watchers /
+    time from the first POST to the last watcher's last event.
+Issue 3 targets (durable store, this 2-core machine): creates >= 6k/s, gets >= 10k/s,
+>= 2x kmock for the same requests, 100 watchers fed >= 100k events/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import aiohttp
+import orjson
+from _common import cpu_seconds, free_port, header, pinned, pod, verdict
+
+HERE = Path(__file__).resolve()
+SRC = HERE.parents[1] / "src"
+SERVER_CPU, CLIENT_CPU = 0, 1
+NS, NS_LIST, NS_WATCH = "bench", "bench-list", "bench-watch"
+LIST_SIZE = 100
+ALL_SERVERS = ("kubegc-sqlite", "kubegc-memory", "kmock")
+TARGETS = {"create": 6_000.0, "get": 10_000.0}
+TARGET_VS_KMOCK = 2.0
+TARGET_WATCH_EVENTS = 100_000.0
+
+
+# -- servers --------------------------------------------------------------------------------
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    return env
+
+
+@dataclass
+class Server:
+    name: str
+    proc: subprocess.Popen[bytes]
+    url: str
+    tmp: tempfile.TemporaryDirectory[str]
+    log: Path
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.tmp.cleanup()
+
+    @property
+    def pid(self) -> int:
+        # taskset execs the program, so the Popen pid is the server's pid
+        return self.proc.pid
+
+
+def start_server(name: str) -> Server:
+    port = free_port()
+    tmp = tempfile.TemporaryDirectory(prefix=f"bench-{name}-")
+    log = Path(tmp.name) / "server.log"
+    if name == "kmock":
+        argv = [sys.executable, str(HERE), "--serve-kmock", str(port)]
+    else:
+        storage = name.removeprefix("kubegc-")
+        argv = [sys.executable, "-m", "kubegc.cli", "serve", "--storage", storage,
+                "--insecure-http", "--controllers", "", "--host", "127.0.0.1",
+                "--port", str(port), "--data-dir", str(Path(tmp.name) / "data")]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(pinned(SERVER_CPU, argv), stdout=out, stderr=subprocess.STDOUT,
+                                env=child_env())
+    server = Server(name, proc, f"http://127.0.0.1:{port}", tmp, log)
+    asyncio.run(wait_ready(server))
+    return server
+
+
+async def wait_ready(server: Server, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            if server.proc.poll() is not None:
+                raise RuntimeError(f"{server.name} exited:\n{server.log.read_text()[-3000:]}")
+            with contextlib.suppress(aiohttp.ClientError):
+                async with session.get(server.url + "/version") as resp:
+                    if resp.status == 200:
+                        return
+            await asyncio.sleep(0.05)
+    raise RuntimeError(f"{server.name} not ready after {timeout} s")
+
+
+def serve_kmock(port: int) -> None:
+    """Child mode: kmock's Kubernetes emulator on ``port`` until SIGTERM."""
+    import kmock
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        async with kmock.KubernetesEmulator() as emulator, kmock.Server(
+                emulator, host="127.0.0.1", port=port):
+            await stop.wait()
+
+    asyncio.run(run())
+
+
+# -- setup over HTTP ----------------------------------------------------------------------------
+
+
+def pod_body(name: str, namespace: str) -> bytes:
+    return orjson.dumps(pod(name, namespace))
+
+
+async def setup(url: str) -> None:
+    """Namespaces, one Pod to GET and LIST_SIZE Pods to LIST (same for every server)."""
+    async with aiohttp.ClientSession(headers={"Content-Type": "application/json"}) as s:
+        for ns in (NS, NS_LIST, NS_WATCH):
+            async with s.post(f"{url}/api/v1/namespaces",
+                              data=orjson.dumps({"apiVersion": "v1", "kind": "Namespace",
+                                                 "metadata": {"name": ns}})) as r:
+                await r.read()
+        async with s.post(f"{url}/api/v1/namespaces/{NS}/pods",
+                          data=pod_body("target", NS)) as r:
+            if r.status >= 300:
+                raise RuntimeError(f"setup create failed: {r.status} {await r.text()}")
+        for i in range(LIST_SIZE):
+            async with s.post(f"{url}/api/v1/namespaces/{NS_LIST}/pods",
+                              data=pod_body(f"item-{i:04d}", NS_LIST)) as r:
+                await r.read()
+
+
+# -- load generation ----------------------------------------------------------------------------
+
+
+@dataclass
+class Load:
+    rate: float
+    errors: int = 0
+    p50_ms: float | None = None
+    p99_ms: float | None = None
+    note: str = ""
+
+
+_LUA_POST = """
+local counter = 0
+local template = [==[%s]==]
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  counter = counter + 1
+  local body = string.gsub(template, "__NAME__", "%s" .. counter)
+  return wrk.format(nil, nil, nil, body)
+end
+"""
+
+
+def wrk_latency(text: str, pct: str) -> float | None:
+    m = re.search(rf"^\s+{pct}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+    if not m:
+        return None
+    value, unit = float(m.group(1)), m.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+
+def run_wrk(url: str, duration: float, connections: int, lua: Path | None = None) -> Load:
+    argv = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(duration))}s", "--latency"]
+    if lua is not None:
+        argv += ["-s", str(lua)]
+    out = subprocess.run(pinned(CLIENT_CPU, [*argv, url]), capture_output=True, text=True,
+                         check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    errors = 0
+    m = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    if m:
+        errors += int(m.group(1))
+    m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    if m:
+        errors += sum(int(g) for g in m.groups())
+    return Load(rate, errors, wrk_latency(out, "50"), wrk_latency(out, "99"))
+
+
+async def aiohttp_load(url: str, duration: float, connections: int, method: str,
+                       prefix: str, namespace: str) -> dict[str, Any]:
+    """Fallback load generator (no wrk): ``connections`` coroutines for ``duration`` s."""
+    done = 0
+    errors = 0
+    stop_at = time.perf_counter() + duration
+    counter = iter(range(10**9))
+    conn = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=conn,
+                                     headers={"Content-Type": "application/json"}) as s:
+        async def worker() -> None:
+            nonlocal done, errors
+            while time.perf_counter() < stop_at:
+                if method == "POST":
+                    body = pod_body(f"{prefix}{next(counter)}", namespace)
+                    async with s.post(url, data=body) as r:
+                        await r.read()
+                        ok = r.status < 300
+                else:
+                    async with s.get(url) as r:
+                        await r.read()
+                        ok = r.status < 300
+                done += 1
+                errors += not ok
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(connections)))
+        return {"rate": done / (time.perf_counter() - start), "errors": errors}
+
+
+def load(url: str, path: str, duration: float, connections: int, *, method: str = "GET",
+         prefix: str = "p", namespace: str = NS, tmp: Path) -> Load:
+    target = url + path
+    if shutil.which("wrk"):
+        lua = None
+        if method == "POST":
+            lua = tmp / f"post-{prefix}.lua"
+            template = pod_body("__NAME__", namespace).decode()
+            lua.write_text(_LUA_POST % (template, prefix))
+        return run_wrk(target, duration, connections, lua)
+    argv = [sys.executable, str(HERE), "--load-client",
+            json.dumps({"url": target, "duration": duration, "connections": connections,
+                        "method": method, "prefix": prefix, "namespace": namespace})]
+    out = subprocess.run(pinned(CLIENT_CPU, argv), capture_output=True, text=True, check=True,
+                         env=child_env()).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    return Load(result["rate"], result["errors"], note="aiohttp client (client-bound)")
+
+
+# -- watch fan-out --------------------------------------------------------------------------------
+
+
+async def watch_client(url: str, namespace: str, watchers: int, events: int,
+                       timeout: float) -> dict[str, Any]:
+    """``watchers`` watches on ``namespace``, then ``events`` creates; counts delivered
+    events (newline-delimited) per watcher."""
+    counts = [0] * watchers
+    finished: list[float] = []
+    established = asyncio.Semaphore(0)
+    all_done = asyncio.Event()
+    conn = aiohttp.TCPConnector(limit=0)
+    timeout_cfg = aiohttp.ClientTimeout(total=None, sock_read=None)
+    async with aiohttp.ClientSession(connector=conn, timeout=timeout_cfg) as s:
+        async def watcher(k: int) -> None:
+            async with s.get(f"{url}/api/v1/namespaces/{namespace}/pods",
+                             params={"watch": "true"}) as resp:
+                established.release()
+                if resp.status != 200:
+                    raise RuntimeError(f"watch failed: {resp.status} {await resp.text()}")
+                async for chunk in resp.content.iter_any():
+                    counts[k] += chunk.count(b"\n")
+                    if counts[k] >= events:
+                        finished.append(time.perf_counter())
+                        if len(finished) == watchers:
+                            all_done.set()
+                        return
+
+        tasks = [asyncio.create_task(watcher(k)) for k in range(watchers)]
+        for _ in range(watchers):
+            await asyncio.wait_for(established.acquire(), 30)
+        await asyncio.sleep(0.5)  # kmock subscribes after sending the headers
+        names = iter(range(events))
+        cpu0 = cpu_seconds()
+
+        async def writer() -> None:
+            for i in names:
+                async with s.post(f"{url}/api/v1/namespaces/{namespace}/pods",
+                                  data=pod_body(f"w-{i:06d}", namespace),
+                                  headers={"Content-Type": "application/json"}) as r:
+                    await r.read()
+
+        start = time.perf_counter()
+        await asyncio.gather(*(writer() for _ in range(32)))
+        writes_done = time.perf_counter()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(all_done.wait(), timeout)
+        end = max(finished) if len(finished) == watchers else time.perf_counter()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    delivered = sum(min(c, events) for c in counts)
+    return {
+        "delivered": delivered, "expected": watchers * events,
+        "complete": len(finished) == watchers, "seconds": end - start,
+        "events_per_s": delivered / (end - start),
+        "creates_per_s": events / (writes_done - start),
+        "client_cpu_s": cpu_seconds() - cpu0,
+    }
+
+
+def watch_fanout(server: Server, watchers: int, events: int, timeout: float) -> dict[str, Any]:
+    argv = [sys.executable, str(HERE), "--watch-client",
+            json.dumps({"url": server.url, "namespace": NS_WATCH, "watchers": watchers,
+                        "events": events, "timeout": timeout})]
+    cpu0 = cpu_seconds(server.pid)
+    proc = subprocess.run(pinned(CLIENT_CPU, argv), capture_output=True, text=True,
+                          env=child_env())
+    server_cpu = cpu_seconds(server.pid) - cpu0
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["server_cpu_s"] = server_cpu
+    return result
+
+
+# -- main -------------------------------------------------------------------------------------
+
+
+@dataclass
+class ServerResults:
+    loads: dict[str, Load] = field(default_factory=dict)
+    watch: dict[str, Any] = field(default_factory=dict)
+
+
+def bench_server(name: str, args: argparse.Namespace) -> ServerResults:
+    out = ServerResults()
+    server = start_server(name)
+    try:
+        tmp = Path(server.tmp.name)
+        asyncio.run(setup(server.url))
+        warm = min(1.0, args.duration)
+        plan = [
+            ("get", f"/api/v1/namespaces/{NS}/pods/target", "GET"),
+            (f"list ({LIST_SIZE} pods)", f"/api/v1/namespaces/{NS_LIST}/pods", "GET"),
+            ("create", f"/api/v1/namespaces/{NS}/pods", "POST"),
+        ]
+        for label, path, method in plan:
+            load(server.url, path, warm, args.connections, method=method, prefix="warm",
+                 tmp=tmp)
+            result = load(server.url, path, args.duration, args.connections, method=method,
+                          prefix="m", tmp=tmp)
+            out.loads[label] = result
+            print(f"  {name:<14} {label:<17} {result.rate:>9,.0f}/s  errors {result.errors}"
+                  + (f"  p50 {result.p50_ms:.2f} ms p99 {result.p99_ms:.2f} ms"
+                     if result.p50_ms is not None and result.p99_ms is not None else "")
+                  + (f"  [{result.note}]" if result.note else ""), flush=True)
+        out.watch = watch_fanout(server, args.watchers, args.watch_events, args.watch_timeout)
+        w = out.watch
+        if "error" in w:
+            print(f"  {name:<14} watch fan-out     FAILED: {w['error']}", flush=True)
+        else:
+            print(f"  {name:<14} watch fan-out     {w['events_per_s']:>9,.0f} events/s "
+                  f"({w['delivered']:,}/{w['expected']:,} delivered"
+                  f"{'' if w['complete'] else ', INCOMPLETE'}; writer "
+                  f"{w['creates_per_s']:,.0f} creates/s; server "
+                  f"{1e6 * w['server_cpu_s'] / max(w['delivered'], 1):.1f} CPU us/event, "
+                  f"client CPU {w['client_cpu_s']:.1f} s in {w['seconds']:.1f} s)", flush=True)
+    finally:
+        server.stop()
+    return out
+
+
+def report(results: dict[str, ServerResults], args: argparse.Namespace) -> None:
+    names = list(results)
+    kmock = results.get("kmock")
+    print("\nSummary (requests/s; watch: events/s over all watchers)")
+    print(f"  {'':<17}" + "".join(f"{n:>16}" for n in names)
+          + ("".join(f"{n + '/kmock':>22}" for n in names if n != "kmock") if kmock else ""))
+    rows = list(next(iter(results.values())).loads) + ["watch fan-out"]
+    for row in rows:
+        values = []
+        for n in names:
+            if row == "watch fan-out":
+                w = results[n].watch
+                values.append(w.get("events_per_s", 0.0) if w.get("complete") else 0.0)
+            else:
+                values.append(results[n].loads[row].rate)
+        line = f"  {row:<17}" + "".join(
+            f"{v:>16,.0f}" if v else f"{'n/a':>16}" for v in values)
+        if kmock:
+            k = values[names.index("kmock")]
+            for n, v in zip(names, values, strict=True):
+                if n != "kmock":
+                    line += f"{v / k:>21.2f}x" if k and v else f"{'n/a':>22}"
+        print(line)
+    if kmock and not kmock.watch.get("complete"):
+        w = kmock.watch
+        print("  kmock watch: " + (f"failed ({w['error']})" if "error" in w else
+                                   f"incomplete, {w.get('delivered', 0):,} of "
+                                   f"{w.get('expected', 0):,} events delivered"))
+    durable = results.get("kubegc-sqlite")
+    if durable is None:
+        return
+    print("Issue 3 targets (kubegc-sqlite, durable)")
+    for row, target in TARGETS.items():
+        rate = durable.loads[row].rate
+        print(f"  {row:<8} {rate:>9,.0f}/s  target >= {target:,.0f}/s "
+              f"[{verdict(rate, target)}]", end="")
+        if kmock:
+            ratio = rate / kmock.loads[row].rate
+            print(f"   {ratio:.2f}x kmock, target >= {TARGET_VS_KMOCK:.0f}x "
+                  f"[{verdict(ratio, TARGET_VS_KMOCK)}]", end="")
+        print()
+    w = durable.watch
+    rate = w.get("events_per_s", 0.0) if w.get("complete") else 0.0
+    print(f"  watch    {rate:>9,.0f} events/s to {args.watchers} watchers, target >= "
+          f"{TARGET_WATCH_EVENTS:,.0f}/s [{verdict(rate, TARGET_WATCH_EVENTS)}]")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="~10-20 s smoke run")
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds per load test")
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--watchers", type=int, default=100)
+    parser.add_argument("--watch-events", type=int, default=300,
+                        help="objects created while watching (each goes to every watcher)")
+    parser.add_argument("--watch-timeout", type=float, default=60.0)
+    parser.add_argument("--servers", default=",".join(ALL_SERVERS))
+    parser.add_argument("--serve-kmock", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--watch-client", help=argparse.SUPPRESS)
+    parser.add_argument("--load-client", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_kmock:
+        serve_kmock(args.serve_kmock)
+        return
+    if args.watch_client:
+        p = json.loads(args.watch_client)
+        print(json.dumps(asyncio.run(watch_client(
+            p["url"], p["namespace"], p["watchers"], p["events"], p["timeout"]))))
+        return
+    if args.load_client:
+        p = json.loads(args.load_client)
+        print(json.dumps(asyncio.run(aiohttp_load(
+            p["url"], p["duration"], p["connections"], p["method"], p["prefix"],
+            p["namespace"]))))
+        return
+    if args.quick:
+        args.duration, args.watchers, args.watch_events = 1.0, 20, 100
+    servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+    header("bench_http", f"{args.duration:g} s per test, {args.connections} connections, "
+                         f"{args.watchers} watchers x {args.watch_events} events; server on "
+                         f"CPU {SERVER_CPU}, clients on CPU {CLIENT_CPU}; load generator: "
+                         f"{'wrk -t1' if shutil.which('wrk') else 'aiohttp (no wrk found)'}")
+    started = time.perf_counter()
+    results = {name: bench_server(name, args) for name in servers}
+    report(results, args)
+    print(f"done in {time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Record what a deletion does to a cluster: every change to deletion-related metadata,
+in order.
+
+``Recorder(client, clock)`` lists every watchable resource (the state *before*), then
+watches each from the list's resourceVersion and keeps the changes that matter to a
+deletion (``relevant``): an object gets a deletionTimestamp, gains or loses finalizers or
+ownerReferences (or a reference's blockOwnerDeletion), or is deleted. Warning events
+created meanwhile (``OwnerRefInvalidNamespace`` ...) are kept apart.
+
+Changes are ordered by resourceVersion when every one is an integer (kubegc's are global
+storage revisions, so the order is the order of the writes), else by arrival. The same
+recorder serves the planner (on the simulation) and the tests that check a plan against
+what kubegc really does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubegc.api.clock import Clock
+from kubegc.api.errors import StatusError
+from kubegc.api.meta import uid_of
+from kubegc.api.types import Obj
+from kubegc.client.interface import APIResource, Client, ListOptions, WatchOptions
+from kubegc.tools.inventory import preferred_resources
+
+_IGNORED = {("", "events"), ("events.k8s.io", "events"), ("kubegc.io", "deletionrecords")}
+EVENTS = APIResource("", "v1", "events", "Event", True, ("list", "watch"))
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    order: int
+    seq: int
+    time: float  # clock seconds since the recorder started
+    type: str  # MODIFIED | DELETED
+    before: Obj
+    after: Obj
+
+
+def _meta(obj: Obj) -> dict[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _blocking(obj: Obj) -> dict[str, bool]:
+    return {str(r.get("uid")): bool(r.get("blockOwnerDeletion"))
+            for r in _meta(obj).get("ownerReferences") or []}
+
+
+def relevant(old: Obj, new: Obj) -> bool:
+    a, b = _meta(old), _meta(new)
+    return (a.get("deletionTimestamp") != b.get("deletionTimestamp")
+            or list(a.get("finalizers") or []) != list(b.get("finalizers") or [])
+            or _blocking(old) != _blocking(new)
+            or (old.get("spec") or {}).get("finalizers") != (new.get("spec") or {}).get(
+                "finalizers"))
+
+
+@dataclass
+class Recorder:
+    client: Client
+    clock: Clock
+    before: dict[str, Obj] = field(default_factory=dict)
+    current: dict[str, Obj] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+    warnings: list[Obj] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._tasks: list[asyncio.Task[None]] = []
+        self._seq = itertools.count()
+        self._t0 = self.clock.monotonic()
+
+    async def start(self) -> None:
+        resources = [r for r in preferred_resources(await self.client.discover())
+                     if "watch" in r.verbs and "list" in r.verbs
+                     and (r.group, r.resource) not in _IGNORED]
+        for res in resources:
+            try:
+                listed = await self.client.list(res.gvr, options=ListOptions())
+            except StatusError as e:
+                self.errors.append(f"{res.resource}: {e.message}")
+                continue
+            for item in listed.get("items") or []:
+                self.before[uid_of(item)] = item
+                self.current[uid_of(item)] = item
+            rv = str((listed.get("metadata") or {}).get("resourceVersion") or "")
+            self._tasks.append(asyncio.create_task(self._watch(res, rv), name=f"plan-{res}"))
+        events = await self.client.list(EVENTS.gvr, options=ListOptions(limit=1))
+        rv = str((events.get("metadata") or {}).get("resourceVersion") or "")
+        self._tasks.append(asyncio.create_task(self._watch_events(rv), name="plan-events"))
+        self._t0 = self.clock.monotonic()
+        await asyncio.sleep(0)
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, StatusError):
+                await task
+        self._tasks = []
+
+    def relevant_count(self) -> int:
+        return len(self.changes)
+
+    def ordered(self) -> list[Change]:
+        if all(c.order >= 0 for c in self.changes):
+            return sorted(self.changes, key=lambda c: (c.order, c.seq))
+        return sorted(self.changes, key=lambda c: c.seq)
+
+    async def _watch(self, res: APIResource, rv: str) -> None:
+        options = WatchOptions(resource_version=rv)
+        async for event in self.client.watch(res.gvr, options=options):
+            if event.type in ("MODIFIED", "DELETED"):
+                self._observe(event.type, event.object)
+            elif event.type == "ADDED":
+                self.current[uid_of(event.object)] = event.object
+
+    async def _watch_events(self, rv: str) -> None:
+        async for event in self.client.watch(EVENTS.gvr, options=WatchOptions(resource_version=rv)):
+            if event.type == "ADDED" and event.object.get("type") == "Warning":
+                self.warnings.append(event.object)
+
+    def _observe(self, kind: str, obj: Obj) -> None:
+        uid = uid_of(obj)
+        old = self.current.get(uid)
+        if kind == "DELETED":
+            self.current.pop(uid, None)
+        else:
+            self.current[uid] = obj
+        if old is None or (kind == "MODIFIED" and not relevant(old, obj)):
+            return
+        rv = str(_meta(obj).get("resourceVersion") or "")
+        order = int(rv) if rv.isdigit() else -1
+        self.changes.append(Change(order, next(self._seq), self.clock.monotonic() - self._t0,
+                                   kind, old, obj))

@@ -1,0 +1,103 @@
+"""The planner's report: what a delete would do, in order.
+
+Built from the ``Recorder``'s changes (``build_report``): the steps (deletionTimestamp
+set, finalizers added/removed, ownerReferences removed or unblocked, objects deleted),
+each attributed to whoever did it and, for the garbage collector's actions, the reason
+from its DeletionRecord; then the summary: deleted objects in order, the order
+constraints the GC enforced (foreground: blocking dependents before their owner;
+orphan: references removed before the owner goes), survivors (objects that lost a
+reference but stay, and why) and what hangs (still deleting when the cluster went quiet).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubegc.tools.doctor.findings import Finding
+from kubegc.tools.model import ObjRef
+
+
+class StepAction(enum.StrEnum):
+    REQUESTED = "delete requested"
+    DELETION_STARTED = "deletionTimestamp set"
+    FINALIZER_ADDED = "finalizer added"
+    FINALIZER_REMOVED = "finalizer removed"
+    OWNER_REF_REMOVED = "ownerReference removed"
+    OWNER_REF_UNBLOCKED = "blockOwnerDeletion set to false"
+    DELETED = "deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    seq: int
+    time: float  # simulated seconds after the delete request
+    action: StepAction
+    object: ObjRef
+    detail: str = ""
+    by: str = ""  # who did it
+    reason: str = ""  # the GC's reason code and message, when the GC did it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "time": round(self.time, 3), "action": self.action.value,
+                "object": self.object.to_dict(), "detail": self.detail, "by": self.by,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    first: ObjRef
+    first_event: str  # "deleted" | "ownerReference removed"
+    then: ObjRef  # deleted after ``first``'s event
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"first": self.first.to_dict(), "firstEvent": self.first_event,
+                "then": self.then.to_dict(), "why": self.why}
+
+    def __str__(self) -> str:
+        return f"{self.first} {self.first_event} before {self.then} deleted ({self.why})"
+
+
+@dataclass(frozen=True, slots=True)
+class Survivor:
+    object: ObjRef
+    lost: tuple[ObjRef, ...]  # owners whose references were removed
+    kept_by: tuple[ObjRef, ...]  # owners that remain (empty: orphaned)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"object": self.object.to_dict(), "lostOwners": [o.to_dict() for o in self.lost],
+                "keptBy": [o.to_dict() for o in self.kept_by]}
+
+
+@dataclass
+class PlanReport:
+    source: str
+    target: ObjRef
+    propagation: str  # "Background" | "Foreground" | "Orphan" | "" (server default)
+    controllers: list[str]
+    steps: list[Step] = field(default_factory=list)
+    deleted: list[ObjRef] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)
+    survivors: list[Survivor] = field(default_factory=list)
+    hanging: list[Finding] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[ObjRef] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    simulated_seconds: float = 0.0
+    error: str = ""  # the delete itself was refused
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source, "target": self.target.to_dict(),
+            "propagationPolicy": self.propagation or None, "controllers": self.controllers,
+            "error": self.error or None,
+            "steps": [s.to_dict() for s in self.steps],
+            "deleted": [d.to_dict() for d in self.deleted],
+            "orderConstraints": [c.to_dict() for c in self.constraints],
+            "survivors": [s.to_dict() for s in self.survivors],
+            "hanging": [h.to_dict() for h in self.hanging],
+            "warnings": self.warnings, "skipped": [s.to_dict() for s in self.skipped],
+            "notes": self.notes, "simulatedSeconds": round(self.simulated_seconds, 3),
+        }

@@ -1,0 +1,58 @@
+"""What the planner needs from a simulated cluster, injected by the composition root.
+
+The planner may not build a kubegc itself (tools sit below ``kubegc.cluster``), so it
+takes a ``SimulationFactory``: given the objects of a snapshot it starts an in-memory
+kubegc loaded with them as they are (uids, ownerReferences, finalizers and
+deletionTimestamps kept), running only the garbage collector, the kubelet simulator and
+the namespace controller, on the planner's ``ManualClock``. ``kubegc.cli`` provides the
+real one (``kubegc.cluster``); tests may provide their own.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from kubegc.api.clock import ManualClock
+from kubegc.api.types import Obj
+from kubegc.client.interface import Client
+
+#: The controllers a plan runs, and nothing else (no workload controllers: nothing is
+#: recreated while the delete proceeds).
+PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace")
+
+
+class Simulation(Protocol):
+    """A running in-memory kubegc."""
+
+    @property
+    @abstractmethod
+    def client(self) -> Client: ...
+
+    @property
+    @abstractmethod
+    def skipped(self) -> list[Obj]:
+        """Snapshot objects of kinds the simulation does not serve (not loaded)."""
+
+    @property
+    @abstractmethod
+    def controllers(self) -> list[str]:
+        """The controllers actually running (a subset of ``PLAN_CONTROLLERS``)."""
+
+    @abstractmethod
+    async def settle(self, timeout: float) -> None:
+        """Return once nothing is in flight (informers caught up, queues drained; timers
+        waiting on the clock do not count); raise ``TimeoutError`` after ``timeout``
+        real seconds."""
+
+
+class SimulationFactory(Protocol):
+    @abstractmethod
+    def node_names(self, count: int) -> list[str]:
+        """The names of the ``count`` nodes whose pods the kubelet simulator runs."""
+
+    @abstractmethod
+    def start(self, objects: list[Obj], *, clock: ManualClock, nodes: int
+              ) -> AbstractAsyncContextManager[Simulation]:
+        """Start a simulation loaded with ``objects``; stopped when the context exits."""

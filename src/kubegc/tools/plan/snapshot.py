@@ -1,0 +1,103 @@
+"""Turn an inventory's objects into what the simulation loads.
+
+* Events and kubegc's DeletionRecords are left out (the simulation writes its own).
+* A kind kubegc does not serve (outside the core group) gets a synthesized
+  CustomResourceDefinition (scope and
+  plural from the source's discovery, schema preserving unknown fields), so custom
+  resources whose CRD is not in the snapshot — and built-ins kubegc lacks, such as
+  EndpointSlices or ControllerRevisions — still take part in garbage collection.
+* Pods bound to nodes are moved to the simulation's nodes (``node_names``), one source
+  node to one simulated node, so that the kubelet simulator terminates them.
+Every such change is described in the returned notes.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kubegc.api.resources import BUILTIN_RESOURCES, split_api_version
+from kubegc.api.types import Obj
+from kubegc.client.interface import APIResource
+from kubegc.tools.model import group_of
+
+_LEFT_OUT = {("", "Event"), ("events.k8s.io", "Event"), ("kubegc.io", "DeletionRecord")}
+_SERVED = {(r.group, r.kind) for r in BUILTIN_RESOURCES}
+SYNTHESIZED_LABEL = "kubegc.io/synthesized-for-plan"
+
+
+@dataclass
+class PreparedSnapshot:
+    objects: list[Obj]
+    nodes: int
+    node_map: dict[str, str] = field(default_factory=dict)  # source node -> simulated node
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
+                     node_names: Callable[[int], list[str]]) -> PreparedSnapshot:
+    kept = [o for o in objects if (group_of(o), str(o.get("kind"))) not in _LEFT_OUT]
+    crds = {(str((c.get("spec") or {}).get("group")), str(
+        ((c.get("spec") or {}).get("names") or {}).get("kind")))
+        for c in kept if c.get("kind") == "CustomResourceDefinition"}
+    notes: list[str] = []
+    synthesized: dict[tuple[str, str], Obj] = {}
+    for obj in kept:
+        key = (group_of(obj), str(obj.get("kind")))
+        if key in _SERVED or key in crds or key in synthesized or not key[0]:
+            if key in synthesized:
+                _add_version(synthesized[key], split_api_version(str(obj["apiVersion"]))[1])
+            continue
+        synthesized[key] = _crd_for(obj, objects, resources)
+    if synthesized:
+        kinds = ", ".join(sorted(f"{k}.{g}" if g else k for g, k in synthesized))
+        notes.append(f"simulated as custom resources (no CRD in the snapshot): {kinds}")
+    pods = [o for o in kept if o.get("kind") == "Pod" and group_of(o) == ""
+            and (o.get("spec") or {}).get("nodeName")]
+    sources = sorted({str(p["spec"]["nodeName"]) for p in pods})
+    node_map = dict(zip(sources, node_names(len(sources)), strict=True))
+    out = [*synthesized.values()]
+    pod_ids = {id(p) for p in pods}
+    for obj in kept:
+        if id(obj) in pod_ids and node_map[str(obj["spec"]["nodeName"])] != obj["spec"]["nodeName"]:
+            obj = copy.deepcopy(obj)
+            obj["spec"]["nodeName"] = node_map[str(obj["spec"]["nodeName"])]
+        out.append(obj)
+    if node_map:
+        notes.append(f"pods on {len(node_map)} node(s) run on simulated nodes, which stop "
+                     "their containers as soon as they get TERM (no preStop hooks)")
+    return PreparedSnapshot(out, len(node_map), node_map, notes)
+
+
+def _crd_for(obj: Obj, objects: list[Obj], resources: list[APIResource]) -> Obj:
+    from kubegc.client.dump import guess_plural
+
+    group, version = split_api_version(str(obj["apiVersion"]))
+    kind = str(obj["kind"])
+    source = next((r for r in resources if r.group == group and r.kind == kind), None)
+    plural = source.resource if source is not None else guess_plural(kind)
+    namespaced = source.namespaced if source is not None else any(
+        (o.get("metadata") or {}).get("namespace") for o in objects
+        if o.get("kind") == kind and group_of(o) == group)
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}",
+                     "labels": {SYNTHESIZED_LABEL: "true"}},
+        "spec": {"group": group, "scope": "Namespaced" if namespaced else "Cluster",
+                 "names": {"kind": kind, "plural": plural, "singular": kind.lower(),
+                           "listKind": f"{kind}List"},
+                 "versions": [_version(version, storage=True)]},
+    }
+
+
+def _version(name: str, *, storage: bool) -> Obj:
+    return {"name": name, "served": True, "storage": storage,
+            "schema": {"openAPIV3Schema": {"type": "object",
+                                           "x-kubernetes-preserve-unknown-fields": True}}}
+
+
+def _add_version(crd: Obj, version: str) -> None:
+    versions = crd["spec"]["versions"]
+    if all(v["name"] != version for v in versions):
+        versions.append(_version(version, storage=False))

@@ -1,0 +1,194 @@
+"""From recorded changes to the plan's steps, order constraints and survivors.
+
+Only objects that existed before the delete are reported (the simulation's own objects —
+its nodes, leases, records — are not). Attribution: the garbage collector's actions are
+matched with its DeletionRecords by uid and action; a pod's final deletion is the
+kubelet's; content of a terminating namespace is deleted by the namespace controller;
+an object whose last finalizer goes is removed by the API server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubegc.api.meta import (
+    FINALIZER_DELETE_DEPENDENTS,
+    FINALIZER_ORPHAN_DEPENDENTS,
+    finalizers_of,
+    namespace_of,
+    owner_references_of,
+    uid_of,
+)
+from kubegc.api.types import Obj
+from kubegc.tools.model import ObjRef
+from kubegc.tools.plan.recorder import Change
+from kubegc.tools.plan.report import Constraint, Step, StepAction, Survivor
+
+GC = "the garbage collector"
+_RECORD_ACTIONS = {
+    StepAction.DELETION_STARTED: "delete", StepAction.DELETED: "delete",
+    StepAction.OWNER_REF_REMOVED: ("remove-dangling-refs", "orphan-patch"),
+    StepAction.FINALIZER_REMOVED: "remove-finalizer",
+    StepAction.OWNER_REF_UNBLOCKED: "unblock-patch",
+}
+
+
+def _refs(obj: Obj) -> dict[str, dict[str, Any]]:
+    return {str(r.get("uid")): r for r in owner_references_of(obj)}
+
+
+class Timeline:
+    """Steps of one recorded deletion (see the module docstring)."""
+
+    def __init__(self, changes: list[Change], before: dict[str, Obj], *, target_uid: str,
+                 records: list[Obj]) -> None:
+        self.changes = [c for c in changes if uid_of(c.after) in before]
+        self.before = before
+        self.target_uid = target_uid
+        self._records: dict[str, list[Obj]] = {}
+        self._consumed: set[tuple[str, str]] = set()  # (record name, step action)
+        for rec in sorted(records, key=lambda r: (str(r.get("time")),
+                                                  str((r.get("metadata") or {}).get("name")))):
+            uid = str((rec.get("object") or {}).get("uid") or "")
+            self._records.setdefault(uid, []).append(rec)
+        self._deleting_ns = {str((c.after.get("metadata") or {}).get("name"))
+                             for c in self.changes
+                             if c.after.get("kind") == "Namespace"
+                             and (c.after.get("metadata") or {}).get("deletionTimestamp")}
+        self.steps: list[Step] = []
+        self._build()
+
+    def _build(self) -> None:
+        for change in self.changes:
+            for action, detail in _diff(change):
+                self._add(change, action, detail)
+
+    def _add(self, change: Change, action: StepAction, detail: str) -> None:
+        obj = change.after
+        uid = uid_of(obj)
+        by, reason = self._attribute(uid, obj, action, detail)
+        self.steps.append(Step(len(self.steps) + 1, change.time, action, ObjRef.of(obj), detail,
+                               by, reason))
+
+    def _attribute(self, uid: str, obj: Obj, action: StepAction, detail: str
+                   ) -> tuple[str, str]:
+        wanted = _RECORD_ACTIONS.get(action)
+        names = (wanted,) if isinstance(wanted, str) else (wanted or ())
+        for rec in self._records.get(uid, []):
+            key = (str((rec.get("metadata") or {}).get("name")), action.value)
+            if rec.get("action") in names and key not in self._consumed:
+                self._consumed.add(key)
+                return GC, f"{rec.get('reason')}: {rec.get('message')}"
+        if uid == self.target_uid and action in (StepAction.DELETION_STARTED,
+                                                 StepAction.FINALIZER_ADDED):
+            return "you (the delete request)", ""
+        if action is StepAction.FINALIZER_REMOVED and detail in GC_FINALIZERS:
+            return GC, ""
+        if action is StepAction.FINALIZER_REMOVED and detail == "kubernetes":
+            return "the namespace controller", ""
+        if action in (StepAction.DELETION_STARTED, StepAction.DELETED) and namespace_of(
+                obj) in self._deleting_ns:
+            return "the namespace controller", ""
+        if action is StepAction.DELETED and obj.get("kind") == "Pod" and (
+                obj.get("spec") or {}).get("nodeName"):
+            return "the kubelet", ""
+        if action is StepAction.DELETED:
+            return "the API server (no finalizer left)", ""
+        if action is StepAction.FINALIZER_ADDED:
+            return "the API server (propagation policy)", ""
+        return "", ""
+
+    def deleted(self) -> list[ObjRef]:
+        return [s.object for s in self.steps if s.action is StepAction.DELETED]
+
+    def constraints(self) -> list[Constraint]:
+        """What the GC guarantees about the order: a foreground owner goes after its
+        blocking dependents; an orphaning owner goes after its references are removed."""
+        deleted = {s.object.uid for s in self.steps if s.action is StepAction.DELETED}
+        fins: dict[str, set[str]] = {}
+        for change in self.changes:
+            fins.setdefault(uid_of(change.after), set()).update(finalizers_of(change.after))
+        out = []
+        for owner_uid in deleted:
+            owner = ObjRef.of(self.before[owner_uid])
+            seen = fins.get(owner_uid, set()) | set(finalizers_of(self.before[owner_uid]))
+            for dep in self.before.values():
+                ref = _refs(dep).get(owner_uid)
+                if ref is None:
+                    continue
+                dep_ref = ObjRef.of(dep)
+                if FINALIZER_DELETE_DEPENDENTS in seen and ref.get("blockOwnerDeletion") and (
+                        dep_ref.uid in deleted):
+                    out.append(Constraint(dep_ref, "deleted", owner,
+                                          "foreground: blockOwnerDeletion=true"))
+                elif FINALIZER_ORPHAN_DEPENDENTS in seen and dep_ref.uid not in deleted:
+                    out.append(Constraint(dep_ref, "ownerReference removed", owner,
+                                          "orphan: references removed first"))
+        return sorted(out, key=lambda c: (c.then, c.first))
+
+    def survivors(self, end: dict[str, Obj]) -> list[Survivor]:
+        out = []
+        for uid, old in self.before.items():
+            now = end.get(uid)
+            if now is None:
+                continue
+            lost = [r for u, r in _refs(old).items() if u not in _refs(now)]
+            if not lost:
+                continue
+            ns = namespace_of(old)
+            kept = tuple(ObjRef.from_owner_ref(r, ns) for r in owner_references_of(now))
+            out.append(Survivor(ObjRef.of(old), tuple(ObjRef.from_owner_ref(r, ns) for r in lost),
+                                kept))
+        return sorted(out, key=lambda s: s.object)
+
+
+GC_FINALIZERS = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS)
+
+
+def _diff(change: Change) -> list[tuple[StepAction, str]]:
+    old, new = change.before, change.after
+    if change.type == "DELETED":
+        return [(StepAction.DELETED, "")]
+    out: list[tuple[StepAction, str]] = []
+    old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
+    if new_meta.get("deletionTimestamp") and not old_meta.get("deletionTimestamp"):
+        grace = new_meta.get("deletionGracePeriodSeconds")
+        fins = ", ".join(finalizers_of(new)) or "none"
+        out.append((StepAction.DELETION_STARTED, f"finalizers: {fins}"
+                    + (f"; grace period {grace}s" if grace else "")))
+    old_f, new_f = finalizers_of(old), finalizers_of(new)
+    out.extend((StepAction.FINALIZER_ADDED, f) for f in new_f if f not in old_f
+               and not (new_meta.get("deletionTimestamp") and not old_meta.get(
+                   "deletionTimestamp")))
+    out.extend((StepAction.FINALIZER_REMOVED, f) for f in old_f if f not in new_f)
+    old_spec = list((old.get("spec") or {}).get("finalizers") or []) if old.get(
+        "kind") == "Namespace" else []
+    new_spec = list((new.get("spec") or {}).get("finalizers") or []) if new.get(
+        "kind") == "Namespace" else []
+    out.extend((StepAction.FINALIZER_REMOVED, f) for f in old_spec if f not in new_spec)
+    old_refs, new_refs = _refs(old), _refs(new)
+    for uid, ref in old_refs.items():
+        if uid not in new_refs:
+            out.append((StepAction.OWNER_REF_REMOVED, f"{ref.get('kind')}/{ref.get('name')}"))
+        elif ref.get("blockOwnerDeletion") and not new_refs[uid].get("blockOwnerDeletion"):
+            out.append((StepAction.OWNER_REF_UNBLOCKED, f"{ref.get('kind')}/{ref.get('name')}"))
+    return out
+
+
+def order_violations(constraints: list[Constraint], changes: list[Change]) -> list[str]:
+    """Constraints that the recorded ``changes`` (of any run) do not satisfy."""
+    position: dict[tuple[str, str], int] = {}
+    for i, change in enumerate(changes):
+        uid = uid_of(change.after)
+        if change.type == "DELETED":
+            position.setdefault((uid, "deleted"), i)
+        for action, _ in _diff(change):
+            if action is StepAction.OWNER_REF_REMOVED:
+                position.setdefault((uid, "ownerReference removed"), i)
+    out = []
+    for c in constraints:
+        first = position.get((c.first.uid, c.first_event))
+        then = position.get((c.then.uid, "deleted"))
+        if first is None or then is None or first > then:
+            out.append(str(c))
+    return out
