@@ -2,18 +2,25 @@
 
     kubegc serve [--host 127.0.0.1] [--port 6443] [--data-dir DIR] [--storage sqlite|memory]
                  [--kubeconfig PATH] [--insecure-http] [--controllers LIST] ...
+    kubegc doctor [-n NS | -A] [--kubeconfig K | --from FILE] [-o text|json|dot|svg]
+    kubegc plan delete KIND/NAME [-n NS] [--cascade background|foreground|orphan]
+    kubegc tree KIND/NAME [-n NS] [--owners]
+    kubegc why KIND/NAME [-n NS] [--uid UID]
+(the last four are also ``kubectl gc ...``; see kubegc.tools.commands and docs/tools.md)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
 
@@ -55,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kubegc", description="Kubernetes' deletion machinery, for real.")
     sub = parser.add_subparsers(dest="command", required=True)
     _serve_parser(sub)
+    from kubegc.tools.commands import add_parsers
+
+    add_parsers(sub)
     return parser
 
 
@@ -106,7 +116,73 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "serve":
         return asyncio.run(_serve(args))
+    from kubegc.tools.commands import TOOLS, run
+
+    if args.command in TOOLS:
+        return asyncio.run(run(args, plan_factory=ClusterSimulationFactory()))
     return 2
+
+
+class _ClusterSimulation:
+    """A ``kubegc.tools.plan.Simulation`` over a ``Cluster`` (see ClusterSimulationFactory)."""
+
+    def __init__(self, cluster: Any, controllers: list[str]) -> None:
+        self.cluster = cluster
+        self._controllers = controllers
+
+    @property
+    def client(self) -> Any:
+        return self.cluster.client
+
+    @property
+    def skipped(self) -> list[dict[str, Any]]:
+        return list(self.cluster.skipped)
+
+    @property
+    def controllers(self) -> list[str]:
+        return list(self._controllers)
+
+    async def settle(self, timeout: float) -> None:
+        # cluster.settle() only times out once the injected clock also passed the deadline,
+        # which a ManualClock never does by itself: bound it in real time here.
+        manager = self.cluster.controller_manager
+        gc = manager.get("garbagecollector") if manager is not None else None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while gc is not None and not gc.gc.is_synced():
+            if loop.time() > deadline:
+                raise TimeoutError("the garbage collector did not sync")
+            await asyncio.sleep(0.005)
+        await asyncio.wait_for(self.cluster.settle(timeout),
+                               max(0.001, deadline - loop.time()))
+
+
+class ClusterSimulationFactory:
+    """The planner's ``SimulationFactory``: an in-memory kubegc (no HTTP) loaded with the
+    snapshot, running only the garbage collector, the kubelet simulator and the namespace
+    controller (those of them this kubegc has) on the planner's clock."""
+
+    def node_names(self, count: int) -> list[str]:
+        from kubegc.controllers.nodes import node_names
+
+        return node_names(count)
+
+    @contextlib.asynccontextmanager
+    async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int
+                    ) -> AsyncIterator[_ClusterSimulation]:
+        from kubegc.cluster import Cluster, ClusterConfig
+        from kubegc.controllers.registry import CONTROLLERS
+        from kubegc.tools.plan import PLAN_CONTROLLERS
+
+        controllers = [c for c in PLAN_CONTROLLERS if c in CONTROLLERS]
+        cluster = Cluster(ClusterConfig(
+            storage="memory", serve_http=False, snapshot=objects, controllers=controllers,
+            clock=clock, nodes=nodes, compaction_interval=0, gc_sync_period=30.0))
+        await cluster.start()
+        try:
+            yield _ClusterSimulation(cluster, controllers)
+        finally:
+            await cluster.stop()
 
 
 def kubectl_plugin_main() -> int:

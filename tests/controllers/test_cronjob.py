@@ -13,10 +13,20 @@ from kubegc.api.meta import controller_ref_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.fake import FakeClient
+from kubegc.client.interface import DeleteOptions
 from kubegc.controllers import cronjob_util as cu
 from kubegc.controllers.cronjob import CronJobController
+from kubegc.testing import Cluster
 
-from .workload_harness import event_messages, eventually, objects, quiet, running
+from .workload_harness import (
+    event_messages,
+    eventually,
+    objects,
+    quiet,
+    register_controllers,
+    running,
+    wait_for,
+)
 
 CRONJOBS = GroupVersionResource("batch", "v1", "cronjobs")
 JOBS = GroupVersionResource("batch", "v1", "jobs")
@@ -174,3 +184,66 @@ def test_most_recent_schedule_time(schedule: str, now: str, recent: str | None) 
 def test_schedule_in_a_time_zone() -> None:
     schedule = cu.Schedule.parse("0 9 * * *", "America/New_York")
     assert schedule.next(at("2026-01-01T00:00:00")) == at("2026-01-01T14:00:00")
+
+
+# -- against a running kubegc (registry, GC, job controller, kubelet, scheduler) ---------------
+
+NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+PODS = GroupVersionResource("", "v1", "pods")
+
+
+@pytest.fixture
+def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    register_controllers(monkeypatch)
+
+
+@pytest.mark.usefixtures("_registered")
+async def test_e2e_11_cronjob_creates_jobs_on_schedule_and_cascades() -> None:
+    clock = ManualClock()
+    controllers = ["garbagecollector", "cronjob", "job", "kubelet", "scheduler"]
+    async with Cluster(controllers=controllers, clock=clock) as c:
+        await c.client.create(NAMESPACES, {"metadata": {"name": "ns"}})
+        body = cronjob()
+        body["spec"] = {k: v for k, v in body["spec"].items() if k in ("schedule", "jobTemplate")}
+        cj = await c.client.create(CRONJOBS, body, namespace="ns")
+
+        async def jobs() -> list[Obj]:
+            items: list[Obj] = (await c.client.list(JOBS, namespace="ns"))["items"]
+            return items
+
+        async def no_job_yet() -> bool:
+            return not await jobs()
+
+        await wait_for(no_job_yet)
+        clock.advance(61)
+
+        async def job_complete() -> bool:
+            found = await jobs()
+            return len(found) == 1 and any(
+                cond["type"] == "Complete" for cond in
+                (found[0].get("status") or {}).get("conditions") or [])
+
+        await wait_for(job_complete, what="a Job created at 00:01 and completed")
+        [job] = await jobs()
+        assert job["metadata"]["name"] == f"simple-{MINUTE0 + 1}"
+        assert controller_ref_of(job)["uid"] == cj["metadata"]["uid"]  # type: ignore[index]
+        assert len((await c.client.list(PODS, namespace="ns"))["items"]) == 1
+
+        async def recorded() -> bool:
+            got = await c.client.get(CRONJOBS, "simple", namespace="ns")
+            status = got.get("status") or {}
+            return (status.get("lastScheduleTime") == "2026-01-01T00:01:00Z"
+                    and not status.get("active"))
+
+        await wait_for(recorded, what="status: lastScheduleTime, no active job")
+        await c.client.delete(CRONJOBS, "simple", namespace="ns", options=DeleteOptions(
+            propagation_policy="Background", preconditions_uid=cj["metadata"]["uid"]))
+
+        async def all_gone() -> bool:
+            lists = [(await c.client.list(g, namespace="ns"))["items"]
+                     for g in (CRONJOBS, JOBS, PODS)]
+            # Time must pass: the garbage collector polls its initial sync on the clock.
+            clock.advance(0.5)
+            return not any(lists)
+
+        await wait_for(all_gone, what="cronjob, job and pods gone")

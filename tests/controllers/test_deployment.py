@@ -5,6 +5,10 @@ ReplicaSet, status and events. A background task stands in for the kubelet."""
 from __future__ import annotations
 
 import copy
+import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -12,9 +16,11 @@ from kubegc.api.meta import controller_ref_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.fake import FakeClient
+from kubegc.client.interface import DeleteOptions
 from kubegc.controllers.controller_utils import compute_hash
 from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.replicaset import ReplicaSetController
+from kubegc.testing import Cluster
 
 from .workload_harness import (
     PODS,
@@ -24,7 +30,9 @@ from .workload_harness import (
     objects,
     pod_template,
     quiet,
+    register_controllers,
     running_all,
+    wait_for,
 )
 
 DEPLOY = GroupVersionResource("apps", "v1", "deployments")
@@ -245,3 +253,150 @@ async def test_deleting_deployment_only_updates_status() -> None:
                          .get("observedGeneration") == 1)
         await quiet(controllers)
     assert objects(client, RS) == []
+
+
+# -- against a running kubegc (registry, GC, kubelet and scheduler) ---------------------------
+
+CLUSTER_CONTROLLERS = ["garbagecollector", "replicaset", "deployment", "kubelet", "scheduler"]
+NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+
+
+@pytest.fixture
+def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    register_controllers(monkeypatch)
+
+
+async def _setup(c: Cluster, replicas: int, name: str = "web") -> None:
+    await c.client.create(NAMESPACES, {"metadata": {"name": "ns"}})
+    body = deployment(replicas, name=name)
+    del body["metadata"]["generation"]
+    await c.client.create(DEPLOY, body, namespace="ns")
+
+
+async def _list(c: Cluster, gvr: GroupVersionResource) -> list[Obj]:
+    items: list[Obj] = (await c.client.list(gvr, namespace="ns"))["items"]
+    return [i for i in items if not i["metadata"].get("deletionTimestamp")]
+
+
+async def _rolled_out(c: Cluster, replicas: int, name: str = "web") -> bool:
+    d = await c.client.get(DEPLOY, name, namespace="ns")
+    status = d.get("status") or {}
+    return (status.get("observedGeneration") == d["metadata"]["generation"]
+            and status.get("availableReplicas", 0) == replicas
+            and status.get("updatedReplicas", 0) == replicas
+            and status.get("replicas", 0) == replicas
+            and len(await _list(c, PODS)) == replicas)
+
+
+@pytest.mark.usefixtures("_registered")
+async def test_cluster_deployment_scales_and_rolls_out() -> None:
+    async with Cluster(controllers=CLUSTER_CONTROLLERS) as c:
+        await _setup(c, 3)
+        await wait_for(lambda: _rolled_out(c, 3), what="3 pods")
+        [rs] = await _list(c, RS)
+        d = await c.client.get(DEPLOY, "web", namespace="ns")
+        assert controller_ref_of(rs)["uid"] == d["metadata"]["uid"]  # type: ignore[index]
+        for pod in await _list(c, PODS):
+            ref = controller_ref_of(pod)
+            assert ref is not None and ref["uid"] == rs["metadata"]["uid"]
+            assert ref["controller"] is True and ref["blockOwnerDeletion"] is True
+        for replicas in (5, 1):
+            await c.client.patch(DEPLOY, "web", {"spec": {"replicas": replicas}},
+                                 namespace="ns")
+            await wait_for(lambda r=replicas: _rolled_out(c, r), what=f"{replicas} pods")
+        await c.client.patch(DEPLOY, "web", {"spec": {"replicas": 3, "template": {"spec": {
+            "containers": [{"name": "c", "image": "nginx:2"}]}}}}, namespace="ns")
+        await wait_for(lambda: _rolled_out(c, 3), what="rollout")
+        rss = await _list(c, RS)
+        assert sorted(rs["spec"]["replicas"] for rs in rss) == [0, 3]
+        images = {p["spec"]["containers"][0]["image"] for p in await _list(c, PODS)}
+        assert images == {"nginx:2"}
+        d = await c.client.get(DEPLOY, "web", namespace="ns")
+        assert d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
+
+
+@pytest.mark.usefixtures("_registered")
+async def test_e2e_04_background_delete_removes_replicasets_and_pods() -> None:
+    async with Cluster(controllers=CLUSTER_CONTROLLERS) as c:
+        await _setup(c, 2)
+        await wait_for(lambda: _rolled_out(c, 2))
+        d = await c.client.get(DEPLOY, "web", namespace="ns")
+        await c.client.delete(DEPLOY, "web", namespace="ns", options=DeleteOptions(
+            propagation_policy="Background", preconditions_uid=d["metadata"]["uid"]))
+
+        async def all_gone() -> bool:
+            lists = [(await c.client.list(g, namespace="ns"))["items"]
+                     for g in (DEPLOY, RS, PODS)]
+            return not any(lists)
+
+        await wait_for(all_gone, what="deployment, replicasets and pods gone")
+
+
+@pytest.mark.usefixtures("_registered")
+async def test_e2e_05_orphan_delete_keeps_replicaset_for_adoption() -> None:
+    async with Cluster(controllers=CLUSTER_CONTROLLERS) as c:
+        await _setup(c, 2)
+        await wait_for(lambda: _rolled_out(c, 2))
+        d = await c.client.get(DEPLOY, "web", namespace="ns")
+        await c.client.delete(DEPLOY, "web", namespace="ns", options=DeleteOptions(
+            propagation_policy="Orphan", preconditions_uid=d["metadata"]["uid"]))
+
+        async def deployment_gone() -> bool:
+            return not (await c.client.list(DEPLOY, namespace="ns"))["items"]
+
+        await wait_for(deployment_gone)
+        await c.asettle()
+        [rs] = (await c.client.list(RS, namespace="ns"))["items"]
+        assert controller_ref_of(rs) is None
+        assert len((await c.client.list(PODS, namespace="ns"))["items"]) == 2
+        # a new Deployment with the same selector and template adopts the ReplicaSet
+        body = deployment(2, name="web2")
+        del body["metadata"]["generation"]
+        new = await c.client.create(DEPLOY, body, namespace="ns")
+
+        async def adopted() -> bool:
+            rss = (await c.client.list(RS, namespace="ns"))["items"]
+            ref = controller_ref_of(rss[0]) if len(rss) == 1 else None
+            return ref is not None and ref["uid"] == new["metadata"]["uid"]
+
+        await wait_for(adopted, what="the orphaned ReplicaSet adopted")
+        await wait_for(lambda: _rolled_out(c, 2, name="web2"))
+        assert len((await c.client.list(RS, namespace="ns"))["items"]) == 1
+
+
+@pytest.mark.kubectl
+@pytest.mark.usefixtures("_registered")
+def test_kubectl_orphan_delete_then_new_deployment_adopts(tmp_path: Path) -> None:
+    """E2E-05 as a user types it: ``kubectl delete deploy --cascade=orphan``."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not installed")
+    manifest = tmp_path / "web.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "spec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: c, image: nginx}]}\n")
+    with Cluster(controllers=CLUSTER_CONTROLLERS) as c:
+
+        def kubectl(*args: str) -> str:
+            proc = subprocess.run(["kubectl", "--kubeconfig", str(c.kubeconfig), "--cache-dir",
+                                   str(tmp_path / "cache"), *args], capture_output=True,
+                                  text=True, timeout=60, check=True)
+            return proc.stdout
+
+        kubectl("apply", "-f", str(manifest))
+        kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+        kubectl("delete", "deploy", "web", "--cascade=orphan")
+        c.settle()
+        rs = json.loads(kubectl("get", "rs", "-o", "json"))["items"]
+        pods = json.loads(kubectl("get", "pods", "-o", "json"))["items"]
+        assert len(rs) == 1 and len(pods) == 2
+        assert controller_ref_of(rs[0]) is None
+        kubectl("apply", "-f", str(manifest))
+        kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+        c.settle()
+        rs = json.loads(kubectl("get", "rs", "-o", "json"))["items"]
+        d = json.loads(kubectl("get", "deploy", "web", "-o", "json"))
+        assert len(rs) == 1
+        assert controller_ref_of(rs[0])["uid"] == d["metadata"]["uid"]  # type: ignore[index]
+        assert len(json.loads(kubectl("get", "pods", "-o", "json"))["items"]) == 2

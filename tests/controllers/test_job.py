@@ -13,6 +13,7 @@ from kubegc.api.types import Obj
 from kubegc.client.fake import FakeClient
 from kubegc.controllers.job import JobController
 from kubegc.controllers.job_util import JOB_TRACKING_FINALIZER, BackoffRecord
+from kubegc.testing import Cluster
 
 from .workload_harness import (
     PODS,
@@ -20,8 +21,10 @@ from .workload_harness import (
     eventually,
     objects,
     quiet,
+    register_controllers,
     running,
     set_pod_phase,
+    wait_for,
 )
 
 JOBS = GroupVersionResource("batch", "v1", "jobs")
@@ -208,3 +211,44 @@ def test_backoff_record_remaining(failures: int, elapsed: float, remaining: floa
     record = BackoffRecord(failures, clock.now())
     clock.advance(elapsed)
     assert record.remaining(clock.now()) == remaining
+
+
+# -- against a running kubegc (registry, GC, kubelet and scheduler) ---------------------------
+
+NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+
+
+@pytest.fixture
+def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    register_controllers(monkeypatch)
+
+
+@pytest.mark.usefixtures("_registered")
+async def test_cluster_job_runs_pods_to_completion() -> None:
+    async with Cluster(controllers=["garbagecollector", "job", "kubelet", "scheduler"]) as c:
+        await c.client.create(NAMESPACES, {"metadata": {"name": "ns"}})
+        body = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+                "spec": {"completions": 3, "parallelism": 2, "template": {"spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{"name": "pi", "image": "perl"}]}}}}
+        created = await c.client.create(JOBS, body, namespace="ns")
+
+        async def complete() -> bool:
+            got = await c.client.get(JOBS, "pi", namespace="ns")
+            return any(cond["type"] == "Complete" for cond in
+                       (got.get("status") or {}).get("conditions") or [])
+
+        await wait_for(complete, what="job complete")
+        await c.asettle()
+        job_obj = await c.client.get(JOBS, "pi", namespace="ns")
+        pods = (await c.client.list(PODS, namespace="ns"))["items"]
+    st = job_obj["status"]
+    assert st["succeeded"] == 3 and "failed" not in st and "active" not in st  # omitempty
+    assert st["startTime"] and st["completionTime"]
+    assert len(pods) == 3
+    for pod in pods:
+        assert pod["status"]["phase"] == "Succeeded"
+        assert not pod["metadata"].get("finalizers")
+        assert pod["metadata"]["labels"]["batch.kubernetes.io/controller-uid"] == created[
+            "metadata"]["uid"]
+        assert controller_ref_of(pod)["uid"] == created["metadata"]["uid"]  # type: ignore[index]

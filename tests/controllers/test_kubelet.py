@@ -216,6 +216,21 @@ def test_terminate_sets_exit_codes_and_phase() -> None:
     assert (codes, rec.phase) == ({"web": 0, "slow": 137}, "Failed")
 
 
+def test_terminating_a_crash_looping_pod_reports_its_last_exit() -> None:
+    p = pod(annotations={"kubegc.io/run-seconds": "1", "kubegc.io/exit-code": "2"})
+    rec, _ = started(p)
+    settings = PodSettings.of(p, SimulationDefaults())
+    for now in (1.0, 2.0):  # restart at once, then back-off
+        runtime.advance(rec, settings, restart_policy="Always", now=now,
+                        now_wall=ManualClock().now())
+    assert rec.running() == []
+    plan = TerminationPlan.build(p, settings, now=3.0, running=rec.running())
+    runtime.terminate(rec, plan, now=3.0, now_wall=ManualClock().now())
+    term = runtime.generate_status(p, rec, now_wall=ManualClock().now())[
+        "containerStatuses"][0]["state"]["terminated"]
+    assert (rec.phase, term["exitCode"], term["reason"]) == ("Failed", 2, "Error")
+
+
 # -- nodes ----------------------------------------------------------------------------------
 
 def test_pod_cidrs_and_ip_allocation() -> None:

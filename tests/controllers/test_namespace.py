@@ -222,3 +222,21 @@ async def test_ns07_conditions_while_content_holds_finalizers() -> None:
             clock.advance(1)
             await asyncio.wait_for(c.asettle(), 30)
         assert await gone(client, NAMESPACES, "ns07")
+
+
+@pytest.mark.usefixtures("_registered")
+async def test_many_namespaces_terminate_concurrently() -> None:
+    async with Cluster(controllers=["garbagecollector", "kubelet", "scheduler", "namespace"],
+                       nodes=2) as c:
+        client = c.client
+        names = [f"nslifetest-{i}" for i in range(20)]
+        for name in names:
+            await client.create(NAMESPACES, {"metadata": {"name": name}})
+            for i in range(5):
+                await client.create(PODS, web_pod(f"p{i}"), namespace=name)
+        await c.asettle()
+        await asyncio.gather(*(client.delete(NAMESPACES, name) for name in names))
+        await c.asettle()
+        left = [n["metadata"]["name"] for n in (await client.list(NAMESPACES))["items"]]
+        assert not set(names) & set(left)
+        assert (await client.list(PODS))["items"] == []

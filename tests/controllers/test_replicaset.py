@@ -10,7 +10,9 @@ from kubegc.api.meta import controller_ref_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.fake import FakeClient
+from kubegc.client.interface import DeleteOptions
 from kubegc.controllers.replicaset import ReplicaSetController, ReplicationManager
+from kubegc.testing import Cluster
 
 from .workload_harness import (
     PODS,
@@ -19,8 +21,10 @@ from .workload_harness import (
     objects,
     pod_template,
     quiet,
+    register_controllers,
     running,
     set_pod_phase,
+    wait_for,
 )
 
 RS = GroupVersionResource("apps", "v1", "replicasets")
@@ -190,3 +194,57 @@ async def test_create_failure_sets_replica_failure_condition() -> None:
         await eventually(lambda: not (client.stored(RS, "web", namespace="ns") or {})
                          .get("status", {}).get("conditions"))
     assert any(m.startswith("Error creating: ") for m in event_messages(client, "FailedCreate"))
+
+
+# -- against a running kubegc (registry, GC, kubelet and scheduler) ---------------------------
+
+NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+
+
+@pytest.fixture
+def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    register_controllers(monkeypatch)
+
+
+async def _rc_cluster_setup(c: Cluster, replicas: int) -> Obj:
+    await c.client.create(NAMESPACES, {"metadata": {"name": "ns"}})
+    body = replication_controller(replicas)
+    del body["metadata"]["generation"]
+    rc = await c.client.create(RC, body, namespace="ns")
+
+    async def stable() -> bool:
+        got = await c.client.get(RC, "rc", namespace="ns")
+        return (got.get("status") or {}).get("replicas") == replicas
+
+    await wait_for(stable)
+    return rc
+
+
+@pytest.mark.usefixtures("_registered")
+@pytest.mark.parametrize(("policy", "pods_left"), [
+    pytest.param("Background", 0, id="e2e-01-background"),
+    pytest.param("Orphan", 10, id="e2e-02-orphan"),
+    pytest.param(None, 10, id="e2e-03-default-orphans"),
+    pytest.param("Foreground", 0, id="e2e-06-foreground"),
+])
+async def test_cluster_rc_deletion(policy: str | None, pods_left: int) -> None:
+    async with Cluster(controllers=["garbagecollector", "replicationcontroller", "kubelet",
+                                    "scheduler"]) as c:
+        rc = await _rc_cluster_setup(c, 10)
+        pods = (await c.client.list(PODS, namespace="ns"))["items"]
+        assert all(controller_ref_of(p)["uid"] == rc["metadata"]["uid"]  # type: ignore[index]
+                   for p in pods)
+        await c.client.delete(RC, "rc", namespace="ns", options=DeleteOptions(
+            propagation_policy=policy, preconditions_uid=rc["metadata"]["uid"]))
+
+        async def done() -> bool:
+            rcs = (await c.client.list(RC, namespace="ns"))["items"]
+            left = [p for p in (await c.client.list(PODS, namespace="ns"))["items"]
+                    if not p["metadata"].get("deletionTimestamp")]
+            return not rcs and len(left) == pods_left
+
+        await wait_for(done, what=f"rc gone, {pods_left} pods left")
+        await c.asettle()
+        left = (await c.client.list(PODS, namespace="ns"))["items"]
+        assert len(left) == pods_left
+        assert all(not p["metadata"].get("ownerReferences") for p in left)

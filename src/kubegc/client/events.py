@@ -71,6 +71,8 @@ class EventRecorder:
     the queue and the only user of the correlation cache.
     """
 
+    _last_nanos = 0  # shared by all recorders; see _make_event
+
     def __init__(self, client: Client, *, component: str, clock: Clock, host: str = "") -> None:
         self.client = client
         self.component = component
@@ -81,7 +83,6 @@ class EventRecorder:
         self._idle = asyncio.Event()
         self._idle.set()
         self._cache: OrderedDict[tuple[str, ...], _Observation] = OrderedDict()
-        self._last_nanos = 0
         self._task: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -153,8 +154,10 @@ class EventRecorder:
         self, involved: dict[str, str], now: datetime, type: str, reason: str, message: str,
     ) -> Obj:
         nanos = int(now.timestamp()) * 1_000_000_000 + now.microsecond * 1000
-        nanos = max(nanos, self._last_nanos + 1)  # unique names even if the clock stands still
-        self._last_nanos = nanos
+        # Unique names even if the clock stands still, across every recorder of the process
+        # (several controllers record about the same pod in the same instant).
+        nanos = max(nanos, EventRecorder._last_nanos + 1)
+        EventRecorder._last_nanos = nanos
         timestamp = format_time(now)
         source = {"component": self.component}
         if self.host:
@@ -203,7 +206,9 @@ class EventRecorder:
                 if update and is_not_found(exc):  # the Event was deleted: create it again
                     update = False
                     continue
-                logger.error("server rejected event %s: %s", event["metadata"]["name"], exc)
+                # e.g. the namespace is terminating: expected, upstream logs it at debug level
+                level = logging.DEBUG if exc.code in (403, 404, 409) else logging.ERROR
+                logger.log(level, "server rejected event %s: %s", event["metadata"]["name"], exc)
                 return
             except Exception as exc:
                 logger.warning("unable to write event (attempt %d): %s", attempt, exc)

@@ -55,15 +55,17 @@ from kubegc.controllers.controller_utils import (
     UIDTrackingControllerExpectations,
     compute_hash,
     controller_uid_index_func,
-    creation_key,
     ensure_indexers,
     filter_by_owner,
-    is_pod_available,
-    is_pod_ready,
     new_controller_ref,
-    pod_phase,
     slow_start_batch,
     update_status_of,
+)
+from kubegc.controllers.pod_util import (
+    creation_key,
+    is_pod_available,
+    is_pod_ready,
+    pod_phase,
 )
 
 if TYPE_CHECKING:
@@ -199,8 +201,8 @@ class DaemonSetsController(BaseController):
             return
         ref = controller_ref_of(pod)
         if ref is None:
-            for ds in self._matching(pod):
-                self.enqueue(ds)
+            for candidate in self._matching(pod):
+                self.enqueue(candidate)
             return
         ds = self.resolve_controller_ref(namespace_of(pod), ref)
         if ds is not None:
@@ -217,12 +219,12 @@ class DaemonSetsController(BaseController):
             if ds is not None:
                 self.enqueue(ds)
         if cur_ref is None:
-            for ds in self._matching(cur):
-                self.enqueue(ds)
+            for candidate in self._matching(cur):
+                self.enqueue(candidate)
             return
-        ds = self.resolve_controller_ref(namespace_of(cur), cur_ref)
-        if ds is not None:
-            self.enqueue(ds)
+        owner = self.resolve_controller_ref(namespace_of(cur), cur_ref)
+        if owner is not None:
+            self.enqueue(owner)
 
     def delete_pod(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         pod = tombstone_object(obj)

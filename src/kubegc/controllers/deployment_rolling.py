@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kubegc.api.clock import parse_time
 from kubegc.api.meta import name_of, uid_of
 from kubegc.api.types import Obj
+from kubegc.controllers import deployment_conditions as dcond
 from kubegc.controllers import deployment_util as du
 from kubegc.controllers.deployment_sync import (
     calculate_status,
@@ -42,7 +43,7 @@ async def rollout_rolling(dc: DeploymentController, d: Obj, rs_list: list[Obj]) 
     active_old = du.filter_active_replica_sets(old_rss)
     if await reconcile_old_replica_sets(dc, all_rss, active_old, new_rs, d):
         return await sync_rollout_status(dc, all_rss, new_rs, d)
-    if du.deployment_complete(d, d.get("status") or {}):
+    if dcond.deployment_complete(d, d.get("status") or {}):
         await cleanup_deployment(dc, old_rss, d)
     return await sync_rollout_status(dc, all_rss, new_rs, d)
 
@@ -132,7 +133,7 @@ async def rollout_recreate(dc: DeploymentController, d: Obj, rs_list: list[Obj],
         all_rss = [*old_rss, new_rs]
     if new_rs is not None:
         await scale_replica_set_and_record_event(dc, new_rs, du.replicas(d), d)
-    if du.deployment_complete(d, d.get("status") or {}):
+    if dcond.deployment_complete(d, d.get("status") or {}):
         await cleanup_deployment(dc, old_rss, d)
     return await sync_rollout_status(dc, all_rss, new_rs, d)
 
@@ -158,9 +159,9 @@ def _replica_failure(all_rss: list[Obj | None], new_rs: Obj | None) -> dict[str,
     for rs in ordered:
         if rs is None:
             continue
-        cond = du.get_condition(rs.get("status") or {}, "ReplicaFailure")
+        cond = dcond.get_condition(rs.get("status") or {}, "ReplicaFailure")
         if cond is not None:
-            return {"type": du.DEPLOYMENT_REPLICA_FAILURE, "status": cond.get("status"),
+            return {"type": dcond.DEPLOYMENT_REPLICA_FAILURE, "status": cond.get("status"),
                     "lastUpdateTime": cond.get("lastTransitionTime"),
                     "lastTransitionTime": cond.get("lastTransitionTime"),
                     "reason": cond.get("reason"), "message": cond.get("message")}
@@ -169,29 +170,30 @@ def _replica_failure(all_rss: list[Obj | None], new_rs: Obj | None) -> dict[str,
 
 def _progress(dc: DeploymentController, d: Obj, status: dict[str, Any], new_rs: Obj | None,
               ) -> None:
-    current = du.get_condition(d.get("status") or {}, du.DEPLOYMENT_PROGRESSING)
+    current = dcond.get_condition(d.get("status") or {}, dcond.DEPLOYMENT_PROGRESSING)
     complete = (status.get("replicas") == status.get("updatedReplicas") and current is not None
-                and current.get("reason") == du.NEW_RS_AVAILABLE_REASON)
-    if not du.has_progress_deadline(d) or complete:
+                and current.get("reason") == dcond.NEW_RS_AVAILABLE_REASON)
+    if not dcond.has_progress_deadline(d) or complete:
         return
     now = dc.clock.now()
     subject = f'ReplicaSet "{name_of(new_rs)}"' if new_rs is not None else (
         f'Deployment "{name_of(d)}"')
-    if du.deployment_complete(d, status):
-        du.set_condition(status, du.new_condition(
-            du.DEPLOYMENT_PROGRESSING, "True", du.NEW_RS_AVAILABLE_REASON,
+    if dcond.deployment_complete(d, status):
+        dcond.set_condition(status, dcond.new_condition(
+            dcond.DEPLOYMENT_PROGRESSING, "True", dcond.NEW_RS_AVAILABLE_REASON,
             f"{subject} has successfully progressed.", now))
-    elif du.deployment_progressing(d, status):
-        cond = du.new_condition(du.DEPLOYMENT_PROGRESSING, "True", du.REPLICA_SET_UPDATED_REASON,
-                                f"{subject} is progressing.", now)
+    elif dcond.deployment_progressing(d, status):
+        cond = dcond.new_condition(dcond.DEPLOYMENT_PROGRESSING, "True",
+                                   dcond.REPLICA_SET_UPDATED_REASON,
+                                   f"{subject} is progressing.", now)
         if current is not None:
             if current.get("status") == "True":
                 cond["lastTransitionTime"] = current.get("lastTransitionTime")
-            du.remove_condition(status, du.DEPLOYMENT_PROGRESSING)
-        du.set_condition(status, cond)
-    elif du.deployment_timed_out(d, status, now):
-        du.set_condition(status, du.new_condition(
-            du.DEPLOYMENT_PROGRESSING, "False", du.TIMED_OUT_REASON,
+            dcond.remove_condition(status, dcond.DEPLOYMENT_PROGRESSING)
+        dcond.set_condition(status, cond)
+    elif dcond.deployment_timed_out(d, status, now):
+        dcond.set_condition(status, dcond.new_condition(
+            dcond.DEPLOYMENT_PROGRESSING, "False", dcond.TIMED_OUT_REASON,
             f"{subject} has timed out progressing.", now))
 
 
@@ -199,14 +201,14 @@ async def sync_rollout_status(dc: DeploymentController, all_rss: list[Obj | None
                               new_rs: Obj | None, d: Obj) -> float | None:
     """Write the rollout status; the seconds after which to check a stuck rollout."""
     status = calculate_status(all_rss, new_rs, d, dc.clock.now())
-    if not du.has_progress_deadline(d):
-        du.remove_condition(status, du.DEPLOYMENT_PROGRESSING)
+    if not dcond.has_progress_deadline(d):
+        dcond.remove_condition(status, dcond.DEPLOYMENT_PROGRESSING)
     _progress(dc, d, status, new_rs)
     failure = _replica_failure(all_rss, new_rs)
     if failure is not None:
-        du.set_condition(status, failure)
+        dcond.set_condition(status, failure)
     else:
-        du.remove_condition(status, du.DEPLOYMENT_REPLICA_FAILURE)
+        dcond.remove_condition(status, dcond.DEPLOYMENT_REPLICA_FAILURE)
     before = copy.deepcopy(d.get("status") or {})
     await write_status(dc, d, status)
     if (d.get("status") or {}) == before:
@@ -216,10 +218,10 @@ async def sync_rollout_status(dc: DeploymentController, all_rss: list[Obj | None
 
 def requeue_stuck_deployment(dc: DeploymentController, d: Obj, status: dict[str, Any],
                              ) -> float | None:
-    current = du.get_condition(d.get("status") or {}, du.DEPLOYMENT_PROGRESSING)
-    if not du.has_progress_deadline(d) or current is None:
+    current = dcond.get_condition(d.get("status") or {}, dcond.DEPLOYMENT_PROGRESSING)
+    if not dcond.has_progress_deadline(d) or current is None:
         return None
-    if du.deployment_complete(d, status) or current.get("reason") == du.TIMED_OUT_REASON:
+    if dcond.deployment_complete(d, status) or current.get("reason") == dcond.TIMED_OUT_REASON:
         return None
     deadline = int(d["spec"]["progressDeadlineSeconds"])
     since = parse_time(str(current.get("lastUpdateTime")))

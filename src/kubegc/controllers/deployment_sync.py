@@ -27,6 +27,7 @@ from kubegc.api.meta import (
 from kubegc.api.types import Obj
 from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING
 from kubegc.client.interface import DeleteOptions, PatchType
+from kubegc.controllers import deployment_conditions as dcond
 from kubegc.controllers import deployment_util as du
 from kubegc.controllers.controller_ref_manager import REPLICASETS
 from kubegc.controllers.controller_utils import (
@@ -93,9 +94,10 @@ async def _sync_existing_new_replica_set(dc: DeploymentController, d: Obj, exist
     rev = ((rs["metadata"].get("annotations") or {}).get(du.REVISION_ANNOTATION)) or ""
     annotations_changed = du.set_deployment_revision(d, rev)
     status = copy.deepcopy(d.get("status") or {})
-    if du.has_progress_deadline(d) and du.get_condition(status, du.DEPLOYMENT_PROGRESSING) is None:
-        du.set_condition(status, du.new_condition(
-            du.DEPLOYMENT_PROGRESSING, "True", du.FOUND_NEW_RS_REASON,
+    progressing = dcond.get_condition(status, dcond.DEPLOYMENT_PROGRESSING)
+    if dcond.has_progress_deadline(d) and progressing is None:
+        dcond.set_condition(status, dcond.new_condition(
+            dcond.DEPLOYMENT_PROGRESSING, "True", dcond.FOUND_NEW_RS_REASON,
             f'Found new replica set "{name_of(rs)}"', dc.clock.now()))
     await write_status(dc, d, status, annotations_changed=annotations_changed)
     return rs
@@ -140,22 +142,22 @@ async def _create_new_replica_set(dc: DeploymentController, d: Obj, old_rss: lis
         if has_status_cause(err, NAMESPACE_TERMINATING_CAUSE):
             raise
         msg = f'Failed to create new replica set "{name_of(new_rs)}": {err}'
-        if du.has_progress_deadline(d):
+        if dcond.has_progress_deadline(d):
             status = copy.deepcopy(d.get("status") or {})
-            du.set_condition(status, du.new_condition(
-                du.DEPLOYMENT_PROGRESSING, "False", du.FAILED_RS_CREATE_REASON, msg,
+            dcond.set_condition(status, dcond.new_condition(
+                dcond.DEPLOYMENT_PROGRESSING, "False", dcond.FAILED_RS_CREATE_REASON, msg,
                 dc.clock.now()))
             await write_status(dc, d, status)
-        dc.recorder.event(d, EVENT_TYPE_WARNING, du.FAILED_RS_CREATE_REASON, msg)
+        dc.recorder.event(d, EVENT_TYPE_WARNING, dcond.FAILED_RS_CREATE_REASON, msg)
         raise
     if new_replicas > 0:
         dc.recorder.event(d, EVENT_TYPE_NORMAL, "ScalingReplicaSet",
                           f"Scaled up replica set {name_of(created)} from 0 to {new_replicas}")
     annotations_changed = du.set_deployment_revision(d, new_revision)
     status = copy.deepcopy(d.get("status") or {})
-    if du.has_progress_deadline(d):
-        du.set_condition(status, du.new_condition(
-            du.DEPLOYMENT_PROGRESSING, "True", du.NEW_REPLICA_SET_REASON,
+    if dcond.has_progress_deadline(d):
+        dcond.set_condition(status, dcond.new_condition(
+            dcond.DEPLOYMENT_PROGRESSING, "True", dcond.NEW_REPLICA_SET_REASON,
             f'Created new replica set "{name_of(created)}"', dc.clock.now()))
     await write_status(dc, d, status, annotations_changed=annotations_changed)
     return created
@@ -289,13 +291,14 @@ def calculate_status(all_rss: list[Obj | None], new_rs: Obj | None, d: Obj, now:
     if old.get("collisionCount") is not None:
         status["collisionCount"] = old["collisionCount"]
     if available >= du.replicas(d) - du.max_unavailable(d):
-        cond = du.new_condition(du.DEPLOYMENT_AVAILABLE, "True", du.MINIMUM_REPLICAS_AVAILABLE,
-                                "Deployment has minimum availability.", now)
+        cond = dcond.new_condition(dcond.DEPLOYMENT_AVAILABLE, "True",
+                                   dcond.MINIMUM_REPLICAS_AVAILABLE,
+                                   "Deployment has minimum availability.", now)
     else:
-        cond = du.new_condition(du.DEPLOYMENT_AVAILABLE, "False",
-                                du.MINIMUM_REPLICAS_UNAVAILABLE,
-                                "Deployment does not have minimum availability.", now)
-    du.set_condition(status, cond)
+        cond = dcond.new_condition(dcond.DEPLOYMENT_AVAILABLE, "False",
+                                   dcond.MINIMUM_REPLICAS_UNAVAILABLE,
+                                   "Deployment does not have minimum availability.", now)
+    dcond.set_condition(status, cond)
     return status
 
 
@@ -331,21 +334,21 @@ async def is_scaling_event(dc: DeploymentController, d: Obj, rs_list: list[Obj])
 
 
 async def check_paused_conditions(dc: DeploymentController, d: Obj) -> None:
-    if not du.has_progress_deadline(d):
+    if not dcond.has_progress_deadline(d):
         return
     status = copy.deepcopy(d.get("status") or {})
-    cond = du.get_condition(status, du.DEPLOYMENT_PROGRESSING)
-    if cond is not None and cond.get("reason") == du.TIMED_OUT_REASON:
+    cond = dcond.get_condition(status, dcond.DEPLOYMENT_PROGRESSING)
+    if cond is not None and cond.get("reason") == dcond.TIMED_OUT_REASON:
         return
-    paused_cond_exists = cond is not None and cond.get("reason") == du.PAUSED_DEPLOY_REASON
+    paused_cond_exists = cond is not None and cond.get("reason") == dcond.PAUSED_DEPLOY_REASON
     paused = bool((d.get("spec") or {}).get("paused"))
     if paused and not paused_cond_exists:
-        du.set_condition(status, du.new_condition(
-            du.DEPLOYMENT_PROGRESSING, "Unknown", du.PAUSED_DEPLOY_REASON,
+        dcond.set_condition(status, dcond.new_condition(
+            dcond.DEPLOYMENT_PROGRESSING, "Unknown", dcond.PAUSED_DEPLOY_REASON,
             "Deployment is paused", dc.clock.now()))
     elif not paused and paused_cond_exists:
-        du.set_condition(status, du.new_condition(
-            du.DEPLOYMENT_PROGRESSING, "Unknown", du.RESUMED_DEPLOY_REASON,
+        dcond.set_condition(status, dcond.new_condition(
+            dcond.DEPLOYMENT_PROGRESSING, "Unknown", dcond.RESUMED_DEPLOY_REASON,
             "Deployment is resumed", dc.clock.now()))
     else:
         return

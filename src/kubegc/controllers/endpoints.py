@@ -18,10 +18,8 @@ the user's); the Endpoints of a deleted Service are deleted.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ipaddress
-import logging
 from typing import TYPE_CHECKING, Any
 
 from kubegc.api.errors import StatusError, is_already_exists, is_not_found
@@ -35,13 +33,11 @@ from kubegc.client.cache import (
     FuncHandler,
     meta_namespace_index_func,
 )
-from kubegc.client.workqueue import RateLimitingQueue
+from kubegc.controllers.base_controller import BaseController
 from kubegc.controllers.kubelet import PODS
 
 if TYPE_CHECKING:
     from kubegc.controllers.manager import ControllerManager
-
-log = logging.getLogger(__name__)
 
 SERVICES = GroupVersionResource("", "v1", "services")
 ENDPOINTS = GroupVersionResource("", "v1", "endpoints")
@@ -152,23 +148,19 @@ def desired_labels(service: Obj) -> dict[str, str]:
     return labels
 
 
-class EndpointsController:
+class EndpointsController(BaseController):
     """Keeps Endpoints in step with Services and pods. Handlers only enqueue Service
     keys; one worker at a time syncs a Service."""
 
-    name = "endpoints"
-
     def __init__(self, manager: ControllerManager) -> None:
-        self.client, self.clock = manager.client, manager.clock
-        self.workers = manager.options.concurrent_endpoint_syncs
+        super().__init__(manager, name="endpoints", component="endpoint-controller",
+                         workers=manager.options.concurrent_endpoint_syncs)
         self.services = manager.informers.for_resource(SERVICES)
         self.pods = manager.informers.for_resource(PODS)
         self.endpoints = manager.informers.for_resource(ENDPOINTS)
-        self.queue: RateLimitingQueue[str] = RateLimitingQueue(name="endpoint", clock=self.clock)
-        self._retrying: set[str] = set()
-        self._tasks: list[asyncio.Task[None]] = []
+        self.synced_informers = [self.services, self.pods, self.endpoints]
 
-    async def start(self) -> None:
+    def register_handlers(self) -> None:
         for informer in (self.services, self.pods):
             with contextlib.suppress(ValueError):  # another controller added it already
                 informer.indexer.add_indexers({NAMESPACE_INDEX: meta_namespace_index_func})
@@ -180,21 +172,6 @@ class EndpointsController:
             delete=lambda obj: self._on_pod(None, _unwrap(obj))))
         self.endpoints.add_event_handler(
             FuncHandler(delete=lambda obj: self._enqueue(_unwrap(obj))))
-        self._tasks.append(asyncio.ensure_future(self._run()))
-
-    async def stop(self) -> None:
-        self.queue.shut_down()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    def is_idle(self) -> bool:
-        return len(self.queue) == 0 and self.queue.processing_count() == 0 and not self._retrying
-
-    def ready(self) -> bool:
-        return True
 
     def _enqueue(self, obj: Obj) -> None:
         self.queue.add(f"{namespace_of(obj)}/{name_of(obj)}")
@@ -209,32 +186,9 @@ class EndpointsController:
             if selector and any(selector_from_set(selector).matches(ls) for ls in label_sets):
                 self._enqueue(service)
 
-    async def _run(self) -> None:
-        await asyncio.gather(self.services.wait_for_sync(), self.pods.wait_for_sync(),
-                             self.endpoints.wait_for_sync())
-        for _ in range(self.workers):
-            self._tasks.append(asyncio.ensure_future(self._run_worker()))
-
-    async def _run_worker(self) -> None:
-        while await self._process_next_work_item():
-            pass
-
-    async def _process_next_work_item(self) -> bool:
-        key, shutdown = await self.queue.get()
-        if shutdown:
-            return False
-        try:
-            await self.sync_service(key)
-        except Exception as exc:
-            log.error("error syncing endpoints of service %s: %s", key, exc)
-            self._retrying.add(key)
-            self.queue.add_rate_limited(key)
-        else:
-            self._retrying.discard(key)
-            self.queue.forget(key)
-        finally:
-            self.queue.done(key)
-        return True
+    async def sync(self, key: str) -> float | None:
+        await self.sync_service(key)
+        return None
 
     async def sync_service(self, key: str) -> None:
         namespace, _, name = key.partition("/")

@@ -26,15 +26,17 @@ from kubegc.client.interface import PatchType
 from kubegc.controllers import job_util as ju
 from kubegc.controllers.controller_utils import (
     SLOW_START_INITIAL_BATCH_SIZE,
+    new_controller_ref,
+    omit_empty,
+    slow_start_batch,
+    status_merge_patch,
+)
+from kubegc.controllers.pod_util import (
     is_pod_active,
     is_pod_ready,
     is_pod_terminating,
-    new_controller_ref,
-    omit_empty,
     pod_phase,
-    slow_start_batch,
     sort_pods_for_deletion,
-    status_merge_patch,
 )
 
 if TYPE_CHECKING:

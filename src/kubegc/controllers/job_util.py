@@ -13,7 +13,9 @@ from kubegc.api.clock import format_time, parse_time
 from kubegc.api.meta import finalizers_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.controllers.controller_utils import pod_phase
+from kubegc.controllers.pod_util import (
+    pod_phase,
+)
 
 JOBS = GroupVersionResource("batch", "v1", "jobs")
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"

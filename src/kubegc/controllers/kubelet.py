@@ -259,7 +259,7 @@ class Kubelet:
         self._record_kills(pod, rec, plan, now)
         if not plan.done(now):
             return plan.next_deadline(now)
-        if plan.containers and rec.phase not in runtime.TERMINAL_PHASES:
+        if rec.containers and rec.phase not in runtime.TERMINAL_PHASES:
             runtime.terminate(rec, plan, now=now, now_wall=self.clock.now())
         if rec.posted != rec.version and await self._post_status(pod, rec) is None:
             return None

@@ -56,14 +56,16 @@ from kubegc.controllers.controller_utils import (
     ensure_indexers,
     filter_by_owner,
     has_status_cause,
+    new_controller_ref,
+    slow_start_batch,
+    update_status_of,
+)
+from kubegc.controllers.pod_util import (
     is_pod_active,
     is_pod_available,
     is_pod_ready,
-    new_controller_ref,
     rank_by_colocation,
-    slow_start_batch,
     sort_pods_for_deletion,
-    update_status_of,
 )
 
 if TYPE_CHECKING:

@@ -20,27 +20,22 @@ Only pods whose ``schedulerName`` is ``default-scheduler`` (or unset) are schedu
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import logging
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from kubegc.api.clock import format_time
-from kubegc.api.errors import StatusError, is_conflict, is_not_found
+from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
-from kubegc.client.events import EventRecorder
 from kubegc.client.interface import PatchType
-from kubegc.client.workqueue import RateLimitingQueue
+from kubegc.controllers.base_controller import BaseController
 from kubegc.controllers.kubelet import PODS
 from kubegc.controllers.nodes import NODES
 
 if TYPE_CHECKING:
     from kubegc.controllers.manager import ControllerManager
-
-log = logging.getLogger(__name__)
 
 SCHEDULER_NAME = "default-scheduler"
 WORKERS = 4
@@ -107,50 +102,27 @@ def unschedulable_message(total: int, reasons: Counter[str]) -> str:
     return f"0/{total} nodes are available: {parts}."
 
 
-class Scheduler:
+class Scheduler(BaseController):
     """Binds pending pods. Ownership: ``_bound`` (pod key -> node of every non-terminal
     bound pod, including binds not yet seen by the informer) is updated by the pod
     handlers and by workers right after a successful bind; ``_unschedulable`` holds the
     keys to retry on cluster changes."""
 
-    name = "scheduler"
-
     def __init__(self, manager: ControllerManager) -> None:
-        self.client, self.clock = manager.client, manager.clock
+        super().__init__(manager, name="scheduler", component=SCHEDULER_NAME, workers=WORKERS)
         self.pods = manager.informers.for_resource(PODS)
         self.nodes = manager.informers.for_resource(NODES)
-        self.queue: RateLimitingQueue[str] = RateLimitingQueue(name="scheduler", clock=self.clock)
-        self.recorder = EventRecorder(self.client, component=SCHEDULER_NAME, clock=self.clock)
+        self.synced_informers = [self.pods, self.nodes]
         self._bound: dict[str, str] = {}
         self._unschedulable: set[str] = set()
-        self._retrying: set[str] = set()
-        self._tasks: list[asyncio.Task[None]] = []
 
-    async def start(self) -> None:
+    def register_handlers(self) -> None:
         self.pods.add_event_handler(FuncHandler(
             add=lambda obj, _: self._on_pod(obj), update=lambda _, new: self._on_pod(new),
             delete=self._on_pod_delete))
         self.nodes.add_event_handler(FuncHandler(
             add=lambda obj, _: self._retry_unschedulable(),
             update=lambda _, new: self._retry_unschedulable()))
-        self.recorder.start()
-        self._tasks.append(asyncio.ensure_future(self._run()))
-
-    async def stop(self) -> None:
-        self.queue.shut_down()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await self.recorder.stop()
-
-    def is_idle(self) -> bool:
-        return (len(self.queue) == 0 and self.queue.processing_count() == 0
-                and not self._retrying and self.recorder.is_idle())
-
-    def ready(self) -> bool:
-        return True
 
     # -- handlers -----------------------------------------------------------------------
 
@@ -176,34 +148,9 @@ class Scheduler:
         for key in self._unschedulable:
             self.queue.add(key)
 
-    # -- workers ------------------------------------------------------------------------
-
-    async def _run(self) -> None:
-        await asyncio.gather(self.pods.wait_for_sync(), self.nodes.wait_for_sync())
-        for _ in range(WORKERS):
-            self._tasks.append(asyncio.ensure_future(self._run_worker()))
-
-    async def _run_worker(self) -> None:
-        while await self._process_next_work_item():
-            pass
-
-    async def _process_next_work_item(self) -> bool:
-        key, shutdown = await self.queue.get()
-        if shutdown:
-            return False
-        try:
-            await self.schedule_one(key)
-        except Exception as exc:
-            if not (isinstance(exc, StatusError) and is_conflict(exc)):
-                log.error("error scheduling pod %s: %s", key, exc)
-            self._retrying.add(key)
-            self.queue.add_rate_limited(key)
-        else:
-            self._retrying.discard(key)
-            self.queue.forget(key)
-        finally:
-            self.queue.done(key)
-        return True
+    async def sync(self, key: str) -> float | None:
+        await self.schedule_one(key)
+        return None
 
     # -- scheduling ---------------------------------------------------------------------
 

@@ -58,12 +58,14 @@ from kubegc.controllers.controller_utils import (
     ensure_indexers,
     filter_by_owner,
     get_pod_from_template,
-    is_pod_available,
-    is_pod_ready,
     new_controller_ref,
     omit_empty,
-    pod_phase,
     update_status_of,
+)
+from kubegc.controllers.pod_util import (
+    is_pod_available,
+    is_pod_ready,
+    pod_phase,
 )
 
 if TYPE_CHECKING:

@@ -43,7 +43,6 @@ log = logging.getLogger(__name__)
 #: Real seconds to wait for the simulation to settle before moving the clock anyway
 #: (a retry waiting on the clock keeps it busy).
 SETTLE_TIMEOUT = 0.5
-FIRST_SETTLE_TIMEOUT = 30.0
 DEFAULT_GRACE = 30
 #: Never simulate more than this (a grace period of hours is not waited for).
 MAX_HORIZON = 3 * 3600.0
@@ -60,7 +59,8 @@ async def plan_delete(
     propagation: str = "", options: DoctorOptions | None = None,
     horizon: float | None = None,
 ) -> PlanReport:
-    prepared = prepare_snapshot(inv.objects, inv.resources, factory.node_names)
+    prepared = prepare_snapshot(inv.objects, inv.resources, factory.node_names,
+                                namespace=inv.namespace)
     clock = ManualClock(inv.now)
     report = PlanReport(inv.source, ObjRef.of(target), propagation, [],
                         notes=list(prepared.notes))
@@ -72,9 +72,12 @@ async def plan_delete(
         if missing:
             report.notes.append("not simulated (not available in this kubegc): "
                                 + ", ".join(missing))
-        await _settle(sim, FIRST_SETTLE_TIMEOUT)
         recorder = Recorder(sim.client, clock)
         await recorder.start()
+        # first what happens anyway (dangling references, pods past their grace ...)
+        await _run_until_quiet(sim, clock, recorder, limit)
+        mark, before = recorder.checkpoint()
+        started = clock.monotonic()
         try:
             await sim.client.delete(resource.gvr, report.target.name,
                                     namespace=report.target.namespace,
@@ -84,8 +87,10 @@ async def plan_delete(
         await _run_until_quiet(sim, clock, recorder, limit)
         await recorder.stop()
         records = await _records(sim)
-    report.simulated_seconds = clock.monotonic()
-    timeline = Timeline(recorder.ordered(), recorder.before, target_uid=uid_of(target),
+    report.simulated_seconds = clock.monotonic() - started
+    report.pending = Timeline(recorder.ordered(until=mark), recorder.before, target_uid="",
+                              records=records).steps
+    timeline = Timeline(recorder.ordered(since=mark), before, target_uid=uid_of(target),
                         records=records)
     report.steps = [Step(0, 0.0, StepAction.REQUESTED, report.target,
                          f"propagationPolicy={propagation or '(default)'}", "you"),
@@ -95,7 +100,8 @@ async def plan_delete(
     report.survivors = timeline.survivors(recorder.current)
     report.warnings = sorted({f"{w.get('reason')}: {w.get('message')}"
                               for w in recorder.warnings})
-    report.hanging = _hanging(inv, recorder, clock, options or DoctorOptions(), uid_of(target))
+    report.hanging = _hanging(inv, recorder, before, clock, options or DoctorOptions(),
+                              uid_of(target))
     return report
 
 
@@ -132,22 +138,24 @@ async def _records(sim: Simulation) -> list[Obj]:
     return sorted(items, key=lambda r: (str(r.get("time")), str(r["metadata"].get("name"))))
 
 
-def _hanging(inv: Inventory, recorder: Recorder, clock: ManualClock, options: DoctorOptions,
-             target_uid: str) -> list[Finding]:
+def _hanging(inv: Inventory, recorder: Recorder, before: dict[str, Obj], clock: ManualClock,
+             options: DoctorOptions, target_uid: str) -> list[Finding]:
     """Objects this delete left deleting, diagnosed against the end state (with the
     source's evidence of which controllers are alive)."""
-    end = [o for uid, o in recorder.current.items() if uid in recorder.before]
+    end = [o for uid, o in recorder.current.items() if uid in before]
     end_inv = Inventory(end, inv.resources, inv.now + timedelta(seconds=clock.monotonic()),
                         namespace=inv.namespace, source=inv.source, dump=inv.dump,
                         read=set(inv.read))
     ctx = Context(end_inv, OwnerGraph(end_inv), options)
     out = []
     for obj in sorted(end, key=ObjRef.of):
-        was = recorder.before[uid_of(obj)]
+        was = before[uid_of(obj)]
         if not is_being_deleted(obj) or (is_being_deleted(was) and uid_of(obj) != target_uid):
             continue
         if obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
             out.append(namespace_finding(ctx, obj))
         else:
             out.append(stuck_finding(ctx, obj))
+    for finding in out:
+        finding.title = f"{finding.object} stays Terminating"
     return out

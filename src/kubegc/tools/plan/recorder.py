@@ -107,10 +107,19 @@ class Recorder:
     def relevant_count(self) -> int:
         return len(self.changes)
 
-    def ordered(self) -> list[Change]:
-        if all(c.order >= 0 for c in self.changes):
-            return sorted(self.changes, key=lambda c: (c.order, c.seq))
-        return sorted(self.changes, key=lambda c: c.seq)
+    def checkpoint(self) -> tuple[int, dict[str, Obj]]:
+        """Mark the current point: (number of changes so far, state of every object now).
+        ``ordered(since=...)`` then returns only what happened after it, ``warnings`` only
+        the events created after it, and times count from it."""
+        self._t0 = self.clock.monotonic()
+        self.warnings.clear()
+        return len(self.changes), dict(self.current)
+
+    def ordered(self, *, since: int = 0, until: int | None = None) -> list[Change]:
+        changes = self.changes[since:until]
+        if all(c.order >= 0 for c in changes):
+            return sorted(changes, key=lambda c: (c.order, c.seq))
+        return sorted(changes, key=lambda c: c.seq)
 
     async def _watch(self, res: APIResource, rv: str) -> None:
         options = WatchOptions(resource_version=rv)

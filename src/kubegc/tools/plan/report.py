@@ -78,6 +78,8 @@ class PlanReport:
     propagation: str  # "Background" | "Foreground" | "Orphan" | "" (server default)
     controllers: list[str]
     steps: list[Step] = field(default_factory=list)
+    #: what the garbage collector does anyway, before the delete (broken references ...)
+    pending: list[Step] = field(default_factory=list)
     deleted: list[ObjRef] = field(default_factory=list)
     constraints: list[Constraint] = field(default_factory=list)
     survivors: list[Survivor] = field(default_factory=list)
@@ -94,6 +96,7 @@ class PlanReport:
             "propagationPolicy": self.propagation or None, "controllers": self.controllers,
             "error": self.error or None,
             "steps": [s.to_dict() for s in self.steps],
+            "pendingBeforeDelete": [s.to_dict() for s in self.pending],
             "deleted": [d.to_dict() for d in self.deleted],
             "orderConstraints": [c.to_dict() for c in self.constraints],
             "survivors": [s.to_dict() for s in self.survivors],

@@ -14,6 +14,7 @@ Every such change is described in the returned notes.
 from __future__ import annotations
 
 import copy
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -36,8 +37,13 @@ class PreparedSnapshot:
 
 
 def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
-                     node_names: Callable[[int], list[str]]) -> PreparedSnapshot:
-    kept = [o for o in objects if (group_of(o), str(o.get("kind"))) not in _LEFT_OUT]
+                     node_names: Callable[[int], list[str]], *, namespace: str = ""
+                     ) -> PreparedSnapshot:
+    """``namespace``: the only namespace whose content was read ("" = all); the other
+    Namespace objects are left out, or the namespace controller would act on namespaces
+    that look empty only because their content was not read."""
+    kept = [o for o in objects if (group_of(o), str(o.get("kind"))) not in _LEFT_OUT
+            and not (namespace and _is_namespace(o) and o["metadata"].get("name") != namespace)]
     crds = {(str((c.get("spec") or {}).get("group")), str(
         ((c.get("spec") or {}).get("names") or {}).get("kind")))
         for c in kept if c.get("kind") == "CustomResourceDefinition"}
@@ -64,10 +70,23 @@ def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
             obj = copy.deepcopy(obj)
             obj["spec"]["nodeName"] = node_map[str(obj["spec"]["nodeName"])]
         out.append(obj)
+    present = {o["metadata"].get("name") for o in out if _is_namespace(o)}
+    # the simulation needs these: events about cluster-scoped objects go to "default",
+    # node leases to "kube-node-lease"
+    for name in ("default", "kube-node-lease"):
+        if name not in present:
+            out.append({"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": name, "uid": str(uuid.uuid4()),
+                                     "labels": {SYNTHESIZED_LABEL: "true"}},
+                        "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
     if node_map:
         notes.append(f"pods on {len(node_map)} node(s) run on simulated nodes, which stop "
                      "their containers as soon as they get TERM (no preStop hooks)")
     return PreparedSnapshot(out, len(node_map), node_map, notes)
+
+
+def _is_namespace(obj: Obj) -> bool:
+    return obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1"
 
 
 def _crd_for(obj: Obj, objects: list[Obj], resources: list[APIResource]) -> Obj:
@@ -82,7 +101,7 @@ def _crd_for(obj: Obj, objects: list[Obj], resources: list[APIResource]) -> Obj:
         if o.get("kind") == kind and group_of(o) == group)
     return {
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{group}",
+        "metadata": {"name": f"{plural}.{group}", "uid": str(uuid.uuid4()),
                      "labels": {SYNTHESIZED_LABEL: "true"}},
         "spec": {"group": group, "scope": "Namespaced" if namespaced else "Cluster",
                  "names": {"kind": kind, "plural": plural, "singular": kind.lower(),

@@ -46,7 +46,7 @@ class Timeline:
         self.before = before
         self.target_uid = target_uid
         self._records: dict[str, list[Obj]] = {}
-        self._consumed: set[tuple[str, str]] = set()  # (record name, step action)
+        self._consumed: set[str] = set()  # record names already matched with a step
         for rec in sorted(records, key=lambda r: (str(r.get("time")),
                                                   str((r.get("metadata") or {}).get("name")))):
             uid = str((rec.get("object") or {}).get("uid") or "")
@@ -75,7 +75,7 @@ class Timeline:
         wanted = _RECORD_ACTIONS.get(action)
         names = (wanted,) if isinstance(wanted, str) else (wanted or ())
         for rec in self._records.get(uid, []):
-            key = (str((rec.get("metadata") or {}).get("name")), action.value)
+            key = str((rec.get("metadata") or {}).get("name"))
             if rec.get("action") in names and key not in self._consumed:
                 self._consumed.add(key)
                 return GC, f"{rec.get('reason')}: {rec.get('message')}"
@@ -86,8 +86,8 @@ class Timeline:
             return GC, ""
         if action is StepAction.FINALIZER_REMOVED and detail == "kubernetes":
             return "the namespace controller", ""
-        if action in (StepAction.DELETION_STARTED, StepAction.DELETED) and namespace_of(
-                obj) in self._deleting_ns:
+        if action in (StepAction.DELETION_STARTED, StepAction.DELETED) and (namespace_of(
+                obj) in self._deleting_ns or obj.get("kind") == "Namespace"):
             return "the namespace controller", ""
         if action is StepAction.DELETED and obj.get("kind") == "Pod" and (
                 obj.get("spec") or {}).get("nodeName"):

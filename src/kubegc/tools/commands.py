@@ -1,0 +1,276 @@
+"""The tools' command line: ``kubegc doctor | plan | tree | why`` (also ``kubectl gc ...``).
+
+``add_parsers(sub)`` adds the four subcommands to ``kubegc.cli``'s parser; ``run(args,
+plan_factory=...)`` executes one and returns the exit code (0 done, 1 failed — the
+message is on stderr). Where the cluster comes from: ``--from FILE`` (a dump, ``-`` for
+stdin), else ``--kubeconfig``/``--context`` (default ``$KUBECONFIG`` or
+``~/.kube/config``), read-only either way. The planner's simulation is injected by the
+caller (the composition root), never built here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+import aiohttp
+
+from kubegc.api.clock import Clock, ManualClock, RealClock, parse_time
+from kubegc.api.errors import StatusError
+from kubegc.client.dump import DumpClient
+from kubegc.client.interface import APIResource, Client
+from kubegc.client.kubeconfig import KubeconfigError, load_kubeconfig
+from kubegc.client.rest import RestClient
+from kubegc.tools.doctor import DEFAULT_STUCK_AFTER, DoctorOptions, diagnose
+from kubegc.tools.finalizers import ControllerMap
+from kubegc.tools.inventory import Inventory, read_inventory
+from kubegc.tools.plan import SimulationFactory, plan_delete
+from kubegc.tools.progress import Progress
+from kubegc.tools.render import (
+    FORMATS,
+    GraphvizMissing,
+    Report,
+    Style,
+    render,
+    terminal_width,
+    use_color,
+)
+from kubegc.tools.resolve import UnknownKind, resolve_kind, split_target
+from kubegc.tools.tree import build_tree
+from kubegc.tools.why import explain
+
+TOOLS = ("doctor", "plan", "tree", "why")
+CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
+
+
+class ToolError(Exception):
+    """A failure to report on stderr (exit code 1)."""
+
+
+def parse_duration(text: str) -> float:
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    try:
+        if text and text[-1] in units:
+            return float(text[:-1]) * units[text[-1]]
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 30s, 5m)") from None
+
+
+def _source(p: argparse.ArgumentParser, *, namespaces: bool = True) -> None:
+    g = p.add_argument_group("where to read")
+    g.add_argument("--kubeconfig", default=None, help="kubeconfig file (default $KUBECONFIG "
+                   "or ~/.kube/config)")
+    g.add_argument("--context", default=None, help="kubeconfig context (default: current)")
+    g.add_argument("--from", dest="from_file", metavar="FILE", default=None,
+                   help="read a dump (kubectl get -A -o json|yaml ...) instead of a cluster; "
+                        "'-' for stdin")
+    g.add_argument("--now", default=None, metavar="TIME",
+                   help="judge ages at this RFC 3339 time (default: now; for a dump file, its "
+                        "modification time)")
+    g.add_argument("-n", "--namespace", default=None, help="namespace")
+    if namespaces:
+        g.add_argument("-A", "--all-namespaces", action="store_true",
+                       help="every namespace (the default for doctor)")
+    o = p.add_argument_group("output")
+    o.add_argument("-o", "--output", choices=FORMATS, default="text",
+                   help="text (default), json, dot or svg (svg needs Graphviz)")
+    o.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text (auto: on a terminal, unless NO_COLOR is set)")
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("doctor", help="stuck deletions, stuck namespaces, broken ownerReferences",
+                       description="Find objects stuck deleting (with when, which finalizers, "
+                                   "who removes them and whether it is alive, and what blocks a "
+                                   "foreground deletion), stuck namespaces and broken "
+                                   "ownerReferences; say what happens next and the safe fix.")
+    _source(p)
+    p.add_argument("--stuck-after", type=parse_duration, default=DEFAULT_STUCK_AFTER,
+                   metavar="DURATION", help="deleting for longer than this counts as stuck "
+                                            f"(default {int(DEFAULT_STUCK_AFTER)}s; 0 for all)")
+    p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE",
+                   help="YAML mapping of finalizers to the controllers that remove them")
+    p = sub.add_parser("plan", help="what a delete would do, simulated (nothing is written)",
+                       description="Load the cluster into an in-memory kubegc, run the real "
+                                   "garbage collector, kubelet and namespace controller, issue "
+                                   "the delete there and report what happens, in order.")
+    p.add_argument("verb", choices=("delete",), help="the operation to plan")
+    p.add_argument("target", nargs="+", metavar="KIND/NAME")
+    p.add_argument("--cascade", choices=tuple(CASCADES), default="background",
+                   help="propagation policy, as kubectl delete --cascade (default background)")
+    p.add_argument("--horizon", type=parse_duration, default=None, metavar="DURATION",
+                   help="stop when nothing happened for this long (simulated; default: the "
+                        "longest pod grace period + 60s)")
+    p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
+    _source(p, namespaces=False)
+    p = sub.add_parser("tree", help="the owner tree of an object, with each object's state")
+    p.add_argument("target", nargs="+", metavar="KIND/NAME")
+    p.add_argument("--owners", action="store_true", help="show owners (ancestors) instead")
+    _source(p, namespaces=False)
+    p = sub.add_parser("why", help="why an object is gone or going")
+    p.add_argument("target", nargs="+", metavar="KIND/NAME")
+    p.add_argument("--uid", default="", help="the object's uid (to pick one incarnation)")
+    p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
+    _source(p, namespaces=False)
+
+
+@dataclass
+class Session:
+    """One command's connection, clock, namespace default and progress line."""
+
+    client: Client
+    source: str
+    clock: Clock
+    default_namespace: str
+    progress: Progress
+
+    async def inventory(self, namespace: str = "") -> Inventory:
+        try:
+            return await read_inventory(self.client, clock=self.clock, namespace=namespace,
+                                        source=self.source, progress=self.progress)
+        finally:
+            self.progress.done()
+
+    async def close(self) -> None:
+        if isinstance(self.client, RestClient):
+            await self.client.close()
+
+
+def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
+    progress = Progress(stderr)
+    if args.from_file:
+        if args.from_file == "-":
+            client = DumpClient.from_text(sys.stdin.read(), source="stdin")
+            when = datetime.now(UTC)
+        else:
+            path = Path(args.from_file)
+            try:
+                client = DumpClient.from_file(path)
+            except (OSError, ValueError) as e:
+                raise ToolError(f"cannot read dump {path}: {e}") from e
+            when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        clock: Clock = ManualClock(parse_time(args.now) if args.now else when)
+        return Session(client, f"dump {client.source}", clock, "default", progress)
+    try:
+        config = load_kubeconfig(args.kubeconfig, args.context)
+    except (OSError, KubeconfigError) as e:
+        raise ToolError(f"cannot load kubeconfig: {e}") from e
+    clock = ManualClock(parse_time(args.now)) if args.now else RealClock()
+    return Session(RestClient(config), f"context {config.context} ({config.server})", clock,
+                   config.namespace, progress)
+
+
+async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | None = None,
+              stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    commands: dict[str, Callable[[argparse.Namespace, Session], Awaitable[Report]]] = {
+        "doctor": _doctor, "tree": _tree, "why": _why,
+        "plan": lambda a, s: _plan(a, s, plan_factory)}
+    try:
+        session = open_session(args, err)
+        try:
+            report = await commands[args.command](args, session)
+        finally:
+            await session.close()
+        _emit(report, args, out)
+    except (ToolError, UnknownKind, GraphvizMissing, ValueError) as e:
+        err.write(f"kubegc {args.command}: {e}\n")
+        return 1
+    except StatusError as e:
+        err.write(f"kubegc {args.command}: Error from server ({e.reason}): {e.message}\n")
+        return 1
+    except (TimeoutError, aiohttp.ClientError, OSError) as e:
+        err.write(f"kubegc {args.command}: cannot reach the cluster: {e}\n")
+        return 1
+    return 0
+
+
+def _emit(report: Report, args: argparse.Namespace, out: TextIO) -> None:
+    style = Style(color=use_color(out, args.color), width=terminal_width(out))
+    result = render(report, args.output, style=style)
+    if isinstance(result, bytes):
+        buffer = getattr(out, "buffer", None)
+        if buffer is not None:
+            buffer.write(result)
+        else:
+            out.write(result.decode())
+    else:
+        out.write(result)
+    out.flush()
+
+
+def _options(args: argparse.Namespace) -> DoctorOptions:
+    mapping = ControllerMap()
+    path = getattr(args, "controllers_file", None)
+    if path is not None:
+        try:
+            mapping = ControllerMap.load(path)
+        except (OSError, KeyError, TypeError, ValueError) as e:
+            raise ToolError(f"cannot read controllers file {path}: {e}") from e
+    return DoctorOptions(stuck_after=getattr(args, "stuck_after", DEFAULT_STUCK_AFTER),
+                         mapping=mapping)
+
+
+async def _doctor(args: argparse.Namespace, session: Session) -> Report:
+    namespace = "" if args.all_namespaces else (args.namespace or "")
+    return diagnose(await session.inventory(namespace), _options(args))
+
+
+async def _target(args: argparse.Namespace, session: Session
+                  ) -> tuple[APIResource, str, str, Inventory]:
+    kind, name = split_target(args.target)
+    resource = resolve_kind(await session.client.discover(), kind)
+    namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
+    return resource, name, namespace, await session.inventory(namespace)
+
+
+def _not_found(resource: APIResource, name: str) -> ToolError:
+    group = f".{resource.group}" if resource.group else ""
+    return ToolError(f'Error from server (NotFound): {resource.resource}{group} "{name}" not found')
+
+
+async def _tree(args: argparse.Namespace, session: Session) -> Report:
+    resource, name, namespace, inv = await _target(args, session)
+    root = inv.find(resource.group, resource.kind, namespace, name)
+    if root is None:
+        raise _not_found(resource, name)
+    return build_tree(inv, root, owners=args.owners, source=session.source)
+
+
+async def _plan(args: argparse.Namespace, session: Session,
+                factory: SimulationFactory | None) -> Report:
+    if factory is None:
+        raise ToolError("the planner needs a simulation: run it through `kubegc plan`")
+    resource, name, namespace, inv = await _target(args, session)
+    target = inv.find(resource.group, resource.kind, namespace, name)
+    if target is None:
+        raise _not_found(resource, name)
+    session.progress.say(f"simulating the delete of {len(inv.objects)} objects ...")
+    try:
+        return await plan_delete(inv, target, resource, factory=factory,
+                                 propagation=CASCADES[args.cascade], options=_options(args),
+                                 horizon=args.horizon)
+    finally:
+        session.progress.done()
+
+
+async def _why(args: argparse.Namespace, session: Session) -> Report:
+    kind, name = split_target(args.target)
+    resource: APIResource | None
+    try:
+        resource = resolve_kind(await session.client.discover(), kind)
+        kind = resource.kind
+    except UnknownKind:
+        resource = None  # the kind may be gone (its CRD deleted); records still name it
+    namespaced = resource is None or resource.namespaced
+    namespace = (args.namespace or session.default_namespace) if namespaced else ""
+    inv = await session.inventory(namespace)
+    return await explain(session.client, inv, resource, kind=kind, name=name,
+                         namespace=namespace, uid=args.uid, options=_options(args))
+

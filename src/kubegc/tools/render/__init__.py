@@ -1,0 +1,73 @@
+"""Render the tools' reports: ``text`` (coloured when on a terminal), ``json``, ``dot`` and
+``svg`` (through Graphviz's ``dot``).
+
+``render(report, fmt, style=...)`` returns ``str`` (``bytes`` for svg); JSON is the
+report's ``to_dict()`` with sorted keys and two-space indentation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kubegc.tools.doctor import DoctorReport
+from kubegc.tools.plan import PlanReport
+from kubegc.tools.render.dot import (
+    Graph,
+    GraphvizMissing,
+    doctor_graph,
+    plan_graph,
+    svg,
+    tree_graph,
+    why_graph,
+)
+from kubegc.tools.render.style import DEFAULT_WIDTH, Style, terminal_width, use_color
+from kubegc.tools.render.text_doctor import render_doctor
+from kubegc.tools.render.text_plan import render_plan
+from kubegc.tools.render.text_tree import render_tree
+from kubegc.tools.render.text_why import render_why
+from kubegc.tools.tree import TreeReport
+from kubegc.tools.why import WhyReport
+
+FORMATS = ("text", "json", "dot", "svg")
+Report = DoctorReport | PlanReport | TreeReport | WhyReport
+
+__all__ = ["DEFAULT_WIDTH", "FORMATS", "GraphvizMissing", "Report", "Style", "graph", "render",
+           "terminal_width", "use_color"]
+
+
+def graph(report: Report) -> Graph:
+    if isinstance(report, DoctorReport):
+        return doctor_graph(report)
+    if isinstance(report, PlanReport):
+        return plan_graph(report)
+    if isinstance(report, TreeReport):
+        return tree_graph(report)
+    return why_graph(report)
+
+
+def text(report: Report, style: Style) -> str:
+    if isinstance(report, DoctorReport):
+        return render_doctor(report, style)
+    if isinstance(report, PlanReport):
+        return render_plan(report, style)
+    if isinstance(report, TreeReport):
+        return render_tree(report, style)
+    return render_why(report, style)
+
+
+def to_json(report: Report) -> str:
+    data: Any = report.to_dict()
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def render(report: Report, fmt: str, *, style: Style | None = None) -> str | bytes:
+    if fmt == "json":
+        return to_json(report)
+    if fmt == "dot":
+        return graph(report).to_dot()
+    if fmt == "svg":
+        return svg(graph(report).to_dot())
+    if fmt == "text":
+        return text(report, style or Style())
+    raise ValueError(f"unknown output format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -1,0 +1,172 @@
+"""Graphs of the reports in Graphviz DOT, and SVG through the ``dot`` binary.
+
+Nodes are objects (keyed by uid, or by kind/namespace/name when there is none); edges go
+from owner to dependent, as the ownership reads ("Site owns ConfigMap"). Styling:
+bold edge = controller reference, solid = blockOwnerDeletion=true, dashed = not
+blocking, red = a reference the GC treats as dangling. Node fill: red = deleted (plan)
+or stuck, orange = hanging / Terminating, green = survives, grey = not found.
+Output is deterministic (sorted) so that it can be compared with golden files.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+from kubegc.tools.doctor import DoctorReport, FindingKind
+from kubegc.tools.doctor.findings import BlockingNode
+from kubegc.tools.model import ObjRef
+from kubegc.tools.plan import PlanReport
+from kubegc.tools.tree import TreeNode, TreeReport
+from kubegc.tools.why import WhyReport
+
+FILL = {"deleted": "#f4a6a6", "stuck": "#f4a6a6", "hanging": "#f9cf8f", "terminating": "#f9cf8f",
+        "survives": "#b7e1a1", "missing": "#dddddd", "": "#ffffff"}
+
+
+class GraphvizMissing(RuntimeError):
+    """``-o svg`` without Graphviz installed."""
+
+
+@dataclass
+class Graph:
+    name: str
+    nodes: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (label, fill)
+    edges: dict[tuple[str, str], str] = field(default_factory=dict)  # (from, to) -> attrs
+
+    def node(self, ref: ObjRef, state: str = "", extra: str = "") -> str:
+        key = ref.uid or f"{ref.kind}/{ref.namespace}/{ref.name}"
+        label = f"{ref.kind}\\n{ref.namespace + '/' if ref.namespace else ''}{ref.name}"
+        if extra:
+            label += f"\\n{extra}"
+        old = self.nodes.get(key)
+        if old is None or (state and not old[1]):
+            self.nodes[key] = (label, state)
+        return key
+
+    def edge(self, owner: str, dependent: str, *, controller: bool = False,
+             block: bool = True, broken: bool = False, label: str = "") -> None:
+        attrs = [f'style="{"bold" if controller else ("solid" if block else "dashed")}"']
+        if broken:
+            attrs.append('color="red"')
+        if label:
+            attrs.append(f'label="{_escape(label)}"')
+        self.edges[(owner, dependent)] = ", ".join(attrs)
+
+    def to_dot(self) -> str:
+        lines = [f'digraph "{_escape(self.name)}" {{', "  rankdir=LR;",
+                 '  node [shape=box, style="rounded,filled", fontname="Helvetica", '
+                 'fontsize=10];', '  edge [fontname="Helvetica", fontsize=9];']
+        for key in sorted(self.nodes):
+            label, state = self.nodes[key]
+            lines.append(f'  "{_escape(key)}" [label="{_escape(label, keep_newlines=True)}", '
+                         f'fillcolor="{FILL.get(state, "#ffffff")}"];')
+        for (a, b) in sorted(self.edges):
+            lines.append(f'  "{_escape(a)}" -> "{_escape(b)}" [{self.edges[(a, b)]}];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def _escape(text: str, *, keep_newlines: bool = False) -> str:
+    out = text.replace("\\n", "\0") if keep_newlines else text
+    out = out.replace("\\", "\\\\").replace('"', '\\"')
+    return out.replace("\0", "\\n")
+
+
+def svg(dot_text: str) -> bytes:
+    exe = shutil.which("dot")
+    if exe is None:
+        raise GraphvizMissing(
+            "-o svg needs Graphviz's `dot` program, which is not installed "
+            "(apt-get install graphviz, brew install graphviz); use -o dot and render it "
+            "elsewhere")
+    done = subprocess.run([exe, "-Tsvg"], input=dot_text.encode(), capture_output=True,
+                          check=False, timeout=60)
+    if done.returncode != 0:
+        raise RuntimeError(f"dot failed: {done.stderr.decode(errors='replace')}")
+    return done.stdout
+
+
+def tree_graph(report: TreeReport) -> Graph:
+    g = Graph(f"tree {report.root.object}")
+
+    def visit(node: TreeNode, parent: str | None) -> None:
+        state = "missing" if node.state is None else (
+            "terminating" if node.state.terminating else "")
+        key = g.node(node.object, state)
+        if parent is not None and node.edge is not None:
+            owner, dep = (key, parent) if report.direction == "owners" else (parent, key)
+            g.edge(owner, dep, controller=node.edge.controller,
+                   block=node.edge.block_owner_deletion, broken=node.edge.ref_state.dangling)
+        if not node.repeated:
+            for child in node.children:
+                visit(child, key)
+
+    visit(report.root, None)
+    return g
+
+
+def doctor_graph(report: DoctorReport) -> Graph:
+    g = Graph("doctor")
+    for f in report.findings:
+        if f.kind is FindingKind.STUCK_DELETION:
+            key = g.node(f.object, "stuck", "stuck: " + ",".join(r.finalizer for r in f.removers))
+            _blocking(g, key, f.blocking)
+        elif f.kind is FindingKind.STUCK_NAMESPACE:
+            key = g.node(f.object, "stuck")
+            for rel in f.related:
+                g.edge(key, g.node(rel, "terminating"), block=False, label="content")
+        elif f.kind in (FindingKind.OWNER_ABSENT, FindingKind.OWNER_RECREATED,
+                        FindingKind.OWNER_IN_OTHER_NAMESPACE,
+                        FindingKind.CLUSTER_SCOPED_DEPENDENT, FindingKind.UNKNOWN_OWNER_KIND):
+            child = g.node(f.object)
+            owner = g.node(f.related[0]) if f.related else g.node(
+                ObjRef("owner?", f.object.namespace, f.title.split(":")[-1].strip()[:40]),
+                "missing")
+            g.edge(owner, child, broken=True, label=f.kind.value)
+    return g
+
+
+def _blocking(g: Graph, owner: str, nodes: list[BlockingNode]) -> None:
+    for node in nodes:
+        state = "terminating" if node.state.startswith("Terminating") else ""
+        key = g.node(node.object, state)
+        g.edge(owner, key, label="blocks")
+        _blocking(g, key, node.dependents)
+
+
+def plan_graph(report: PlanReport) -> Graph:
+    g = Graph(f"plan delete {report.target}")
+    order = {d.uid: i for i, d in enumerate(report.deleted, 1)}
+    hanging = {f.object.uid for f in report.hanging}
+    for ref in report.deleted:
+        g.node(ref, "deleted", f"deleted #{order[ref.uid]}")
+    for f in report.hanging:
+        g.node(f.object, "hanging", "hangs")
+    for s in report.survivors:
+        key = g.node(s.object, "survives", "survives")
+        for owner in s.lost:
+            g.edge(g.node(owner, "deleted" if owner.uid in order else
+                          ("hanging" if owner.uid in hanging else "")), key, block=False,
+                   broken=True, label="reference removed")
+        for owner in s.kept_by:
+            g.edge(g.node(owner), key, label="kept by")
+    for c in report.constraints:
+        g.edge(g.node(c.then), g.node(c.first), label=f"{c.first_event} first")
+    g.node(report.target, "deleted" if report.target.uid in order else "hanging")
+    return g
+
+
+def why_graph(report: WhyReport) -> Graph:
+    g = Graph(f"why {report.query}")
+
+    def visit(r: WhyReport) -> str:
+        state = "missing" if r.state is None else ("terminating" if r.state.terminating else "")
+        key = g.node(r.query, state)
+        for cause in r.causes:
+            g.edge(visit(cause), key, broken=True, label="deleted because of")
+        return key
+
+    visit(report)
+    return g

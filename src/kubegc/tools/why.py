@@ -1,0 +1,223 @@
+"""``kubegc why``: why an object is gone, or going.
+
+Evidence, best first:
+* kubegc's ``kubegc.io/v1 DeletionRecord``s (kept 7 days): every action the garbage
+  collector took on the object, with its reason and how it classified each owner; found
+  by the object's uid, and by kind/name/namespace for earlier incarnations of the name;
+* on other clusters, Events about the object (``OwnerRefInvalidNamespace``, the GC's and
+  the kubelet's) — only while they live (one hour by default), which the report says;
+* the object itself when it still exists: if it is Terminating, the doctor's four
+  answers; if its ownerReferences are broken, what the GC will do.
+For each owner a record names as dangling or waiting, ``why`` follows the owner in turn
+(``causes``), so a chain "pod ← replicaset ← deployment deleted in the foreground" reads
+top to bottom. An object without any GC record was deleted by a request (a user, a
+controller, the namespace controller), not by the garbage collector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.resources import GroupVersionResource
+from kubegc.api.types import Obj
+from kubegc.client.interface import APIResource, Client, ListOptions
+from kubegc.controllers.deletionrecords import (
+    DELETION_RECORDS,
+    LABEL_KIND,
+    LABEL_NAME,
+    LABEL_NAMESPACE,
+    LABEL_UID,
+    label_value,
+)
+from kubegc.tools.doctor import DoctorOptions, Finding
+from kubegc.tools.doctor.context import Context
+from kubegc.tools.doctor.ownerrefs import ownerref_findings
+from kubegc.tools.doctor.stuck import stuck_finding
+from kubegc.tools.inventory import Inventory
+from kubegc.tools.model import ObjRef
+from kubegc.tools.ownership import OwnerGraph
+from kubegc.tools.state import ObjectState, state_of
+
+EVENTS = GroupVersionResource("", "v1", "events")
+MAX_CAUSE_DEPTH = 3
+EVENTS_NOTE = ("this cluster keeps no DeletionRecords: only Events explain deletions, and "
+               "they expire (kube-apiserver --event-ttl, 1 hour by default); anything older "
+               "is lost")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One piece of evidence: a DeletionRecord or an Event."""
+
+    time: str
+    source: str  # "DeletionRecord" | "Event"
+    action: str  # record action, or the event's reason
+    reason: str
+    message: str
+    object: ObjRef
+    policy: str = ""
+    owners: tuple[dict[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"time": self.time, "source": self.source, "action": self.action,
+                "reason": self.reason, "message": self.message, "object": self.object.to_dict(),
+                "propagationPolicy": self.policy or None, "owners": list(self.owners)}
+
+
+@dataclass
+class WhyReport:
+    source: str
+    query: ObjRef
+    evidence: str  # "DeletionRecords" | "Events"
+    state: ObjectState | None = None  # None: the object does not exist now
+    entries: list[Entry] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    causes: list[WhyReport] = field(default_factory=list)
+    conclusion: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "object": self.query.to_dict(),
+                "exists": self.state is not None,
+                "state": self.state.to_dict() if self.state else None,
+                "evidence": self.evidence, "conclusion": self.conclusion,
+                "entries": [e.to_dict() for e in self.entries],
+                "findings": [f.to_dict() for f in self.findings],
+                "causes": [c.to_dict() for c in self.causes], "notes": self.notes}
+
+
+async def explain(client: Client, inv: Inventory, resource: APIResource | None, *, kind: str,
+                  name: str, namespace: str, uid: str = "",
+                  options: DoctorOptions | None = None) -> WhyReport:
+    """Why the object ``kind``/``name`` (or with ``uid``) is gone or going."""
+    live = _find(inv, resource, kind, name, namespace)
+    if live is not None and uid and live["metadata"].get("uid") != uid:
+        live = None  # the name now belongs to another incarnation
+    query = ObjRef.of(live) if live is not None else ObjRef(kind, namespace, name, uid=uid)
+    served = any(r.group == DELETION_RECORDS.group and r.resource == DELETION_RECORDS.resource
+                 for r in inv.resources)
+    report = WhyReport(inv.source, query, "DeletionRecords" if served else "Events")
+    if live is not None:
+        report.state = state_of(live, inv.now)
+        ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
+        if report.state.terminating:
+            report.findings.append(stuck_finding(ctx, live))
+        report.findings.extend(f for f in ownerref_findings(ctx)
+                               if f.object.uid == query.uid)
+    if served:
+        report.entries = await _records(client, query)
+        await _follow_owners(client, inv, report, MAX_CAUSE_DEPTH)
+    else:
+        report.entries = await _events(client, query)
+        report.notes.append(EVENTS_NOTE)
+    report.conclusion = _conclude(report)
+    return report
+
+
+def _find(inv: Inventory, resource: APIResource | None, kind: str, name: str,
+          namespace: str) -> Obj | None:
+    group = resource.group if resource is not None else ""
+    ns = namespace if resource is None or resource.namespaced else ""
+    return inv.find(group, resource.kind if resource is not None else kind, ns, name)
+
+
+async def _records(client: Client, query: ObjRef) -> list[Entry]:
+    selectors = []
+    if query.uid:
+        selectors.append(f"{LABEL_UID}={query.uid}")
+    if query.name:
+        by_name = f"{LABEL_KIND}={label_value(query.kind)},{LABEL_NAME}={label_value(query.name)}"
+        if query.namespace:
+            by_name += f",{LABEL_NAMESPACE}={query.namespace}"
+        selectors.append(by_name)
+    found: dict[str, Obj] = {}
+    for selector in selectors:
+        listed = await client.list(DELETION_RECORDS, options=ListOptions(label_selector=selector))
+        for item in listed.get("items") or []:
+            found[str(item["metadata"]["name"])] = item
+    entries = [_record_entry(r) for r in found.values()]
+    return sorted(entries, key=lambda e: (e.time, e.action))
+
+
+def _record_entry(rec: Obj) -> Entry:
+    obj = rec.get("object") or {}
+    ref = ObjRef(str(obj.get("kind") or ""), str(obj.get("namespace") or ""),
+                 str(obj.get("name") or ""), str(obj.get("apiVersion") or ""),
+                 str(obj.get("uid") or ""))
+    owners = tuple({k: str(v) for k, v in o.items()} for o in rec.get("owners") or [])
+    return Entry(str(rec.get("time") or ""), "DeletionRecord", str(rec.get("action") or ""),
+                 str(rec.get("reason") or ""), str(rec.get("message") or ""), ref,
+                 str(rec.get("propagationPolicy") or ""), owners)
+
+
+async def _events(client: Client, query: ObjRef) -> list[Entry]:
+    selector = f"involvedObject.name={query.name}"
+    if query.kind:
+        selector += f",involvedObject.kind={query.kind}"
+    try:
+        listed = await client.list(EVENTS, namespace=query.namespace or "default",
+                                   options=ListOptions(field_selector=selector))
+    except StatusError as e:
+        if is_not_found(e):
+            return []
+        raise
+    out = []
+    for ev in listed.get("items") or []:
+        when = str(ev.get("lastTimestamp") or ev.get("eventTime") or "")
+        inv_obj = ev.get("involvedObject") or {}
+        ref = ObjRef(str(inv_obj.get("kind") or ""), str(inv_obj.get("namespace") or ""),
+                     str(inv_obj.get("name") or ""), str(inv_obj.get("apiVersion") or ""),
+                     str(inv_obj.get("uid") or ""))
+        out.append(Entry(when, "Event", str(ev.get("reason") or ""), str(ev.get("type") or ""),
+                         str(ev.get("message") or ""), ref))
+    return sorted(out, key=lambda e: e.time)
+
+
+async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, depth: int) -> None:
+    if depth <= 0:
+        return
+    seen = {report.query.uid}
+    for entry in report.entries:
+        if entry.action != "delete":
+            continue
+        for owner in entry.owners:
+            uid = owner.get("uid", "")
+            if not uid or uid in seen or owner.get("classification") == "solid":
+                continue
+            seen.add(uid)
+            ref = ObjRef(owner.get("kind", ""), entry.object.namespace, owner.get("name", ""),
+                         owner.get("apiVersion", ""), uid)
+            live = inv.by_uid(uid)
+            cause = WhyReport(inv.source, ObjRef.of(live) if live is not None else ref,
+                              report.evidence)
+            if live is not None:
+                cause.state = state_of(live, inv.now)
+            cause.entries = await _records(client, cause.query)
+            await _follow_owners(client, inv, cause, depth - 1)
+            cause.conclusion = _conclude(cause)
+            report.causes.append(cause)
+
+
+def _conclude(report: WhyReport) -> str:
+    q = report.query
+    deletes = [e for e in report.entries if e.source == "DeletionRecord" and e.action == "delete"]
+    if report.state is not None and report.state.terminating:
+        return f"{q.short} is being deleted (Terminating since {report.state.deletion_timestamp})"
+    if report.state is not None:
+        gone_before = [e for e in deletes if e.object.uid != q.uid]
+        return f"{q.short} exists and is not being deleted" + (
+            f"; an earlier {q.kind} of that name was deleted by the garbage collector "
+            f"({gone_before[-1].reason})" if gone_before else "")
+    if deletes:
+        last = deletes[-1]
+        return (f"{q.short} was deleted by the garbage collector at {last.time} "
+                f"({last.reason}): {last.message}")
+    if report.evidence == "DeletionRecords":
+        return (f"no garbage collector record for {q.short}: it was deleted by a request (a "
+                "user, a controller or the namespace controller), not by the garbage "
+                "collector — or more than the record TTL ago")
+    if report.entries:
+        return f"{q.short} is gone; the events below are all that is left"
+    return f"{q.short} is gone and no event about it is left"
