@@ -51,6 +51,19 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                    help="seconds an Event lives (upstream default 1h)")
     p.add_argument("--decision-ttl", type=float, default=7 * 24 * 3600.0,
                    help="seconds GC deletion records are kept (default 7 days)")
+    p.add_argument("--pod-exit-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="how long simulated pods take to exit after TERM (default: at once); "
+                        "per pod: annotation kubegc.io/exit-delay-seconds")
+    p.add_argument("--pod-prestop-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="how long a preStop hook runs; per pod: kubegc.io/prestop-seconds")
+    p.add_argument("--pod-ignore-term", action="store_true",
+                   help="simulated processes ignore TERM and die only at KILL when the grace "
+                        "period ends; per pod: kubegc.io/ignore-term")
+    p.add_argument("--job-pod-duration", type=float, default=0.0, metavar="SECONDS",
+                   help="how long a Job's pod runs before it succeeds; per pod: "
+                        "kubegc.io/run-seconds")
+    p.add_argument("--node-max-pods", type=int, default=110,
+                   help="pods each simulated node accepts")
     p.add_argument("--time-scale", type=float, default=1.0,
                    help="run the cluster's clock N times faster than real time (grace periods, "
                         "CronJob schedules, TTLs); for demos and tests")
@@ -84,6 +97,9 @@ async def _serve(args: argparse.Namespace) -> int:
         tls=not args.insecure_http, kubeconfig=args.kubeconfig, controllers=controllers,
         concurrent_gc_syncs=args.concurrent_gc_syncs, gc_sync_period=args.gc_sync_period,
         nodes=args.nodes, event_ttl=args.event_ttl, decision_ttl=args.decision_ttl,
+        pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
+        pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration,
+        node_max_pods=args.node_max_pods,
         clock=ScaledClock(args.time_scale) if args.time_scale != 1.0 else RealClock())
     cluster = Cluster(config)
     stop = asyncio.Event()

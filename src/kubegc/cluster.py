@@ -40,6 +40,12 @@ class ClusterConfig:
     nodes: int = 1
     event_ttl: float = 3600.0
     decision_ttl: float = 7 * 24 * 3600.0
+    # kubelet simulator defaults (pods' kubegc.io/* annotations override them; docs/kubelet.md)
+    pod_exit_delay: float = 0.0
+    pod_prestop_delay: float = 0.0
+    pod_ignore_term: bool = False
+    job_pod_duration: float = 0.0
+    node_max_pods: int = 110
     serve_http: bool = True
     clock: Clock = field(default_factory=RealClock)
     kv: KV | None = None  # an already open store (the planner's)
@@ -132,7 +138,12 @@ class Cluster:
             controllers=self.config.controllers,
             concurrent_gc_syncs=self.config.concurrent_gc_syncs,
             gc_sync_period=self.config.gc_sync_period, nodes=self.config.nodes,
-            event_ttl=self.config.event_ttl, decision_ttl=self.config.decision_ttl))
+            event_ttl=self.config.event_ttl, decision_ttl=self.config.decision_ttl,
+            pod_exit_delay=self.config.pod_exit_delay,
+            pod_prestop_delay=self.config.pod_prestop_delay,
+            pod_ignore_term=self.config.pod_ignore_term,
+            job_pod_duration=self.config.job_pod_duration,
+            node_max_pods=self.config.node_max_pods))
         self.controller_manager = manager
         await manager.start()
         if self.server is not None:
