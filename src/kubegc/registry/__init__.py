@@ -7,7 +7,7 @@ resource of its ``Catalog``, with Kubernetes metadata semantics (see ``store``,
 """
 
 from kubegc.registry.registry import Registry
-from kubegc.registry.store import Target
+from kubegc.registry.target import Target
 from kubegc.registry.watch_cache import CachedEvent, WatchCache
 from kubegc.registry.watching import Change, RegistryWatch, WatchRequest
 

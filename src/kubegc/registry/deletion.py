@@ -27,8 +27,9 @@ from kubegc.api.meta import (
 )
 from kubegc.api.types import Obj
 from kubegc.api.validation import validate_delete_options
-from kubegc.registry.store import DELETE, Store, Target
+from kubegc.registry.store import DELETE, Store
 from kubegc.registry.strategy import GCPolicy, Strategy, strategy_for
+from kubegc.registry.target import Target
 
 _UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
 

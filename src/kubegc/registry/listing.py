@@ -20,7 +20,8 @@ from kubegc.api.fields import (
 from kubegc.api.labels import LabelSelector, parse_label_selector
 from kubegc.api.types import Obj
 from kubegc.registry.keys import key_root
-from kubegc.registry.store import Store, Target, decode
+from kubegc.registry.store import Store
+from kubegc.registry.target import Target, decode
 from kubegc.storage import CompactedError, FutureRevisionError, prefix_end
 
 _CONTINUE_EXPIRED = (

@@ -12,9 +12,11 @@ from kubegc.api import errors
 from kubegc.api.clock import format_time
 from kubegc.api.patch import apply_patch, has_strategic_schema, server_side_apply
 from kubegc.api.types import Obj
+from kubegc.registry.admission import check_fields
 from kubegc.registry.conversion import from_storage
-from kubegc.registry.store import Store, Target, check_fields
+from kubegc.registry.store import Store
 from kubegc.registry.strategy import strategy_for
+from kubegc.registry.target import Target
 
 APPLY = "application/apply-patch+yaml"
 STRATEGIC = "application/strategic-merge-patch+json"

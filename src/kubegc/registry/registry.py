@@ -20,8 +20,9 @@ from kubegc.registry.deletion import check_delete_options, delete, finalize_name
 from kubegc.registry.keys import key_root
 from kubegc.registry.listing import list_objects
 from kubegc.registry.patching import patch
-from kubegc.registry.store import Store, Target, decode, encode
+from kubegc.registry.store import Store
 from kubegc.registry.strategy import strategy_for
+from kubegc.registry.target import Target, decode, encode
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
 from kubegc.registry.watching import RegistryWatch, WatchRequest
 from kubegc.storage import KV, KeyExistsError

@@ -1,10 +1,8 @@
 """The generic Store (cf. ``apiserver/pkg/registry/generic/registry/store.go``):
-create / get / list / update / patch with Kubernetes metadata semantics, over a ``KV``.
-
-Objects are stored as JSON without ``metadata.resourceVersion``; on the way out the
-storage ``mod_revision`` becomes the opaque string ``resourceVersion`` (this module and
-``watch_cache`` are the only places that convert). Deletion lives in ``deletion.py``,
-watch in ``watching.py``.
+create / get / update with Kubernetes metadata semantics over a ``KV``, and
+``guaranteed_update``, the optimistic read-modify-write every other verb builds on.
+Deletion lives in ``deletion.py``, patch in ``patching.py``, list in ``listing.py``, watch
+in ``watching.py``; admission and metadata validation in ``admission.py``.
 """
 
 from __future__ import annotations
@@ -13,116 +11,33 @@ import copy
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
-
-import orjson
 
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
-from kubegc.api.errors import GroupResource, StatusCause, StatusError, field_error
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.patch import record_update
-from kubegc.api.resources import Catalog, ResourceInfo
-from kubegc.api.schema import unknown_fields
+from kubegc.api.resources import Catalog
 from kubegc.api.types import Obj
-from kubegc.api.validation import (
-    validate_annotations,
-    validate_finalizers,
-    validate_labels,
-    validate_name,
-    validate_new_finalizers_on_deleting,
-    validate_owner_references,
+from kubegc.registry.admission import (
+    admit_namespace_lifecycle,
+    check_fields,
+    validate_object_meta,
+    validate_object_meta_update,
 )
 from kubegc.registry.conversion import from_storage, to_storage
-from kubegc.registry.keys import key_for
 from kubegc.registry.strategy import Strategy, strategy_for
-from kubegc.storage import (
-    KV,
-    ConflictError,
-    KeyExistsError,
-    KeyNotFoundError,
-    KeyValue,
-)
+from kubegc.registry.target import Target, decode, encode, same_object
+from kubegc.storage import KV, ConflictError, KeyExistsError, KeyNotFoundError
 
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_ATTEMPTS = 8
-_IMMUTABLE_META = ("name", "namespace", "uid")
 
 #: Marker returned by an update function to ask for the object's removal.
 DELETE = object()
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    """What a request addresses: a resource, the version it is served at, a namespace."""
-
-    info: ResourceInfo
-    version: str
-    namespace: str = ""
-
-    @property
-    def gr(self) -> GroupResource:
-        return GroupResource(self.info.group, self.info.resource)
-
-    def key(self, name: str) -> str:
-        return key_for(self.info, self.namespace, name)
-
-
-def encode(obj: Obj) -> bytes:
-    meta = obj.get("metadata") or {}
-    if "resourceVersion" in meta:
-        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
-        obj = {**obj, "metadata": meta}
-    return orjson.dumps(obj)
-
-
-def decode(kv: KeyValue) -> Obj:
-    obj: Obj = orjson.loads(kv.value)
-    obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
-    return obj
-
-
-def same_object(a: Obj, b: Obj) -> bool:
-    """Equal but for resourceVersion and managedFields (a no-op write is skipped)."""
-    ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
-    skip = ("resourceVersion", "managedFields")
-    if {k: v for k, v in ma.items() if k not in skip} != {
-        k: v for k, v in mb.items() if k not in skip
-    }:
-        return False
-    return {k: v for k, v in a.items() if k != "metadata"} == {
-        k: v for k, v in b.items() if k != "metadata"
-    }
-
-
 UpdateFn = Callable[[Obj], Awaitable[Any]]
-
-#: fieldValidation values (``Strict`` fails on unknown fields, ``Warn`` reports them, both
-#: drop them); "" skips the check (in-process clients, which write only known fields).
-FIELD_VALIDATION = ("", "Ignore", "Warn", "Strict")
-
-
-def check_fields(t: Target, obj: Obj, mode: str, warnings: list[str] | None) -> None:
-    """Drop the fields a built-in kind does not declare, as decoding into the typed object
-    does upstream; fail (Strict) or warn (Warn) about them."""
-    if not mode or t.info.custom:
-        return
-    if mode not in FIELD_VALIDATION:
-        raise errors.bad_request(
-            f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{mode}"')
-    unknown = unknown_fields(obj, t.info.group, t.version, t.info.kind, prune=True)
-    if not unknown:
-        return
-    listed = [f'unknown field "{path}"' for path in unknown]
-    if mode == "Strict":
-        kind, version = t.info.kind, t.version
-        raise errors.bad_request(
-            f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding '
-            f"error: {', '.join(listed)}")
-    if mode == "Warn" and warnings is not None:
-        warnings.extend(listed)
-
 
 class Store:
     """CRUD for every resource of a ``Catalog`` over one ``KV``.
@@ -165,7 +80,7 @@ class Store:
                 meta["name"] = str(meta.get("generateName") or "") + "".join(
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
-            await self.admit_create(t, obj)
+            await admit_namespace_lifecycle(self.kv, t, obj)
             if field_manager:
                 self._manage_fields(None, obj, field_manager, "")
             stored = to_storage(t.info, copy.deepcopy(obj))
@@ -230,42 +145,11 @@ class Store:
 
     def _validate_create(self, t: Target, strategy: Strategy, obj: Obj) -> None:
         strategy.prepare_for_create(obj)
-        causes = self._validate_meta(t, strategy, obj)
+        causes = validate_object_meta(t, strategy, obj)
         causes += strategy.validate(obj)
         if causes:
             meta = obj["metadata"]
             raise errors.invalid(t.info.kind, t.info.group, str(meta.get("name") or ""), causes)
-
-    def _validate_meta(self, t: Target, strategy: Strategy, obj: Obj) -> list[StatusCause]:
-        meta = obj["metadata"]
-        causes: list[StatusCause] = []
-        name = str(meta.get("name") or "")
-        causes += validate_name(name, strategy.name_validator)
-        if t.info.namespaced and not meta.get("namespace"):
-            causes.append(field_error("FieldValueRequired", "metadata.namespace", ""))
-        causes += validate_owner_references(meta.get("ownerReferences"))
-        causes += validate_finalizers(meta.get("finalizers"))
-        causes += validate_labels(meta.get("labels"), "metadata.labels")
-        causes += validate_annotations(meta.get("annotations"))
-        return causes
-
-    async def admit_create(self, t: Target, obj: Obj) -> None:
-        """Admission (NamespaceLifecycle): the namespace must exist and not be terminating."""
-        if not t.info.namespaced:
-            return
-        ns = obj["metadata"]["namespace"]
-        kv = await self.kv.get(key_for(_NAMESPACES, "", ns))
-        if kv is None:
-            raise errors.not_found(GroupResource("", "namespaces"), ns)
-        if is_being_deleted(decode(kv)):
-            raise StatusError(
-                403, "Forbidden",
-                f'{t.gr} "{obj["metadata"]["name"]}" is forbidden: unable to create new content '
-                f"in namespace {ns} because it is being terminated",
-                name=obj["metadata"]["name"], group=t.info.group, kind=t.info.resource,
-                causes=[StatusCause("NamespaceTerminating",
-                                    f'namespace {ns} is being terminated', "metadata.namespace")],
-            )
 
     # -- update ----------------------------------------------------------------------------
 
@@ -384,8 +268,8 @@ class Store:
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):
             new_meta["generation"] = int(old_meta["generation"]) + 1
-        causes = self._validate_meta(t, strategy, new) + strategy.validate(new)
-        causes += self._validate_meta_update(old_meta, new_meta)
+        causes = validate_object_meta(t, strategy, new) + strategy.validate(new)
+        causes += validate_object_meta_update(old_meta, new_meta)
         if causes:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
         if should_delete_during_update(t, old, new):
@@ -424,23 +308,6 @@ class Store:
         if "creationTimestamp" in new_meta and isinstance(new_meta["creationTimestamp"], str):
             new_meta["creationTimestamp"] = normalize_time(new_meta["creationTimestamp"])
 
-    @staticmethod
-    def _validate_meta_update(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> list[
-        StatusCause
-    ]:
-        causes = []
-        for key in _IMMUTABLE_META:
-            if (old_meta.get(key) or "") != (new_meta.get(key) or ""):
-                causes.append(field_error("FieldValueInvalid", f"metadata.{key}",
-                                          "field is immutable", new_meta.get(key)))
-        if old_meta.get("deletionTimestamp"):
-            causes += validate_new_finalizers_on_deleting(
-                old_meta.get("finalizers") or [], new_meta.get("finalizers") or [])
-        return causes
-
-
-_NAMESPACES = ResourceInfo(group="", versions=("v1",), resource="namespaces", kind="Namespace",
-                           namespaced=False)
 
 
 def should_delete_during_update(t: Target, old: Obj, new: Obj) -> bool:

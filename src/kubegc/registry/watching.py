@@ -17,7 +17,8 @@ from kubegc.api import errors
 from kubegc.api.types import Obj
 from kubegc.registry.keys import key_for, key_root
 from kubegc.registry.listing import Filter, list_objects
-from kubegc.registry.store import Store, Target
+from kubegc.registry.store import Store
+from kubegc.registry.target import Target
 from kubegc.registry.watch_cache import CachedEvent, TooOldResourceVersion, WatchCache, Watcher
 
 #: How long a quiet watch waits before sending a BOOKMARK (when bookmarks are allowed).

@@ -1,0 +1,106 @@
+"""Admission and validation of what a request writes (cf. apiserver admission plugins and
+``ValidateObjectMeta(Update)``): field validation, metadata rules, NamespaceLifecycle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubegc.api import errors
+from kubegc.api.errors import GroupResource, StatusCause, StatusError, field_error
+from kubegc.api.meta import is_being_deleted
+from kubegc.api.resources import ResourceInfo
+from kubegc.api.schema import unknown_fields
+from kubegc.api.types import Obj
+from kubegc.api.validation import (
+    validate_annotations,
+    validate_finalizers,
+    validate_labels,
+    validate_name,
+    validate_new_finalizers_on_deleting,
+    validate_owner_references,
+)
+from kubegc.registry.keys import key_for
+from kubegc.registry.strategy import Strategy
+from kubegc.registry.target import Target, decode
+from kubegc.storage import KV
+
+_IMMUTABLE_META = ("name", "namespace", "uid")
+
+
+_NAMESPACES = ResourceInfo(group="", versions=("v1",), resource="namespaces", kind="Namespace",
+                           namespaced=False)
+
+
+#: fieldValidation values (``Strict`` fails on unknown fields, ``Warn`` reports them, both
+#: drop them); "" skips the check (in-process clients, which write only known fields).
+FIELD_VALIDATION = ("", "Ignore", "Warn", "Strict")
+
+
+def check_fields(t: Target, obj: Obj, mode: str, warnings: list[str] | None) -> None:
+    """Drop the fields a built-in kind does not declare, as decoding into the typed object
+    does upstream; fail (Strict) or warn (Warn) about them."""
+    if not mode or t.info.custom:
+        return
+    if mode not in FIELD_VALIDATION:
+        raise errors.bad_request(
+            f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{mode}"')
+    unknown = unknown_fields(obj, t.info.group, t.version, t.info.kind, prune=True)
+    if not unknown:
+        return
+    listed = [f'unknown field "{path}"' for path in unknown]
+    if mode == "Strict":
+        kind, version = t.info.kind, t.version
+        raise errors.bad_request(
+            f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding '
+            f"error: {', '.join(listed)}")
+    if mode == "Warn" and warnings is not None:
+        warnings.extend(listed)
+
+
+def validate_object_meta(t: Target, strategy: Strategy, obj: Obj) -> list[StatusCause]:
+    """``ValidateObjectMeta`` plus the kubegc-wide metadata rules (VAL)."""
+    meta = obj["metadata"]
+    causes: list[StatusCause] = []
+    name = str(meta.get("name") or "")
+    causes += validate_name(name, strategy.name_validator)
+    if t.info.namespaced and not meta.get("namespace"):
+        causes.append(field_error("FieldValueRequired", "metadata.namespace", ""))
+    causes += validate_owner_references(meta.get("ownerReferences"))
+    causes += validate_finalizers(meta.get("finalizers"))
+    causes += validate_labels(meta.get("labels"), "metadata.labels")
+    causes += validate_annotations(meta.get("annotations"))
+    return causes
+
+
+async def admit_namespace_lifecycle(store: KV, t: Target, obj: Obj) -> None:
+    """Admission (NamespaceLifecycle): the namespace must exist and not be terminating."""
+    if not t.info.namespaced:
+        return
+    ns = obj["metadata"]["namespace"]
+    namespace = await store.get(key_for(_NAMESPACES, "", ns))
+    if namespace is None:
+        raise errors.not_found(GroupResource("", "namespaces"), ns)
+    if is_being_deleted(decode(namespace)):
+        raise StatusError(
+            403, "Forbidden",
+            f'{t.gr} "{obj["metadata"]["name"]}" is forbidden: unable to create new content '
+            f"in namespace {ns} because it is being terminated",
+            name=obj["metadata"]["name"], group=t.info.group, kind=t.info.resource,
+            causes=[StatusCause("NamespaceTerminating",
+                                f'namespace {ns} is being terminated', "metadata.namespace")],
+        )
+
+
+def validate_object_meta_update(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> list[
+    StatusCause
+]:
+    """Immutable metadata; no new finalizers once deleting."""
+    causes: list[StatusCause] = []
+    for key in _IMMUTABLE_META:
+        if (old_meta.get(key) or "") != (new_meta.get(key) or ""):
+            causes.append(field_error("FieldValueInvalid", f"metadata.{key}",
+                                      "field is immutable", new_meta.get(key)))
+    if old_meta.get("deletionTimestamp"):
+        causes += validate_new_finalizers_on_deleting(
+            old_meta.get("finalizers") or [], new_meta.get("finalizers") or [])
+    return causes
