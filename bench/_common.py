@@ -23,8 +23,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-import orjson
-
 # -- realistic objects ------------------------------------------------------------------------
 
 
@@ -172,11 +170,13 @@ class Results:
     def median(self, name: str) -> float:
         return statistics.median(self.series[name])
 
-    def line(self, name: str, unit: str = "/s", width: int = 50) -> str:
+    def line(self, name: str, unit: str = "/s", width: int = 56, shown: str = "") -> str:
+        """``name``'s best value (and median), labelled ``shown`` (default: ``name``)."""
         values = self.series[name]
+        label = shown or name
         if len(values) == 1:
-            return f"  {name:<{width}}{values[0]:>12,.0f}{unit}"
-        return (f"  {name:<{width}}{max(values):>12,.0f}{unit}"
+            return f"  {label:<{width}}{values[0]:>10,.0f}{unit}"
+        return (f"  {label:<{width}}{max(values):>10,.0f}{unit}"
                 f"  (median {statistics.median(values):,.0f})")
 
 

@@ -42,6 +42,7 @@ OUTSIDE_NAMESPACE = "labhub-outside"
 LEASE_NAMESPACE, LEASE_NAME = "labhub-system", "site-operator.own.labhub.io"
 LEASE_SECONDS, RENEW_EVERY = 15, 5.0
 
+Logger = logging.Logger | logging.LoggerAdapter[Any]
 _api: kubernetes.client.ApiClient | None = None
 
 
@@ -50,7 +51,8 @@ def api() -> kubernetes.client.ApiClient:
     global _api
     if _api is None:
         configuration = kubernetes.client.Configuration()
-        kubernetes.config.load_kube_config(client_configuration=configuration)
+        kubernetes.config.load_kube_config(  # type: ignore[no-untyped-call]
+            config_file=os.environ.get("KUBECONFIG"), client_configuration=configuration)
         _api = kubernetes.client.ApiClient(configuration)
     return _api
 
@@ -88,10 +90,12 @@ async def cleanup(memo: kopf.Memo, **_: Any) -> None:
 
 
 @kopf.on.create(GROUP, VERSION, PLURAL)
-def create_site(body: kopf.Body, name: str, namespace: str, spec: kopf.Spec,
-                logger: logging.Logger, **_: Any) -> dict[str, str]:
+def create_site(body: kopf.Body, name: str, namespace: str | None, spec: kopf.Spec,
+                logger: Logger, **_: Any) -> dict[str, str]:
+    namespace = namespace or "default"
+    tier = str(spec.get("tier", "web"))
     children: list[dict[str, Any]] = [
-        _obj("ConfigMap", f"{name}-config", data={"site": name, "tier": str(spec.get("tier", "web"))}),
+        _obj("ConfigMap", f"{name}-config", data={"site": name, "tier": tier}),
         _obj("ConfigMap", f"{name}-content", data={"index.html": f"<h1>{name}</h1>"}),
         _obj("Service", name, spec={"selector": {"site": name},
                                     "ports": [{"port": 80, "targetPort": 8080}]}),
@@ -112,7 +116,7 @@ def create_site(body: kopf.Body, name: str, namespace: str, spec: kopf.Spec,
 
 
 @kopf.on.delete(GROUP, VERSION, PLURAL)
-def delete_site(name: str, namespace: str, logger: logging.Logger, **_: Any) -> None:
+def delete_site(name: str, namespace: str | None, logger: Logger, **_: Any) -> None:
     """Release the outside state; only then may the Site go (kopf removes the finalizer)."""
     try:
         core().delete_namespaced_config_map(f"{namespace}.{name}", OUTSIDE_NAMESPACE)
@@ -136,8 +140,8 @@ def _create(create: Any, namespace: str, body: dict[str, Any]) -> None:
 
 def _ensure_namespace(name: str) -> None:
     with contextlib.suppress(kubernetes.client.ApiException):
-        core().create_namespace({"apiVersion": "v1", "kind": "Namespace",
-                                 "metadata": {"name": name}})
+        core().create_namespace(kubernetes.client.V1Namespace(
+            metadata=kubernetes.client.V1ObjectMeta(name=name)))
 
 
 def _now() -> str:
@@ -153,7 +157,7 @@ def _lease_body(holder: str | None) -> dict[str, Any]:
 
 def _write_lease(holder: str | None) -> None:
     leases = kubernetes.client.CoordinationV1Api(api())
-    body = _lease_body(holder)
+    body: Any = _lease_body(holder)  # the client accepts plain dicts as bodies
     try:
         leases.patch_namespaced_lease(LEASE_NAME, LEASE_NAMESPACE, body)
     except kubernetes.client.ApiException as e:

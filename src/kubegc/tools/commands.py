@@ -107,6 +107,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--horizon", type=parse_duration, default=None, metavar="DURATION",
                    help="stop when nothing happened for this long (simulated; default: the "
                         "longest pod grace period + 60s)")
+    p.add_argument("--simulated-only", action="store_true",
+                   help="do not assume that controllers alive in the source remove their "
+                        "finalizers (by default they are removed in the simulation, as those "
+                        "controllers would after their clean-up)")
     p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
     _source(p, namespaces=False)
     p = sub.add_parser("tree", help="the owner tree of an object, with each object's state")
@@ -227,7 +231,9 @@ async def _target(args: argparse.Namespace, session: Session
     kind, name = split_target(args.target)
     resource = resolve_kind(await session.client.discover(), kind)
     namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
-    return resource, name, namespace, await session.inventory(namespace)
+    # a namespace's content is all in that namespace: no need to read the others
+    scope = name if (resource.group, resource.kind) == ("", "Namespace") else namespace
+    return resource, name, namespace, await session.inventory(scope)
 
 
 def _not_found(resource: APIResource, name: str) -> ToolError:
@@ -255,7 +261,7 @@ async def _plan(args: argparse.Namespace, session: Session,
     try:
         return await plan_delete(inv, target, resource, factory=factory,
                                  propagation=CASCADES[args.cascade], options=_options(args),
-                                 horizon=args.horizon)
+                                 horizon=args.horizon, assume_alive=not args.simulated_only)
     finally:
         session.progress.done()
 

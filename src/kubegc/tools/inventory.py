@@ -71,13 +71,6 @@ class Inventory:
             self._by_key[(group, str(obj.get("kind")), str(meta.get("namespace") or ""),
                           str(meta.get("name") or ""))] = obj
 
-    @classmethod
-    def of_dump(cls, objects: Iterable[Obj], resources: list[APIResource], *, now: datetime,
-                source: str = "") -> Inventory:
-        """An inventory of a dump's objects (see ``dump``)."""
-        return cls(list(objects), resources, now, source=source, dump=True,
-                   read={(r.group, r.resource) for r in resources})
-
     def by_uid(self, uid: str) -> Obj | None:
         return self._by_uid.get(uid)
 

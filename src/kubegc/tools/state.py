@@ -96,6 +96,3 @@ def deletion_timing(obj: Obj, now: datetime) -> DeletionTiming | None:
     return DeletionTiming(stamp, requested, grace, (now - requested).total_seconds(),
                           (now - when).total_seconds())
 
-
-def has_finalizer(obj: Obj, name: str) -> bool:
-    return name in finalizers_of(obj)

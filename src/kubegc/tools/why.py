@@ -41,6 +41,8 @@ from kubegc.tools.ownership import OwnerGraph
 from kubegc.tools.state import ObjectState, state_of
 
 EVENTS = GroupVersionResource("", "v1", "events")
+#: owner details (see DeletionRecord owners) worth following: the owner was deleted
+_FOLLOWED = ("NotFound", "ObservedDeleted", "Foreground")
 MAX_CAUSE_DEPTH = 3
 EVENTS_NOTE = ("this cluster keeps no DeletionRecords: only Events explain deletions, and "
                "they expire (kube-apiserver --event-ttl, 1 hour by default); anything older "
@@ -96,8 +98,7 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
     if live is not None and uid and live["metadata"].get("uid") != uid:
         live = None  # the name now belongs to another incarnation
     query = ObjRef.of(live) if live is not None else ObjRef(kind, namespace, name, uid=uid)
-    served = any(r.group == DELETION_RECORDS.group and r.resource == DELETION_RECORDS.resource
-                 for r in inv.resources)
+    served = await _has_records(client, inv)
     report = WhyReport(inv.source, query, "DeletionRecords" if served else "Events")
     if live is not None:
         report.state = state_of(live, inv.now)
@@ -114,6 +115,17 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
         report.notes.append(EVENTS_NOTE)
     report.conclusion = _conclude(report)
     return report
+
+
+async def _has_records(client: Client, inv: Inventory) -> bool:
+    """Whether the source keeps DeletionRecords (a dump: whether it holds any)."""
+    if not any(r.group == DELETION_RECORDS.group and r.resource == DELETION_RECORDS.resource
+               for r in inv.resources):
+        return False
+    if not inv.dump:
+        return True
+    listed = await client.list(DELETION_RECORDS, options=ListOptions(limit=1))
+    return bool(listed.get("items"))
 
 
 def _find(inv: Inventory, resource: APIResource | None, kind: str, name: str,
@@ -184,8 +196,8 @@ async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, dept
             continue
         for owner in entry.owners:
             uid = owner.get("uid", "")
-            if not uid or uid in seen or owner.get("classification") == "solid":
-                continue
+            if not uid or uid in seen or owner.get("detail") not in _FOLLOWED:
+                continue  # a uid mismatch or another namespace: that uid explains nothing
             seen.add(uid)
             ref = ObjRef(owner.get("kind", ""), entry.object.namespace, owner.get("name", ""),
                          owner.get("apiVersion", ""), uid)
@@ -217,7 +229,7 @@ def _conclude(report: WhyReport) -> str:
     if report.evidence == "DeletionRecords":
         return (f"no garbage collector record for {q.short}: it was deleted by a request (a "
                 "user, a controller or the namespace controller), not by the garbage "
-                "collector — or more than the record TTL ago")
+                "collector — or more than the record TTL ago, or never existed")
     if report.entries:
         return f"{q.short} is gone; the events below are all that is left"
     return f"{q.short} is gone and no event about it is left"

@@ -41,9 +41,9 @@ __all__ = [
 def diagnose(inv: Inventory, options: DoctorOptions | None = None) -> DoctorReport:
     ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
     findings = [*stuck_findings(ctx), *namespace_findings(ctx), *ownerref_findings(ctx)]
-    if inv.namespace:
-        findings = [f for f in findings if f.object.namespace in (inv.namespace, "")
-                    or f.kind is FindingKind.STUCK_NAMESPACE]
+    if inv.namespace:  # that namespace's objects, and the namespace itself
+        findings = [f for f in findings if f.object.namespace == inv.namespace or (
+            f.kind is FindingKind.STUCK_NAMESPACE and f.object.name == inv.namespace)]
     findings.sort(key=Finding.sort_key)
     notes = []
     if inv.dump:

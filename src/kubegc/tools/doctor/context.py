@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from kubegc.api.meta import finalizers_of, namespace_of
+from kubegc.api.meta import finalizers_of
 from kubegc.api.types import Obj
 from kubegc.tools.finalizers import (
     Alive,
@@ -17,7 +17,7 @@ from kubegc.tools.finalizers import (
     who_removes,
 )
 from kubegc.tools.inventory import Inventory
-from kubegc.tools.model import ObjRef, group_of
+from kubegc.tools.model import ObjRef
 from kubegc.tools.ownership import OwnerGraph
 
 DEFAULT_STUCK_AFTER = 30.0
@@ -86,10 +86,3 @@ def remove_owner_ref_command(obj: Obj, index: int, uid: str) -> str:
     return (f"kubectl patch {kubectl_name(ObjRef.of(obj))} --type=json "
             f"-p '{json.dumps(patch, separators=(',', ':'))}'")
 
-
-def same_namespace(obj: Obj, namespace: str) -> bool:
-    return namespace_of(obj) == namespace
-
-
-def is_kind(obj: Obj, group: str, kind: str) -> bool:
-    return obj.get("kind") == kind and group_of(obj) == group

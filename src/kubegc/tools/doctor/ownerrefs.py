@@ -62,9 +62,11 @@ def _ref_finding(obj: Obj, index: int, check: RefCheck, checks: list[RefCheck],
     title, fix = _describe(obj, index, check, owner, facts)
     severity = Severity.WARNING if verdict in (Verdict.DELETE, Verdict.NEVER) or (
         check.state.dangling) else Severity.INFO
+    related = [owner]  # the referenced owner first, then what holds that name or uid
+    if check.found is not None and ObjRef.of(check.found).uid != owner.uid:
+        related.append(ObjRef.of(check.found))
     return Finding(_KIND[check.state], severity, ref, f"{ref}: {title}",
-                   next=[_next(ref, verdict, checks)], fix=fix, facts=facts,
-                   related=[ObjRef.of(check.found)] if check.found is not None else [])
+                   next=[_next(ref, verdict, checks)], fix=fix, facts=facts, related=related)
 
 
 def _describe(obj: Obj, index: int, check: RefCheck, owner: ObjRef, facts: list[str]

@@ -24,9 +24,11 @@ from typing import Any
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.meta import uid_of
+from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, Client, ListOptions, WatchOptions
 from kubegc.tools.inventory import preferred_resources
+from kubegc.tools.model import group_of
 
 _IGNORED = {("", "events"), ("events.k8s.io", "events"), ("kubegc.io", "deletionrecords")}
 EVENTS = APIResource("", "v1", "events", "Event", True, ("list", "watch"))
@@ -71,6 +73,7 @@ class Recorder:
     errors: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._gvrs: dict[tuple[str, str], GroupVersionResource] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._seq = itertools.count()
         self._t0 = self.clock.monotonic()
@@ -80,6 +83,7 @@ class Recorder:
                      if "watch" in r.verbs and "list" in r.verbs
                      and (r.group, r.resource) not in _IGNORED]
         for res in resources:
+            self._gvrs[(res.group, res.kind)] = res.gvr
             try:
                 listed = await self.client.list(res.gvr, options=ListOptions())
             except StatusError as e:
@@ -103,6 +107,9 @@ class Recorder:
             with contextlib.suppress(asyncio.CancelledError, StatusError):
                 await task
         self._tasks = []
+
+    def gvr_for(self, obj: Obj) -> GroupVersionResource | None:
+        return self._gvrs.get((group_of(obj), str(obj.get("kind"))))
 
     def relevant_count(self) -> int:
         return len(self.changes)

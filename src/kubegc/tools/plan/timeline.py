@@ -41,12 +41,14 @@ class Timeline:
     """Steps of one recorded deletion (see the module docstring)."""
 
     def __init__(self, changes: list[Change], before: dict[str, Obj], *, target_uid: str,
-                 records: list[Obj]) -> None:
+                 records: list[Obj], assumed: dict[tuple[str, str], str] | None = None) -> None:
+        self.assumed = assumed or {}
         self.changes = [c for c in changes if uid_of(c.after) in before]
         self.before = before
         self.target_uid = target_uid
         self._records: dict[str, list[Obj]] = {}
         self._consumed: set[str] = set()  # record names already matched with a step
+        self._started: set[str] = set()  # uids whose deletionTimestamp step is recorded
         for rec in sorted(records, key=lambda r: (str(r.get("time")),
                                                   str((r.get("metadata") or {}).get("name")))):
             uid = str((rec.get("object") or {}).get("uid") or "")
@@ -67,6 +69,8 @@ class Timeline:
         obj = change.after
         uid = uid_of(obj)
         by, reason = self._attribute(uid, obj, action, detail)
+        if action is StepAction.DELETION_STARTED:
+            self._started.add(uid)
         self.steps.append(Step(len(self.steps) + 1, change.time, action, ObjRef.of(obj), detail,
                                by, reason))
 
@@ -74,11 +78,28 @@ class Timeline:
                    ) -> tuple[str, str]:
         wanted = _RECORD_ACTIONS.get(action)
         names = (wanted,) if isinstance(wanted, str) else (wanted or ())
+        if action is StepAction.DELETED and uid in self._started:
+            names = ()  # the GC's delete started it; something else finished it
         for rec in self._records.get(uid, []):
             key = str((rec.get("metadata") or {}).get("name"))
             if rec.get("action") in names and key not in self._consumed:
                 self._consumed.add(key)
                 return GC, f"{rec.get('reason')}: {rec.get('message')}"
+        if action is StepAction.FINALIZER_REMOVED and (uid, detail) in self.assumed:
+            return (f"{self.assumed[(uid, detail)]} (assumed: alive in the source, not "
+                    "simulated)"), ""
+        if action is StepAction.DELETED:
+            for rec in self._records.get(uid, []):
+                key = str((rec.get("metadata") or {}).get("name"))
+                if rec.get("action") == "remove-finalizer" and key not in self._consumed:
+                    self._consumed.add(key)  # its last finalizer went: no update, a deletion
+                    return ("the API server, once the garbage collector removed its last "
+                            "finalizer", f"{rec.get('reason')}: {rec.get('message')}")
+        removed = [f for (u, f) in self.assumed if u == uid]
+        if action is StepAction.DELETED and removed:
+            who = self.assumed[(uid, removed[0])]
+            return (f"the API server, once {who} removed {', '.join(removed)} (assumed: alive "
+                    "in the source, not simulated)"), ""
         if uid == self.target_uid and action in (StepAction.DELETION_STARTED,
                                                  StepAction.FINALIZER_ADDED):
             return "you (the delete request)", ""
@@ -103,7 +124,8 @@ class Timeline:
 
     def constraints(self) -> list[Constraint]:
         """What the GC guarantees about the order: a foreground owner goes after its
-        blocking dependents; an orphaning owner goes after its references are removed."""
+        blocking dependents; an orphaning owner goes after its references are removed; a
+        dependent of an owner deleted in the background goes after that owner."""
         deleted = {s.object.uid for s in self.steps if s.action is StepAction.DELETED}
         fins: dict[str, set[str]] = {}
         for change in self.changes:
@@ -117,14 +139,22 @@ class Timeline:
                 if ref is None:
                     continue
                 dep_ref = ObjRef.of(dep)
-                if FINALIZER_DELETE_DEPENDENTS in seen and ref.get("blockOwnerDeletion") and (
-                        dep_ref.uid in deleted):
-                    out.append(Constraint(dep_ref, "deleted", owner,
-                                          "foreground: blockOwnerDeletion=true"))
-                elif FINALIZER_ORPHAN_DEPENDENTS in seen and dep_ref.uid not in deleted:
-                    out.append(Constraint(dep_ref, "ownerReference removed", owner,
-                                          "orphan: references removed first"))
+                if FINALIZER_DELETE_DEPENDENTS in seen:
+                    if ref.get("blockOwnerDeletion") and dep_ref.uid in deleted:
+                        out.append(Constraint(dep_ref, "deleted", owner,
+                                              "foreground: blockOwnerDeletion=true"))
+                elif FINALIZER_ORPHAN_DEPENDENTS in seen:
+                    if dep_ref.uid not in deleted:
+                        out.append(Constraint(dep_ref, "ownerReference removed", owner,
+                                              "orphan: references removed first"))
+                elif (dep_ref.uid in deleted and self._only_deleted_owners(dep, deleted)
+                      and namespace_of(dep) not in self._deleting_ns):  # else: anyone first
+                    out.append(Constraint(owner, "deleted", dep_ref,
+                                          "background: collected once its owner is gone"))
         return sorted(out, key=lambda c: (c.then, c.first))
+
+    def _only_deleted_owners(self, dep: Obj, deleted: set[str]) -> bool:
+        return all(u in deleted for u in _refs(dep))
 
     def survivors(self, end: dict[str, Obj]) -> list[Survivor]:
         out = []
@@ -154,7 +184,9 @@ def _diff(change: Change) -> list[tuple[StepAction, str]]:
     if new_meta.get("deletionTimestamp") and not old_meta.get("deletionTimestamp"):
         grace = new_meta.get("deletionGracePeriodSeconds")
         fins = ", ".join(finalizers_of(new)) or "none"
+        spec = (new.get("spec") or {}).get("finalizers") if new.get("kind") == "Namespace" else None
         out.append((StepAction.DELETION_STARTED, f"finalizers: {fins}"
+                    + (f"; spec.finalizers: {', '.join(spec)}" if spec else "")
                     + (f"; grace period {grace}s" if grace else "")))
     old_f, new_f = finalizers_of(old), finalizers_of(new)
     out.extend((StepAction.FINALIZER_ADDED, f) for f in new_f if f not in old_f

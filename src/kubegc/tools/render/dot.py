@@ -1,7 +1,9 @@
 """Graphs of the reports in Graphviz DOT, and SVG through the ``dot`` binary.
 
 Nodes are objects (keyed by uid, or by kind/namespace/name when there is none); edges go
-from owner to dependent, as the ownership reads ("Site owns ConfigMap"). Styling:
+from owner to dependent, as the ownership reads ("Site owns ConfigMap"), except in the
+plan's graph where a dashed edge A -> B reads "A is deleted (or loses its reference)
+before B is deleted". Styling:
 bold edge = controller reference, solid = blockOwnerDeletion=true, dashed = not
 blocking, red = a reference the GC treats as dangling. Node fill: red = deleted (plan)
 or stuck, orange = hanging / Terminating, green = survives, grey = not found.
@@ -121,9 +123,12 @@ def doctor_graph(report: DoctorReport) -> Graph:
                         FindingKind.OWNER_IN_OTHER_NAMESPACE,
                         FindingKind.CLUSTER_SCOPED_DEPENDENT, FindingKind.UNKNOWN_OWNER_KIND):
             child = g.node(f.object)
-            owner = g.node(f.related[0]) if f.related else g.node(
-                ObjRef("owner?", f.object.namespace, f.title.split(":")[-1].strip()[:40]),
-                "missing")
+            if not f.related:
+                continue
+            exists = f.kind in (FindingKind.OWNER_IN_OTHER_NAMESPACE,
+                                FindingKind.CLUSTER_SCOPED_DEPENDENT)
+            owner = g.node(f.related[0], "" if exists else "missing",
+                           "" if exists else "not found")
             g.edge(owner, child, broken=True, label=f.kind.value)
     return g
 
@@ -152,8 +157,8 @@ def plan_graph(report: PlanReport) -> Graph:
                    broken=True, label="reference removed")
         for owner in s.kept_by:
             g.edge(g.node(owner), key, label="kept by")
-    for c in report.constraints:
-        g.edge(g.node(c.then), g.node(c.first), label=f"{c.first_event} first")
+    for c in report.constraints:  # "A -> B": A's event happens before B is deleted
+        g.edge(g.node(c.first), g.node(c.then), block=False, label=f"{c.first_event}, then")
     g.node(report.target, "deleted" if report.target.uid in order else "hanging")
     return g
 

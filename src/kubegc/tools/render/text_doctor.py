@@ -33,11 +33,9 @@ def render_doctor(report: DoctorReport, style: Style) -> str:
     scope = f"namespace {report.namespace}" if report.namespace else "all namespaces"
     out = [style.bold("kubegc doctor") + f" — {report.source}, {scope}, "
            f"{format_time(report.now)}"]
-    counts = [severity_color(style, s, f"{report.count(s)} {s.label}"
-                             + ("s" if report.count(s) != 1 and s is not Severity.INFO else ""))
-              for s in Severity]
-    out.append(f"{report.objects_read} objects read · " + " · ".join(counts)
-               + f" · stuck means deleting for more than {int(report.stuck_after)}s")
+    counts = [severity_color(style, s, f"{report.count(s)} {s.label}") for s in Severity]
+    out.append(f"{report.objects_read} objects read; findings: " + ", ".join(counts)
+               + f" (stuck: deleting for more than {int(report.stuck_after)}s)")
     for name, message in sorted(report.read_errors.items()):
         out.extend(style.wrap(f"could not read {name}: {message}", indent="  ! "))
     for note in report.notes:

@@ -1,0 +1,151 @@
+"""DumpClient (src/kubegc/client/dump.py): a read-only Client over kubectl dump files.
+
+(Lives here because the tools' engineer owns it; its natural home is tests/client/.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from kubegc.api.errors import StatusError
+from kubegc.api.resources import GroupVersionResource
+from kubegc.client.dump import DumpClient, guess_plural, parse_dump
+from kubegc.client.interface import DeleteOptions, ListOptions
+
+CM = GroupVersionResource("", "v1", "configmaps")
+PODS = GroupVersionResource("", "v1", "pods")
+WIDGETS = GroupVersionResource("example.com", "v1", "widgets")
+CLUSTERWIDGETS = GroupVersionResource("example.com", "v1", "clusterwidgets")
+
+
+def cm(name: str, ns: str = "a", **labels: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}",
+                         "labels": labels}}
+
+
+LIST = {"apiVersion": "v1", "kind": "List", "items": [cm("one"), cm("two", "b")]}
+TYPED = {"apiVersion": "v1", "kind": "PodList",
+         "items": [{"metadata": {"name": "p", "namespace": "a"}, "spec": {}}]}
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    pytest.param(json.dumps(LIST), ["one", "two"], id="json-list"),
+    pytest.param(json.dumps(TYPED), ["p"], id="typed-list-items-without-kind"),
+    pytest.param(json.dumps(cm("one")) + "\n" + json.dumps(LIST), ["one", "one", "two"],
+                 id="several-json-documents"),
+    pytest.param("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y, namespace: a}\n---\n"
+                 "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n"
+                 "  metadata: {name: s, namespace: a}\n", ["y", "s"], id="yaml-stream"),
+    pytest.param(json.dumps([cm("x")]), ["x"], id="json-array"),
+    pytest.param("---\n# nothing\n", [], id="empty-yaml"),
+])
+def test_parse_dump_flattens_lists(text: str, names: list[str]) -> None:
+    assert [o["metadata"]["name"] for o in parse_dump(text)] == names
+
+
+def test_typed_list_items_get_kind_and_api_version() -> None:
+    (pod,) = parse_dump(json.dumps(TYPED))
+    assert (pod["apiVersion"], pod["kind"]) == ("v1", "Pod")
+
+
+def test_garbage_is_rejected() -> None:
+    with pytest.raises(ValueError, match="not a JSON dump"):
+        parse_dump("{not json")
+
+
+async def test_get_and_list_filter_like_a_server() -> None:
+    c = DumpClient([cm("one", app="web"), cm("two", "b", app="db"), cm("three", app="db")])
+    assert (await c.get(CM, "two", namespace="b"))["metadata"]["uid"] == "uid-b-two"
+    listed = await c.list(CM, namespace="a")
+    assert [i["metadata"]["name"] for i in listed["items"]] == ["one", "three"]
+    assert listed["kind"] == "ConfigMapList"
+    by_label = await c.list(CM, options=ListOptions(label_selector="app=db"))
+    assert [i["metadata"]["name"] for i in by_label["items"]] == ["two", "three"]
+    by_field = await c.list(CM, options=ListOptions(field_selector="metadata.name=three"))
+    assert [i["metadata"]["name"] for i in by_field["items"]] == ["three"]
+
+
+async def test_list_pages_with_continue() -> None:
+    c = DumpClient([cm(f"c{i}") for i in range(5)])
+    first = await c.list(CM, options=ListOptions(limit=2))
+    assert len(first["items"]) == 2 and first["metadata"]["remainingItemCount"] == 3
+    rest = await c.list(CM, options=ListOptions(limit=10, continue_=first["metadata"]["continue"]))
+    assert [i["metadata"]["name"] for i in rest["items"]] == ["c2", "c3", "c4"]
+    assert "continue" not in rest["metadata"]
+
+
+async def test_returned_objects_are_copies() -> None:
+    c = DumpClient([cm("one")])
+    got = await c.get(CM, "one", namespace="a")
+    got["metadata"]["name"] = "changed"
+    assert (await c.get(CM, "one", namespace="a"))["metadata"]["name"] == "one"
+
+
+async def test_missing_object_and_unknown_resource_are_404() -> None:
+    c = DumpClient([cm("one")])
+    with pytest.raises(StatusError) as e:
+        await c.get(CM, "nope", namespace="a")
+    assert (e.value.code, e.value.message) == (404, 'configmaps "nope" not found')
+    with pytest.raises(StatusError) as e:
+        await c.list(GroupVersionResource("nope.io", "v1", "things"))
+    assert e.value.message == "the server could not find the requested resource"
+
+
+@pytest.mark.parametrize("call", [
+    pytest.param(lambda c: c.create(CM, cm("x"), namespace="a"), id="create"),
+    pytest.param(lambda c: c.update(CM, cm("one"), namespace="a"), id="update"),
+    pytest.param(lambda c: c.patch(CM, "one", {}, namespace="a"), id="patch"),
+    pytest.param(lambda c: c.delete(CM, "one", namespace="a", options=DeleteOptions()),
+                 id="delete"),
+])
+async def test_writes_are_refused_with_405(call: object) -> None:
+    c = DumpClient([cm("one")])
+    with pytest.raises(StatusError) as e:
+        await call(c)  # type: ignore[operator]
+    assert e.value.code == 405 and e.value.reason == "MethodNotAllowed"
+
+
+async def test_discovery_knows_builtins_crds_and_guesses() -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"kind": "Widget", "plural": "widgets"},
+                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+    policy = {"apiVersion": "example.com/v1", "kind": "ClusterWidget",
+              "metadata": {"name": "cw"}}
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "r", "namespace": "a"}}
+    c = DumpClient([crd, policy, role])
+    found = {(r.group, r.resource): r for r in await c.discover()}
+    assert found[("example.com", "widgets")].namespaced
+    assert not found[("example.com", "clusterwidgets")].namespaced  # guessed: no namespace
+    assert found[("rbac.authorization.k8s.io", "roles")].kind == "Role"
+    assert found[("apps", "deployments")].verbs == ("get", "list", "watch")
+    assert (await c.get(CLUSTERWIDGETS, "cw"))["kind"] == "ClusterWidget"
+
+
+@pytest.mark.parametrize(("kind", "plural"), [
+    ("Widget", "widgets"), ("Policy", "policies"), ("Ingress", "ingresses"),
+    ("Gateway", "gateways"), ("Box", "boxes"), ("Match", "matches"),
+])
+def test_guess_plural(kind: str, plural: str) -> None:
+    assert guess_plural(kind) == plural
+
+
+async def test_watch_yields_nothing_and_blocks_until_cancelled() -> None:
+    c = DumpClient([cm("one")])
+    events = []
+
+    async def consume() -> None:
+        async for event in c.watch(CM):
+            events.append(event)
+
+    task = asyncio.create_task(consume())
+    done, _ = await asyncio.wait({task}, timeout=0.05)
+    assert not done and events == []
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

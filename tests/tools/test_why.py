@@ -1,0 +1,94 @@
+"""kubegc why: from kubegc's DeletionRecords (live) or from Events (a cluster without them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubegc.api.resources import GroupVersionResource
+from kubegc.client.interface import DeleteOptions
+from kubegc.testing import Cluster
+from kubegc.tools.why import explain
+
+from .conftest import inventory_of
+from .lab import kubegc_json
+
+CM = GroupVersionResource("", "v1", "configmaps")
+SECRETS = GroupVersionResource("", "v1", "secrets")
+
+
+def body(kind: str, name: str, *refs: dict[str, Any], finalizers: tuple[str, ...] = ()
+         ) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "ownerReferences": list(refs)}
+    if finalizers:
+        meta["finalizers"] = list(finalizers)
+    return {"apiVersion": "v1", "kind": kind, "metadata": meta}
+
+
+def ref(obj: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"],
+            "name": obj["metadata"]["name"], "uid": obj["metadata"]["uid"], **extra}
+
+
+def test_why_follows_the_chain_of_records() -> None:
+    with Cluster() as cluster:
+        async def build() -> None:
+            c = cluster.client
+            root = await c.create(CM, body("ConfigMap", "root"), namespace="default")
+            mid = await c.create(SECRETS, body("Secret", "mid", ref(root, blockOwnerDeletion=True)),
+                                 namespace="default")
+            await c.create(CM, body("ConfigMap", "leaf", ref(mid, blockOwnerDeletion=True)),
+                           namespace="default")
+            await c.create(CM, body("ConfigMap", "stray", {**ref(root), "uid": "nope"}),
+                           namespace="default")
+            await c.delete(CM, "root", namespace="default",
+                           options=DeleteOptions(propagation_policy="Foreground"))
+        cluster.run(build())
+        cluster.settle()
+        kc = str(cluster.kubeconfig)
+        leaf = kubegc_json("why", "configmap/leaf", "--kubeconfig", kc)
+        stray = kubegc_json("why", "cm/stray", "--kubeconfig", kc)
+        root = kubegc_json("why", "configmap/root", "--kubeconfig", kc)
+    assert leaf["exists"] is False and leaf["evidence"] == "DeletionRecords"
+    assert "deleted by the garbage collector" in leaf["conclusion"]
+    (entry,) = [e for e in leaf["entries"] if e["action"] == "delete"]
+    assert entry["reason"] == "OwnerWaitingForeground"
+    assert entry["owners"][0]["name"] == "mid"
+    (cause,) = leaf["causes"]  # why did mid go? because root was deleted in the foreground
+    assert cause["object"]["name"] == "mid"
+    assert "OwnerWaitingForeground" in cause["conclusion"]
+    assert stray["entries"][0]["reason"] == "OwnerRecreated"
+    assert stray["causes"] == []  # a uid that never existed explains nothing more
+    assert "not by the garbage collector" in root["conclusion"]  # root: deleted by request
+
+
+def test_why_of_a_terminating_object_is_the_doctor_answer() -> None:
+    with Cluster() as cluster:
+        async def build() -> None:
+            c = cluster.client
+            await c.create(CM, body("ConfigMap", "held", finalizers=("x.io/hold",)),
+                           namespace="default")
+            await c.delete(CM, "held", namespace="default")
+        cluster.run(build())
+        report = kubegc_json("why", "configmap/held", "--kubeconfig", str(cluster.kubeconfig))
+    assert report["exists"] and report["state"]["status"] == "Terminating"
+    (finding,) = report["findings"]
+    assert finding["kind"] == "StuckDeletion"
+    assert finding["finalizers"][0]["finalizer"] == "x.io/hold"
+
+
+async def test_why_without_records_reads_events_and_says_they_expire() -> None:
+    event = {"apiVersion": "v1", "kind": "Event",
+             "metadata": {"name": "gone.1", "namespace": "a", "uid": "e1"},
+             "involvedObject": {"kind": "ConfigMap", "name": "gone", "namespace": "a",
+                                "uid": "g1"},
+             "reason": "OwnerRefInvalidNamespace", "type": "Warning", "message": "m",
+             "lastTimestamp": "2026-01-01T00:05:00Z"}
+    inv = await inventory_of([event])
+    from kubegc.client.dump import DumpClient
+
+    report = await explain(DumpClient([event]), inv, None, kind="ConfigMap", name="gone",
+                           namespace="a")
+    assert report.evidence == "Events"
+    assert [e.action for e in report.entries] == ["OwnerRefInvalidNamespace"]
+    assert "expire" in report.notes[0]
+    assert "the events below are all that is left" in report.conclusion
