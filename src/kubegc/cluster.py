@@ -151,8 +151,14 @@ class Cluster:
             for path, document in manager.debug_documents().items():
                 self.server.add_debug_handler(path, _document_handler(document))
             self.server.add_debug_handler("/debug/kubegc/settle", self._settle_handler)
+            self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)
         if self.registry is not None:
             self.registry.catalog_listeners.append(manager.on_catalog_change)
+
+    async def _watchers_handler(self, request: web.Request) -> web.Response:
+        """``GET /debug/kubegc/watchers``: open watches by storage key prefix."""
+        prefixes = self.registry.cache.watcher_prefixes() if self.registry is not None else {}
+        return web.json_response(dict(sorted(prefixes.items())))
 
     async def _settle_handler(self, request: web.Request) -> web.Response:
         """``GET /debug/kubegc/settle?timeout=30``: returns once the cluster is quiet (for

@@ -67,3 +67,20 @@ def test_label_values_stay_valid_for_long_names() -> None:
     value = label_value(long)
     assert len(value) <= 63 and value != label_value("x" * 199)
     assert label_value("short") == "short"
+
+
+async def test_a_repeated_decision_is_recorded_once() -> None:
+    clock = ManualClock()
+    async with Cluster(controllers=[], clock=clock) as cluster:
+        sink = DeletionRecordSink(cluster.client, clock=clock)
+        sink.start()
+        try:
+            sink.record(_record(clock, "uid-2"))
+            sink.record(_record(clock, "uid-2"))
+            while not sink.is_idle():
+                await cluster.asettle()
+            found = await cluster.client.list(DELETION_RECORDS, options=ListOptions(
+                label_selector=f"{LABEL_UID}=uid-2"))
+            assert len(found["items"]) == 1
+        finally:
+            await sink.stop()

@@ -63,6 +63,19 @@ class Server:
         if status != 200:
             raise AssertionError(f"server did not settle: {status} {body!r}")
 
+    def watchers(self) -> dict[str, int]:
+        status, body = self.http("GET", "/debug/kubegc/watchers")
+        if status != 200:
+            raise AssertionError(f"watchers endpoint failed: {status} {body!r}")
+        result: dict[str, int] = json.loads(body)
+        return result
+
+    def wait_for_watch(self, key: str, *, timeout: float = 30) -> None:
+        """Block until some client watches exactly ``key`` (a storage key such as
+        ``/registry/core/configmaps/ns/name``: a single-object watch) — so a test can change
+        the object knowing the watcher will see it."""
+        eventually(lambda: self.watchers().get(key, 0) > 0, timeout=timeout)
+
     def kubectl(self, *args: str, check: bool = True, input: str | None = None,
                 binary: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         exe = binary or KUBECTL

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import KUBECTL, Server, write
+from .conftest import KUBECTL, Server, eventually, write
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -129,15 +129,9 @@ def test_get_watch_sees_changes(server: Server, ns: str) -> None:
         reader = LineReader(proc.stdout.fileno())
         header = reader.read_line(10)
         lines = [reader.read_line(10)]  # the initial GET
-        # The watch starts asynchronously; keep changing the object until a change shows.
-        deadline = time.monotonic() + 20
-        i = 0
-        while time.monotonic() < deadline and len(lines) < 2:
-            i += 1
-            server.kubectl("label", "--overwrite", "cm", "w1", "-n", ns, f"x={i}")
-            line = reader.read_line(1)
-            if line:
-                lines.append(line)
+        server.wait_for_watch(f"/registry/core/configmaps/{ns}/w1")
+        server.kubectl("label", "cm", "w1", "-n", ns, "x=1")
+        lines.append(reader.read_line(10))
         assert header.split()[:2] == ["EVENT", "NAME"]
         assert lines[0].split()[:2] == ["ADDED", "w1"]
         assert len(lines) == 2 and lines[1].split()[:2] == ["MODIFIED", "w1"]
@@ -196,10 +190,12 @@ def test_wait_for_delete(server: Server, ns: str) -> None:
     server.kubectl("patch", "cm", "c1", "-n", ns, "--type", "merge", "-p",
                    '{"metadata":{"finalizers":["example.com/hold"]}}')
     server.kubectl("delete", "cm", "c1", "-n", ns, "--wait=false")
+    before = server.watchers().get(f"/registry/core/configmaps/{ns}/c1", 0)
     waiter = subprocess.Popen(
         [KUBECTL or "kubectl", "--kubeconfig", str(server.kubeconfig), "--cache-dir",
          str(server.cache_dir), "wait", "--for=delete", "cm/c1", "-n", ns, "--timeout=30s"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    eventually(lambda: server.watchers().get(f"/registry/core/configmaps/{ns}/c1", 0) > before)
     server.kubectl("patch", "cm", "c1", "-n", ns, "--type", "json", "-p",
                    '[{"op":"remove","path":"/metadata/finalizers"}]')
     out, err = waiter.communicate(timeout=40)

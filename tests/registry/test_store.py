@@ -164,3 +164,11 @@ async def test_watch_label_selector_turns_updates_into_added_and_deleted(
         seen += [c.type for c in await asyncio.wait_for(anext(batches), 5)]
     assert seen == ["ADDED", "DELETED"]
     watch.close()
+
+
+async def test_secret_string_data_is_merged_into_data(registry: Registry) -> None:
+    t = target(registry, "secrets")
+    created = await registry.create(t, {"metadata": {"name": "s"}, "data": {"a": "YQ=="},
+                                        "stringData": {"b": "bee"}})
+    assert created["data"] == {"a": "YQ==", "b": "YmVl"}
+    assert "stringData" not in created and created["type"] == "Opaque"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from collections import OrderedDict
 from typing import Any
 
 from kubegc.api.clock import Clock, format_time, parse_time
@@ -36,6 +37,9 @@ LABEL_REASON = "kubegc.io/reason"
 #: How often expired records are pruned.
 PRUNE_PERIOD = 300.0
 _WRITE_ATTEMPTS = 5
+#: A repeated decision about the same object within this many seconds is one record.
+DUPLICATE_WINDOW = 60.0
+_RECENT_LIMIT = 10_000
 
 
 def label_value(text: str) -> str:
@@ -82,8 +86,19 @@ class DeletionRecordSink(DecisionSink):
         self._busy = 0
         self._seq = 0
         self._tasks: list[asyncio.Task[None]] = []
+        self._recent: OrderedDict[tuple[str, str, str], float] = OrderedDict()
 
     def record(self, rec: DeletionRecord) -> None:
+        # The GC may repeat a decision (a second DELETE of a dependent its informer has not
+        # yet seen terminating); one record per decision is what "why" needs.
+        key = (rec.object.uid, rec.action.value, rec.reason.value)
+        now = self.clock.monotonic()
+        seen = self._recent.get(key)
+        if seen is not None and now - seen < DUPLICATE_WINDOW:
+            return
+        self._recent[key] = now
+        if len(self._recent) > _RECENT_LIMIT:
+            self._recent.popitem(last=False)
         self._queue.put_nowait(rec)
 
     def start(self) -> None:

@@ -18,6 +18,7 @@ from kubegc.api.clock import Clock
 from kubegc.client.cache import SharedInformerFactory
 from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
+from kubegc.controllers.leaderelection import LeaderLease
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +92,12 @@ class ControllerManager:
         self.controllers: list[Controller] = [
             CONTROLLERS[name](self) for name in self.names]
         self._started = False
+        self.lease = LeaderLease(client, clock=clock)
 
     async def start(self) -> None:
         self.recorder.start()
+        if self.controllers:
+            self.lease.start()
         for controller in self.controllers:
             await controller.start()
         self.informers.start()
@@ -105,6 +109,7 @@ class ControllerManager:
                 await controller.stop()
             except Exception:
                 log.exception("stopping controller %s", controller.name)
+        await self.lease.stop()
         await self.recorder.stop()
         await self.informers.stop()
 

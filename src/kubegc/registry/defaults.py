@@ -6,6 +6,7 @@ Functions mutate the object in place. They never overwrite a field the user set.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -166,7 +167,16 @@ def default_service(obj: Obj) -> None:
 
 
 def default_secret(obj: Obj) -> None:
+    """Type Opaque; ``stringData`` is write-only: merged into ``data`` (base64), as the
+    v1 → internal conversion does upstream."""
     obj.setdefault("type", "Opaque")
+    string_data = obj.pop("stringData", None)
+    if isinstance(string_data, dict) and string_data:
+        data = obj.get("data")
+        if not isinstance(data, dict):
+            data = obj["data"] = {}
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
 
 
 def default_namespace(obj: Obj) -> None:

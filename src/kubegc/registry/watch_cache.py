@@ -219,6 +219,14 @@ class WatchCache:
     def watcher_count(self) -> int:
         return sum(len(ws) for ws in self._watchers.values())
 
+    def watcher_prefixes(self) -> dict[str, int]:
+        """How many watchers watch each key prefix (for debugging and tests)."""
+        out: dict[str, int] = {}
+        for watchers in self._watchers.values():
+            for w in watchers:
+                out[w.prefix] = out.get(w.prefix, 0) + 1
+        return out
+
 
 def _decode(event: Event) -> CachedEvent:
     kv = event.kv
