@@ -43,17 +43,18 @@ def test_typed_apis_crud(kube: Any) -> None:
     assert [i.metadata.name for i in listed.items] == ["c1"]
     created = apps.create_namespaced_deployment(ns, _deployment("pyd"))
     assert created.spec.replicas == 2
-    created.spec.replicas = 3
-    replaced = apps.replace_namespaced_deployment("pyd", ns, created)  # sends +00:00 offsets
-    assert replaced.spec.replicas == 3 and replaced.metadata.generation == 2
-    stale = created
-    stale.spec.replicas = 4
+    # PUT with the object as read (timestamps go out with +00:00 offsets) and optimistic
+    # concurrency; a ConfigMap, since the deployment controller keeps writing Deployments.
+    cm.data = {"a": "c"}
+    replaced = core.replace_namespaced_config_map("c1", ns, cm)
+    assert replaced.data == {"a": "c"}
+    assert replaced.metadata.resource_version != cm.metadata.resource_version
+    cm.data = {"a": "d"}
     with pytest.raises(ApiException) as e:
-        apps.replace_namespaced_deployment("pyd", ns, stale)
+        core.replace_namespaced_config_map("c1", ns, cm)  # stale resourceVersion
     assert e.value.status == 409
-    patched = apps.patch_namespaced_deployment("pyd", ns, {"metadata": {"labels": {"p": "1"}}})
-    assert patched.metadata.labels == {"p": "1", "app": "pyd"} or patched.metadata.labels[
-        "p"] == "1"
+    patched = apps.patch_namespaced_deployment("pyd", ns, {"spec": {"replicas": 3}})
+    assert patched.spec.replicas == 3 and patched.metadata.generation == 2
     with pytest.raises(ApiException) as e:
         core.read_namespaced_config_map("nope", ns)
     assert e.value.status == 404
