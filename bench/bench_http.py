@@ -145,14 +145,19 @@ def pod_body(name: str, namespace: str) -> bytes:
     return orjson.dumps(pod(name, namespace))
 
 
-async def setup(url: str) -> None:
-    """Namespaces, one Pod to GET and LIST_SIZE Pods to LIST (same for every server)."""
+async def setup(url: str) -> list[str]:
+    """Namespaces, one Pod to GET and LIST_SIZE Pods to LIST (same for every server);
+    returns notes on what the server could not do."""
+    notes: list[str] = []
     async with aiohttp.ClientSession(headers={"Content-Type": "application/json"}) as s:
         for ns in (NS, NS_LIST, NS_WATCH):
             async with s.post(f"{url}/api/v1/namespaces",
                               data=orjson.dumps({"apiVersion": "v1", "kind": "Namespace",
                                                  "metadata": {"name": ns}})) as r:
                 await r.read()
+                if r.status >= 300 and not notes:
+                    notes.append(f"POST /api/v1/namespaces answered {r.status} (namespaces "
+                                 "cannot be created; the namespaced requests work without)")
         async with s.post(f"{url}/api/v1/namespaces/{NS}/pods",
                           data=pod_body("target", NS)) as r:
             if r.status >= 300:
@@ -161,6 +166,7 @@ async def setup(url: str) -> None:
             async with s.post(f"{url}/api/v1/namespaces/{NS_LIST}/pods",
                               data=pod_body(f"item-{i:04d}", NS_LIST)) as r:
                 await r.read()
+    return notes
 
 
 # -- load generation ----------------------------------------------------------------------------
@@ -412,53 +418,94 @@ class ServerResults:
     watch: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+class Servers:
+    """Hands out a server for each test: a fresh process after the same setup (default),
+    or one shared process (``reuse``, for ``--quick``)."""
+
+    def __init__(self, name: str, reuse: bool) -> None:
+        self.name = name
+        self.reuse = reuse
+        self.shared: Server | None = None
+        self.noted = False
+
+    def get(self) -> Server:
+        if self.shared is not None:
+            return self.shared
+        server = start_server(self.name)
+        try:
+            notes = asyncio.run(setup(server.url))  # 100+ requests: the warm-up too
+        except BaseException:
+            server.stop()
+            raise
+        if notes and not self.noted:
+            self.noted = True
+            print(f"  {self.name:<14} note: {'; '.join(notes)}", flush=True)
+        if self.reuse:
+            self.shared = server
+        return server
+
+    def done(self, server: Server) -> None:
+        if not self.reuse:
+            server.stop()
+
+    def close(self) -> None:
+        if self.shared is not None:
+            self.shared.stop()
+            self.shared = None
+
+
 def bench_server(name: str, args: argparse.Namespace) -> ServerResults:
-    """Every test on a fresh server process (kmock slows down with every request it has
-    logged, and creates grow the store), after the same setup."""
+    """Every test on a fresh server process unless ``--reuse-server`` (kmock slows down
+    with every request it has logged, and creates grow the store)."""
     out = ServerResults()
     plan = [
         ("get", f"/api/v1/namespaces/{NS}/pods/target", "GET"),
         (f"list ({LIST_SIZE} pods)", f"/api/v1/namespaces/{NS_LIST}/pods", "GET"),
         ("create", f"/api/v1/namespaces/{NS}/pods", "POST"),
     ]
-    for label, path, method in plan:
-        server = start_server(name)
-        try:
-            tmp = Path(server.tmp.name)
-            asyncio.run(setup(server.url))  # 100+ requests: the warm-up too
-            result = load(server.url, path, args.duration, args.connections, method=method,
-                          prefix="m", tmp=tmp)
-        finally:
-            server.stop()
-        out.loads[label] = result
-        print(f"  {name:<14} {label:<17} {result.rate:>9,.0f}/s  errors {result.errors}"
-              + (f"  p50 {result.p50_ms:.2f} ms p99 {result.p99_ms:.2f} ms"
-                 if result.p50_ms and result.p99_ms else "")
-              + (f"  [{result.note}]" if result.note else ""), flush=True)
-    for mode in ("live", "replay"):
-        server = start_server(name)
-        try:
-            asyncio.run(setup(server.url))
-            w = watch_fanout(server, args.watchers, args.watch_events, args.watch_timeout,
-                             mode=mode)
-        finally:
-            server.stop()
-        out.watch[mode] = w
-        label = "watch, live" if mode == "live" else "watch, replay"
-        if "error" in w:
-            print(f"  {name:<14} {label:<17} FAILED: {w['error']}", flush=True)
-            continue
-        line = (f"  {name:<14} {label:<17} {w['events_per_s']:>9,.0f} events/s "
-                f"({w['delivered']:,}/{w['expected']:,} delivered"
-                f"{'' if w['complete'] else ', INCOMPLETE'} in {w['seconds']:.2f} s; ")
-        if mode == "live":
-            line += (f"writer {w['creates_per_s']:,.0f} creates/s, so at most "
-                     f"{w['creates_per_s'] * args.watchers:,.0f} events/s; ")
-        line += (f"server {1e6 * w['server_cpu_s'] / max(w['delivered'], 1):.1f} CPU us/event"
-                 f"{' incl. creates' if mode == 'live' else ''}; client CPU "
-                 f"{w['client_cpu_s']:.1f} s)")
-        print(line, flush=True)
+    servers = Servers(name, args.reuse_server)
+    try:
+        for label, path, method in plan:
+            server = servers.get()
+            try:
+                result = load(server.url, path, args.duration, args.connections,
+                              method=method, prefix="m", tmp=Path(server.tmp.name))
+            finally:
+                servers.done(server)
+            out.loads[label] = result
+            print(f"  {name:<14} {label:<17} {result.rate:>9,.0f}/s  errors {result.errors}"
+                  + (f"  p50 {result.p50_ms:.2f} ms p99 {result.p99_ms:.2f} ms"
+                     if result.p50_ms and result.p99_ms else "")
+                  + (f"  [{result.note}]" if result.note else ""), flush=True)
+        for mode in ("live", "replay"):
+            server = servers.get()
+            try:
+                w = watch_fanout(server, args.watchers, args.watch_events, args.watch_timeout,
+                                 mode=mode)
+            finally:
+                servers.done(server)
+            out.watch[mode] = w
+            print_watch(name, mode, w, args.watchers)
+    finally:
+        servers.close()
     return out
+
+
+def print_watch(name: str, mode: str, w: dict[str, Any], watchers: int) -> None:
+    label = f"watch, {mode}"
+    if "error" in w:
+        print(f"  {name:<14} {label:<17} FAILED: {w['error']}", flush=True)
+        return
+    line = (f"  {name:<14} {label:<17} {w['events_per_s']:>9,.0f} events/s "
+            f"({w['delivered']:,}/{w['expected']:,} delivered"
+            f"{'' if w['complete'] else ', INCOMPLETE'} in {w['seconds']:.2f} s; ")
+    if mode == "live":
+        line += (f"writer {w['creates_per_s']:,.0f} creates/s, so at most "
+                 f"{w['creates_per_s'] * watchers:,.0f} events/s; ")
+    line += (f"server {1e6 * w['server_cpu_s'] / max(w['delivered'], 1):.1f} CPU us/event"
+             f"{' incl. creates' if mode == 'live' else ''}; client CPU "
+             f"{w['client_cpu_s']:.1f} s)")
+    print(line, flush=True)
 
 
 def _rate(results: ServerResults, row: str) -> tuple[float, str]:
@@ -524,7 +571,11 @@ def main() -> None:
                         help="objects created while watching (each goes to every watcher)")
     parser.add_argument("--watch-timeout", type=float, default=20.0,
                         help="the writer stops after half of it; delivery waits the rest")
-    parser.add_argument("--servers", default=",".join(ALL_SERVERS))
+    parser.add_argument("--servers", default=None,
+                        help=f"comma-separated, of {','.join(ALL_SERVERS)} (default all; "
+                             "--quick: kubegc-sqlite,kmock)")
+    parser.add_argument("--reuse-server", action="store_true",
+                        help="one server process per server kind instead of one per test")
     parser.add_argument("--serve-kmock", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--watch-client", help=argparse.SUPPRESS)
     parser.add_argument("--load-client", help=argparse.SUPPRESS)
@@ -547,11 +598,16 @@ def main() -> None:
     if args.quick:
         args.duration, args.watchers, args.watch_events = 1.0, 20, 100
         args.watch_timeout = min(args.watch_timeout, 10.0)
-    servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+        args.reuse_server = True
+        args.servers = args.servers or "kubegc-sqlite,kmock"
+    servers = [s.strip() for s in (args.servers or ",".join(ALL_SERVERS)).split(",")
+               if s.strip()]
     header("bench_http", f"{args.duration:g} s per test, {args.connections} connections, "
-                         f"{args.watchers} watchers x {args.watch_events} events; server on "
-                         f"CPU {SERVER_CPU}, clients on CPU {CLIENT_CPU}; load generator: "
-                         f"{'wrk -t1' if shutil.which('wrk') else 'aiohttp (no wrk found)'}")
+                         f"{args.watchers} watchers x {args.watch_events} events; "
+                         + (f"server on CPU {SERVER_CPU}, clients on CPU {CLIENT_CPU}"
+                            if pinned(0, []) else "processes not pinned (no taskset)")
+                         + "; load generator: "
+                         + ("wrk -t1" if shutil.which("wrk") else "aiohttp (no wrk found)"))
     started = time.perf_counter()
     results = {name: bench_server(name, args) for name in servers}
     report(results, args)
