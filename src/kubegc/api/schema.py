@@ -214,36 +214,52 @@ def unknown_fields(obj: Any, group: str, version: str, kind: str, *,
     if name is None or group == "apiextensions.k8s.io":
         return []
     out: list[str] = []
-    _walk_unknown(obj, ref(name), "", out, prune)
+    _walk_unknown(obj, definitions()[name], "", out, prune)
     return out
 
 
-def _walk_unknown(value: Any, schema: Schema, path: str, out: list[str], prune: bool) -> None:
-    parts = _resolve(schema)
-    if isinstance(value, Mapping):
+_Shape = tuple[dict[str, Any], Any, Any, bool]  # properties, additionalProperties, items, free
+_shapes: dict[int, _Shape] = {}
+
+
+def _shape(schema: Schema) -> _Shape:
+    """``schema`` with ``$ref``/``allOf`` resolved, memoized by identity: only ever called
+    with nodes of the module's definitions (loaded once, never freed, never mutated), so
+    an id is never reused by another schema and resolution happens once per node."""
+    cached = _shapes.get(id(schema))
+    if cached is None:
         properties: dict[str, Any] = {}
         extra: Any = None
-        for part in parts:
+        items: Any = None
+        free = False
+        for part in _resolve(schema):
             properties.update(part.get("properties") or {})
             extra = extra or part.get("additionalProperties")
-            if part.get("x-kubernetes-preserve-unknown-fields"):
-                return
+            items = items or part.get("items")
+            free = free or bool(part.get("x-kubernetes-preserve-unknown-fields"))
+        cached = _shapes[id(schema)] = (properties, extra, items, free)
+    return cached
+
+
+def _walk_unknown(value: Any, schema: Schema, path: str, out: list[str], prune: bool) -> None:
+    properties, extra, items, free = _shape(schema)
+    if free:
+        return
+    if isinstance(value, dict):
         if not properties:
             if isinstance(extra, Mapping):
                 for key, item in value.items():
                     _walk_unknown(item, extra, f"{path}[{key}]", out, prune)
             return
         for key, item in list(value.items()):
-            if key not in properties:
+            sub = properties.get(key)
+            if sub is None:
                 out.append(_join(path, key))
-                if prune and isinstance(value, dict):
+                if prune:
                     del value[key]
-            elif item is not None:
-                _walk_unknown(item, properties[key], _join(path, key), out, prune)
-    elif isinstance(value, list):
-        for part in parts:
-            items = part.get("items")
-            if isinstance(items, Mapping):
-                for i, item in enumerate(value):
-                    _walk_unknown(item, items, f"{path}[{i}]", out, prune)
-                return
+            elif item is not None and isinstance(item, dict | list):
+                _walk_unknown(item, sub, _join(path, key), out, prune)
+    elif isinstance(value, list) and isinstance(items, Mapping):
+        for i, item in enumerate(value):
+            if isinstance(item, dict | list):
+                _walk_unknown(item, items, f"{path}[{i}]", out, prune)

@@ -7,7 +7,10 @@ revision inside storage; only the registry converts between the two.
 
 from __future__ import annotations
 
-from typing import Any, NewType
+import copy
+from typing import Any, NewType, TypeVar
+
+import orjson
 
 Uid = NewType("Uid", str)
 ResourceVersion = NewType("ResourceVersion", str)
@@ -15,3 +18,15 @@ Revision = NewType("Revision", int)
 
 #: A Kubernetes object as decoded from JSON (``{"apiVersion", "kind", "metadata", ...}``).
 Obj = dict[str, Any]
+
+_T = TypeVar("_T")
+
+
+def clone(value: _T) -> _T:
+    """A deep copy of a JSON-shaped value, ~30x faster than ``copy.deepcopy`` (one orjson
+    round trip). Falls back to ``deepcopy`` for values JSON cannot hold."""
+    try:
+        copied: _T = orjson.loads(orjson.dumps(value))
+    except TypeError:
+        return copy.deepcopy(value)
+    return copied

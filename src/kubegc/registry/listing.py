@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -21,8 +22,8 @@ from kubegc.api.labels import LabelSelector, parse_label_selector
 from kubegc.api.types import Obj
 from kubegc.registry.keys import key_root
 from kubegc.registry.store import Store
-from kubegc.registry.target import Target, decode
-from kubegc.storage import CompactedError, FutureRevisionError, prefix_end
+from kubegc.registry.target import Target, decode, with_resource_version
+from kubegc.storage import CompactedError, FutureRevisionError, KeyValue, prefix_end
 
 _CONTINUE_EXPIRED = (
     "The provided continue parameter is too old to display a consistent list result. You can "
@@ -77,12 +78,18 @@ def decode_continue(token: str) -> tuple[int, str]:
         raise errors.bad_request(f"invalid continue token: {token}") from None
 
 
-async def list_objects(
-    store: Store, t: Target, *, label_selector: str = "", field_selector: str = "",
-    limit: int = 0, continue_: str = "", resource_version: str = "",
-    resource_version_match: str = "",
-) -> Obj:
-    predicate = Filter(t, label_selector, field_selector)
+@dataclass(slots=True)
+class _Page:
+    kvs: list[KeyValue]
+    revision: int
+    continue_: str
+
+
+async def _select(
+    store: Store, t: Target, predicate: Filter | None, *, limit: int, continue_: str,
+    resource_version: str, resource_version_match: str,
+) -> _Page:
+    """The stored key-values a LIST returns (``predicate`` None: every object)."""
     prefix = key_root(t.info, t.namespace)
     start, revision = prefix, 0
     if continue_:
@@ -90,24 +97,23 @@ async def list_objects(
         start = prefix + suffix
     elif resource_version and resource_version != "0" and resource_version_match == "Exact":
         revision = _parse_rv(resource_version)
-    items: list[Obj] = []
-    more = False
+    selected: list[KeyValue] = []
     next_start = ""
     try:
         while True:
-            want = (limit - len(items)) if limit else 0
+            want = (limit - len(selected)) if limit else 0
             page = await store.kv.range(start, end=prefix_end(prefix), revision=revision,
                                         limit=want)
             revision = revision or page.revision
-            for kv in page.kvs:
-                obj = decode(kv)
-                if predicate(obj):
-                    items.append(store.present(t, obj))
+            if predicate is None:
+                selected.extend(page.kvs)
+            else:
+                selected.extend(kv for kv in page.kvs if predicate(decode(kv)))
             if not page.more:
                 break
             start = page.kvs[-1].key + "\x00"
-            if limit and len(items) >= limit:
-                more, next_start = True, start[len(prefix):]
+            if limit and len(selected) >= limit:
+                next_start = start[len(prefix):]
                 break
     except CompactedError:
         if continue_:
@@ -119,18 +125,52 @@ async def list_objects(
         raise errors.server_timeout(
             f"Too large resource version: {resource_version}, current: "
             f"{store.kv.current_revision}") from None
-    metadata: dict[str, Any] = {"resourceVersion": str(revision)}
-    if more:
-        metadata["continue"] = encode_continue(revision, next_start)
+    token = encode_continue(revision, next_start) if next_start else ""
+    return _Page(selected, revision, token)
+
+
+def _list_metadata(page: _Page) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"resourceVersion": str(page.revision)}
+    if page.continue_:
+        metadata["continue"] = page.continue_
+    return metadata
+
+
+async def list_objects(
+    store: Store, t: Target, *, label_selector: str = "", field_selector: str = "",
+    limit: int = 0, continue_: str = "", resource_version: str = "",
+    resource_version_match: str = "",
+) -> Obj:
+    predicate = Filter(t, label_selector, field_selector)
+    page = await _select(store, t, None if predicate.empty else predicate, limit=limit,
+                         continue_=continue_, resource_version=resource_version,
+                         resource_version_match=resource_version_match)
+    items = [store.present(t, decode(kv)) for kv in page.kvs]
     for item in items:
         item.setdefault("apiVersion", t.info.api_version(t.version))
         item.setdefault("kind", t.info.kind)
     return {
         "kind": t.info.list_kind_name,
         "apiVersion": t.info.api_version(t.version),
-        "metadata": metadata,
+        "metadata": _list_metadata(page),
         "items": items,
     }
+
+
+async def list_encoded(
+    store: Store, t: Target, *, limit: int = 0, continue_: str = "",
+    resource_version: str = "", resource_version_match: str = "",
+) -> bytes:
+    """A plain LIST without selectors of a resource served as stored, encoded straight
+    from the stored bytes (no decoding): the fast path of ``GET <collection>``."""
+    page = await _select(store, t, None, limit=limit, continue_=continue_,
+                         resource_version=resource_version,
+                         resource_version_match=resource_version_match)
+    head = orjson.dumps({"kind": t.info.list_kind_name,
+                         "apiVersion": t.info.api_version(t.version),
+                         "metadata": _list_metadata(page)})
+    items = b",".join(with_resource_version(kv.value, kv.mod_revision) for kv in page.kvs)
+    return head[:-1] + b',"items":[' + items + b"]}"
 
 
 def _parse_rv(resource_version: str) -> int:

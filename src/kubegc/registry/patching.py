@@ -5,13 +5,12 @@ apply creates the object when it does not exist.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import format_time
 from kubegc.api.patch import apply_patch, has_strategic_schema, server_side_apply
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 from kubegc.registry.admission import check_fields
 from kubegc.registry.conversion import from_storage
 from kubegc.registry.store import Store
@@ -71,11 +70,11 @@ async def patch(
     async def update(current: Obj) -> Any:
         served = from_storage(t.info, t.version, current)
         if patch_type == APPLY:
-            new = server_side_apply(copy.deepcopy(served), _decode_apply(body),
+            new = server_side_apply(clone(served), _decode_apply(body),
                                     manager=field_manager, force=force, now=now,
                                     subresource=subresource, reset_fields=reset)
         else:
-            new = apply_patch(patch_type, copy.deepcopy(served), body,
+            new = apply_patch(patch_type, clone(served), body,
                               group=t.info.group, kind=t.info.kind)
         if not isinstance(new, dict):
             raise errors.bad_request("the patched object is not an object")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import copy
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -13,16 +12,16 @@ from kubegc.api import errors
 from kubegc.api.clock import Clock
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 from kubegc.registry import crd as crds
 from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
 from kubegc.registry.keys import key_root
-from kubegc.registry.listing import list_objects
+from kubegc.registry.listing import list_encoded, list_objects
 from kubegc.registry.patching import patch
 from kubegc.registry.store import Store
 from kubegc.registry.strategy import strategy_for
-from kubegc.registry.target import Target, decode, encode
+from kubegc.registry.target import Target, decode, encode, is_direct
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
 from kubegc.registry.watching import RegistryWatch, WatchRequest
 from kubegc.storage import KV, KeyExistsError
@@ -106,6 +105,16 @@ class Registry:
 
     async def list(self, t: Target, **options: Any) -> Obj:
         return await list_objects(self.store, t, **options)
+
+    async def get_encoded(self, t: Target, name: str) -> bytes | None:
+        """The object's JSON straight from storage, or None when ``t`` needs conversion
+        (then use ``get``)."""
+        return await self.store.get_encoded(t, name) if is_direct(t) else None
+
+    async def list_encoded(self, t: Target, **options: Any) -> bytes | None:
+        """A selector-free LIST's JSON straight from storage, or None when ``t`` needs
+        conversion (then use ``list``)."""
+        return await list_encoded(self.store, t, **options) if is_direct(t) else None
 
     async def create(self, t: Target, obj: Obj, *, dry_run: bool = False,
                      field_manager: str = "", field_validation: str = "",
@@ -191,7 +200,7 @@ class Registry:
                 skipped.append(obj)
                 continue
             t = Target(info, gvk.version, str(meta.get("namespace") or ""))
-            stored = to_storage(info, copy.deepcopy(obj))
+            stored = to_storage(info, clone(obj))
             stored["metadata"].pop("resourceVersion", None)
             try:
                 await self.kv.create(t.key(meta["name"]), encode(stored))

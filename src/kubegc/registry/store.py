@@ -7,7 +7,6 @@ in ``watching.py``; admission and metadata validation in ``admission.py``.
 
 from __future__ import annotations
 
-import copy
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
@@ -18,7 +17,7 @@ from kubegc.api.clock import Clock, format_time, normalize_time
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 from kubegc.registry.admission import (
     admit_namespace_lifecycle,
     check_fields,
@@ -27,7 +26,13 @@ from kubegc.registry.admission import (
 )
 from kubegc.registry.conversion import from_storage, to_storage
 from kubegc.registry.strategy import Strategy, strategy_for
-from kubegc.registry.target import Target, decode, encode, same_object
+from kubegc.registry.target import (
+    Target,
+    decode,
+    encode,
+    same_object,
+    with_resource_version,
+)
 from kubegc.storage import KV, ConflictError, KeyExistsError, KeyNotFoundError
 
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
@@ -59,6 +64,13 @@ class Store:
             raise errors.not_found(t.gr, name)
         return self.present(t, decode(kv))
 
+    async def get_encoded(self, t: Target, name: str) -> bytes:
+        """The object as stored, encoded, for a ``t`` that ``is_direct`` (no decoding)."""
+        kv = await self.kv.get(t.key(name))
+        if kv is None:
+            raise errors.not_found(t.gr, name)
+        return with_resource_version(kv.value, kv.mod_revision)
+
     def present(self, t: Target, obj: Obj) -> Obj:
         """A stored object as served at ``t.version``."""
         return from_storage(t.info, t.version, obj)
@@ -83,7 +95,7 @@ class Store:
             await admit_namespace_lifecycle(self.kv, t, obj)
             if field_manager:
                 self._manage_fields(None, obj, field_manager, "")
-            stored = to_storage(t.info, copy.deepcopy(obj))
+            stored = to_storage(t.info, clone(obj))
             if dry_run:
                 return self.present(t, stored)
             try:
@@ -170,7 +182,7 @@ class Store:
                     return await create(), False
                 raise errors.not_found(t.gr, name)
             current = decode(kv)
-            new = await update(copy.deepcopy(current))
+            new = await update(clone(current))
             try:
                 if new is DELETE:
                     if not dry_run:
@@ -217,12 +229,12 @@ class Store:
             if not strategy.allow_create_on_update or subresource:
                 raise errors.not_found(t.gr, name)
             created = True
-            fresh = copy.deepcopy(obj)
+            fresh = clone(obj)
             fresh["metadata"].pop("resourceVersion", None)
             return await self.create(t, fresh, dry_run=dry_run, field_manager=field_manager)
 
         async def apply(current: Obj) -> Any:
-            return self.prepare_update(t, strategy, current, copy.deepcopy(obj),
+            return self.prepare_update(t, strategy, current, clone(obj),
                                        subresource=subresource, field_manager=field_manager)
 
         result, _ = await self.guaranteed_update(t, name, apply, dry_run=dry_run,
@@ -260,7 +272,7 @@ class Store:
         elif strategy.status_subresource and subresource == "":
             for key in strategy.status_fields:
                 if key in old:
-                    new[key] = copy.deepcopy(old[key])
+                    new[key] = clone(old[key])
                 else:
                     new.pop(key, None)
         self._carry_over_meta(old_meta, new_meta)
@@ -280,7 +292,7 @@ class Store:
 
     @staticmethod
     def _status_update(strategy: Strategy, old: Obj, new: Obj) -> Obj:
-        out = copy.deepcopy(old)
+        out = clone(old)
         if "status" in new:
             out["status"] = new["status"]
         else:

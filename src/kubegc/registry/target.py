@@ -14,7 +14,7 @@ import orjson
 from kubegc.api.errors import GroupResource
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
-from kubegc.registry.keys import key_for
+from kubegc.registry.keys import key_for, storage_group_resource
 from kubegc.storage import KeyValue
 
 
@@ -34,18 +34,43 @@ class Target:
         return key_for(self.info, self.namespace, name)
 
 
+_METADATA = b'"metadata":{'
+
+
 def encode(obj: Obj) -> bytes:
+    """The stored form: no resourceVersion, and ``apiVersion``, ``kind``, ``metadata`` first
+    so that ``with_resource_version`` can find the top-level metadata without parsing."""
     meta = obj.get("metadata") or {}
     if "resourceVersion" in meta:
         meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
-        obj = {**obj, "metadata": meta}
-    return orjson.dumps(obj)
+    head: Obj = {}
+    for key in ("apiVersion", "kind"):
+        if key in obj:
+            head[key] = obj[key]
+    head["metadata"] = meta
+    head.update((k, v) for k, v in obj.items() if k not in head)
+    return orjson.dumps(head)
 
 
 def decode(kv: KeyValue) -> Obj:
-    obj: Obj = orjson.loads(kv.value)
-    obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
+    return decode_value(kv.value, kv.mod_revision)
+
+
+def decode_value(value: bytes, revision: int) -> Obj:
+    obj: Obj = orjson.loads(value)
+    obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
     return obj
+
+
+def with_resource_version(value: bytes, revision: int) -> bytes:
+    """The stored JSON with ``metadata.resourceVersion`` spliced in, without decoding: what
+    GET, LIST and watch send for objects served in their stored version."""
+    i = value.find(_METADATA)
+    if i < 0 or value.count(b"{", 0, i) != 1:  # not the top-level metadata: do it slowly
+        return orjson.dumps(decode_value(value, revision))
+    j = i + len(_METADATA)
+    rv = b'"resourceVersion":"%d"' % revision
+    return value[:j] + rv + (b"" if value[j:j + 1] == b"}" else b",") + value[j:]
 
 
 def same_object(a: Obj, b: Obj) -> bool:
@@ -59,3 +84,10 @@ def same_object(a: Obj, b: Obj) -> bool:
     return {k: v for k, v in a.items() if k != "metadata"} == {
         k: v for k, v in b.items() if k != "metadata"
     }
+
+
+def is_direct(t: Target) -> bool:
+    """Whether ``t`` serves objects exactly as stored (no version conversion), so the
+    stored bytes can be sent with only ``resourceVersion`` spliced in."""
+    return (t.version == t.info.storage_version
+            and storage_group_resource(t.info) == (t.info.group or "core", t.info.resource))

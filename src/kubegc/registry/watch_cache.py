@@ -24,12 +24,10 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import orjson
 
 from kubegc.api.types import Obj
 from kubegc.registry.keys import ROOT
+from kubegc.registry.target import decode_value, with_resource_version
 from kubegc.storage import KV, CompactedError, Event, EventType, StorageClosedError
 
 log = logging.getLogger(__name__)
@@ -42,23 +40,45 @@ MAX_WATCHER_BUFFER = 200_000
 
 @dataclass(slots=True)
 class CachedEvent:
-    """A decoded storage event. ``obj`` carries ``resourceVersion`` = the event's revision
-    (for deletes: the deletion revision with the last state's content)."""
+    """A storage event as the cache keeps it: the stored bytes, decoded only when someone
+    needs the object (``obj``), so the ring holds bytes the cyclic GC does not scan and
+    HTTP watchers can be served without any decoding (``line``).
+
+    ``obj`` carries ``resourceVersion`` = the event's revision (for deletes: the deletion
+    revision with the last state's content); ``prev_obj`` the state before the change."""
 
     deleted: bool
     created: bool
     key: str
     revision: int
-    obj: Obj
-    prev_obj: Obj | None
-    encoded: dict[str, bytes] = field(default_factory=dict)  # per served apiVersion
+    value: bytes
+    prev_value: bytes | None
+    prev_revision: int
+    _obj: Obj | None = None
+    _prev: Obj | None = None
+    lines: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
-    def json_for(self, api_version: str, obj: Obj) -> bytes:
-        """``obj`` (this event's object as served at ``api_version``) encoded once."""
-        cached = self.encoded.get(api_version)
+    @property
+    def obj(self) -> Obj:
+        if self._obj is None:
+            self._obj = decode_value(self.value, self.revision)
+        return self._obj
+
+    @property
+    def prev_obj(self) -> Obj | None:
+        if self._prev is None and self.prev_value is not None:
+            self._prev = decode_value(self.prev_value, self.prev_revision)
+        return self._prev
+
+    def line(self, event_type: str) -> bytes:
+        """The watch line ``{"type":..,"object":..}\\n`` for the stored version, built once
+        and shared by every HTTP watcher."""
+        key = (event_type, "")
+        cached = self.lines.get(key)
         if cached is None:
-            cached = orjson.dumps(obj)
-            self.encoded[api_version] = cached
+            cached = (b'{"type":"' + event_type.encode() + b'","object":'
+                      + with_resource_version(self.value, self.revision) + b"}\n")
+            self.lines[key] = cached
         return cached
 
 
@@ -170,7 +190,7 @@ class WatchCache:
                 backoff = min(backoff * 2, 2.0)
 
     def _dispatch(self, event: Event) -> None:
-        cached = _decode(event)
+        cached = _cached(event)
         if len(self._ring) == self._ring.maxlen and self._ring:
             self.origin = self._ring[0].revision
         self._ring.append(cached)
@@ -228,18 +248,14 @@ class WatchCache:
         return out
 
 
-def _decode(event: Event) -> CachedEvent:
+def _cached(event: Event) -> CachedEvent:
     kv = event.kv
-    obj: dict[str, Any] = orjson.loads(kv.value)
-    obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
-    prev: dict[str, Any] | None = None
-    if event.prev_kv is not None:
-        prev = orjson.loads(event.prev_kv.value)
-        prev.setdefault("metadata", {})["resourceVersion"] = str(event.prev_kv.mod_revision)
+    prev = event.prev_kv
     deleted = event.type is EventType.DELETE
-    if deleted and prev is None:
-        prev = obj
-    return CachedEvent(deleted, event.is_create, kv.key, kv.mod_revision, obj, prev)
+    prev_value = prev.value if prev is not None else (kv.value if deleted else None)
+    prev_revision = prev.mod_revision if prev is not None else kv.mod_revision
+    return CachedEvent(deleted, event.is_create, kv.key, kv.mod_revision, kv.value,
+                       prev_value, prev_revision)
 
 
 def _watch_index(prefix: str) -> str:

@@ -18,7 +18,7 @@ from kubegc.api.types import Obj
 from kubegc.registry.keys import key_for, key_root
 from kubegc.registry.listing import Filter, list_objects
 from kubegc.registry.store import Store
-from kubegc.registry.target import Target
+from kubegc.registry.target import Target, is_direct
 from kubegc.registry.watch_cache import CachedEvent, TooOldResourceVersion, WatchCache, Watcher
 
 #: How long a quiet watch waits before sending a BOOKMARK (when bookmarks are allowed).
@@ -35,14 +35,31 @@ class WatchRequest:
     timeout_seconds: float = 0.0
 
 
-@dataclass(slots=True)
 class Change:
-    """One event for a watcher: ``source`` is the shared cached event (None for synthetic
-    initial ADDED events and bookmarks) whose encoded bytes may be reused."""
+    """One event for a watcher. ``source`` is the shared cached event (None for synthetic
+    initial ADDED events, bookmarks and errors); when ``direct``, the object is served in its
+    stored version and ``line()`` reuses the cached, already encoded event line."""
 
-    type: str
-    object: Obj
-    source: CachedEvent | None = None
+    __slots__ = ("_object", "direct", "source", "type")
+
+    def __init__(self, type: str, object: Obj | None = None, source: CachedEvent | None = None,
+                 *, direct: bool = False) -> None:
+        self.type = type
+        self._object = object
+        self.source = source
+        self.direct = direct and source is not None
+
+    @property
+    def object(self) -> Obj:
+        if self._object is None:
+            self._object = self.source.obj if self.source is not None else {}
+        return self._object
+
+    def line(self) -> bytes | None:
+        """The encoded watch line when it can be shared, else None."""
+        if self.direct and self.source is not None:
+            return self.source.line(self.type)
+        return None
 
 
 class RegistryWatch:
@@ -51,6 +68,8 @@ class RegistryWatch:
     def __init__(self, store: Store, cache: WatchCache, t: Target, req: WatchRequest) -> None:
         self.store, self.cache, self.t, self.req = store, cache, t, req
         self.filter = Filter(t, req.label_selector, req.field_selector)
+        #: served in the stored version: events can be sent as the cached bytes
+        self.direct = is_direct(t)
         self._watcher: Watcher | None = None
         self._closed = False
         self._started = False
@@ -130,24 +149,27 @@ class RegistryWatch:
                 yield changes
 
     def _change(self, event: CachedEvent) -> Change | None:
-        present = self.store.present
-        if event.deleted:
-            if self.filter.empty or (event.prev_obj is not None and self.filter(event.prev_obj)):
-                obj = dict(event.obj)
-                return Change("DELETED", present(self.t, obj), event)
+        kind = self._event_type(event)
+        if kind is None:
             return None
+        if self.direct:
+            return Change(kind, source=event, direct=True)
+        obj = event.obj if not event.deleted else dict(event.obj)
+        return Change(kind, self.store.present(self.t, obj), event)
+
+    def _event_type(self, event: CachedEvent) -> str | None:
         if self.filter.empty:
-            kind = "ADDED" if event.created else "MODIFIED"
-            return Change(kind, present(self.t, event.obj), event)
+            if event.deleted:
+                return "DELETED"
+            return "ADDED" if event.created else "MODIFIED"
+        if event.deleted:
+            prev = event.prev_obj
+            return "DELETED" if prev is not None and self.filter(prev) else None
         now = self.filter(event.obj)
         before = not event.created and (event.prev_obj is None or self.filter(event.prev_obj))
-        if now and before:
-            return Change("MODIFIED", present(self.t, event.obj), event)
         if now:
-            return Change("ADDED", present(self.t, event.obj), event)
-        if before:
-            return Change("DELETED", present(self.t, event.obj), event)
-        return None
+            return "MODIFIED" if before else "ADDED"
+        return "DELETED" if before else None
 
     def _bookmark(self, revision: int, *, initial_events_end: bool = False) -> Change:
         meta: dict[str, Any] = {"resourceVersion": str(revision)}

@@ -11,10 +11,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 
 def canonical(value: Any) -> str:
     """A text that is equal for two values iff Go would find them equal."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # not JSON-shaped (e.g. non-string keys): the slow, general way
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          default=str)
 
 
 def json_equal(a: Any, b: Any) -> bool:

@@ -40,7 +40,6 @@ Known simplifications (documented limitations):
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,7 +51,7 @@ from kubegc.api.patch._errors import unknown_error
 from kubegc.api.patch._values import canonical
 from kubegc.api.patch.strategic_schema import BUILTIN_SCHEMA, FieldMeta, PatchSchema
 from kubegc.api.resources import split_api_version
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 
 APPLY = "Apply"
 UPDATE = "Update"
@@ -152,7 +151,7 @@ def apply(
     others = [e for e in entries if e is not previous]
     others_fields: set[fp.Path] = set().union(*(e.fields for e in others))
 
-    merged = _Merger(schema).merge(copy.deepcopy(base), cfg, FieldMeta(type=root))
+    merged = _Merger(schema).merge(clone(base), cfg, FieldMeta(type=root))
     if previous is not None:
         _prune(merged, previous.fields - applied - others_fields, others_fields | applied,
                schema, root)
@@ -248,11 +247,12 @@ def _gvk(obj: Obj) -> str:
 
 
 def _without_managed_fields(obj: Obj) -> Obj:
-    out = copy.deepcopy(obj)
-    metadata = out.get("metadata")
-    if isinstance(metadata, dict):
-        metadata.pop("managedFields", None)
-    return out
+    """``obj`` minus ``metadata.managedFields``; a shallow copy (callers only read it, or
+    merge into it through ``_Merger`` which copies what it keeps)."""
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict) or "managedFields" not in metadata:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in metadata.items() if k != "managedFields"}}
 
 
 @dataclass
@@ -274,7 +274,7 @@ class _Merger:
                   and fp.list_mode(child) != "atomic"):
                 live[key] = self.merge_list(current, value, child)
             else:
-                live[key] = copy.deepcopy(value)
+                live[key] = clone(value)
         return live
 
     def merge_list(self, live: list[Any], config: list[Any], meta: FieldMeta) -> list[Any]:
@@ -288,7 +288,7 @@ class _Merger:
         for item in config:
             at = index.get(fp.item_element(item, meta, mode))
             if at is None:
-                live.append(copy.deepcopy(item))
+                live.append(clone(item))
             elif mode == "map":
                 live[at] = self.merge(live[at], item, FieldMeta(type=meta.type))
         return live

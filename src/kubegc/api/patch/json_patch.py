@@ -23,7 +23,6 @@ A failed ``test`` fails the whole patch: nothing is applied.
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
@@ -31,7 +30,7 @@ from kubegc.api.errors import bad_request
 from kubegc.api.patch._decode import DecodeError, loads_json, type_error
 from kubegc.api.patch._errors import too_large, unprocessable
 from kubegc.api.patch._values import json_equal
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 
 MAX_OPERATIONS = 10000
 _OP_TYPE = "handlers.jsonPatchOp"
@@ -70,7 +69,7 @@ def apply_json_patch(original: Obj, operations: list[dict[str, Any]]) -> Obj:
     if len(operations) > MAX_OPERATIONS:
         raise too_large(f"The allowed maximum operations in a JSON patch is {MAX_OPERATIONS}, "
                         f"got {len(operations)}")
-    root: list[Any] = [copy.deepcopy(original)]
+    root: list[Any] = [clone(original)]
     try:
         for op in operations:
             _apply_operation(root, op)
@@ -162,7 +161,7 @@ def _op_add(root: list[Any], op: dict[str, Any]) -> None:
     container, key = _find(root, path)
     if container is None:
         raise JSONPatchError(f"add operation does not apply: doc is missing path: {path}")
-    _add(container, key, copy.deepcopy(op.get("value")))
+    _add(container, key, clone(op.get("value")))
 
 
 def _op_remove(root: list[Any], op: dict[str, Any]) -> None:
@@ -175,7 +174,7 @@ def _op_remove(root: list[Any], op: dict[str, Any]) -> None:
 
 def _op_replace(root: list[Any], op: dict[str, Any]) -> None:
     path = _path(op)
-    value = copy.deepcopy(op.get("value"))
+    value = clone(op.get("value"))
     if path == "":
         if not isinstance(value, dict | list):
             raise JSONPatchError("replace operation value must be object or array")
@@ -210,7 +209,7 @@ def _op_copy(root: list[Any], op: dict[str, Any]) -> None:
     container, key = _find(root, source)
     if container is None:
         raise JSONPatchError(f"copy operation does not apply: doc is missing from path: {source}")
-    value = copy.deepcopy(_get(container, key))
+    value = clone(_get(container, key))
     path = _path(op)
     target, target_key = _find(root, path)
     if target is None:

@@ -12,12 +12,11 @@ or not an object → 400 ``error decoding patch: <Go json error>``; a ``null`` b
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from kubegc.api.errors import bad_request
 from kubegc.api.patch._decode import DecodeError, loads_json, type_error
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 
 
 def decode_merge_patch(body: bytes | str) -> Obj:
@@ -35,8 +34,8 @@ def decode_merge_patch(body: bytes | str) -> Obj:
 
 def apply_merge_patch(original: Obj, patch: Obj) -> Obj:
     """``original`` with ``patch`` merged in; neither argument is modified."""
-    doc = copy.deepcopy(original)
-    _merge_docs(doc, copy.deepcopy(patch))
+    doc = clone(original)
+    _merge_docs(doc, clone(patch))
     return doc
 
 

@@ -26,7 +26,6 @@ dropped (upstream's typed decoding drops them).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from kubegc.api.errors import bad_request, unsupported_media_type
@@ -41,7 +40,7 @@ from kubegc.api.patch.strategic_schema import (
     FieldMeta,
     PatchSchema,
 )
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 
 DIRECTIVE = "$patch"
 RETAIN_KEYS_DIRECTIVE = "$retainKeys"
@@ -67,7 +66,7 @@ def strategic_merge_patch(
     root_type = root if root is not None else schema.root(group, kind)
     if root_type is None:
         raise unsupported_media_type(UNSUPPORTED_MESSAGE)
-    return _Merger(schema).merge_map(copy.deepcopy(original), copy.deepcopy(patch), root_type)
+    return _Merger(schema).merge_map(clone(original), clone(patch), root_type)
 
 
 class _Merger:

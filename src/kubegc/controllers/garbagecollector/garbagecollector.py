@@ -225,7 +225,9 @@ class GarbageCollector:
     # ----------------------------------------------------------------- delete workers
     async def run_attempt_to_delete_worker(self) -> None:
         while await self.process_attempt_to_delete_worker():
-            pass
+            # With an in-memory store no call ever suspends: yield so the watch cache,
+            # informers and graph builder keep up while a large cascade is processed.
+            await asyncio.sleep(0)
 
     async def process_attempt_to_delete_worker(self) -> bool:
         item, shutdown = await self.attempt_to_delete.get()

@@ -9,7 +9,7 @@ from aiohttp import web
 from kubegc.api.types import Obj
 from kubegc.registry import Target
 from kubegc.registry.crd import printer_columns
-from kubegc.server.context import ServerContext, json_response
+from kubegc.server.context import JSON, ServerContext, json_response
 from kubegc.server.negotiation import Shape, partial_metadata, partial_metadata_list, response_shape
 from kubegc.server.tables import to_table
 from kubegc.server.verbs.params import int_param
@@ -35,8 +35,12 @@ def render(ctx: ServerContext, request: web.Request, t: Target, objects: list[Ob
 
 
 async def get(ctx: ServerContext, request: web.Request, t: Target, name: str) -> web.Response:
-    obj = await ctx.registry.get(t, name)
     shape = response_shape(request.headers.get("Accept", ""))
+    if shape is Shape.OBJECT:
+        encoded = await ctx.registry.get_encoded(t, name)
+        if encoded is not None:
+            return web.Response(body=encoded, content_type=JSON)
+    obj = await ctx.registry.get(t, name)
     if shape is Shape.TABLE:
         return json_response(render(ctx, request, t, [obj], list_metadata={
             "resourceVersion": obj["metadata"].get("resourceVersion", "")}))
@@ -47,12 +51,19 @@ async def get(ctx: ServerContext, request: web.Request, t: Target, name: str) ->
 
 async def list_(ctx: ServerContext, request: web.Request, t: Target) -> web.Response:
     q = request.query
+    shape = response_shape(request.headers.get("Accept", ""))
+    if shape is Shape.OBJECT and not q.get("labelSelector") and not q.get("fieldSelector"):
+        encoded = await ctx.registry.list_encoded(
+            t, limit=int_param(request, "limit"), continue_=q.get("continue", ""),
+            resource_version=q.get("resourceVersion", ""),
+            resource_version_match=q.get("resourceVersionMatch", ""))
+        if encoded is not None:
+            return web.Response(body=encoded, content_type=JSON)
     listed = await ctx.registry.list(
         t, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
         limit=int_param(request, "limit"), continue_=q.get("continue", ""),
         resource_version=q.get("resourceVersion", ""),
         resource_version_match=q.get("resourceVersionMatch", ""))
-    shape = response_shape(request.headers.get("Accept", ""))
     if shape is Shape.TABLE:
         return json_response(render(ctx, request, t, listed["items"],
                                     list_metadata=listed["metadata"]))

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import orjson
@@ -11,7 +10,7 @@ from aiohttp import web
 
 from kubegc.api import errors
 from kubegc.api.patch import apply_patch
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.negotiation import decode_body
@@ -70,7 +69,7 @@ async def scale(ctx: ServerContext, request: web.Request, t: Target, name: str) 
         raise errors.invalid("Scale", "autoscaling", name, [errors.field_error(
             "FieldValueInvalid", "spec.replicas", "must be greater than or equal to 0",
             replicas)])
-    updated = copy.deepcopy(current)
+    updated = clone(current)
     updated.setdefault("spec", {})["replicas"] = replicas
     rv = (wanted.get("metadata") or {}).get("resourceVersion")
     if rv:

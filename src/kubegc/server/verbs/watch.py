@@ -42,7 +42,6 @@ async def watch(ctx: ServerContext, request: web.Request, t: Target,
     )
     registry_watch = ctx.registry.watch(t, req)
     shape = response_shape(request.headers.get("Accept", ""))
-    api_version = t.info.api_version(t.version)
     columns = columns_for(ctx, t) if shape is Shape.TABLE else None
     include = q.get("includeObject", "Metadata")
     first_table = [True]
@@ -57,10 +56,10 @@ async def watch(ctx: ServerContext, request: web.Request, t: Target,
             first_table[0] = False
         elif shape is Shape.METADATA:
             obj = partial_metadata(change.object)
-        elif change.source is not None and change.object is change.source.obj:
-            return b'{"type":"' + change.type.encode() + b'","object":' + (
-                change.source.json_for(api_version, change.object)) + b"}\n"
         else:
+            line = change.line()
+            if line is not None:
+                return line
             obj = change.object
         return orjson.dumps({"type": change.type, "object": obj}) + b"\n"
 
