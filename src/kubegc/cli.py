@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import contextlib
+import gc
 import logging
 import os
 import signal
