@@ -174,10 +174,15 @@ class UIDTrackingControllerExpectations:
         self.expectations.lower_expectations(key, add=add, delete=delete)
 
     def expect_deletions(self, key: str, deleted_keys: Iterable[str]) -> None:
-        """Expect the deletion of the pods ``deleted_keys`` ("ns/name")."""
+        """Expect the deletion of the pods ``deleted_keys`` ("ns/name") and nothing else."""
+        self.set_expectations(key, add=0, deleted_keys=deleted_keys)
+
+    def set_expectations(self, key: str, *, add: int, deleted_keys: Iterable[str]) -> None:
+        """Expect ``add`` creations and the deletion of ``deleted_keys`` at once (setting
+        them one after the other would forget the first)."""
         expected = set(deleted_keys)
         self._uids[key] = expected
-        self.expectations.expect_deletions(key, len(expected))
+        self.expectations.set_expectations(key, add=add, delete=len(expected))
 
     def deletion_observed(self, key: str, deleted_key: str) -> None:
         uids = self._uids.get(key)

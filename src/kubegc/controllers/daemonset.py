@@ -291,8 +291,8 @@ class DaemonSetsController(BaseController):
                      template_hash: str) -> None:
         needing, doomed = self.plan(ds, nodes, pods)
         needing, doomed = needing[:BURST_REPLICAS], doomed[:BURST_REPLICAS]
-        self.expectations.expect_creations(key, len(needing))
-        self.expectations.expect_deletions(key, [meta_namespace_key(p) for p in doomed])
+        self.expectations.set_expectations(key, add=len(needing),
+                                           deleted_keys=[meta_namespace_key(p) for p in doomed])
         ref = new_controller_ref(ds, "apps/v1", "DaemonSet")
         queue = list(needing)
 

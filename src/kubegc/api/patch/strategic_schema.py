@@ -20,6 +20,7 @@ Everything here is immutable module data; readers share it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +45,7 @@ class FieldMeta:
 
     @property
     def strategies(self) -> tuple[str, ...]:
-        return tuple(s for s in self.strategy.split(",") if s)
+        return _split_strategies(self.strategy)
 
     @property
     def associative_keys(self) -> tuple[str, ...]:
@@ -55,6 +56,11 @@ class FieldMeta:
 
 
 NO_META = FieldMeta()
+
+
+@functools.cache
+def _split_strategies(strategy: str) -> tuple[str, ...]:
+    return tuple(s for s in strategy.split(",") if s)
 
 
 class PatchSchema:
