@@ -23,7 +23,6 @@ from .workload_harness import (
     eventually,
     objects,
     quiet,
-    register_controllers,
     running,
     wait_for,
 )
@@ -192,12 +191,7 @@ NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 PODS = GroupVersionResource("", "v1", "pods")
 
 
-@pytest.fixture
-def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    register_controllers(monkeypatch)
 
-
-@pytest.mark.usefixtures("_registered")
 async def test_e2e_11_cronjob_creates_jobs_on_schedule_and_cascades() -> None:
     clock = ManualClock()
     controllers = ["garbagecollector", "cronjob", "job", "kubelet", "scheduler"]

@@ -3,8 +3,6 @@ nodes as they come, go and change, ownership and status."""
 
 from __future__ import annotations
 
-import pytest
-
 from kubegc.api.meta import controller_ref_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
@@ -21,7 +19,6 @@ from .workload_harness import (
     objects,
     pod_template,
     quiet,
-    register_controllers,
     running,
     set_pod_phase,
     wait_for,
@@ -126,12 +123,7 @@ async def test_failed_daemon_pod_is_replaced() -> None:
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 
 
-@pytest.fixture
-def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    register_controllers(monkeypatch)
 
-
-@pytest.mark.usefixtures("_registered")
 async def test_cluster_daemonset_runs_on_every_node_and_cascades() -> None:
     controllers = ["garbagecollector", "daemonset", "kubelet", "scheduler"]
     async with Cluster(controllers=controllers, nodes=2) as c:

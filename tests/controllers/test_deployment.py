@@ -30,7 +30,6 @@ from .workload_harness import (
     objects,
     pod_template,
     quiet,
-    register_controllers,
     running_all,
     wait_for,
 )
@@ -261,10 +260,6 @@ CLUSTER_CONTROLLERS = ["garbagecollector", "replicaset", "deployment", "kubelet"
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 
 
-@pytest.fixture
-def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    register_controllers(monkeypatch)
-
 
 async def _setup(c: Cluster, replicas: int, name: str = "web") -> None:
     await c.client.create(NAMESPACES, {"metadata": {"name": "ns"}})
@@ -288,7 +283,6 @@ async def _rolled_out(c: Cluster, replicas: int, name: str = "web") -> bool:
             and len(await _list(c, PODS)) == replicas)
 
 
-@pytest.mark.usefixtures("_registered")
 async def test_cluster_deployment_scales_and_rolls_out() -> None:
     async with Cluster(controllers=CLUSTER_CONTROLLERS) as c:
         await _setup(c, 3)
@@ -315,7 +309,6 @@ async def test_cluster_deployment_scales_and_rolls_out() -> None:
         assert d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
 
 
-@pytest.mark.usefixtures("_registered")
 async def test_e2e_04_background_delete_removes_replicasets_and_pods() -> None:
     async with Cluster(controllers=CLUSTER_CONTROLLERS) as c:
         await _setup(c, 2)
@@ -332,7 +325,6 @@ async def test_e2e_04_background_delete_removes_replicasets_and_pods() -> None:
         await wait_for(all_gone, what="deployment, replicasets and pods gone")
 
 
-@pytest.mark.usefixtures("_registered")
 async def test_e2e_05_orphan_delete_keeps_replicaset_for_adoption() -> None:
     async with Cluster(controllers=CLUSTER_CONTROLLERS) as c:
         await _setup(c, 2)
@@ -365,7 +357,6 @@ async def test_e2e_05_orphan_delete_keeps_replicaset_for_adoption() -> None:
 
 
 @pytest.mark.kubectl
-@pytest.mark.usefixtures("_registered")
 def test_kubectl_orphan_delete_then_new_deployment_adopts(tmp_path: Path) -> None:
     """E2E-05 as a user types it: ``kubectl delete deploy --cascade=orphan``."""
     if shutil.which("kubectl") is None:

@@ -21,7 +21,6 @@ from .workload_harness import (
     eventually,
     objects,
     quiet,
-    register_controllers,
     running,
     set_pod_phase,
     wait_for,
@@ -218,12 +217,7 @@ def test_backoff_record_remaining(failures: int, elapsed: float, remaining: floa
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 
 
-@pytest.fixture
-def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    register_controllers(monkeypatch)
 
-
-@pytest.mark.usefixtures("_registered")
 async def test_cluster_job_runs_pods_to_completion() -> None:
     async with Cluster(controllers=["garbagecollector", "job", "kubelet", "scheduler"]) as c:
         await c.client.create(NAMESPACES, {"metadata": {"name": "ns"}})

@@ -21,7 +21,6 @@ from .workload_harness import (
     objects,
     pod_template,
     quiet,
-    register_controllers,
     running,
     set_pod_phase,
     wait_for,
@@ -201,10 +200,6 @@ async def test_create_failure_sets_replica_failure_condition() -> None:
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 
 
-@pytest.fixture
-def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    register_controllers(monkeypatch)
-
 
 async def _rc_cluster_setup(c: Cluster, replicas: int) -> Obj:
     await c.client.create(NAMESPACES, {"metadata": {"name": "ns"}})
@@ -220,7 +215,6 @@ async def _rc_cluster_setup(c: Cluster, replicas: int) -> Obj:
     return rc
 
 
-@pytest.mark.usefixtures("_registered")
 @pytest.mark.parametrize(("policy", "pods_left"), [
     pytest.param("Background", 0, id="e2e-01-background"),
     pytest.param("Orphan", 10, id="e2e-02-orphan"),

@@ -21,7 +21,6 @@ from .workload_harness import (
     objects,
     pod_template,
     quiet,
-    register_controllers,
     running,
     wait_for,
 )
@@ -154,12 +153,7 @@ async def test_template_change_replaces_pods_from_the_highest_ordinal() -> None:
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 
 
-@pytest.fixture
-def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    register_controllers(monkeypatch)
 
-
-@pytest.mark.usefixtures("_registered")
 async def test_cluster_statefulset_orders_scales_and_cascades() -> None:
     controllers = ["garbagecollector", "statefulset", "kubelet", "scheduler"]
     async with Cluster(controllers=controllers) as c:

@@ -137,29 +137,6 @@ async def fake_kubelet(client: FakeClient, *, phase: str = "Running",
             await task
 
 
-def register_controllers(monkeypatch: Any) -> None:
-    """Make ``Cluster(controllers=[...])`` know the workload controllers (and the kubelet
-    and scheduler they rely on) until the lead adds them to ``registry.CONTROLLERS``."""
-    from kubegc.controllers import registry
-    from kubegc.controllers.cronjob import CronJobController
-    from kubegc.controllers.daemonset import DaemonSetsController
-    from kubegc.controllers.deployment import DeploymentController
-    from kubegc.controllers.job import JobController
-    from kubegc.controllers.kubelet import Kubelet
-    from kubegc.controllers.replicaset import ReplicaSetController, ReplicationManager
-    from kubegc.controllers.scheduler import Scheduler
-    from kubegc.controllers.statefulset import StatefulSetController
-
-    for name, factory in (("replicaset", ReplicaSetController),
-                          ("replicationcontroller", ReplicationManager),
-                          ("deployment", DeploymentController), ("job", JobController),
-                          ("cronjob", CronJobController), ("statefulset", StatefulSetController),
-                          ("daemonset", DaemonSetsController), ("kubelet", Kubelet),
-                          ("scheduler", Scheduler)):
-        if name not in registry.CONTROLLERS:
-            monkeypatch.setitem(registry.CONTROLLERS, name, factory)
-
-
 async def wait_for(predicate: Callable[[], Awaitable[bool]], timeout: float = 20.0,
                    what: str = "") -> None:
     """Poll an async condition against a running cluster (real time) until it holds."""

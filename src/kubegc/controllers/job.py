@@ -76,6 +76,12 @@ class JobController(BaseController):
         #: job key -> UIDs of pods whose finalizer removal is not yet observed
         self.finalizer_expectations: dict[str, set[str]] = {}
         self.backoff: dict[str, ju.BackoffRecord] = {}
+        #: job key -> resourceVersion of our last status write the cache has not shown yet.
+        #: The pod and Job informers are separate watches: a pod whose finalizer we removed
+        #: may be seen before the status that counted it, and counting from a stale status
+        #: would under-count (and create pods for completions already reached). While a
+        #: write is unobserved, sync reads the Job from the API instead of the cache.
+        self.written_status: dict[str, str] = {}
         self.pod_control = PodControl(self.client, self.recorder)
         self.orphan_queue: RateLimitingQueue[str] = RateLimitingQueue(
             name="job-orphan-pod", clock=self.clock)
@@ -84,7 +90,7 @@ class JobController(BaseController):
         ensure_indexers(self.pod_informer, {CONTROLLER_UID_INDEX: controller_uid_index_func})
         self.job_informer.add_event_handler(FuncHandler(
             add=lambda job, _initial: self.enqueue(job),
-            update=lambda _old, cur: self.enqueue(cur), delete=self.delete_job))
+            update=self.update_job, delete=self.delete_job))
         self.pod_informer.add_event_handler(FuncHandler(
             add=self.add_pod, update=self.update_pod, delete=self.delete_pod))
 
@@ -109,10 +115,17 @@ class JobController(BaseController):
         job = self.job_informer.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
         return job if job is not None and uid_of(job) == ref.get("uid") else None
 
+    def update_job(self, _old: Obj, cur: Obj) -> None:
+        key = meta_namespace_key(cur)
+        if self.written_status.get(key) == (cur.get("metadata") or {}).get("resourceVersion"):
+            del self.written_status[key]  # the cache caught up with our last status write
+        self.queue.add(key)
+
     def delete_job(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         job = tombstone_object(obj)
         key = meta_namespace_key(job)
         self.expectations.delete_expectations(key)
+        self.written_status.pop(key, None)
         self.queue.add(key)
         for pod in self.pod_informer.indexer.by_index(CONTROLLER_UID_INDEX, uid_of(job)):
             if ju.has_tracking_finalizer(pod):
@@ -188,6 +201,16 @@ class JobController(BaseController):
         if ju.is_job_finished(cached):
             self.backoff.pop(key, None)
             return None
+        if key in self.written_status:
+            try:
+                cached = await self.client.get(JOBS, name_of(cached),
+                                               namespace=namespace_of(cached))
+            except Exception as err:
+                if is_not_found(err):
+                    return None
+                raise
+            if ju.is_job_finished(cached):
+                return None
         satisfied = self.satisfied_expectations(key)
         pods = await self.get_pods_for_job(cached)
         return await sync_job(JobContext(self, copy.deepcopy(cached), key, pods, satisfied))

@@ -116,6 +116,7 @@ class JobContext:
             ju.JOBS, name_of(self.job), {"status": status_merge_patch(self.stored_status, new)},
             namespace=namespace_of(self.job), patch_type=PatchType.MERGE, subresource="status")
         self.stored_status = copy.deepcopy(stored.get("status") or {})
+        self.jm.written_status[self.key] = str(stored["metadata"].get("resourceVersion"))
 
 
 async def sync_job(ctx: JobContext) -> float | None:
