@@ -129,8 +129,11 @@ class BaseController(ABC):
         """Reconcile the object ``key``; return seconds until it must be synced again
         (``None``: only when something changes). Raise to retry with backoff."""
 
+    #: errors that are part of normal operation (retried quietly, logged at info)
+    expected_errors: tuple[type[Exception], ...] = (StatusError,)
+
     def handle_error(self, err: Exception, key: str) -> None:
-        if isinstance(err, StatusError):
+        if isinstance(err, self.expected_errors):
             log.info("%s: error syncing %r, requeuing: %s", self.name, key, err)
         else:
             log.warning("%s: error syncing %r, requeuing: %s", self.name, key, err,

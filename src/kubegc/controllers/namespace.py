@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kubegc.api.errors import StatusError
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
@@ -29,6 +30,7 @@ from kubegc.controllers.base_controller import BaseController
 from kubegc.controllers.namespace_deleter import (
     NAMESPACES,
     PODS,
+    NamespaceDeletionError,
     NamespacedResourcesDeleter,
     ResourcesRemainingError,
 )
@@ -40,6 +42,9 @@ CONTENT_BACKOFF_BASE = 0.05
 
 
 class NamespaceController(BaseController):
+    #: "content remains" is the normal state of a namespace being emptied
+    expected_errors: tuple[type[Exception], ...] = (StatusError, NamespaceDeletionError)
+
     """Ownership: one worker at a time per namespace (the queue guarantees it); the
     deleter is shared by the workers (only its discovery cache is state)."""
 
