@@ -234,3 +234,27 @@ def test_strict_field_validation(server: Server, ns: str, tmp_path: Path) -> Non
     server.kubectl("create", "-f", path, "-n", ns, "--validate=false")
     live = json.loads(server.kubectl("get", "deploy", "web", "-n", ns, "-o", "json").stdout)
     assert "imagee" not in live["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_force_delete_of_a_running_pod_skips_the_kubelet(server: Server, ns: str,
+                                                         tmp_path: Path) -> None:
+    """Seed 003's last case: --force --grace-period=0 removes the pod at the API server at
+    once, even one whose processes ignore TERM with a 30 s grace period."""
+    path = write(tmp_path, "pod.yaml", """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: stubborn
+  annotations: {kubegc.io/ignore-term: "true"}
+spec:
+  terminationGracePeriodSeconds: 30
+  containers: [{name: c, image: nginx}]
+""")
+    server.kubectl("apply", "-f", path, "-n", ns)
+    eventually(lambda: server.kubectl("get", "pod", "stubborn", "-n", ns, "-o",
+                                      "jsonpath={.status.phase}").stdout == "Running")
+    started = time.monotonic()
+    out = server.kubectl("delete", "pod", "stubborn", "-n", ns, "--force", "--grace-period=0")
+    assert 'pod "stubborn" force deleted' in out.stdout
+    assert time.monotonic() - started < 10  # not the 30 s grace period
+    assert server.kubectl("get", "pod", "stubborn", "-n", ns, check=False).returncode == 1

@@ -1,0 +1,67 @@
+"""``kubegc serve`` as a process: the kubeconfig it writes works as-is, SIGTERM and Ctrl-C
+shut it down cleanly, and a restart on the same data directory keeps every object."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import eventually, free_port, start_server, stop_server
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_signal_shuts_down_cleanly_and_restart_keeps_data(tmp_path: Path,
+                                                          sig: signal.Signals) -> None:
+    data = tmp_path / "data"
+    server = start_server(data)
+    try:
+        server.kubectl("create", "configmap", "kept", "--from-literal=a=b")
+        before = json.loads(server.kubectl("get", "cm", "kept", "-o", "json").stdout)
+        server.process.send_signal(sig)
+        assert server.process.wait(timeout=15) == 0
+        assert "shutting down" in server.log.read_text()
+    finally:
+        if server.process.poll() is None:
+            stop_server(server)
+    again = start_server(data)
+    try:
+        after = json.loads(again.kubectl("get", "cm", "kept", "-o", "json").stdout)
+        assert after["metadata"]["uid"] == before["metadata"]["uid"]
+        assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+        assert after["data"] == {"a": "b"}
+    finally:
+        stop_server(again)
+
+
+def test_insecure_http_serves_plain_http_without_a_token(tmp_path: Path) -> None:
+    port = free_port()
+    data = tmp_path / "plain"
+    proc = subprocess.Popen([sys.executable, "-m", "kubegc.cli", "serve", "--insecure-http",
+                             "--port", str(port), "--data-dir", str(data)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def ready() -> bool:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as r:
+                    return bool(r.status == 200)
+            except OSError:
+                return False
+
+        eventually(ready, timeout=30)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/namespaces",
+                                    timeout=5) as resp:  # no Authorization header
+            names = [i["metadata"]["name"] for i in json.loads(resp.read())["items"]]
+        assert "default" in names
+        out = subprocess.run(["kubectl", "--kubeconfig", str(data / "kubeconfig"),
+                              "--cache-dir", str(tmp_path / "cache"), "get", "ns", "default",
+                              "-o", "name"], capture_output=True, text=True, timeout=60)
+        assert out.stdout.strip() == "namespace/default", out.stderr
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=15) == 0
