@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from kubegc.api.patch import fieldpath as fp
+from kubegc.api.patch.apply import _root
 from kubegc.api.patch.fieldpath import (
     Path,
     applied_set,
@@ -86,3 +91,30 @@ def test_compare_reports_added_modified_removed() -> None:
                              ("f:spec", "f:securityContext", "f:runAsUser")}
     assert changes.modified == {(*NGINX, "f:image")}
     assert changes.removed == {("f:spec", "f:nodeName")}
+
+
+# A create's managedFields are built in one walk (fieldpath.created_fields); they must be
+# exactly what the general comparison produces, for any object shape.
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.text("ab", max_size=2),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(
+        ["name", "a", "containerPort", "protocol", "port", "key", "type", "image",
+         "containers", "ports", "env", "template", "spec", "metadata", "labels"]), c,
+        max_size=3),
+    max_leaves=15)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from([("v1", "Pod"), ("apps/v1", "Deployment"), ("v1", "Service"),
+                        ("v1", "ConfigMap"), ("example.com/v1", "Widget"), ("batch/v1", "Job")]),
+       st.dictionaries(st.sampled_from(["spec", "status", "data", "x"]), _values, max_size=4),
+       st.dictionaries(st.sampled_from(["name", "labels", "finalizers", "ownerReferences",
+                                        "uid", "annotations", "generation"]), _values,
+                       max_size=3))
+def test_created_fields_equal_the_general_comparison(
+        gvk: tuple[str, str], body: dict[str, Any], meta: dict[str, Any]) -> None:
+    obj = {"apiVersion": gvk[0], "kind": gvk[1], **body, "metadata": meta}
+    general = fp.compare({}, obj, BUILTIN_SCHEMA, _root(obj, None, BUILTIN_SCHEMA)).added
+    expected = fp.encode_fields(general - fp.STRIPPED) if general - fp.STRIPPED else {}
+    got = fp.created_fields(obj, BUILTIN_SCHEMA, _root(obj, None, BUILTIN_SCHEMA))
+    assert orjson.dumps(got) == orjson.dumps(expected)

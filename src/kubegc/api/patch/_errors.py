@@ -18,6 +18,8 @@ import json
 import math
 from typing import Any
 
+import orjson
+
 from kubegc.api.errors import StatusError
 
 UNPROCESSABLE_MESSAGE = "the server rejected our request due to an error in our request"
@@ -83,5 +85,8 @@ def bad_arg_type(expected: str, actual: Any) -> StatusError:
 
 def go_json(value: Any) -> str:
     """Compact JSON as Go's encoder writes it (sorted keys, HTML-escaped)."""
-    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # non-string keys and the like: the general encoder
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

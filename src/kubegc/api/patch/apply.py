@@ -209,6 +209,19 @@ def record_update(
     subresource: str = "", schema: PatchSchema = BUILTIN_SCHEMA,
 ) -> list[dict[str, Any]]:
     """``new``'s managedFields after ``manager`` wrote it over ``old`` (None: a create)."""
+    if old is None and (new.get("metadata") or {}).get("managedFields") is None:
+        # A plain create, the most frequent write: one walk straight to FieldsV1.
+        fields = fp.created_fields(new, schema, _root(new, None, schema))
+        if not fields:
+            return []
+        entry: dict[str, Any] = {"manager": manager, "operation": operation,
+                                 "apiVersion": str(new.get("apiVersion") or ""),
+                                 "time": now, "fieldsType": "FieldsV1", "fieldsV1": fields}
+        if not now:
+            del entry["time"]
+        if subresource:
+            entry["subresource"] = subresource
+        return [entry]
     entries = decode_managed_fields(old)
     sent = (new.get("metadata") or {}).get("managedFields")
     stored = ((old or {}).get("metadata") or {}).get("managedFields")
