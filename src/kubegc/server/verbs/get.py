@@ -11,7 +11,7 @@ from kubegc.registry import Target
 from kubegc.registry.crd import printer_columns
 from kubegc.server.context import JSON, ServerContext, json_response
 from kubegc.server.negotiation import Shape, partial_metadata, partial_metadata_list, response_shape
-from kubegc.server.tables import to_table
+from kubegc.server.tables import table_version, to_table
 from kubegc.server.verbs.params import int_param
 
 
@@ -22,16 +22,14 @@ def columns_for(ctx: ServerContext, t: Target) -> list[dict[str, Any]] | None:
     return printer_columns(crd, t.version) if crd is not None else None
 
 
-def render(ctx: ServerContext, request: web.Request, t: Target, objects: list[Obj], *,
-           list_metadata: dict[str, Any] | None = None, single: bool = False) -> Any:
-    """Objects in the shape the client asked for."""
-    shape = response_shape(request.headers.get("Accept", ""))
-    if shape is Shape.TABLE:
-        return to_table(
-            t.info.group, t.info.resource, objects, now=ctx.clock.now(),
-            include_object=request.query.get("includeObject", "Metadata"),
-            list_metadata=list_metadata or {}, printer_columns=columns_for(ctx, t))
-    return None
+def table(ctx: ServerContext, request: web.Request, t: Target, objects: list[Obj],
+          list_metadata: dict[str, Any]) -> dict[str, Any]:
+    """``objects`` as the Table ``kubectl get`` asked for."""
+    return to_table(
+        t.info.group, t.info.resource, objects, now=ctx.clock.now(),
+        include_object=request.query.get("includeObject", "Metadata"),
+        version=table_version(request.headers.get("Accept", "")) or "v1",
+        list_metadata=list_metadata, printer_columns=columns_for(ctx, t))
 
 
 async def get(ctx: ServerContext, request: web.Request, t: Target, name: str) -> web.Response:
@@ -42,7 +40,7 @@ async def get(ctx: ServerContext, request: web.Request, t: Target, name: str) ->
             return web.Response(body=encoded, content_type=JSON)
     obj = await ctx.registry.get(t, name)
     if shape is Shape.TABLE:
-        return json_response(render(ctx, request, t, [obj], list_metadata={
+        return json_response(table(ctx, request, t, [obj], {
             "resourceVersion": obj["metadata"].get("resourceVersion", "")}))
     if shape is Shape.METADATA:
         return json_response(partial_metadata(obj))
@@ -65,8 +63,7 @@ async def list_(ctx: ServerContext, request: web.Request, t: Target) -> web.Resp
         resource_version=q.get("resourceVersion", ""),
         resource_version_match=q.get("resourceVersionMatch", ""))
     if shape is Shape.TABLE:
-        return json_response(render(ctx, request, t, listed["items"],
-                                    list_metadata=listed["metadata"]))
+        return json_response(table(ctx, request, t, listed["items"], listed["metadata"]))
     if shape is Shape.METADATA:
         return json_response(partial_metadata_list(listed))
     return json_response(listed)
