@@ -287,7 +287,6 @@ async def finalize_namespace(store: Store, t: Target, name: str, obj: Obj, *,
 
 
 __all__ = [
-    "StatusError",
     "check_delete_options",
     "delete",
     "deletion_finalizers_for_garbage_collection",
