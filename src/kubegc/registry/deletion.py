@@ -18,7 +18,6 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import format_time, parse_time
-from kubegc.api.errors import StatusError
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
