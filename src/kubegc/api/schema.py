@@ -245,21 +245,25 @@ def _walk_unknown(value: Any, schema: Schema, path: str, out: list[str], prune: 
     properties, extra, items, free = _shape(schema)
     if free:
         return
-    if isinstance(value, dict):
+    if type(value) is dict:
         if not properties:
             if isinstance(extra, Mapping):
                 for key, item in value.items():
-                    _walk_unknown(item, extra, f"{path}[{key}]", out, prune)
+                    if type(item) is dict or type(item) is list:
+                        _walk_unknown(item, extra, f"{path}[{key}]", out, prune)
             return
-        for key, item in list(value.items()):
+        unknown: list[str] = []
+        for key, item in value.items():
             sub = properties.get(key)
             if sub is None:
-                out.append(_join(path, key))
-                if prune:
-                    del value[key]
-            elif item is not None and isinstance(item, dict | list):
-                _walk_unknown(item, sub, _join(path, key), out, prune)
-    elif isinstance(value, list) and isinstance(items, Mapping):
+                unknown.append(key)
+            elif type(item) is dict or type(item) is list:
+                _walk_unknown(item, sub, f"{path}.{key}" if path else key, out, prune)
+        for key in unknown:
+            out.append(f"{path}.{key}" if path else key)
+            if prune:
+                del value[key]
+    elif type(value) is list and isinstance(items, Mapping):
         for i, item in enumerate(value):
-            if isinstance(item, dict | list):
+            if type(item) is dict or type(item) is list:
                 _walk_unknown(item, items, f"{path}[{i}]", out, prune)

@@ -7,6 +7,7 @@ A ``Strategy`` is data plus a few hooks; ``strategy_for`` picks one for a ``Reso
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -299,8 +300,10 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
 }
 
 
+@functools.lru_cache(maxsize=1024)
 def strategy_for(info: ResourceInfo) -> Strategy:
-    """The strategy of a resource; custom resources get the CR strategy."""
+    """The strategy of a resource; custom resources get the CR strategy. Cached: resource
+    infos are immutable values, and a CRD that changes gets a new one."""
     base = _STRATEGIES.get((info.group, info.resource))
     if base is None:
         base = Strategy(
