@@ -65,6 +65,10 @@ class ManagedFieldsEntry:
     time: str
     fields: set[fp.Path] = field(default_factory=set)
     subresource: str = ""
+    #: the FieldsV1 document this entry was decoded from, and the set it stood for: an
+    #: entry whose set did not change is written back as it was, not re-encoded
+    decoded_from: tuple[dict[str, Any], frozenset[fp.Path]] | None = field(
+        default=None, compare=False, repr=False)
 
     @property
     def identity(self) -> tuple[str, str, str, str]:
@@ -84,10 +88,12 @@ class ManagedFieldsEntry:
     @classmethod
     def decode(cls, raw: dict[str, Any]) -> ManagedFieldsEntry:
         fields = raw.get("fieldsV1") if raw.get("fieldsType", "FieldsV1") == "FieldsV1" else None
+        decoded = fp.decode_fields(fields)
         return cls(
             manager=str(raw.get("manager") or ""), operation=str(raw.get("operation") or ""),
             api_version=str(raw.get("apiVersion") or ""), time=str(raw.get("time") or ""),
-            fields=fp.decode_fields(fields), subresource=str(raw.get("subresource") or ""),
+            fields=decoded, subresource=str(raw.get("subresource") or ""),
+            decoded_from=(fields, frozenset(decoded)) if isinstance(fields, dict) else None,
         )
 
     def encode(self) -> dict[str, Any]:
@@ -96,7 +102,10 @@ class ManagedFieldsEntry:
         if self.time:
             out["time"] = self.time
         out["fieldsType"] = "FieldsV1"
-        out["fieldsV1"] = fp.encode_fields(self.fields)
+        if self.decoded_from is not None and self.decoded_from[1] == self.fields:
+            out["fieldsV1"] = self.decoded_from[0]
+        else:
+            out["fieldsV1"] = fp.encode_fields(self.fields)
         if self.subresource:
             out["subresource"] = self.subresource
         return out

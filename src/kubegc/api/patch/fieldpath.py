@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from kubegc.api.patch._errors import go_json
 from kubegc.api.patch._values import canonical
 from kubegc.api.patch.strategic_schema import MERGE, NO_META, FieldMeta, PatchSchema
@@ -152,12 +154,28 @@ def compare(old: Any, new: Any, schema: PatchSchema, root: str) -> Changes:
     return changes.strip()
 
 
+def _unchanged(old: Any, new: Any) -> bool:
+    """Whether a value is the same in Go's eyes, checked cheaply first: most of an update
+    is untouched, and walking equal subtrees field by field is what makes updates slow."""
+    if old is new:
+        return True
+    kind = type(old)
+    if kind is not type(new):
+        return False
+    if kind is dict or kind is list:
+        # Python's == says 1 == 1.0 == True; the bytes tell them apart (as Go would)
+        return bool(old == new) and orjson.dumps(old) == orjson.dumps(new)
+    return bool(old == new) and kind is not float
+
+
 @dataclass
 class _Comparer:
     schema: PatchSchema
     changes: Changes
 
     def value(self, old: Any, new: Any, meta: FieldMeta, path: Path) -> None:
+        if _unchanged(old, new):
+            return
         if isinstance(old, dict) and isinstance(new, dict) and not meta.atomic:
             self.maps(old, new, meta, path)
         elif (isinstance(old, list) and isinstance(new, list)
@@ -322,7 +340,9 @@ def _render(node: dict[str, Any], path: Path, members: set[Path]) -> dict[str, A
     out: dict[str, Any] = {}
     if node and path in members:
         out["."] = {}
-    for element in sorted(node, key=element_order):
+    # All children of one node are of one kind ("f:" of a map, "k:"/"v:"/"i:" of a list),
+    # so plain string order is element_order here, at a fraction of the cost.
+    for element in sorted(node):
         out[element] = _render(node[element], (*path, element), members)
     return out
 
