@@ -128,6 +128,17 @@ def parse_time(text: str) -> datetime:
     return parsed.astimezone(UTC)
 
 
+def parse_time_or_none(value: object) -> datetime | None:
+    """A wire timestamp as a datetime; None when missing or unreadable (for display code
+    that must never fail on a malformed object)."""
+    if not value:
+        return None
+    try:
+        return parse_time(str(value))
+    except ValueError:
+        return None
+
+
 def normalize_time(text: str) -> str:
     """Re-render a wire timestamp in canonical ``metav1.Time`` form."""
     return format_time(parse_time(text))

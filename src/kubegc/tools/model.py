@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kubegc.api.clock import parse_time
+from kubegc.api.clock import parse_time_or_none
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
 
@@ -74,14 +74,7 @@ def human_duration(seconds: float) -> str:
     return f"{d}d{rest // 3600}h" if rest // 3600 and d < 10 else f"{d}d"
 
 
-def timestamp(value: Any) -> datetime | None:
-    """A wire timestamp as a datetime, None when absent or unparseable."""
-    if not value:
-        return None
-    try:
-        return parse_time(str(value))
-    except ValueError:
-        return None
+timestamp = parse_time_or_none
 
 
 def age(value: Any, now: datetime) -> float | None:

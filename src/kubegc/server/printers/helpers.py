@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from kubegc.api.clock import parse_time
+from kubegc.api.clock import parse_time, parse_time_or_none
 from kubegc.api.errors import StatusError
 from kubegc.api.labels import label_selector_from_dict
 from kubegc.server.printers.duration import human_duration
@@ -105,14 +105,7 @@ def has_condition(obj: Obj, kind: str) -> bool:
     return False
 
 
-def parse_timestamp(timestamp: Any) -> datetime | None:
-    """A wire timestamp, or None when missing or unreadable."""
-    if not timestamp:
-        return None
-    try:
-        return parse_time(str(timestamp))
-    except ValueError:
-        return None
+parse_timestamp = parse_time_or_none
 
 
 def name_and(*cells: Callable[[Obj], Any]) -> RowFn:
