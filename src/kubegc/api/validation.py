@@ -220,6 +220,9 @@ def validate_annotations(annotations: Any, path: str = "metadata.annotations") -
     return causes
 
 
+_POLICIES = frozenset(p.value for p in DeletionPropagation)
+
+
 def validate_delete_options(options: dict[str, Any]) -> list[StatusCause]:
     """``ValidateDeleteOptions``: policy values and ``orphanDependents`` exclusivity."""
     causes: list[StatusCause] = []
@@ -229,7 +232,7 @@ def validate_delete_options(options: dict[str, Any]) -> list[StatusCause]:
             "FieldValueInvalid", "propagationPolicy",
             "orphanDependents and deletionPropagation cannot be both set", policy,
         ))
-    if policy is not None and policy not in {p.value for p in DeletionPropagation}:
+    if policy is not None and policy not in _POLICIES:
         causes.append(field_error(
             "FieldValueNotSupported", "propagationPolicy",
             'supported values: "Foreground", "Background", "Orphan", "nil"', policy,

@@ -12,7 +12,6 @@ The decision table is gc-behaviour.md ST-01..ST-06, NS-08..NS-14 and §6:
 
 from __future__ import annotations
 
-import copy
 from datetime import timedelta
 from typing import Any
 
@@ -182,7 +181,7 @@ async def _generic_delete(
     dry_run = bool(options.get("dryRun"))
 
     async def update(current: Obj) -> Any:
-        opts = copy.deepcopy(options)
+        opts = dict(options)  # before_delete sets gracePeriodSeconds; nested values: read only
         try:
             graceful = before_delete(store, t, current, opts)
         except _PendingGraceful:
