@@ -25,9 +25,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from kubegc.api.resources import GroupVersionResource  # noqa: E402
-from kubegc.client.interface import DeleteOptions, ListOptions  # noqa: E402
-from kubegc.testing import Cluster  # noqa: E402
+from kubegc.api.resources import GroupVersionResource
+from kubegc.client.interface import DeleteOptions, ListOptions
+from kubegc.testing import Cluster
 
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 PODS = GroupVersionResource("", "v1", "pods")

@@ -20,10 +20,12 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from _common import fresh_db, raw_inserts, remove_db, timed
 
 from kubegc.storage import KV, MemoryKV, SqliteKV, prefix_end
 
@@ -33,59 +35,6 @@ NAMESPACES = 100
 
 def key(i: int) -> str:
     return f"/registry/pods/ns-{i % NAMESPACES:03d}/pod-{i:07d}"
-
-
-def fresh_db(directory: str) -> Path:
-    fd, name = tempfile.mkstemp(suffix=".db", dir=directory)
-    os.close(fd)
-    os.unlink(name)
-    return Path(name)
-
-
-def remove_db(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
-# -- raw SQLite ----------------------------------------------------------------------------
-
-
-def raw_inserts(directory: str, synchronous: str, n: int, per_txn: int) -> float:
-    """Rows per second inserting ``n`` rows, ``per_txn`` rows per transaction."""
-    path = fresh_db(directory)
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"PRAGMA synchronous={synchronous}")
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
-    start = time.perf_counter()
-    for base in range(0, n, per_txn):
-        conn.execute("BEGIN IMMEDIATE")
-        if per_txn == 1:
-            conn.execute("INSERT INTO t (id, v) VALUES (?, ?)", (base + 1, VALUE))
-        else:
-            conn.executemany("INSERT INTO t (id, v) VALUES (?, ?)",
-                             [(base + j + 1, VALUE) for j in range(per_txn)])
-        conn.execute("COMMIT")
-    elapsed = time.perf_counter() - start
-    conn.close()
-    remove_db(path)
-    return n / elapsed
-
-
-# -- SqliteKV ------------------------------------------------------------------------------
-
-
-async def timed(n: int, writers: int, op: Callable[[int], Awaitable[object]]) -> float:
-    """Ops per second running ``op(0..n-1)`` from ``writers`` concurrent coroutines."""
-    todo = iter(range(n))
-
-    async def writer() -> None:
-        for i in todo:
-            await op(i)
-
-    start = time.perf_counter()
-    await asyncio.gather(*(writer() for _ in range(writers)))
-    return n / (time.perf_counter() - start)
 
 
 async def kv_run(kv: KV, n: int, single_n: int) -> dict[str, float]:
@@ -158,11 +107,11 @@ def main() -> None:
           f"1 KiB values, {n} keys, best of {runs} runs, DBs in {args.dir}")
 
     raw = {
-        "raw FULL, 1 insert/txn": [raw_inserts(args.dir, "FULL", single_n, 1)
+        "raw FULL, 1 insert/txn": [raw_inserts(args.dir, single_n, 1, VALUE, "FULL")
                                    for _ in range(runs)],
-        "raw NORMAL, 1 insert/txn": [raw_inserts(args.dir, "NORMAL", single_n, 1)
+        "raw NORMAL, 1 insert/txn": [raw_inserts(args.dir, single_n, 1, VALUE, "NORMAL")
                                      for _ in range(runs)],
-        "raw FULL, 1000 inserts/txn": [raw_inserts(args.dir, "FULL", n * 5, 1000)
+        "raw FULL, 1000 inserts/txn": [raw_inserts(args.dir, n * 5, 1000, VALUE, "FULL")
                                        for _ in range(runs)],
     }
     for name, rates in raw.items():
