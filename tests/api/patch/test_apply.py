@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubegc.api.errors import StatusError
-from kubegc.api.patch.apply import apply, record_update
+from kubegc.api.patch import fieldpath as fp
+from kubegc.api.patch._values import canonical
+from kubegc.api.patch.apply import (
+    UPDATE,
+    ManagedFieldsEntry,
+    _root,
+    _take_ownership,
+    _without_managed_fields,
+    apply,
+    decode_managed_fields,
+    encode_managed_fields,
+    record_update,
+)
+from kubegc.api.patch.strategic_schema import BUILTIN_SCHEMA
 
 T0, T1, T2, T3 = (f"2024-05-01T00:0{i}:00Z" for i in range(4))
 NGINX = 'k:{"name":"nginx"}'
@@ -318,3 +335,150 @@ def test_kubectl_create_then_server_side_apply_conflicts_on_replicas() -> None:
     same = apply(created, manifest(), manager="kubectl", force=False, now=T1)
     assert {e["manager"] for e in same["metadata"]["managedFields"]} == {
         "kubectl", "kubectl-create"}
+
+
+# --- record_update on updates: the same output as the general algorithm ---------------------
+# record_update edits the stored FieldsV1 documents in place of decoding every entry into a
+# path set and re-rendering it. ``general_record_update`` is the algorithm it replaced: decode
+# every entry, move the changed fields, re-encode the entries whose set changed.
+
+def general_record_update(old: dict[str, Any] | None, new: dict[str, Any], *, manager: str,
+                          now: str, subresource: str = "") -> list[dict[str, Any]]:
+    entries = decode_managed_fields(old)
+    sent = (new.get("metadata") or {}).get("managedFields")
+    stored = ((old or {}).get("metadata") or {}).get("managedFields")
+    if sent is not None and canonical(sent) != canonical(stored):
+        if not sent:
+            return []
+        entries = decode_managed_fields(new)
+    root = _root(new, old, BUILTIN_SCHEMA)
+    changes = fp.compare(_without_managed_fields(old or {}), _without_managed_fields(new),
+                         BUILTIN_SCHEMA, root)
+    identity = ManagedFieldsEntry(manager, UPDATE, str(new.get("apiVersion") or ""), now,
+                                  subresource=subresource)
+    mine = next((e for e in entries if e.identity == identity.identity), None)
+    others = [e for e in entries if e is not mine]
+    _take_ownership(others, changes, force=True)
+    taken = changes.added | changes.modified
+    if taken:
+        if mine is None:
+            mine = identity
+        mine.fields = (mine.fields - changes.removed) | taken
+        mine.time = now
+    elif mine is not None:
+        mine.fields -= changes.removed
+    return encode_managed_fields([*others, *([mine] if mine else [])])
+
+
+_KEYS = st.sampled_from(["name", "a", "b", "containerPort", "protocol", "port", "key",
+                         "image", "containers", "ports", "env", "labels", "spec"])
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2) | st.text("ab", max_size=2),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(_KEYS, c, max_size=3),
+    max_leaves=12)
+_KINDS = st.sampled_from([("v1", "Pod"), ("apps/v1", "Deployment"), ("v1", "Service"),
+                          ("v1", "ConfigMap"), ("example.com/v1", "Widget")])
+_BODY_KEYS = ["spec", "status", "data", "x"]
+_META_KEYS = ["name", "labels", "finalizers", "ownerReferences", "annotations", "uid"]
+
+
+def _edited(data: st.DataObject, value: Any, depth: int = 0) -> Any:
+    """``value`` with one random change somewhere inside (set, delete or recurse)."""
+    if isinstance(value, dict) and value and depth < 4 and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {**value, key: _edited(data, value[key], depth + 1)}
+    if isinstance(value, list) and value and depth < 4 and data.draw(st.booleans()):
+        at = data.draw(st.integers(0, len(value) - 1))
+        return [*value[:at], _edited(data, value[at], depth + 1), *value[at + 1:]]
+    if isinstance(value, dict) and value and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {k: v for k, v in value.items() if k != key}
+    if isinstance(value, dict) and data.draw(st.booleans()):
+        return {**value, data.draw(_KEYS): data.draw(_values)}
+    return data.draw(_values)
+
+
+def _unrendered(data: st.DataObject, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored entries a client may have written by hand: FieldsV1 that is not in the form
+    record_update renders (keys out of order, non-empty leaves, no tree at all...)."""
+    out = copy.deepcopy(entries)
+    for entry in out:
+        how = data.draw(st.sampled_from(["keep", "keep", "reverse", "leaf", "dot", "type",
+                                         "none", "top-dot"]))
+        tree = entry["fieldsV1"]
+        if how == "reverse":
+            entry["fieldsV1"] = _reversed(tree)
+        elif how in ("leaf", "dot") and tree:
+            node = tree
+            while node and isinstance(node, dict):
+                key = sorted(node)[-1]
+                if not isinstance(node[key], dict) or not node[key]:
+                    node[key] = 1 if how == "leaf" else {".": {}}
+                    break
+                node = node[key]
+        elif how == "type":
+            entry["fieldsType"] = "FieldsV2"
+        elif how == "none":
+            del entry["fieldsV1"]
+        elif how == "top-dot":
+            entry["fieldsV1"] = {".": {}, **tree}
+    return out
+
+
+def _reversed(tree: Any) -> Any:
+    if not isinstance(tree, dict):
+        return tree
+    return {k: _reversed(tree[k]) for k in reversed(tree)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_KINDS,
+       st.dictionaries(st.sampled_from(_BODY_KEYS), _values, max_size=3),
+       st.dictionaries(st.sampled_from(_META_KEYS), _values, max_size=3),
+       st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(["", "status"]),
+                          st.sampled_from(["update", "update", "apply", "replace"])),
+                min_size=1, max_size=5),
+       st.data())
+def test_record_update_equals_the_general_algorithm(
+        gvk: tuple[str, str], body: dict[str, Any], meta: dict[str, Any],
+        writes: list[tuple[str, str, str]], data: st.DataObject) -> None:
+    live: dict[str, Any] = {"apiVersion": gvk[0], "kind": gvk[1], **body, "metadata": meta}
+    live["metadata"] = {**meta, "managedFields": record_update(None, live, manager="c",
+                                                               now=T0)}
+    for step, (manager, subresource, how) in enumerate(writes):
+        now = data.draw(st.sampled_from([T0, T1, T2, T3, ""]), label=f"time {step}")
+        if how == "apply":
+            config = {"apiVersion": gvk[0], "kind": gvk[1],
+                      "metadata": {"name": "n"}, **data.draw(st.dictionaries(
+                          st.sampled_from(_BODY_KEYS), _values, max_size=2))}
+            with contextlib.suppress(StatusError):  # an item without its key
+                live = apply(live, config, manager=manager, force=True, now=now)
+            continue
+        stored = live["metadata"].get("managedFields")
+        if stored and data.draw(st.booleans(), label=f"hand-written {step}"):
+            live["metadata"]["managedFields"] = _unrendered(data, stored)
+        if how == "replace":
+            new = {"apiVersion": gvk[0], "kind": gvk[1], **data.draw(st.dictionaries(
+                st.sampled_from(_BODY_KEYS), _values, max_size=3)), "metadata": data.draw(
+                    st.dictionaries(st.sampled_from(_META_KEYS), _values, max_size=3))}
+        else:
+            key = data.draw(st.sampled_from([*_BODY_KEYS, "metadata"]), label=f"edit {step}")
+            new = {**live, key: _edited(data, live.get(key))}
+            if not isinstance(new["metadata"], dict):
+                new["metadata"] = {}
+        sent = data.draw(st.sampled_from(["none", "same", "empty", "fewer"]),
+                         label=f"sent {step}")
+        new["metadata"] = {k: v for k, v in new["metadata"].items() if k != "managedFields"}
+        if sent == "same" and stored is not None:
+            new["metadata"]["managedFields"] = copy.deepcopy(live["metadata"]["managedFields"])
+        elif sent == "empty":
+            new["metadata"]["managedFields"] = []
+        elif sent == "fewer" and stored:
+            new["metadata"]["managedFields"] = copy.deepcopy(stored[1:])
+        before = orjson.dumps([live, new])
+        expected = general_record_update(copy.deepcopy(live), copy.deepcopy(new),
+                                         manager=manager, now=now, subresource=subresource)
+        got = record_update(live, new, manager=manager, now=now, subresource=subresource)
+        assert orjson.dumps(got) == orjson.dumps(expected)
+        assert orjson.dumps([live, new]) == before  # neither argument is modified
+        live = {**new, "metadata": {**new["metadata"], "managedFields": got}}

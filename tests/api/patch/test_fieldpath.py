@@ -118,3 +118,32 @@ def test_created_fields_equal_the_general_comparison(
     expected = fp.encode_fields(general - fp.STRIPPED) if general - fp.STRIPPED else {}
     got = fp.created_fields(obj, BUILTIN_SCHEMA, _root(obj, None, BUILTIN_SCHEMA))
     assert orjson.dumps(got) == orjson.dumps(expected)
+
+
+# An update edits a stored FieldsV1 document (fieldpath.edited_fields) instead of decoding
+# and re-rendering it; the result must be exactly the rendering of the edited set.
+_paths = st.lists(st.sampled_from(["f:a", "f:b", "f:c", 'k:{"name":"x"}', 'v:"y"', "i:0"]),
+                  min_size=1, max_size=4).map(tuple)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sets(_paths, max_size=8), st.sets(_paths, max_size=4), st.sets(_paths, max_size=4),
+       st.booleans())
+def test_edited_fields_equal_rendering_the_edited_set(
+        members: set[Path], removed: set[Path], added: set[Path], reverse: bool) -> None:
+    stored = encode_fields(members)
+    if reverse:  # not as encode_fields renders it: the result must be rendered afresh
+        stored = _reversed(stored)
+    before = orjson.dumps(stored)
+    edited = fp.edited_fields(stored, removed, added)
+    assert orjson.dumps(stored) == before
+    if (members - removed) | added == members:
+        assert edited is stored
+    else:
+        assert orjson.dumps(edited) == orjson.dumps(encode_fields((members - removed) | added))
+    assert fp.has_members(edited) == bool((members - removed) | added)
+    assert all(fp.is_member(stored, p) == (p in members) for p in removed | added)
+
+
+def _reversed(tree: dict[str, Any]) -> dict[str, Any]:
+    return {k: _reversed(tree[k]) for k in reversed(tree)}

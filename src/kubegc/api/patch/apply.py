@@ -44,6 +44,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from kubegc.api.clock import parse_time
 from kubegc.api.errors import StatusCause, StatusError, bad_request
 from kubegc.api.patch import fieldpath as fp
@@ -233,7 +235,7 @@ def record_update(
         return [entry]
     raw = ((old or {}).get("metadata") or {}).get("managedFields")
     sent = (new.get("metadata") or {}).get("managedFields")
-    if sent is not None and canonical(sent) != canonical(raw):
+    if sent is not None and not _same_json(sent, raw):
         if not sent:
             return []
         raw = sent
@@ -252,7 +254,8 @@ def _recorded(raw: list[dict[str, Any]], changes: fp.Changes,
 
     Works on the stored ``FieldsV1`` documents (``fp.edited_fields``) rather than decoded
     sets: an update touches a few paths of a few entries, and decoding and re-rendering
-    every entry was most of its cost.
+    every entry was most of its cost. The ``ManagedFieldsEntry`` values here only carry an
+    entry's manager, operation, version, time and subresource; its set is the document.
     """
     taken = changes.added | changes.modified
     dropped = taken | changes.removed
@@ -278,6 +281,16 @@ def _recorded(raw: list[dict[str, Any]], changes: fp.Changes,
     kept = [(e, f) for e, f in entries if fp.has_members(f)]
     kept.sort(key=lambda pair: _sort_key(pair[0]))
     return [_encoded(e, f) for e, f in kept]
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """``canonical(a) == canonical(b)``, without sorting when the two are the same text."""
+    try:
+        if orjson.dumps(a) == orjson.dumps(b):
+            return True
+    except TypeError:
+        pass
+    return canonical(a) == canonical(b)
 
 
 def _sort_key(e: ManagedFieldsEntry) -> tuple[str, float, str, str, str]:
