@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from kubegc.api import errors
@@ -72,11 +73,15 @@ def validate_object_meta(t: Target, strategy: Strategy, obj: Obj) -> list[Status
     return causes
 
 
-async def admit_namespace_lifecycle(store: KV, t: Target, obj: Obj) -> None:
-    """Admission (NamespaceLifecycle): the namespace must exist and not be terminating."""
+async def admit_namespace_lifecycle(store: KV, t: Target, obj: Obj,
+                                    active: AbstractSet[str] = frozenset()) -> None:
+    """Admission (NamespaceLifecycle): the namespace must exist and not be terminating.
+    ``active`` holds namespaces known to be active (no storage read for those)."""
     if not t.info.namespaced:
         return
     ns = obj["metadata"]["namespace"]
+    if ns in active:
+        return
     namespace = await store.get(key_for(_NAMESPACES, "", ns))
     if namespace is None:
         raise errors.not_found(GroupResource("", "namespaces"), ns)

@@ -55,6 +55,11 @@ class Store:
         self.kv = kv
         self.catalog = catalog
         self.clock = clock
+        #: namespaces this store wrote as active (created, or updated without a
+        #: deletionTimestamp): admission of their content needs no storage read. Every
+        #: namespace write goes through ``create`` or ``guaranteed_update``, which keep it
+        #: exact; a namespace written otherwise (``Registry.restore``) is just not in it.
+        self.active_namespaces: set[str] = set()
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -92,7 +97,7 @@ class Store:
                 meta["name"] = str(meta.get("generateName") or "") + "".join(
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
-            await admit_namespace_lifecycle(self.kv, t, obj)
+            await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
             if field_manager:
                 self._manage_fields(None, obj, field_manager, "")
             stored = to_storage(t.info, clone(obj))
@@ -108,6 +113,8 @@ class Store:
                 raise errors.already_exists(
                     t.gr, meta["name"], being_deleted=being_deleted) from None
             stored["metadata"]["resourceVersion"] = str(revision)
+            if _is_namespace(t):
+                self.active_namespaces.add(meta["name"])
             return self.present(t, stored)
         raise errors.server_timeout(
             f"The POST operation against {t.gr} could not be completed at this time, "
@@ -183,6 +190,10 @@ class Store:
                 raise errors.not_found(t.gr, name)
             current = decode(kv)
             new = await update(clone(current))
+            namespace = _is_namespace(t)
+            if namespace and (new is DELETE or is_being_deleted(new)):
+                # before the write: no content may be admitted once it is terminating
+                self.active_namespaces.discard(name)
             try:
                 if new is DELETE:
                     if not dry_run:
@@ -198,6 +209,8 @@ class Store:
             except (ConflictError, KeyNotFoundError):
                 continue
             stored["metadata"]["resourceVersion"] = str(revision)
+            if namespace and not is_being_deleted(stored):
+                self.active_namespaces.add(name)
             return self.present(t, stored), False
 
     async def update(
@@ -334,3 +347,7 @@ def should_delete_during_update(t: Target, old: Obj, new: Obj) -> bool:
     if t.info.group == "" and t.info.resource == "namespaces":
         return not (new.get("spec") or {}).get("finalizers")
     return True
+
+
+def _is_namespace(t: Target) -> bool:
+    return t.info.resource == "namespaces" and t.info.group == ""
