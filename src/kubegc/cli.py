@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 async def _serve(args: argparse.Namespace) -> int:
     from kubegc.api.clock import RealClock, ScaledClock
-    from kubegc.cluster import Cluster, ClusterConfig
+    from kubegc.cluster import Cluster, ClusterConfig, DataDirInUse
 
     if args.time_scale <= 0:
         print("kubegc: --time-scale must be positive", file=sys.stderr)
@@ -109,6 +109,9 @@ async def _serve(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     try:
         await cluster.start()
+    except DataDirInUse as e:
+        print(f"kubegc: {e}", file=sys.stderr)
+        return 1
     except OSError as e:
         print(f"kubegc: cannot serve on {args.host}:{args.port}: {e.strerror or e}",
               file=sys.stderr)

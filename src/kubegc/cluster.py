@@ -7,9 +7,12 @@ there is one way to wire storage → registry → server → controllers.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from aiohttp import web
 
@@ -64,6 +67,29 @@ def _document_handler(document: DebugDocument) -> DebugHandler:
     return handler
 
 
+class DataDirInUse(RuntimeError):
+    """Another kubegc process serves from the same data directory."""
+
+
+def _lock_data_dir(directory: Path) -> IO[str]:
+    """Hold ``<data-dir>/kubegc.lock`` for the life of the process: two servers on one
+    SQLite store would corrupt each other's view of the revisions (and kubeconfig)."""
+    handle = (directory / "kubegc.lock").open("a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise DataDirInUse(f"data directory {directory} is in use by another kubegc "
+                           f"(pid {holder})") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
 class Cluster:
     """A running kubegc: storage, registry, API server and controllers on this loop."""
 
@@ -80,6 +106,7 @@ class Cluster:
         self.controller_manager: ControllerManager | None = None
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
+        self._lock: IO[str] | None = None
         self.skipped: list[Obj] = []  # snapshot objects of kinds this kubegc does not serve
 
     def _storage_spec(self) -> str:
@@ -94,6 +121,7 @@ class Cluster:
         config = self.config
         if config.data_dir is not None:
             config.data_dir.mkdir(parents=True, exist_ok=True)
+            self._lock = _lock_data_dir(config.data_dir)
         self.kv = config.kv or await connect_kv(self._storage_spec(), clock=self.clock)
         if config.kv is None and config.compaction_interval > 0:
             self._compactor = asyncio.create_task(run_compactor(
@@ -185,6 +213,9 @@ class Cluster:
             await asyncio.gather(self._compactor, return_exceptions=True)
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
+        if self._lock is not None:
+            self._lock.close()  # releases the flock
+            self._lock = None
 
     async def settle(self, timeout: float = 30.0, *, quiet_rounds: int = 3) -> None:
         """Wait until every write is dispatched to every watcher, every informer has

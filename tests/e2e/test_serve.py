@@ -65,3 +65,19 @@ def test_insecure_http_serves_plain_http_without_a_token(tmp_path: Path) -> None
     finally:
         proc.terminate()
         assert proc.wait(timeout=15) == 0
+
+
+def test_a_second_server_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "shared"
+    first = start_server(data)
+    try:
+        kubeconfig = (data / "kubeconfig").read_text()
+        second = subprocess.run(
+            [sys.executable, "-m", "kubegc.cli", "serve", "--port", str(free_port()),
+             "--data-dir", str(data)], capture_output=True, text=True, timeout=30)
+        assert second.returncode == 1
+        assert f"data directory {data} is in use by another kubegc (pid " in second.stderr
+        assert (data / "kubeconfig").read_text() == kubeconfig  # untouched
+        first.kubectl("create", "configmap", "still-writable")  # the first one is unharmed
+    finally:
+        stop_server(first)

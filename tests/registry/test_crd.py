@@ -88,3 +88,17 @@ async def test_deleting_a_crd_deletes_its_instances_then_the_resource(
     assert e.value.code == 404
     listed = await registry.kv.range("/registry/example.com/widgets/", prefix=True)
     assert listed.kvs == []
+
+
+async def test_no_new_instances_while_the_crd_terminates(registry: Registry) -> None:
+    crds = target(registry, "customresourcedefinitions", "")
+    await registry.create(crds, CRD)
+    v1 = registry.target("example.com", "v1", "widgets", "default")
+    held = _widget("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    await registry.create(v1, held)
+    await registry.delete(crds, "widgets.example.com", {})  # waits for "held" to go
+    with pytest.raises(StatusError) as e:
+        await registry.create(v1, _widget("late"))
+    assert (e.value.code, e.value.message) == (
+        405, "create not allowed while custom resource definition is terminating")

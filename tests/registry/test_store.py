@@ -172,3 +172,32 @@ async def test_secret_string_data_is_merged_into_data(registry: Registry) -> Non
                                         "stringData": {"b": "bee"}})
     assert created["data"] == {"a": "YQ==", "b": "YmVl"}
     assert "stringData" not in created and created["type"] == "Opaque"
+
+
+async def test_server_side_apply_create_then_apply_prunes_dropped_fields(
+        registry: Registry) -> None:
+    t = target(registry, "configmaps")
+    first = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ssa"},' \
+            b'"data":{"a":"1","b":"2"}}'
+    created, was_created = await registry.patch(t, "ssa", "application/apply-patch+yaml", first,
+                                                field_manager="kubectl")
+    assert was_created
+    assert [(m["manager"], m["operation"]) for m in created["metadata"]["managedFields"]] == [
+        ("kubectl", "Apply")]
+    second = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ssa"},"data":{"a":"1"}}'
+    applied, _ = await registry.patch(t, "ssa", "application/apply-patch+yaml", second,
+                                      field_manager="kubectl")
+    assert applied["data"] == {"a": "1"}
+
+
+async def test_patch_that_empties_finalizers_of_a_deleting_object_answers_the_patched_object(
+        registry: Registry) -> None:
+    t = target(registry, "configmaps")
+    await registry.create(t, {"metadata": {"name": "fin", "finalizers": ["a.io/x"]}})
+    await registry.delete(t, "fin", {})
+    result, _ = await registry.patch(t, "fin", "application/json-patch+json",
+                                     b'[{"op":"remove","path":"/metadata/finalizers"}]')
+    assert "finalizers" not in result["metadata"]  # kubectl prints "patched", not "(no change)"
+    with pytest.raises(StatusError) as e:
+        await registry.get(t, "fin")
+    assert e.value.code == 404

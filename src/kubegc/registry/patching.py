@@ -64,7 +64,9 @@ async def patch(
         if t.info.namespaced:
             obj["metadata"].setdefault("namespace", t.namespace)
         created = True
-        return await store.create(t, obj, dry_run=dry_run, field_manager=field_manager,
+        # server_side_apply recorded the applier's fields as an "Apply" operation; an
+        # "Update" record on top would make the next apply unable to prune what it dropped
+        return await store.create(t, obj, dry_run=dry_run, field_manager="",
                                   field_validation=field_validation, warnings=warnings)
 
     async def update(current: Obj) -> Any:

@@ -50,6 +50,7 @@ class Registry:
         #: called (synchronously, on the loop) after a CRD adds or removes a resource
         self.catalog_listeners: list[Callable[[], None]] = []
         self._cleanups: dict[str, asyncio.Task[None]] = {}
+        self._stopping = False
 
     async def start(self, *, bootstrap: bool = True) -> None:
         listed = await self.kv.range(_CRD_KEY_ROOT, prefix=True)
@@ -61,9 +62,11 @@ class Registry:
             await self._bootstrap()
 
     async def stop(self) -> None:
-        for task in self._cleanups.values():
+        self._stopping = True  # no CRD cleanup starts, or goes round again, from now on
+        tasks = list(self._cleanups.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._cleanups.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._cleanups.clear()
         await self.cache.stop()
 
@@ -119,6 +122,13 @@ class Registry:
     async def create(self, t: Target, obj: Obj, *, dry_run: bool = False,
                      field_manager: str = "", field_validation: str = "",
                      warnings: builtins.list[str] | None = None) -> Obj:
+        if t.info.custom:
+            crd = self.crds.get(f"{t.info.resource}.{t.info.group}")
+            if crd is not None and is_being_deleted(crd):
+                raise errors.StatusError(
+                    405, "MethodNotAllowed",
+                    "create not allowed while custom resource definition is terminating",
+                    group=t.info.group, kind=t.info.resource)
         result = await self.store.create(t, obj, dry_run=dry_run, field_manager=field_manager,
                                          field_validation=field_validation, warnings=warnings)
         if not dry_run:
@@ -245,7 +255,7 @@ class Registry:
                     self.catalog.remove(old_info.group, old_info.resource)
             self.catalog.add(info)
             self._catalog_changed()
-        if is_being_deleted(crd) and name not in self._cleanups:
+        if is_being_deleted(crd) and name not in self._cleanups and not self._stopping:
             self._cleanups[name] = asyncio.create_task(self._cleanup(crd), name=f"crd-{name}")
 
     def _forget_crd(self, crd: Obj) -> None:
@@ -292,7 +302,7 @@ class Registry:
 
     async def _delete_instances(self, info: ResourceInfo) -> None:
         prefix = key_root(info)
-        while True:
+        while not self._stopping:
             watcher = self.cache.subscribe(prefix, self.cache.revision)
             try:
                 listed = await self.kv.range(prefix, prefix=True)

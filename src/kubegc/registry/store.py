@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from kubegc.api import errors
@@ -38,8 +39,17 @@ from kubegc.storage import KV, ConflictError, KeyExistsError, KeyNotFoundError
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_ATTEMPTS = 8
 
-#: Marker returned by an update function to ask for the object's removal.
-DELETE = object()
+@dataclass(frozen=True)
+class DeleteAs:
+    """Returned by an update function to remove the object; the request answers with
+    ``obj`` — an update that empties a deleting object's finalizers answers with that
+    updated object, as upstream's ``finalizeDelete`` does (kubectl then says "patched")."""
+
+    obj: Obj | None = None  # None: the object as it was stored
+
+
+#: Marker returned by an update function to remove the object (answering with it as stored).
+DELETE = DeleteAs()
 
 
 UpdateFn = Callable[[Obj], Awaitable[Any]]
@@ -191,14 +201,14 @@ class Store:
             current = decode(kv)
             new = await update(clone(current))
             namespace = _is_namespace(t)
-            if namespace and (new is DELETE or is_being_deleted(new)):
+            if namespace and (isinstance(new, DeleteAs) or is_being_deleted(new)):
                 # before the write: no content may be admitted once it is terminating
                 self.active_namespaces.discard(name)
             try:
-                if new is DELETE:
+                if isinstance(new, DeleteAs):
                     if not dry_run:
                         await self.kv.delete(key, expected_mod_revision=kv.mod_revision)
-                    return self.present(t, current), True
+                    return self.present(t, new.obj if new.obj is not None else current), True
                 if same_object(new, current):
                     return self.present(t, current), False
                 stored = to_storage(t.info, new)
@@ -298,7 +308,8 @@ class Store:
         if causes:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
         if should_delete_during_update(t, old, new):
-            return DELETE
+            new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+            return DeleteAs(new)
         if field_manager and not same_object(old, new):
             self._manage_fields(old, new, field_manager, subresource)
         return new
