@@ -81,3 +81,19 @@ def test_a_second_server_on_the_same_data_dir_is_refused(tmp_path: Path) -> None
         first.kubectl("create", "configmap", "still-writable")  # the first one is unharmed
     finally:
         stop_server(first)
+
+
+def test_kubectl_drain_cordons_and_deletes_the_pods(tmp_path: Path) -> None:
+    """kubectl drain sends its DELETEs through the typed client, as protobuf DeleteOptions."""
+    server = start_server(tmp_path / "drain")
+    try:
+        server.kubectl("create", "deployment", "web", "--image=nginx", "--replicas=2")
+        eventually(lambda: server.kubectl("get", "pods", "-o", "name").stdout.count("pod/") == 2)
+        out = server.kubectl("drain", "kubegc-node-1", "--ignore-daemonsets", "--force",
+                             "--delete-emptydir-data", "--timeout=30s", timeout=60).stdout
+        assert "node/kubegc-node-1 cordoned" in out and "node/kubegc-node-1 drained" in out
+        assert out.count(" deleted") == 2
+        node = json.loads(server.kubectl("get", "node", "kubegc-node-1", "-o", "json").stdout)
+        assert node["spec"]["unschedulable"] is True
+    finally:
+        stop_server(server)

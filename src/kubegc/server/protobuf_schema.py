@@ -199,6 +199,12 @@ MESSAGES: dict[str, Schema] = {
     },
     "Capabilities": {1: ("add", "[]string"), 2: ("drop", "[]string")},
     # --- apps/v1 ---------------------------------------------------------------------------
+    # meta/v1 DeleteOptions: typed clients (kubectl drain, kubectl delete through them) send
+    # DELETE bodies as protobuf
+    "DeleteOptions": {1: ("gracePeriodSeconds", "int"), 2: ("preconditions", "Preconditions"),
+                      3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "string"),
+                      5: ("dryRun", "[]string")},
+    "Preconditions": {1: ("uid", "string"), 2: ("resourceVersion", "string")},
     "Deployment": {1: ("metadata", "ObjectMeta"), 2: ("spec", "DeploymentSpec"),
                    3: ("status", "DeploymentStatus")},
     "DeploymentSpec": {
@@ -254,4 +260,6 @@ TOP_LEVEL: dict[tuple[str, str], str] = {
     ("apps/v1", "Deployment"): "Deployment",
     ("batch/v1", "Job"): "Job",
     ("batch/v1", "CronJob"): "CronJob",
+    ("v1", "DeleteOptions"): "DeleteOptions",
+    ("meta.k8s.io/v1", "DeleteOptions"): "DeleteOptions",
 }

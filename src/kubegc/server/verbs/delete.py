@@ -10,6 +10,7 @@ from aiohttp import web
 from kubegc.api import errors
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
+from kubegc.server.protobuf import PROTOBUF_MEDIA_TYPE, decode_protobuf_body
 from kubegc.server.verbs.params import int_param
 
 
@@ -26,9 +27,11 @@ async def delete_options(request: web.Request) -> dict[str, Any]:
     if q.getall("dryRun", []):
         options["dryRun"] = q.getall("dryRun")
     body = await request.read()
+    content_type = request.headers.get("Content-Type", "").split(";")[0].strip()
     if body.strip():
         try:
-            decoded = orjson.loads(body)
+            decoded = (decode_protobuf_body(body) if content_type == PROTOBUF_MEDIA_TYPE
+                       else orjson.loads(body))
         except orjson.JSONDecodeError as e:
             raise errors.bad_request(f"couldn't decode DeleteOptions: {e}") from None
         if not isinstance(decoded, dict):
