@@ -424,3 +424,17 @@ def test_unsupported_jsonpath_gives_an_empty_cell() -> None:
 
 def test_missing_creation_timestamp_is_unknown_age() -> None:
     assert cells("", "configmaps", {"metadata": {"name": "x"}}) == ["x", 0, "<unknown>"]
+
+
+def test_deletion_record_columns() -> None:
+    record = {"apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
+              "metadata": {"name": "u.delete.1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+              "action": "delete", "reason": "OwnerAbsent", "propagationPolicy": "Background",
+              "message": "all owners are absent",
+              "object": {"kind": "Pod", "namespace": "ns", "name": "p1"}}
+    table = to_table("kubegc.io", "deletionrecords", [record],
+                     now=datetime(2026, 1, 1, 0, 1, tzinfo=UTC))
+    assert [c["name"] for c in table["columnDefinitions"]] == [
+        "Name", "Action", "Object", "Reason", "Policy", "Message", "Age"]
+    assert table["rows"][0]["cells"] == ["u.delete.1", "delete", "ns/pod/p1", "OwnerAbsent",
+                                         "Background", "all owners are absent", "60s"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from kubegc.server.printers import core, events, pods, volumes, workloads
+from kubegc.server.printers import core, events, kubegc, pods, volumes, workloads
 from kubegc.server.printers.duration import human_duration, short_human_duration
 from kubegc.server.printers.helpers import AGE, NAME, RowFn, name_and
 
@@ -71,6 +71,8 @@ HANDLERS: dict[tuple[str, str], TableHandler] = {
         TableHandler(volumes.PERSISTENT_VOLUME_COLUMN_DEFINITIONS, volumes.print_persistent_volume),
     ("", "persistentvolumeclaims"): TableHandler(
         volumes.PERSISTENT_VOLUME_CLAIM_COLUMN_DEFINITIONS, volumes.print_persistent_volume_claim),
+    ("kubegc.io", "deletionrecords"): TableHandler(
+        kubegc.DELETION_RECORD_COLUMN_DEFINITIONS, kubegc.print_deletion_record),
     ("apiextensions.k8s.io", "customresourcedefinitions"): TableHandler(
         core.CUSTOM_RESOURCE_DEFINITION_COLUMN_DEFINITIONS, core.print_custom_resource_definition),
 }
