@@ -149,3 +149,16 @@ async def test_watch_yields_nothing_and_blocks_until_cancelled() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_discovery_of_a_dump_carries_short_names() -> None:
+    """Tools resolve ``deploy/web`` or ``cm/x`` on a dump as on a cluster."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.qa.io"},
+           "spec": {"group": "qa.io", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "kind": "Widget", "shortNames": ["wd"]},
+                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+    client = DumpClient([crd])
+    short = {r.resource: r.short_names for r in await client.discover()}
+    assert "deploy" in short["deployments"] and "cm" in short["configmaps"]
+    assert short["widgets"] == ("wd",)

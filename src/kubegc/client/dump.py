@@ -146,6 +146,7 @@ class _Resource:
     resource: str
     kind: str
     namespaced: bool
+    short_names: tuple[str, ...] = ()
 
 
 def guess_plural(kind: str) -> str:
@@ -168,7 +169,8 @@ def _crd_resource(crd: Obj) -> tuple[_Resource, list[str]] | None:
     if not versions and spec.get("version"):
         versions = [str(spec["version"])]
     res = _Resource(str(spec.get("group") or ""), str(names["plural"]), str(names["kind"]),
-                    spec.get("scope", "Namespaced") == "Namespaced")
+                    spec.get("scope", "Namespaced") == "Namespaced",
+                    tuple(str(n) for n in names.get("shortNames") or ()))
     return res, versions
 
 
@@ -186,8 +188,8 @@ class DumpClient(Client):
         self._objects: dict[tuple[str, str], list[Obj]] = {}
         objs = list(objects)
         for info in BUILTIN_RESOURCES:
-            self._add(_Resource(info.group, info.resource, info.kind, info.namespaced),
-                      list(info.versions))
+            self._add(_Resource(info.group, info.resource, info.kind, info.namespaced,
+                                info.short_names), list(info.versions))
         for group, version, resource, kind, namespaced in _OTHER_BUILTINS:
             self._add(_Resource(group, resource, kind, namespaced), [version])
         for obj in objs:
@@ -293,7 +295,8 @@ class DumpClient(Client):
             for version in self._versions[key]:
                 out.append(APIResource(group=res.group, version=version, resource=res.resource,
                                        kind=res.kind, namespaced=res.namespaced,
-                                       verbs=READ_VERBS, singular=res.kind.lower()))
+                                       verbs=READ_VERBS, singular=res.kind.lower(),
+                                       short_names=res.short_names))
         return out
 
     # -- writes: refused -----------------------------------------------------------------
