@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from aiohttp import web
+import orjson
 
 from kubegc.api.clock import Clock, RealClock
 from kubegc.api.types import Obj
@@ -24,6 +24,7 @@ from kubegc.controllers.manager import ControllerManager, DebugDocument, Manager
 from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.context import DebugHandler
+from kubegc.server.http import Request, Response
 from kubegc.storage import KV, connect_kv, run_compactor
 
 log = logging.getLogger(__name__)
@@ -60,9 +61,9 @@ class ClusterConfig:
 
 
 def _document_handler(document: DebugDocument) -> DebugHandler:
-    async def handler(request: web.Request) -> web.Response:
+    async def handler(request: Request) -> Response:
         content_type, body = document(dict(request.query))
-        return web.Response(body=body, headers={"Content-Type": content_type})
+        return Response(body=body, headers={"Content-Type": content_type})
 
     return handler
 
@@ -183,12 +184,13 @@ class Cluster:
         if self.registry is not None:
             self.registry.catalog_listeners.append(manager.on_catalog_change)
 
-    async def _watchers_handler(self, request: web.Request) -> web.Response:
+    async def _watchers_handler(self, request: Request) -> Response:
         """``GET /debug/kubegc/watchers``: open watches by storage key prefix."""
         prefixes = self.registry.cache.watcher_prefixes() if self.registry is not None else {}
-        return web.json_response(dict(sorted(prefixes.items())))
+        return Response(body=orjson.dumps(dict(sorted(prefixes.items()))),
+                        content_type="application/json")
 
-    async def _settle_handler(self, request: web.Request) -> web.Response:
+    async def _settle_handler(self, request: Request) -> Response:
         """``GET /debug/kubegc/settle?timeout=30``: returns once the cluster is quiet (for
         tests driving a ``kubegc serve`` process over HTTP); 504 on timeout."""
         try:
@@ -198,8 +200,8 @@ class Cluster:
         try:
             await self.settle(timeout)
         except TimeoutError as e:
-            return web.Response(status=504, text=str(e))
-        return web.Response(text="settled")
+            return Response(status=504, text=str(e))
+        return Response(text="settled")
 
     async def stop(self) -> None:
         if self.controller_manager is not None:

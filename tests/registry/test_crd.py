@@ -21,10 +21,12 @@ CRD: dict[str, Any] = {
              "versions": [
                  {"name": "v1", "served": True, "storage": True,
                   "subresources": {"status": {}},
-                  "schema": {"openAPIV3Schema": {"type": "object"}}},
+                  "schema": {"openAPIV3Schema": {
+                      "type": "object", "x-kubernetes-preserve-unknown-fields": True}}},
                  {"name": "v1beta1", "served": True, "storage": False,
                   "subresources": {"status": {}},
-                  "schema": {"openAPIV3Schema": {"type": "object"}}}]},
+                  "schema": {"openAPIV3Schema": {
+                      "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]},
 }
 
 

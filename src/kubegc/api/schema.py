@@ -25,6 +25,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import orjson
+
+from kubegc.api.memo import Memo
+
 SCHEMA_REF_PREFIX = "#/components/schemas/"
 DATA_FILE = "openapi_data/schemas.json.gz"
 
@@ -214,8 +218,46 @@ def unknown_fields(obj: Any, group: str, version: str, kind: str, *,
     if name is None or group == "apiextensions.k8s.io":
         return []
     out: list[str] = []
-    _walk_unknown(obj, definitions()[name], "", out, prune)
+    schema = definitions()[name]
+    properties, _, _, free = _shape(schema)
+    if free or type(obj) is not dict or not properties:
+        _walk_unknown(obj, schema, "", out, prune)
+        return out
+    # The root level, with the subtrees of ``spec``, ``data``... memoized when clean.
+    unknown: list[str] = []
+    for key, item in obj.items():
+        sub = properties.get(key)
+        if sub is None:
+            unknown.append(key)
+        elif type(item) is dict and item and key != "metadata":
+            _walk_memoized(item, sub, key, out, prune)
+        elif type(item) is dict or type(item) is list:
+            _walk_unknown(item, sub, key, out, prune)
+    for key in unknown:
+        out.append(key)
+        if prune:
+            del obj[key]
     return out
+
+
+#: JSON of subtrees found free of unknown fields, with the id of their schema node (the
+#: module's definitions are never freed, so ids are stable).
+_clean = Memo()
+
+
+def _walk_memoized(value: dict[str, Any], schema: Schema, path: str, out: list[str],
+                   prune: bool) -> None:
+    try:
+        key = (id(schema), orjson.dumps(value))
+    except TypeError:
+        _walk_unknown(value, schema, path, out, prune)
+        return
+    if _clean.get(key) is not None:
+        return
+    found = len(out)
+    _walk_unknown(value, schema, path, out, prune)
+    if len(out) == found:
+        _clean.put(key, b"")
 
 
 _Shape = tuple[dict[str, Any], Any, Any, bool]  # properties, additionalProperties, items, free

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from kubegc.api.resources import GroupVersionResource
-from kubegc.api.types import Obj
+from kubegc.api.types import Obj, clone
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -68,7 +68,8 @@ class LocalClient(Client):
             watch.close()
 
     async def create(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
-        return await self.registry.create(self._target(gvr, namespace), obj,
+        # The registry takes the object it creates; the caller's stays untouched, as over HTTP.
+        return await self.registry.create(self._target(gvr, namespace), clone(obj),
                                           field_manager=self.field_manager)
 
     async def update(

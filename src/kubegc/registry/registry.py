@@ -16,11 +16,9 @@ from kubegc.api.types import Obj, clone
 from kubegc.registry import crd as crds
 from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
-from kubegc.registry.keys import key_root
 from kubegc.registry.listing import list_encoded, list_objects
 from kubegc.registry.patching import patch
 from kubegc.registry.store import Store
-from kubegc.registry.strategy import strategy_for
 from kubegc.registry.target import Target, decode, encode, is_direct
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
 from kubegc.registry.watching import RegistryWatch, WatchRequest
@@ -276,49 +274,17 @@ class Registry:
                 log.exception("catalog listener failed")
 
     async def _cleanup(self, crd: Obj) -> None:
-        """Delete every instance, then drop the cleanup finalizer (the CRD finalizer)."""
+        """Finalize a deleted CRD: its instances, its Terminating condition and the cleanup
+        finalizer (``crd.finalize``)."""
         name = crd["metadata"]["name"]
-        info = crds.resource_info_for(crd)
+        crd_t = self.target("apiextensions.k8s.io", "v1", "customresourcedefinitions")
         try:
-            if info is not None:
-                await self._delete_instances(info)
-            crd_t = self.target("apiextensions.k8s.io", "v1", "customresourcedefinitions")
-
-            async def drop(current: Obj) -> Any:
-                meta = current["metadata"]
-                meta["finalizers"] = [f for f in meta.get("finalizers") or []
-                                      if f != crds.CLEANUP_FINALIZER]
-                return self.store.prepare_update(
-                    crd_t, strategy_for(crd_t.info), current, current,
-                    check_resource_version=False)
-
-            result, removed = await self.store.guaranteed_update(crd_t, name, drop)
-            self._after_write(crd_t, result, removed=removed)
+            result, removed = await crds.finalize(self.store, self.cache, crd_t, name,
+                                                  stopping=lambda: self._stopping)
+            if not self._stopping:
+                self._after_write(crd_t, result, removed=removed)
         except errors.StatusError as e:
             if not errors.is_not_found(e):
                 log.warning("CRD %s cleanup failed: %s", name, e)
         finally:
             self._cleanups.pop(name, None)
-
-    async def _delete_instances(self, info: ResourceInfo) -> None:
-        prefix = key_root(info)
-        while not self._stopping:
-            watcher = self.cache.subscribe(prefix, self.cache.revision)
-            try:
-                listed = await self.kv.range(prefix, prefix=True)
-                if not listed.kvs:
-                    return
-                for kv in listed.kvs:
-                    obj = decode(kv)
-                    if is_being_deleted(obj):
-                        continue
-                    item_t = Target(info, info.storage_version,
-                                    obj["metadata"].get("namespace", ""))
-                    try:
-                        await delete(self.store, item_t, obj["metadata"]["name"], {})
-                    except errors.StatusError as e:
-                        if not errors.is_not_found(e):
-                            raise
-                await watcher.next_batch(timeout=5.0)
-            finally:
-                watcher.close()

@@ -96,6 +96,9 @@ class Store:
         self, t: Target, obj: Obj, *, dry_run: bool = False, field_manager: str = "",
         field_validation: str = "", warnings: list[str] | None = None,
     ) -> Obj:
+        """Create ``obj``. It is completed in place (metadata, defaults, managedFields) and
+        the returned object shares its nested values: callers pass an object of their own
+        (LocalClient copies the caller's; HTTP decodes a fresh one)."""
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
         check_fields(t, obj, field_validation, warnings)
@@ -110,7 +113,7 @@ class Store:
             await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
             if field_manager:
                 self._manage_fields(None, obj, field_manager, "")
-            stored = to_storage(t.info, clone(obj))
+            stored = to_storage(t.info, obj)
             if dry_run:
                 return self.present(t, stored)
             try:
@@ -122,10 +125,13 @@ class Store:
                 being_deleted = existing is not None and is_being_deleted(decode(existing))
                 raise errors.already_exists(
                     t.gr, meta["name"], being_deleted=being_deleted) from None
-            stored["metadata"]["resourceVersion"] = str(revision)
             if _is_namespace(t):
                 self.active_namespaces.add(meta["name"])
-            return self.present(t, stored)
+            # A new top level and metadata, so the caller's object gets no resourceVersion
+            # (tests and controllers create from templates they reuse).
+            created = {**stored, "metadata": {**stored["metadata"],
+                                              "resourceVersion": str(revision)}}
+            return self.present(t, created)
         raise errors.server_timeout(
             f"The POST operation against {t.gr} could not be completed at this time, "
             "please try again.")
@@ -303,7 +309,13 @@ class Store:
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):
             new_meta["generation"] = int(old_meta["generation"]) + 1
-        causes = validate_object_meta(t, strategy, new) + strategy.validate(new)
+        if subresource == "status" and strategy.validate_status is not None:
+            schema_causes = strategy.validate_status(new, old)
+        elif strategy.validate_update is not None:
+            schema_causes = strategy.validate_update(new, old)
+        else:
+            schema_causes = strategy.validate(new)
+        causes = validate_object_meta(t, strategy, new) + schema_causes
         causes += validate_object_meta_update(old_meta, new_meta)
         if causes:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)

@@ -23,7 +23,7 @@ from kubegc.api.validation import (
     is_dns1123_subdomain,
     is_path_segment_name,
 )
-from kubegc.registry.crd import CLEANUP_FINALIZER, established_status
+from kubegc.registry.crd import CLEANUP_FINALIZER, CustomResourceInfo, established_status
 from kubegc.registry.defaults import DEFAULTERS, Defaulter
 
 
@@ -38,6 +38,7 @@ class GCPolicy(enum.Enum):
 Hook = Callable[[Obj], None]
 UpdateHook = Callable[[Obj, Obj], None]
 Validator = Callable[[Obj], list[StatusCause]]
+UpdateValidator = Callable[[Obj, Obj], list[StatusCause]]
 
 
 def _noop(obj: Obj) -> None:
@@ -60,6 +61,10 @@ class Strategy:
     defaulter: Defaulter = _noop
     prepare_for_create: Hook = _noop  # after uid/name are set
     validate: Validator = _no_causes
+    #: validation of an update (new, old) and of a status-subresource update (new, old);
+    #: None: ``validate`` of the new object
+    validate_update: UpdateValidator | None = None
+    validate_status: UpdateValidator | None = None
     #: fields of the top level that a main-resource update may not change (status subresource)
     status_fields: tuple[str, ...] = ("status",)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -311,6 +316,12 @@ def strategy_for(info: ResourceInfo) -> Strategy:
                 is_dns1123_subdomain),
             prepare_for_create=_clear_status if info.has_subresource("status") else _noop,
         )
+        if isinstance(info, CustomResourceInfo):
+            # pruning and defaulting happen as the object is decoded (admission.check_fields)
+            schemas = info.schemas
+            base = replace(base, validate=schemas.validate,
+                           validate_update=schemas.validate_update,
+                           validate_status=schemas.validate_status)
     defaulter = DEFAULTERS.get((info.group, info.resource))
     status = info.has_subresource("status")
     if defaulter is not None or status != base.status_subresource:

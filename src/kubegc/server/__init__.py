@@ -1,7 +1,8 @@
 """The HTTP surface of kubegc: routing from the resource catalog, discovery, OpenAPI,
 tables, patch types, watch streaming, Status errors, authentication and health.
 
-``APIServer`` serves a ``Registry`` over HTTP(S) with aiohttp on the running event loop.
+``APIServer`` serves a ``Registry`` over HTTP(S) on the running event loop, with kubegc's
+own HTTP/1.1 server (``server/http``).
 May import: ``kubegc.api``, ``kubegc.storage`` (types only), ``kubegc.registry``.
 """
 
@@ -10,12 +11,11 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 
-from aiohttp import web
-
 from kubegc.api.clock import Clock
 from kubegc.registry import Registry
-from kubegc.server.app import build_app
+from kubegc.server.app import MAX_BODY, build_handler
 from kubegc.server.context import DebugHandler, ServerContext
+from kubegc.server.http import HTTPServer
 from kubegc.server.tls import ServingCredentials, serving_credentials
 
 
@@ -31,31 +31,23 @@ class APIServer:
     def __init__(self, registry: Registry, *, clock: Clock, options: ServingOptions) -> None:
         self.options = options
         self.ctx = ServerContext(registry=registry, clock=clock, token=options.token)
-        self._runner: web.AppRunner | None = None
+        self._http: HTTPServer | None = None
         self.port = options.port
 
     def add_debug_handler(self, path: str, handler: DebugHandler) -> None:
         self.ctx.debug_handlers[path] = handler
 
     async def start(self) -> None:
-        app = build_app(self.ctx)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
-                                     shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.options.host, self.options.port,
-                           ssl_context=self.options.ssl_context, backlog=1024,
-                           reuse_address=True)
-        await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
+        http = HTTPServer(build_handler(self.ctx), max_body=MAX_BODY)
+        self.port = await http.start(self.options.host, self.options.port,
+                                     ssl_context=self.options.ssl_context)
+        self._http = http
         self.ctx.server_address = f"{self.options.host}:{self.port}"
 
     async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        if self._http is not None:
+            await self._http.stop(timeout=1.0)
+            self._http = None
 
     @property
     def url(self) -> str:

@@ -1,4 +1,4 @@
-"""The aiohttp application: authentication, non-resource endpoints, and dispatch.
+"""The request handler: authentication, non-resource endpoints, and dispatch.
 
 Every error leaves as a Kubernetes ``Status``; an unexpected exception becomes a 500
 ``InternalError`` for that request only (logged), never a dead server.
@@ -6,18 +6,19 @@ Every error leaves as a Kubernetes ``Status``; an unexpected exception becomes a
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 from typing import Any
 
 import orjson
-from aiohttp import web
 
 from kubegc.api import errors
 from kubegc.api.errors import StatusError
 from kubegc.registry.crd import resource_info_for, schema_for
 from kubegc.server import discovery, openapi
 from kubegc.server.context import ServerContext, json_response, status_response
+from kubegc.server.http import AnyResponse, Handler, Request, RequestEntityTooLarge, Response
 from kubegc.server.request_info import parse_resource_path
 from kubegc.server.routes import handle_resource
 
@@ -34,44 +35,42 @@ _PUBLIC = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
 MAX_BODY = 3 * 1024 * 1024
 
 
-def build_app(ctx: ServerContext) -> web.Application:
-    app = web.Application(client_max_size=MAX_BODY)
+def build_handler(ctx: ServerContext) -> Handler:
+    """The handler of every request the HTTP server receives."""
 
-    async def dispatch(request: web.Request) -> web.StreamResponse:
+    async def dispatch(request: Request) -> AnyResponse:
         try:
             if ctx.token is not None and request.path not in _PUBLIC:
                 _authenticate(request, ctx.token)
             return await _route(ctx, request)
         except StatusError as e:
             return status_response(e)
-        except web.HTTPRequestEntityTooLarge:
-            return status_response(StatusError(413, "RequestEntityTooLarge",
-                                               "the request is too large"))
-        except (ConnectionResetError, web.HTTPException):
+        except RequestEntityTooLarge as e:
+            return status_response(StatusError(413, "RequestEntityTooLarge", str(e)))
+        except (ConnectionResetError, asyncio.CancelledError):
             raise
         except Exception as e:
             log.exception("internal error serving %s %s", request.method, request.path_qs)
             return status_response(errors.internal_error(f"{type(e).__name__}: {e}"))
 
-    app.router.add_route("*", "/{tail:.*}", dispatch)
-    return app
+    return dispatch
 
 
-def _authenticate(request: web.Request, token: str) -> None:
+def _authenticate(request: Request, token: str) -> None:
     header = request.headers.get("Authorization", "")
     scheme, _, given = header.partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), token):
         raise errors.unauthorized()
 
 
-async def _route(ctx: ServerContext, request: web.Request) -> web.StreamResponse:
+async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
     path = request.path.rstrip("/") or "/"
     if path in ("/healthz", "/livez"):
-        return web.Response(text="ok")
+        return Response(text="ok")
     if path == "/readyz":
         if ctx.ready():
-            return web.Response(text="ok")
-        return web.Response(text="[-]controllers not ready\nreadyz check failed", status=503)
+            return Response(text="ok")
+        return Response(text="[-]controllers not ready\nreadyz check failed", status=503)
     if path == "/version":
         return json_response(KUBERNETES_VERSION)
     if path.startswith("/openapi/"):
@@ -89,7 +88,7 @@ async def _route(ctx: ServerContext, request: web.Request) -> web.StreamResponse
     return await handle_resource(ctx, request, info)
 
 
-def _discovery(ctx: ServerContext, request: web.Request, path: str) -> web.Response | None:
+def _discovery(ctx: ServerContext, request: Request, path: str) -> Response | None:
     catalog = ctx.registry.catalog
     parts = [p for p in path.split("/") if p]
     if path in ("/api", "/apis"):
@@ -115,8 +114,8 @@ def _discovery(ctx: ServerContext, request: web.Request, path: str) -> web.Respo
     return json_response(found)
 
 
-def _typed_json(doc: Any, content_type: str) -> web.Response:
-    response = web.Response(body=orjson.dumps(doc))
+def _typed_json(doc: Any, content_type: str) -> Response:
+    response = Response(body=orjson.dumps(doc))
     response.headers["Content-Type"] = content_type
     return response
 
@@ -137,7 +136,7 @@ def _crd_schemas(ctx: ServerContext) -> dict[tuple[str, str, str], dict[str, Any
 _openapi_cache: dict[tuple[Any, ...], Any] = {}
 
 
-def _openapi(ctx: ServerContext, request: web.Request, path: str) -> web.Response:
+def _openapi(ctx: ServerContext, request: Request, path: str) -> Response:
     """OpenAPI v3 documents, cached until the catalog or a CRD changes."""
     catalog = ctx.registry.catalog
     version_key = (id(ctx), catalog.generation, tuple(sorted(

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from aiohttp import web
 
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry
+from kubegc.server.http import AnyResponse, Request, Response
 
-DebugHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+DebugHandler = Callable[[Request], Awaitable[AnyResponse]]
 
 JSON = "application/json"
 
@@ -31,12 +31,12 @@ class ServerContext:
         return all(check() for check in self.readiness_checks)
 
 
-def json_response(obj: Any, status: int = 200) -> web.Response:
-    return web.Response(body=orjson.dumps(obj), status=status, content_type=JSON)
+def json_response(obj: Any, status: int = 200) -> Response:
+    return Response(body=orjson.dumps(obj), status=status, content_type=JSON)
 
 
-def status_response(err: StatusError) -> web.Response:
-    return web.Response(body=orjson.dumps(err.to_status()), status=err.code, content_type=JSON)
+def status_response(err: StatusError) -> Response:
+    return Response(body=orjson.dumps(err.to_status()), status=err.code, content_type=JSON)
 
 
 def success_status(details: dict[str, Any]) -> dict[str, Any]:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from aiohttp import web
-
 from kubegc.api import errors
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
+from kubegc.server.http import AnyResponse, Request, Response
 from kubegc.server.request_info import RequestInfo
 from kubegc.server.verbs import create, delete, get, patch, scale, update, watch
 from kubegc.server.verbs.params import flag
 
 
-async def handle_resource(ctx: ServerContext, request: web.Request,
-                          info: RequestInfo) -> web.StreamResponse:
+async def handle_resource(ctx: ServerContext, request: Request,
+                          info: RequestInfo) -> AnyResponse:
     t = ctx.registry.target(info.group, info.version, info.resource, info.namespace)
     method = request.method
     if info.subresource:
@@ -47,8 +46,8 @@ async def handle_resource(ctx: ServerContext, request: web.Request,
     raise _not_allowed(t.gr, method)
 
 
-async def _subresource(ctx: ServerContext, request: web.Request, info: RequestInfo,
-                       t: Target) -> web.StreamResponse:
+async def _subresource(ctx: ServerContext, request: Request, info: RequestInfo,
+                       t: Target) -> AnyResponse:
     if not t.info.has_subresource(info.subresource):
         raise errors.route_not_found()
     method = request.method
@@ -57,7 +56,7 @@ async def _subresource(ctx: ServerContext, request: web.Request, info: RequestIn
     if info.subresource == "log":
         obj = await ctx.registry.get(t, info.name)
         text = f"(kubegc simulates pod {obj['metadata']['name']}: there is no container log)\n"
-        return web.Response(text=text, content_type="text/plain")
+        return Response(text=text, content_type="text/plain")
     if info.subresource == "finalize":
         if method != "PUT":
             raise _not_allowed(t.gr, method)

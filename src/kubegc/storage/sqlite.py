@@ -5,29 +5,35 @@ Contract beyond ``kv``:
   * Durability: WAL with ``synchronous="FULL"`` (default): a write that returned survives
     kill -9 and power loss. ``"NORMAL"`` survives kill -9 of the process but may lose the
     last commits on an OS crash or power loss.
-  * Group commit: writes queue up; one flush per event-loop turn applies every queued write
-    in ONE ``BEGIN IMMEDIATE ... COMMIT``, in arrival order, each write seeing the ones
-    before it (a CAS conflict fails only that write), then resolves the writers. Concurrent
-    writers thus share one fsync. A write whose caller was cancelled before the flush is
+  * Group commit: writes queue up; one batch applies every queued write in ONE
+    ``BEGIN IMMEDIATE ... COMMIT``, in arrival order, each write seeing the ones before it
+    (a CAS conflict fails only that write), then resolves the writers. Concurrent writers
+    thus share one fsync. A write whose caller was cancelled before its batch started is
     not applied. A failed commit fails every write of the batch with ``StorageError``.
-  * The flush is a ``loop.call_soon`` callback scheduled by the first queued write (the
-    writer "task" without a task to wake): it runs after every coroutine that is already
-    runnable has queued its write, which is what makes batches form.
-  * Reads run inline (short synchronous SQLite calls on the loop thread) and see committed
-    writes only. A flush is synchronous too, so no read ever sees half a batch.
+  * Batches run one at a time on a writer thread with its own connection
+    (``sqlite_writer``): SQLite releases the GIL while it writes and syncs, so the loop
+    serves requests meanwhile, and the writes they queue form the next batch, which starts
+    as soon as the previous one is published. The first write of an idle store schedules
+    its batch with ``loop.call_soon``, after every coroutine already runnable has queued.
+  * Reads run inline on the loop thread (short synchronous calls on a read connection)
+    and see published revisions only: while a batch is in flight, reads are pinned to
+    ``current_revision``, so no read sees a batch before its futures resolve and its
+    events go out, nor half of one. ``":memory:"`` databases (one connection) apply
+    batches inline on the loop instead.
   * Watch: live events are handed to ``WatchHub`` right after each commit; replay scans the
     log (``id >= rev ORDER BY id``) in slices, then switches to live (see ``watch_hub``).
   * Restart: the revision continues from ``sqlite_sequence``; data and the compact revision
     persist. One process owns a database file (revisions and watches are tracked in
     memory; a second writer process would go unnoticed).
   * Construction is synchronous (opens/creates the file); writes need a running loop.
-    ``close()`` flushes queued writes, ends watches and closes the file.
+    ``close()`` waits for the batch in flight, applies queued writes, ends watches and
+    closes the file.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,27 +41,30 @@ from kubegc.api.clock import Clock, RealClock
 from kubegc.storage import sqlite_schema as sql
 from kubegc.storage.errors import (
     CompactedError,
-    ConflictError,
     FutureRevisionError,
-    KeyExistsError,
-    KeyNotFoundError,
     StorageClosedError,
     StorageError,
 )
 from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult
 from kubegc.storage.memory import key_bounds
+from kubegc.storage.sqlite_writer import (
+    CREATE,
+    DELETE,
+    UPDATE,
+    BatchResult,
+    Write,
+    apply_batch,
+    execute_transaction,
+)
 from kubegc.storage.watch_hub import LogWatch, WatchHub
 
-# Revisions compacted per transaction: bounds how long compaction holds the event loop.
+# Revisions compacted per transaction: bounds how long compaction holds the writer.
 COMPACT_BATCH_REVISIONS = 2000
 
-_CREATE, _UPDATE, _DELETE = 0, 1, 2
 _PUT, _DEL = EventType.PUT, EventType.DELETE
 
 # A queued write: (kind, key, value, expected mod revision, the writer's future).
 _Op = tuple[int, str, bytes, int, "asyncio.Future[int]"]
-# The newest row of a key: (id, create_revision, deleted, value).
-_Row = tuple[int, int, int, bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +79,12 @@ class WriterStats:
 class SqliteKV(KV):
     """Durable revisioned store in one SQLite file (see the module contract).
 
-    Ownership: one event loop. ``_flush`` (a loop callback) is the only writer of ``_rev``
-    and of the ``kine`` table apart from ``compact``, whose transactions are synchronous
-    too, so the two never interleave. ``clock`` is the time source for helpers that run
-    beside the store (``run_compactor``); reads and writes do not use time.
+    Ownership: one event loop. Only the loop thread touches ``_rev``, ``_ops``, the
+    futures and the hub; only the writer thread (one worker, ``_writer``) uses ``_wconn``,
+    for batches and compaction alike, so transactions never interleave; reads use
+    ``_conn`` on the loop thread. ``_inflight`` is set while a batch runs. ``clock`` is
+    the time source for helpers that run beside the store (``run_compactor``); reads and
+    writes do not use time.
     """
 
     def __init__(
@@ -82,9 +93,14 @@ class SqliteKV(KV):
         self.path = Path(path)
         self.clock: Clock = clock or RealClock()
         self._conn = sql.connect(str(path), synchronous)
+        in_memory = str(path) == ":memory:" or str(path).startswith("file::memory:")
+        self._wconn = self._conn if in_memory else sql.connect(str(path), synchronous)
+        self._writer = None if in_memory else ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="kubegc-sqlite-writer")
         self._rev, self._compact_rev, self._compact_progress = sql.load_revisions(self._conn)
         self._ops: list[_Op] = []
         self._flush_handle: asyncio.Handle | None = None
+        self._inflight: asyncio.Future[None] | None = None  # done when the batch is published
         self._hub = WatchHub()
         self._compact_lock = asyncio.Lock()
         self._closed = False
@@ -112,7 +128,10 @@ class SqliteKV(KV):
 
     async def get(self, key: str) -> KeyValue | None:
         self._check_open()
-        row = self._conn.execute(sql.LATEST, (key,)).fetchone()
+        if self._inflight is None:
+            row = self._conn.execute(sql.LATEST, (key,)).fetchone()
+        else:
+            row = self._conn.execute(sql.LATEST_AT, (key, self._rev)).fetchone()
         if row is None or row[2]:
             return None
         return KeyValue(key, row[3], row[1], row[0])
@@ -124,7 +143,7 @@ class SqliteKV(KV):
         self._check_open()
         lo, hi = key_bounds(key, prefix=prefix, end=end)
         rev = self._read_revision(revision)
-        at = 0 if rev == self._rev else rev
+        at = 0 if rev == self._rev and self._inflight is None else rev
         if hi is None:
             if at:
                 row = self._conn.execute(sql.LATEST_AT, (key, at)).fetchone()
@@ -167,13 +186,13 @@ class SqliteKV(KV):
     # -- writes (group commit) -----------------------------------------------------------
 
     async def create(self, key: str, value: bytes) -> int:
-        return await self._submit(_CREATE, key, value, 0)
+        return await self._submit(CREATE, key, value, 0)
 
     async def update(self, key: str, value: bytes, *, expected_mod_revision: int) -> int:
-        return await self._submit(_UPDATE, key, value, expected_mod_revision)
+        return await self._submit(UPDATE, key, value, expected_mod_revision)
 
     async def delete(self, key: str, *, expected_mod_revision: int) -> int:
-        return await self._submit(_DELETE, key, b"", expected_mod_revision)
+        return await self._submit(DELETE, key, b"", expected_mod_revision)
 
     def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[int]:
         self._check_open()
@@ -182,68 +201,56 @@ class SqliteKV(KV):
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[int] = loop.create_future()
         self._ops.append((kind, key, value, expected, fut))
-        if self._flush_handle is None:
+        if self._flush_handle is None and self._inflight is None:
             self._flush_handle = loop.call_soon(self._flush)
         return fut
 
     def _flush(self) -> None:
-        """Apply every queued write in one transaction, then publish and resolve."""
+        """Start a batch of every queued write (inline for ``":memory:"``)."""
         self._flush_handle = None
-        ops, self._ops = self._ops, []
-        self._max_batch = max(self._max_batch, len(ops))
-        conn = self._conn
-        rev = self._rev
-        want_events = self._hub.has_watchers
-        batch: dict[str, _Row] = {}  # rows written by this batch, which later ops must see
-        rows: list[tuple[int, str, int, int, int, int, bytes]] = []
-        events: list[Event] = []
-        outcomes: list[tuple[asyncio.Future[int], int | StorageError]] = []
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            for kind, key, value, expected, fut in ops:
-                if fut.cancelled():
-                    continue
-                cur = batch.get(key) or conn.execute(sql.LATEST, (key,)).fetchone()
-                if kind == _CREATE:
-                    if cur is not None and not cur[2]:
-                        outcomes.append((fut, KeyExistsError(key)))
-                        continue
-                    rev += 1
-                    rows.append((rev, key, 1, 0, rev, cur[0] if cur else 0, value))
-                    batch[key] = (rev, rev, 0, value)
-                    if want_events:
-                        events.append(Event(_PUT, KeyValue(key, value, rev, rev)))
-                elif cur is None or cur[2]:
-                    outcomes.append((fut, KeyNotFoundError(key)))
-                    continue
-                elif cur[0] != expected:
-                    outcomes.append((fut, ConflictError(key, expected, cur[0])))
-                    continue
-                else:
-                    rev += 1
-                    crev = cur[1]
-                    deleted = kind == _DELETE
-                    if deleted:
-                        value = cur[3]
-                    rows.append((rev, key, 0, deleted, crev, cur[0], value))
-                    batch[key] = (rev, crev, deleted, value)
-                    if want_events:
-                        events.append(Event(_DEL if deleted else _PUT,
-                                            KeyValue(key, value, crev, rev),
-                                            KeyValue(key, cur[3], crev, cur[0])))
-                outcomes.append((fut, rev))
-            if rows:
-                conn.executemany(sql.INSERT, rows)
-            conn.execute("COMMIT")
-        except Exception as exc:  # sqlite3.Error (disk full, I/O) or a bug: fail the batch
-            self._fail_batch(ops, exc)
+        ops = [op for op in self._ops if not op[4].cancelled()]
+        self._ops = []
+        if not ops:
             return
-        self._rev = rev
+        self._max_batch = max(self._max_batch, len(ops))
+        writes: list[Write] = [op[:4] for op in ops]
+        want_events = self._hub.has_watchers
+        if self._writer is None:
+            try:
+                result = apply_batch(self._wconn, writes, self._rev, want_events)
+            except Exception as exc:  # sqlite3.Error (disk full, I/O) or a bug
+                self._fail_batch(ops, exc)
+                return
+            self._publish(ops, result)
+            return
+        loop = asyncio.get_running_loop()
+        self._inflight = loop.create_future()
+        job = loop.run_in_executor(self._writer, apply_batch, self._wconn, writes, self._rev,
+                                   want_events)
+        job.add_done_callback(lambda done: self._finish(ops, done))
+
+    def _finish(self, ops: list[_Op], job: asyncio.Future[BatchResult]) -> None:
+        """Loop side of a batch the writer thread ran: publish it, start the next one."""
+        inflight, self._inflight = self._inflight, None
+        exc = job.exception()
+        if exc is not None:
+            self._fail_batch(ops, exc)
+        else:
+            self._publish(ops, job.result())
+        if inflight is not None and not inflight.done():
+            inflight.set_result(None)
+        if self._ops and self._flush_handle is None and not self._closed:
+            self._flush()
+
+    def _publish(self, ops: list[_Op], result: BatchResult) -> None:
+        """Advance the revision, hand the events to watchers, resolve the writers."""
+        self._rev = result.revision
         self._commits += 1
-        self._writes += len(rows)
-        if events:
-            self._hub.notify(events)
-        for fut, outcome in outcomes:
+        self._writes += result.applied
+        if result.events:
+            self._hub.notify(result.events)
+        for op, outcome in zip(ops, result.outcomes, strict=True):
+            fut = op[4]
             if fut.done():
                 continue
             if isinstance(outcome, int):
@@ -251,9 +258,7 @@ class SqliteKV(KV):
             else:
                 fut.set_exception(outcome)
 
-    def _fail_batch(self, ops: list[_Op], exc: Exception) -> None:
-        if self._conn.in_transaction:
-            self._conn.execute("ROLLBACK")
+    def _fail_batch(self, ops: list[_Op], exc: BaseException) -> None:
         for *_, fut in ops:
             if not fut.done():
                 error = StorageError(f"sqlite: write failed: {exc!r}")
@@ -289,12 +294,12 @@ class SqliteKV(KV):
         if revision <= self._compact_rev:
             raise CompactedError(revision, self._compact_rev)
         self._compact_rev = revision
-        self._execute_txn([(sql.SET_META, ("compact_revision", revision))])
+        await self._execute_txn([(sql.SET_META, ("compact_revision", revision))])
         async with self._compact_lock:
             while not self._closed and self._compact_progress < self._compact_rev:
                 lo = self._compact_progress
                 hi = min(self._compact_rev, lo + COMPACT_BATCH_REVISIONS)
-                self._execute_txn([
+                await self._execute_txn([
                     (sql.DELETE_SUPERSEDED, (lo, hi)),
                     (sql.DELETE_TOMBSTONES, (lo, hi)),
                     (sql.SET_META, ("compact_progress", hi)),
@@ -302,26 +307,29 @@ class SqliteKV(KV):
                 self._compact_progress = hi
                 await asyncio.sleep(0)
 
-    def _execute_txn(self, statements: list[tuple[str, tuple[object, ...]]]) -> None:
-        conn = self._conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            for statement, params in statements:
-                conn.execute(statement, params)
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise StorageError(f"sqlite: {exc}") from exc
+    async def _execute_txn(self, statements: list[tuple[str, tuple[object, ...]]]) -> None:
+        """One transaction on the writer (after the batch in flight, if any)."""
+        if self._writer is None:
+            execute_transaction(self._wconn, statements)
+        else:
+            await asyncio.get_running_loop().run_in_executor(
+                self._writer, execute_transaction, self._wconn, statements)
 
     async def close(self) -> None:
         if self._closed:
             return
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush()
+        while self._inflight is not None or self._ops:
+            if self._inflight is not None:
+                await asyncio.shield(self._inflight)
+            elif self._ops:
+                if self._flush_handle is not None:
+                    self._flush_handle.cancel()
+                self._flush()
         self._closed = True
         self._hub.close()
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._wconn.close()
         self._conn.close()
 
 

@@ -358,28 +358,57 @@ _STRIPPED_METADATA = frozenset(p[1] for p in STRIPPED if len(p) == 2)
 def created_fields(obj: Any, schema: PatchSchema, root: str) -> dict[str, Any]:
     """``FieldsV1`` of every field an Update manager owns after creating ``obj``: the same
     document as ``encode_fields(compare({}, obj).added - STRIPPED)``, built in one walk
-    without the intermediate path sets (the common case of every create, so it is hot)."""
+    without the intermediate path sets (the common case of every create, so it is hot).
+    The subtree of a top-level map other than metadata (``spec``, ``data``...) is memoized
+    by its JSON in ``schema.memo``: objects made from one template share it."""
     out: dict[str, Any] = {}
     if not isinstance(obj, dict):
         return out
     for key in sorted(obj):  # all "f:" elements: plain string order is FieldsV1 order
         if key in ("apiVersion", "kind"):
             continue
-        node = _created_node(obj[key], schema.field(root, key), schema,
-                             top=key in ("metadata", "spec", "status"))
-        if key == "metadata" and node is not None:
-            for element in _STRIPPED_METADATA:  # strip the field itself, not what is below
-                stripped = node.get(element)
-                if stripped is not None:
-                    stripped.pop(".", None)
-                    if not stripped:
-                        del node[element]
-            node.pop(".", None)
-            if not node:
-                node = None
+        value = obj[key]
+        meta = schema.field(root, key)
+        top = key in ("metadata", "spec", "status")
+        if key == "metadata":
+            node = _created_metadata(value, meta, schema)
+        elif type(value) is dict and value:
+            node = _created_memoized(value, meta, schema, top)
+        else:
+            node = _created_node(value, meta, schema, top=top)
         if node is not None:
-            out[f"f:{key}"] = node
+            out["f:" + key] = node
     return out
+
+
+def _created_metadata(value: Any, meta: FieldMeta, schema: PatchSchema) -> dict[str, Any] | None:
+    node = _created_node(value, meta, schema, top=True)
+    if node is None:
+        return None
+    for element in _STRIPPED_METADATA:  # strip the field itself, not what is below
+        stripped = node.get(element)
+        if stripped is not None:
+            stripped.pop(".", None)
+            if not stripped:
+                del node[element]
+    node.pop(".", None)
+    return node or None
+
+
+def _created_memoized(value: dict[str, Any], meta: FieldMeta, schema: PatchSchema,
+                      top: bool) -> dict[str, Any] | None:
+    try:
+        data = orjson.dumps(value)
+    except TypeError:  # not JSON (an in-process caller's object): no memo
+        return _created_node(value, meta, schema, top=top)
+    key = (meta.type, meta.atomic, top, data)  # all a map's subtree depends on
+    cached = schema.memo.get(key)
+    if cached is not None:
+        found: dict[str, Any] | None = orjson.loads(cached)
+        return found
+    node = _created_node(value, meta, schema, top=top)
+    schema.memo.put(key, orjson.dumps(node))
+    return node
 
 
 def _created_node(value: Any, meta: FieldMeta, schema: PatchSchema, *,
@@ -411,12 +440,20 @@ def _created_node(value: Any, meta: FieldMeta, schema: PatchSchema, *,
 
 def _created_members(value: dict[str, Any], type_name: str,
                      schema: PatchSchema) -> dict[str, Any]:
+    fields = schema.fields(type_name)
     children: dict[str, Any] = {}
     for key in sorted(value):
-        node = _created_node(value[key], schema.field(type_name, key), schema)
+        child = value[key]
+        if type(child) in _SCALARS:  # most fields: a leaf, owned as itself
+            children["f:" + key] = {}
+            continue
+        node = _created_node(child, fields.get(key, NO_META), schema)
         if node is not None:
-            children[f"f:{key}"] = node
+            children["f:" + key] = node
     return children
+
+
+_SCALARS = frozenset([str, int, float, bool, type(None)])
 
 
 def _node(children: dict[str, Any], member: bool) -> dict[str, Any] | None:

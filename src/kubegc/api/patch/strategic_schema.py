@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubegc.api.memo import Memo
 from kubegc.api.resources import BUILTIN_RESOURCES
 
 MERGE = "merge"
@@ -56,6 +57,7 @@ class FieldMeta:
 
 
 NO_META = FieldMeta()
+_NO_FIELDS: Mapping[str, FieldMeta] = {}
 
 
 @functools.cache
@@ -73,6 +75,13 @@ class PatchSchema:
     ) -> None:
         self._types = types
         self._kinds = kinds or {}
+        #: results computed against this schema, by the JSON of their input
+        #: (``fieldpath.created_fields``); the only mutable part of a schema.
+        self.memo = Memo()
+
+    def fields(self, type_name: str) -> Mapping[str, FieldMeta]:
+        """Every field of ``type_name`` that has metadata (empty for an unknown type)."""
+        return self._types.get(type_name, _NO_FIELDS)
 
     def field(self, type_name: str, name: str) -> FieldMeta:
         """Metadata of ``name`` in ``type_name``; ``NO_META`` when nothing is known."""

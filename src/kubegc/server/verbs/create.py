@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from aiohttp import web
-
 from kubegc.api import errors
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
+from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body
 from kubegc.server.verbs.params import dry_run, field_manager, field_validation, with_warnings
 
 
-async def create(ctx: ServerContext, request: web.Request, t: Target) -> web.Response:
+async def create(ctx: ServerContext, request: Request, t: Target) -> Response:
     body = decode_body(await request.read(), request.headers.get("Content-Type", ""))
     if not isinstance(body, dict):
         raise errors.bad_request("the body of the request must be an object")

@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from aiohttp import web
 
 from kubegc.api import errors
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
+from kubegc.server.http import Request, Response
 from kubegc.server.protobuf import PROTOBUF_MEDIA_TYPE, decode_protobuf_body
 from kubegc.server.verbs.params import int_param
 
 
-async def delete_options(request: web.Request) -> dict[str, Any]:
+async def delete_options(request: Request) -> dict[str, Any]:
     """DeleteOptions merged from the query and the JSON body (body wins), as upstream."""
     options: dict[str, Any] = {}
     q = request.query
@@ -43,13 +43,13 @@ async def delete_options(request: web.Request) -> dict[str, Any]:
     return options
 
 
-async def delete(ctx: ServerContext, request: web.Request, t: Target, name: str) -> web.Response:
+async def delete(ctx: ServerContext, request: Request, t: Target, name: str) -> Response:
     options = await delete_options(request)
     obj, _ = await ctx.registry.delete(t, name, options)
     return json_response(obj)
 
 
-async def delete_collection(ctx: ServerContext, request: web.Request, t: Target) -> web.Response:
+async def delete_collection(ctx: ServerContext, request: Request, t: Target) -> Response:
     options = await delete_options(request)
     listed = await ctx.registry.delete_collection(
         t, options, label_selector=request.query.get("labelSelector", ""),

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from aiohttp import web
-
 from kubegc.api.types import Obj
 from kubegc.registry import Target
 from kubegc.registry.crd import printer_columns
 from kubegc.server.context import JSON, ServerContext, json_response
+from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import Shape, partial_metadata, partial_metadata_list, response_shape
 from kubegc.server.tables import table_version, to_table
 from kubegc.server.verbs.params import int_param
@@ -22,7 +21,7 @@ def columns_for(ctx: ServerContext, t: Target) -> list[dict[str, Any]] | None:
     return printer_columns(crd, t.version) if crd is not None else None
 
 
-def table(ctx: ServerContext, request: web.Request, t: Target, objects: list[Obj],
+def table(ctx: ServerContext, request: Request, t: Target, objects: list[Obj],
           list_metadata: dict[str, Any]) -> dict[str, Any]:
     """``objects`` as the Table ``kubectl get`` asked for."""
     return to_table(
@@ -32,12 +31,12 @@ def table(ctx: ServerContext, request: web.Request, t: Target, objects: list[Obj
         list_metadata=list_metadata, printer_columns=columns_for(ctx, t))
 
 
-async def get(ctx: ServerContext, request: web.Request, t: Target, name: str) -> web.Response:
+async def get(ctx: ServerContext, request: Request, t: Target, name: str) -> Response:
     shape = response_shape(request.headers.get("Accept", ""))
     if shape is Shape.OBJECT:
         encoded = await ctx.registry.get_encoded(t, name)
         if encoded is not None:
-            return web.Response(body=encoded, content_type=JSON)
+            return Response(body=encoded, content_type=JSON)
     obj = await ctx.registry.get(t, name)
     if shape is Shape.TABLE:
         return json_response(table(ctx, request, t, [obj], {
@@ -47,7 +46,7 @@ async def get(ctx: ServerContext, request: web.Request, t: Target, name: str) ->
     return json_response(obj)
 
 
-async def list_(ctx: ServerContext, request: web.Request, t: Target) -> web.Response:
+async def list_(ctx: ServerContext, request: Request, t: Target) -> Response:
     q = request.query
     shape = response_shape(request.headers.get("Accept", ""))
     if shape is Shape.OBJECT and not q.get("labelSelector") and not q.get("fieldSelector"):
@@ -56,7 +55,7 @@ async def list_(ctx: ServerContext, request: web.Request, t: Target) -> web.Resp
             resource_version=q.get("resourceVersion", ""),
             resource_version_match=q.get("resourceVersionMatch", ""))
         if encoded is not None:
-            return web.Response(body=encoded, content_type=JSON)
+            return Response(body=encoded, content_type=JSON)
     listed = await ctx.registry.list(
         t, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
         limit=int_param(request, "limit"), continue_=q.get("continue", ""),

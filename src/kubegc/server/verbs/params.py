@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from aiohttp import web
-
 from kubegc.api import errors
+from kubegc.server.http import Request, Response
 
 
-def flag(request: web.Request, name: str) -> bool:
+def flag(request: Request, name: str) -> bool:
     return request.query.get(name, "").lower() in ("true", "1")
 
 
-def dry_run(request: web.Request) -> bool:
+def dry_run(request: Request) -> bool:
     values = request.query.getall("dryRun", [])
     for v in values:
         if v != "All":
@@ -19,7 +18,7 @@ def dry_run(request: web.Request) -> bool:
     return bool(values)
 
 
-def int_param(request: web.Request, name: str, default: int = 0) -> int:
+def int_param(request: Request, name: str, default: int = 0) -> int:
     raw = request.query.get(name)
     if raw is None or raw == "":
         return default
@@ -29,12 +28,12 @@ def int_param(request: web.Request, name: str, default: int = 0) -> int:
         raise errors.bad_request(f'invalid value for {name}: "{raw}"') from None
 
 
-def field_validation(request: web.Request) -> str:
+def field_validation(request: Request) -> str:
     """``fieldValidation`` (``Ignore``/``Warn``/``Strict``); upstream's default is Warn."""
     return request.query.get("fieldValidation", "") or "Warn"
 
 
-def with_warnings(response: web.Response, warnings: list[str]) -> web.Response:
+def with_warnings(response: Response, warnings: list[str]) -> Response:
     """Attach ``Warning: 299 - "..."`` headers, as kube-apiserver reports warnings."""
     for text in warnings:
         escaped = text.replace("\\", "\\\\").replace('"', '\\"')
@@ -42,7 +41,7 @@ def with_warnings(response: web.Response, warnings: list[str]) -> web.Response:
     return response
 
 
-def field_manager(request: web.Request, default: str = "") -> str:
+def field_manager(request: Request, default: str = "") -> str:
     manager = request.query.get("fieldManager", "")
     if len(manager) > 128:
         raise errors.invalid("", "", "", [errors.field_error(

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from aiohttp import web
-
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
+from kubegc.server.http import Request, Response
 from kubegc.server.verbs.params import (
     dry_run,
     field_manager,
@@ -15,8 +14,8 @@ from kubegc.server.verbs.params import (
 )
 
 
-async def patch(ctx: ServerContext, request: web.Request, t: Target, name: str,
-                subresource: str) -> web.Response:
+async def patch(ctx: ServerContext, request: Request, t: Target, name: str,
+                subresource: str) -> Response:
     content_type = request.headers.get("Content-Type", "").split(";")[0].strip()
     warnings: list[str] = []
     obj, created = await ctx.registry.patch(

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from aiohttp import web
 
 from kubegc.api import errors
 from kubegc.api.patch import apply_patch
 from kubegc.api.types import Obj, clone
 from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
+from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body
 from kubegc.server.verbs.params import dry_run
 
@@ -49,7 +49,7 @@ def to_scale(obj: Obj) -> Obj:
     }
 
 
-async def scale(ctx: ServerContext, request: web.Request, t: Target, name: str) -> web.Response:
+async def scale(ctx: ServerContext, request: Request, t: Target, name: str) -> Response:
     if request.method == "GET":
         return json_response(to_scale(await ctx.registry.get(t, name)))
     if request.method not in ("PUT", "PATCH"):

@@ -12,10 +12,10 @@ import asyncio
 import contextlib
 
 import orjson
-from aiohttp import web
 
 from kubegc.registry import Change, Target, WatchRequest
 from kubegc.server.context import JSON, ServerContext
+from kubegc.server.http import Request, StreamResponse
 from kubegc.server.negotiation import Shape, partial_metadata, response_shape
 from kubegc.server.tables import to_table
 from kubegc.server.verbs.get import columns_for
@@ -26,8 +26,8 @@ from kubegc.server.verbs.params import flag, int_param
 DEFAULT_TIMEOUT_SECONDS = 3600
 
 
-async def watch(ctx: ServerContext, request: web.Request, t: Target,
-                name: str = "") -> web.StreamResponse:
+async def watch(ctx: ServerContext, request: Request, t: Target,
+                name: str = "") -> StreamResponse:
     q = request.query
     field_selector = q.get("fieldSelector", "")
     if name:
@@ -63,7 +63,7 @@ async def watch(ctx: ServerContext, request: web.Request, t: Target,
             obj = change.object
         return orjson.dumps({"type": change.type, "object": obj}) + b"\n"
 
-    response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
+    response = StreamResponse(status=200, headers={"Content-Type": JSON})
     response.enable_chunked_encoding()
     await registry_watch.start()  # bad requests fail here, before the headers
     batches = aiter(registry_watch.batches())

@@ -1,0 +1,135 @@
+"""A parsed HTTP request, as the handlers see it: method, path, query, headers, body.
+
+The body is read completely before the handler runs (kube-apiserver reads whole bodies
+too, up to its 3 MiB limit), so ``read()`` never waits on the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import overload
+from urllib.parse import parse_qsl, unquote
+
+
+class RequestEntityTooLarge(Exception):
+    """The body was larger than the server's limit; it was discarded unread."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Request entity too large: limit is {limit}")
+        self.limit = limit
+
+
+class Headers(Mapping[str, str]):
+    """Case-insensitive, read-only request headers. A header sent more than once is one
+    value joined with ", " (RFC 9110 §5.3)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: dict[str, str]) -> None:
+        self._items = items  # lower-case names
+
+    @overload  # type: ignore[override]
+    def get(self, key: str) -> str | None: ...
+    @overload
+    def get(self, key: str, default: str) -> str: ...
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self._items.get(key.lower(), default)
+
+    def __getitem__(self, key: str) -> str:
+        return self._items[key.lower()]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key.lower() in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class Query(Mapping[str, str]):
+    """Query parameters: ``q[name]`` and ``get`` give the first value, ``getall`` every one."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, query_string: str) -> None:
+        items: dict[str, list[str]] = {}
+        if query_string:
+            for name, value in parse_qsl(query_string, keep_blank_values=True):
+                items.setdefault(name, []).append(value)
+        self._items = items
+
+    def __getitem__(self, key: str) -> str:
+        return self._items[key][0]
+
+    def getall(self, key: str, default: list[str] | None = None) -> list[str]:
+        values = self._items.get(key)
+        if values is None:
+            if default is None:
+                raise KeyError(key)
+            return default
+        return list(values)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+_EMPTY_QUERY = Query("")
+
+
+class Request:
+    """One request. ``path`` is percent-decoded; ``path_qs`` is the raw target."""
+
+    __slots__ = (
+        "_body",
+        "_path",
+        "_query",
+        "_query_string",
+        "_too_large",
+        "connection",
+        "headers",
+        "keep_alive",
+        "method",
+        "path_qs",
+        "version",
+    )
+
+    def __init__(self, method: str, target: str, headers: Headers, *, version: str = "1.1",
+                 keep_alive: bool = True, body: bytes = b"", too_large: int = 0,
+                 connection: object = None) -> None:
+        self.method = method
+        self.path_qs = target
+        self.headers = headers
+        self.version = version
+        self.keep_alive = keep_alive
+        self._body = body
+        self._too_large = too_large  # the body limit that was exceeded, or 0
+        raw_path, _, self._query_string = target.partition("?")
+        self._path = unquote(raw_path) if "%" in raw_path else raw_path
+        self._query: Query | None = None if self._query_string else _EMPTY_QUERY
+        #: the connection it arrived on (``http.protocol.HttpProtocol``); streaming
+        #: responses write through it.
+        self.connection = connection
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def query(self) -> Query:
+        if self._query is None:
+            self._query = Query(self._query_string)
+        return self._query
+
+    async def read(self) -> bytes:
+        """The whole body; raises ``RequestEntityTooLarge`` when it was over the limit."""
+        if self._too_large:
+            raise RequestEntityTooLarge(self._too_large)
+        return self._body
+
+
+__all__ = ["Headers", "Query", "Request", "RequestEntityTooLarge"]
