@@ -16,6 +16,10 @@ strategic-merge-patch metadata of list fields (``PATCH_META``, checked against t
 compiled into kubectl 1.32), and ``io.k8s.apimachinery.pkg.apis.meta.v1.Patch``. Field
 descriptions of object-typed fields are not in the client and stay absent.
 
+kubegc's own kinds (``kubegc.io/v1 DeletionRecord``) are not upstream's: their schemas are
+written by hand here (``kubegc_definitions``), named as upstream names a custom resource's
+(``io.kubegc.v1.DeletionRecord``), so that ``kubectl explain`` documents every field.
+
 The server never imports the client; it reads the generated file (``kubegc.api.schema``).
 """
 
@@ -296,6 +300,164 @@ def add_patch_meta(definitions: dict[str, dict[str, Any]]) -> None:
             prop["x-kubernetes-patch-merge-key"] = key
 
 
+KUBEGC = "io.kubegc.v1."
+
+
+def _string(description: str, *, enum: dict[str, str] | None = None,
+            fmt: str = "") -> dict[str, Any]:
+    """A string property; ``enum`` maps each value to what it means (listed in the
+    description, as upstream's generated docs list enum values)."""
+    out: dict[str, Any] = {"type": "string", "description": description}
+    if enum:
+        out["description"] += "\n\nPossible enum values:\n" + "\n".join(
+            f" - `\"{value}\"` {meaning}" for value, meaning in enum.items())
+        out["enum"] = list(enum)
+    if fmt:
+        out["format"] = fmt
+    return out
+
+
+_ACTIONS = {
+    "delete": "the garbage collector deleted the object (with propagationPolicy)",
+    "orphan-patch": "the garbage collector removed the object's reference to an owner being "
+                    "deleted with propagation policy Orphan",
+    "unblock-patch": "the garbage collector set blockOwnerDeletion=false on the object's owner "
+                     "references, to unblock a possible ownership cycle",
+    "remove-dangling-refs": "the garbage collector removed the object's references to absent "
+                            "owners and to owners deleting in the foreground, because another "
+                            "owner remains",
+    "remove-finalizer": "the garbage collector removed its own finalizer (foregroundDeletion or "
+                        "orphan) from the object",
+}
+_REASONS = {
+    "OwnerAbsent": "every owner was verified absent (not found)",
+    "OwnerRecreated": "an owner's name exists with a different uid: the owner was recreated",
+    "OwnerInOtherNamespace": "an owner's uid belongs to an object in another namespace; in "
+                             "the object's own namespace the owner does not exist",
+    "OwnerWaitingForeground": "an owner is being deleted in the foreground and no other owner "
+                              "remains",
+    "SolidOwnerRemains": "dangling or waiting references were removed; a solid owner keeps the "
+                         "object",
+    "CycleUnblocking": "a dependent is itself deleting its dependents (possible cycle)",
+    "OwnerDeletedWithOrphanPolicy": "the owner is deleted with propagation policy Orphan",
+    "NoBlockingDependents": "no dependent with blockOwnerDeletion=true is left: "
+                            "foregroundDeletion removed",
+    "DependentsOrphaned": "every dependent was orphaned: the orphan finalizer removed",
+}
+_CLASSIFICATIONS = {
+    "solid": "the owner exists (and is not deleting in the foreground): it keeps the object",
+    "dangling": "the owner does not exist (not found, other uid, or other namespace)",
+    "waitingForDependentsDeletion": "the owner is being deleted in the foreground",
+    "orphaned": "the owner being deleted with propagation policy Orphan, whose reference the "
+                "patch removed",
+}
+
+
+def _owner_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "One owner reference of the object, and what the garbage collector "
+                       "concluded about it.",
+        "properties": {
+            "apiVersion": _string("API version of the owner, as in the owner reference."),
+            "kind": _string("Kind of the owner, as in the owner reference."),
+            "name": _string("Name of the owner, as in the owner reference."),
+            "uid": _string("UID of the owner, as in the owner reference."),
+            "classification": _string("How the garbage collector classified this owner.",
+                                      enum=_CLASSIFICATIONS),
+            "detail": _string(
+                "How the classification was reached: NotFound (the owner's GET answered 404), "
+                "UIDMismatch (the name exists with another uid), ObservedDeleted (the owner "
+                "was seen deleted, possibly remembered in the absent-owner cache), "
+                "OtherNamespace (the uid belongs to an object in another namespace), Exists "
+                "or Foreground. Empty when not applicable."),
+        },
+        "required": ["apiVersion", "kind", "name", "uid", "classification"],
+    }
+
+
+def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Hand-written schemas of kubegc's own kinds (fields of
+    ``kubegc.controllers.deletionrecords.to_object``)."""
+    standard = definitions[f"{META}.Status"]["properties"]
+    record = {
+        "type": "object",
+        "description": (
+            "DeletionRecord is kubegc's durable record of one action the garbage collector "
+            "took on its own initiative: a deletion, an orphaning patch, a cycle-unblocking "
+            "patch, the removal of dangling owner references or of one of its finalizers, "
+            "with the reason and how each owner reference was classified. Events about the "
+            "same decisions expire after an hour; records are kept for --decision-ttl "
+            "(default 7 days). Records are cluster-scoped so that they outlive the namespace "
+            "of the object they explain. Written by kubegc's garbage collector, read by "
+            "`kubegc why`; find the records about one object with `kubectl get "
+            "deletionrecords -l kubegc.io/object-uid=<uid>`."),
+        "properties": {
+            "apiVersion": standard["apiVersion"],
+            "kind": standard["kind"],
+            "metadata": {"allOf": [{"$ref": f"{REF_PREFIX}{META}.ObjectMeta"}],
+                         "description": (
+                             "Standard object's metadata. The name is "
+                             "<object uid>.<action>.<sequence>; the labels kubegc.io/object-uid, "
+                             "kubegc.io/object-namespace, kubegc.io/object-kind, "
+                             "kubegc.io/object-name, kubegc.io/action and kubegc.io/reason "
+                             "repeat the record's fields for label selectors.")},
+            "time": _string("When the garbage collector took the action (RFC 3339, UTC).",
+                            fmt="date-time"),
+            "action": _string("What the garbage collector did to the object.",
+                              enum=_ACTIONS),
+            "reason": _string("Why, as a machine-readable code (CamelCase, like an Event "
+                              "reason).", enum=_REASONS),
+            "message": _string("Why, in words, naming the owners involved."),
+            "object": {
+                "type": "object",
+                "description": "The object the garbage collector acted on.",
+                "properties": {
+                    "apiVersion": _string("API version of the object."),
+                    "kind": _string("Kind of the object."),
+                    "namespace": _string("Namespace of the object; empty for a "
+                                         "cluster-scoped object."),
+                    "name": _string("Name of the object."),
+                    "uid": _string("UID of the object: this incarnation, not a later object "
+                                   "of the same name."),
+                },
+                "required": ["kind", "name", "uid"],
+            },
+            "owners": {
+                "type": "array", "items": _owner_schema(),
+                "description": "The object's owner references when the garbage collector "
+                               "decided, each with its classification. Empty for "
+                               "remove-finalizer.",
+            },
+            "propagationPolicy": _string(
+                "For action delete: the propagation policy of the garbage collector's DELETE "
+                "(Orphan if the object already had the orphan finalizer; Foreground if it had "
+                "foregroundDeletion, or if it has dependents of its own and its owner is being "
+                "deleted in the foreground; else Background)."),
+        },
+        "required": ["action", "message", "object", "reason", "time"],
+        "x-kubernetes-group-version-kind": [
+            {"group": "kubegc.io", "kind": "DeletionRecord", "version": "v1"}],
+    }
+    record_list = {
+        "type": "object",
+        "description": "DeletionRecordList is a list of DeletionRecords.",
+        "properties": {
+            "apiVersion": standard["apiVersion"],
+            "items": {"type": "array",
+                      "items": {"$ref": f"{REF_PREFIX}{KUBEGC}DeletionRecord"},
+                      "description": "List of deletion records."},
+            "kind": standard["kind"],
+            "metadata": {"allOf": [{"$ref": f"{REF_PREFIX}{META}.ListMeta"}],
+                         "description": LIST_METADATA_DESCRIPTION},
+        },
+        "required": ["items"],
+        "x-kubernetes-group-version-kind": [
+            {"group": "kubegc.io", "kind": "DeletionRecordList", "version": "v1"}],
+    }
+    return {f"{KUBEGC}DeletionRecord": record, f"{KUBEGC}DeletionRecordList": record_list}
+
+
 def generate() -> dict[str, Any]:
     roots_by_group: dict[str, list[str]] = {}
     kinds: dict[str, tuple[str, str, str]] = {}
@@ -322,6 +484,7 @@ def generate() -> dict[str, Any]:
                        "PATCH request body.",
     }
     add_patch_meta(definitions)
+    definitions.update(kubegc_definitions(definitions))
     return {
         "source": f"kubernetes=={kubernetes.__version__} (official Python client models)",
         "definitions": dict(sorted(definitions.items())),

@@ -67,24 +67,36 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                    help="pods each simulated node accepts")
     p.add_argument("--time-scale", type=float, default=1.0,
                    help="run the cluster's clock N times faster than real time (grace periods, "
-                        "CronJob schedules, TTLs); for demos and tests")
+                        "CronJob schedules, TTLs); for demos and tests. The clock's lead over "
+                        "real time is kept in the data dir: a restart resumes from it, so "
+                        "stored timestamps never lie in the cluster's future")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="kubegc", description="Kubernetes' deletion machinery, for real.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    _serve_parser(sub)
+def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
+    """``kubegc``'s parser; with ``plugin``, ``kubectl gc``'s: the tools only (a kubectl
+    plugin reads clusters, it does not serve one)."""
     from kubegc.tools.commands import add_parsers
 
+    if plugin:
+        parser = argparse.ArgumentParser(
+            prog="kubectl gc", description="Explain deletions: stuck Terminating objects, "
+                                           "what a delete would do, owner trees, why an "
+                                           "object is gone (read-only).")
+    else:
+        parser = argparse.ArgumentParser(
+            prog="kubegc", description="Kubernetes' deletion machinery, for real.")
+    parser.set_defaults(prog=parser.prog)
+    sub = parser.add_subparsers(dest="command", required=True)
+    if not plugin:
+        _serve_parser(sub)
     add_parsers(sub)
     return parser
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from kubegc.api.clock import RealClock, ScaledClock
-    from kubegc.cluster import Cluster, ClusterConfig, DataDirInUse
+    from kubegc.cluster import CLOCK_FILE, Cluster, ClusterConfig, DataDirInUse
+    from kubegc.tools.model import human_duration
 
     if args.time_scale <= 0:
         print("kubegc: --time-scale must be positive", file=sys.stderr)
@@ -100,8 +112,7 @@ async def _serve(args: argparse.Namespace) -> int:
         nodes=args.nodes, event_ttl=args.event_ttl, decision_ttl=args.decision_ttl,
         pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
         pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration,
-        node_max_pods=args.node_max_pods,
-        clock=ScaledClock(args.time_scale) if args.time_scale != 1.0 else RealClock())
+        node_max_pods=args.node_max_pods, time_scale=args.time_scale)
     cluster = Cluster(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -124,6 +135,12 @@ async def _serve(args: argparse.Namespace) -> int:
     server = cluster.server
     url = server.url if server is not None else "(no server)"
     print(f"kubegc serving on {url} (storage: {cluster._storage_spec()})", flush=True)
+    lead = cluster.clock_lead
+    if args.time_scale != 1.0 or lead >= 1.0:
+        ahead = f", {human_duration(lead)} ahead of real time" if lead >= 1.0 else ""
+        kept = (f" (kept in {args.data_dir / CLOCK_FILE})" if args.storage != "memory"
+                else "")
+        print(f"cluster clock: {args.time_scale:g}x real time{ahead}{kept}", flush=True)
     if cluster.kubeconfig_path is not None:
         print(f"kubeconfig: {cluster.kubeconfig_path}\n"
               f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
@@ -134,8 +151,8 @@ async def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
+    args = build_parser(plugin=plugin).parse_args(argv)
     level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "serve":
@@ -211,7 +228,7 @@ class ClusterSimulationFactory:
 
 def kubectl_plugin_main() -> int:
     """``kubectl gc ...`` (kubectl finds ``kubectl-gc`` on PATH)."""
-    return main(sys.argv[1:])
+    return main(sys.argv[1:], plugin=True)
 
 
 if __name__ == "__main__":

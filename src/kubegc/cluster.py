@@ -11,12 +11,13 @@ import fcntl
 import logging
 import os
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
 
 import orjson
 
-from kubegc.api.clock import Clock, RealClock
+from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
@@ -51,7 +52,10 @@ class ClusterConfig:
     job_pod_duration: float = 0.0
     node_max_pods: int = 110
     serve_http: bool = True
-    clock: Clock = field(default_factory=RealClock)
+    #: None: real time, or ``time_scale`` times faster — resumed, for a durable store, from
+    #: the lead the cluster's clock had over real time when it last ran (``CLOCK_FILE``)
+    clock: Clock | None = None
+    time_scale: float = 1.0
     kv: KV | None = None  # an already open store (the planner's)
     #: objects to load as they are before controllers start (the planner's dump); the
     #: default namespaces are then not created
@@ -66,6 +70,34 @@ def _document_handler(document: DebugDocument) -> DebugHandler:
         return Response(body=body, headers={"Content-Type": content_type})
 
     return handler
+
+
+#: ``<data-dir>/clock.json``: how far the cluster's clock is ahead of real time.
+CLOCK_FILE = "clock.json"
+#: Real seconds between two saves of a scaled clock's lead.
+CLOCK_SAVE_PERIOD = 1.0
+
+
+def saved_clock_lead(data_dir: Path) -> float:
+    """Seconds the cluster's clock was ahead of real time when it was last saved (0 when
+    it never ran ahead)."""
+    try:
+        data = orjson.loads((data_dir / CLOCK_FILE).read_bytes())
+        return max(0.0, float(data.get("leadSeconds") or 0.0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def _save_clock(data_dir: Path, clock: Clock, time_scale: float, *, ahead: float = 0.0) -> None:
+    """Write the clock's lead over real time, plus ``ahead`` seconds (an upper bound for a
+    clock that keeps gaining until the next save), atomically."""
+    now = clock.now()
+    lead = max(0.0, (now - datetime.now(UTC)).total_seconds()) + ahead
+    body = {"leadSeconds": round(lead, 3), "timeScale": time_scale,
+            "clusterTime": format_time(now), "savedAt": format_time(datetime.now(UTC))}
+    tmp = data_dir / f".{CLOCK_FILE}.tmp"
+    tmp.write_bytes(orjson.dumps(body, option=orjson.OPT_INDENT_2))
+    tmp.replace(data_dir / CLOCK_FILE)
 
 
 class DataDirInUse(RuntimeError):
@@ -96,7 +128,7 @@ class Cluster:
 
     def __init__(self, config: ClusterConfig) -> None:
         self.config = config
-        self.clock = config.clock
+        self.clock: Clock = config.clock if config.clock is not None else self._cluster_clock()
         self.kv: KV | None = None
         self.registry: Registry | None = None
         self.server: APIServer | None = None
@@ -107,6 +139,7 @@ class Cluster:
         self.controller_manager: ControllerManager | None = None
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
+        self._clock_keeper: asyncio.Task[None] | None = None
         self._lock: IO[str] | None = None
         self.skipped: list[Obj] = []  # snapshot objects of kinds this kubegc does not serve
 
@@ -118,11 +151,48 @@ class Cluster:
             return f"sqlite:///{self.config.data_dir / 'kubegc.db'}"
         return storage
 
+    def _durable_data_dir(self) -> Path | None:
+        """The data directory, when what is stored outlives the process (not memory)."""
+        storage = self.config.storage
+        return None if storage == "memory" or self.config.kv is not None else (
+            self.config.data_dir)
+
+    def _cluster_clock(self) -> Clock:
+        """Real time, or ``time_scale`` times faster; a durable store's timestamps may be
+        ahead of real time after a scaled run, so its clock resumes from that lead and
+        never goes back (objects, TTLs and grace periods stay ordered)."""
+        scale = self.config.time_scale
+        directory = self._durable_data_dir()
+        lead = saved_clock_lead(directory) if directory is not None else 0.0
+        if scale == 1.0 and lead == 0.0:
+            return RealClock()
+        return ScaledClock(scale, start=datetime.now(UTC) + timedelta(seconds=lead))
+
+    @property
+    def clock_lead(self) -> float:
+        """Seconds the cluster's clock is ahead of real time."""
+        return max(0.0, (self.clock.now() - datetime.now(UTC)).total_seconds())
+
+    async def _keep_clock(self, directory: Path) -> None:
+        """Save the scaled clock's lead every ``CLOCK_SAVE_PERIOD`` real seconds, projected
+        to the save after next, so that a crash never resumes the clock behind a timestamp
+        it already wrote."""
+        scale = self.config.time_scale
+        ahead = max(0.0, scale - 1.0) * 2 * CLOCK_SAVE_PERIOD
+        real = RealClock()
+        while True:
+            _save_clock(directory, self.clock, scale, ahead=ahead)
+            await real.sleep(CLOCK_SAVE_PERIOD)
+
     async def start(self) -> None:
         config = self.config
         if config.data_dir is not None:
             config.data_dir.mkdir(parents=True, exist_ok=True)
             self._lock = _lock_data_dir(config.data_dir)
+        directory = self._durable_data_dir()
+        if directory is not None and config.clock is None and config.time_scale != 1.0:
+            self._clock_keeper = asyncio.create_task(self._keep_clock(directory),
+                                                     name="clock-keeper")
         self.kv = config.kv or await connect_kv(self._storage_spec(), clock=self.clock)
         if config.kv is None and config.compaction_interval > 0:
             self._compactor = asyncio.create_task(run_compactor(
@@ -213,6 +283,13 @@ class Cluster:
         if self._compactor is not None:
             self._compactor.cancel()
             await asyncio.gather(self._compactor, return_exceptions=True)
+        if self._clock_keeper is not None:
+            self._clock_keeper.cancel()
+            await asyncio.gather(self._clock_keeper, return_exceptions=True)
+            self._clock_keeper = None
+            directory = self._durable_data_dir()
+            if directory is not None:  # the exact lead, now that the clock stops
+                _save_clock(directory, self.clock, self.config.time_scale)
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
         if self._lock is not None:

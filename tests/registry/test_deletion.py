@@ -184,7 +184,7 @@ async def test_no_new_finalizers_once_deleting(registry: Registry) -> None:
         await registry.update(t, "obj", obj)
     assert e.value.code == 422
     assert "no new finalizers can be added if the object is being deleted, found new " \
-           "finalizers [new.io/y]" in e.value.message
+           'finalizers []string{"new.io/y"}' in e.value.message  # Go's %#v
 
 
 async def _scheduled_pod(registry: Registry, grace: int = 30) -> dict[str, Any]:

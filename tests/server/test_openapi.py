@@ -5,12 +5,22 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from kubegc.api.meta import ObjectReference
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
 from kubegc.api.schema import referenced
+from kubegc.controllers.deletionrecords import to_object
+from kubegc.controllers.garbagecollector.records import (
+    Classification,
+    DecisionReason,
+    DeletionRecord,
+    OwnerClassification,
+    RecordAction,
+)
 from kubegc.server.openapi import (
     custom_schema_name,
     document_hash,
@@ -288,3 +298,35 @@ def test_document_is_openapi_3() -> None:
     doc = document(Catalog.builtin(), "")
     assert doc["openapi"] == "3.0.0"
     assert doc["info"]["title"] == "Kubernetes"
+
+
+def _undescribed(schema: dict[str, Any], path: str) -> Iterator[str]:
+    for name, prop in (schema.get("properties") or {}).items():
+        if not prop.get("description"):
+            yield f"{path}.{name}"
+        yield from _undescribed(prop, f"{path}.{name}")
+        yield from _undescribed(prop.get("items") or {}, f"{path}.{name}[]")
+
+
+def test_deletion_record_documents_every_field() -> None:
+    """`kubectl explain deletionrecords` reads kubegc's own kind from here: every field of
+    kubegc.controllers.deletionrecords.to_object is described."""
+    doc = document(Catalog.builtin(), "kubegc.io")
+    record = kind_schema(doc, "kubegc.io", "v1", "DeletionRecord")
+    assert record["description"].startswith("DeletionRecord is kubegc's durable record")
+    assert list(_undescribed(record, "DeletionRecord")) == []
+    written = to_object(DeletionRecord(
+        datetime.now(UTC), RecordAction.DELETE, ObjectReference(
+        "v1", "Pod", "p", "u", namespace="ns"),
+        DecisionReason.OWNER_ABSENT, "m", "Background",
+        (OwnerClassification("v1", "Pod", "o", "ou", Classification.DANGLING, "NotFound"),)), 1)
+    assert set(written) == set(record["properties"])
+    assert set(written["object"]) == set(record["properties"]["object"]["properties"])
+    owner = record["properties"]["owners"]["items"]
+    assert set(written["owners"][0]) == set(owner["properties"])
+    assert set(record["properties"]["action"]["enum"]) == {a.value for a in RecordAction}
+    assert set(record["properties"]["reason"]["enum"]) == {r.value for r in DecisionReason}
+    assert set(owner["properties"]["classification"]["enum"]) == {c.value for c in Classification}
+    listed = kind_schema(doc, "kubegc.io", "v1", "DeletionRecordList")
+    assert listed["properties"]["items"]["items"] == {
+        "$ref": "#/components/schemas/io.kubegc.v1.DeletionRecord"}

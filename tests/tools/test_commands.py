@@ -72,6 +72,11 @@ def test_kubectl_gc_reads_a_dump(plugin_path: dict[str, str]) -> None:
                  id="bad-target"),
     pytest.param(("doctor", "--from", str(LAB_DUMP), "--now", "yesterday"),
                  "Invalid isoformat", id="bad-time"),
+    pytest.param(("doctor", "--from", str(LAB_DUMP), "-n", "nosuchns"),
+                 'kubegc doctor: Error from server (NotFound): namespaces "nosuchns" not found',
+                 id="missing-namespace"),
+    pytest.param(("doctor", "--from", str(LAB_DUMP), "-n", "nosuchns", "-o", "json"),
+                 'namespaces "nosuchns" not found', id="missing-namespace-json"),
 ])
 def test_failures_are_one_line_on_stderr(args: tuple[str, ...], message: str) -> None:
     code, out, err = kubegc(*args)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from kubegc.api.clock import ManualClock
+from kubegc.client.dump import DumpClient
 from kubegc.tools.doctor import DoctorOptions, DoctorReport, Finding, FindingKind, diagnose
 from kubegc.tools.finalizers import Alive, ControllerEntry, ControllerMap
-from kubegc.tools.inventory import Inventory
+from kubegc.tools.inventory import Inventory, read_inventory
 
-from .conftest import inventory_of
+from .conftest import NOW, inventory_of
 
 
 def find(report: DoctorReport, kind: FindingKind, name: str) -> Finding:
@@ -33,8 +35,6 @@ def find(report: DoctorReport, kind: FindingKind, name: str) -> Finding:
                  "controller=true only", id="two-controllers"),
     pytest.param(FindingKind.OWNERSHIP_CYCLE, "loop-a", "blockOwnerDeletion=false",
                  "break the cycle", id="cycle"),
-    pytest.param(FindingKind.INVALID_NAMESPACE_EVENT, "cross-namespace", "event expires",
-                 "kubegc why", id="owner-ref-invalid-namespace-event"),
     pytest.param(FindingKind.STUCK_NAMESPACE, "old", "lose their finalizers: ConfigMap/leftover",
                  "do not force namespace old out", id="stuck-namespace"),
 ])
@@ -127,3 +127,93 @@ async def test_clean_cluster_has_no_findings() -> None:
     inv = await inventory_of([{"apiVersion": "v1", "kind": "ConfigMap",
                                "metadata": {"name": "x", "namespace": "a", "uid": "x"}}])
     assert diagnose(inv).findings == []
+
+
+def _event(child: dict[str, str], message: str, when: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Event", "type": "Warning",
+            "reason": "OwnerRefInvalidNamespace", "message": message,
+            "metadata": {"name": f"{child['name']}.{when}", "namespace": child.get(
+                "namespace") or "default", "uid": f"ev-{when}", "creationTimestamp": when},
+            "involvedObject": {"apiVersion": "v1", **child}, "lastTimestamp": when}
+
+
+DEPLOY = {"apiVersion": "apps/v1", "kind": "Deployment",
+          "metadata": {"name": "web", "namespace": "default", "uid": "web-uid"}}
+PV_KID = {"apiVersion": "v1", "kind": "PersistentVolume",
+          "metadata": {"name": "pv-kid", "uid": "pv-kid-uid",
+                       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                                            "name": "web", "uid": "web-uid"}]}}
+PV_EVENT = _event({"kind": "PersistentVolume", "name": "pv-kid", "uid": "pv-kid-uid"},
+                  'ownerRef [apps/v1/Deployment, namespace: , name: web, uid: web-uid] does '
+                  'not exist in namespace ""', "2026-01-01T00:09:00Z")
+
+
+async def test_cluster_scoped_child_of_a_namespaced_owner_is_reported_once() -> None:
+    """The reference and the GC's OwnerRefInvalidNamespace event about it are one problem:
+    one finding, with the upstream rule (never collected) and the event as evidence."""
+    report = diagnose(await inventory_of([DEPLOY, PV_KID, PV_EVENT]))
+    assert [(f.kind, f.object.name) for f in report.findings] == [
+        (FindingKind.CLUSTER_SCOPED_DEPENDENT, "pv-kid")]
+    (f,) = report.findings
+    assert "never deleted by the garbage collector" in " ".join(f.next)
+    assert "OwnerRefInvalidNamespace Warning event" in " ".join(f.next)
+    facts = " ".join(f.facts)
+    assert "Warning OwnerRefInvalidNamespace event pv-kid.2026-01-01T00:09:00Z" in facts
+    assert "(1m ago)" in facts
+    assert '"op":"remove","path":"/metadata/ownerReferences/0"' in " ".join(f.fix)
+
+
+async def test_cross_namespace_owner_event_is_evidence_not_a_second_finding(
+        lab_inventory: Inventory) -> None:
+    report = diagnose(lab_inventory)
+    names = [(f.kind, f.object.name) for f in report.findings
+             if f.object.name == "cross-namespace"]
+    assert names == [(FindingKind.OWNER_IN_OTHER_NAMESPACE, "cross-namespace")]
+    facts = " ".join(find(report, FindingKind.OWNER_IN_OTHER_NAMESPACE, "cross-namespace").facts)
+    assert "event cross-namespace.1881c0ffee" in facts
+
+
+@pytest.mark.parametrize(("child", "in_title", "in_next"), [
+    pytest.param({"kind": "Secret", "namespace": "other", "name": "gone", "uid": "gone-uid"},
+                 "an owner in another namespace", "deleted the child", id="namespaced"),
+    pytest.param({"kind": "PersistentVolume", "name": "gone-pv", "uid": "gone-pv-uid"},
+                 "that a cluster-scoped object cannot have", "something else deleted it",
+                 id="cluster-scoped"),
+])
+async def test_event_about_a_gone_child_is_the_only_trace(
+        child: dict[str, str], in_title: str, in_next: str) -> None:
+    report = diagnose(await inventory_of([DEPLOY, _event(child, "m", "2026-01-01T00:01:00Z")]))
+    (f,) = report.findings
+    assert (f.kind, f.object.name) == (FindingKind.INVALID_NAMESPACE_EVENT, child["name"])
+    assert in_title in f.title and in_next in " ".join(f.next)
+    assert "is gone" in " ".join(f.facts)
+
+
+async def test_event_about_a_fixed_reference_is_only_information() -> None:
+    fixed = {**PV_KID, "metadata": {"name": "pv-kid", "uid": "pv-kid-uid"}}
+    (f,) = diagnose(await inventory_of([DEPLOY, fixed, PV_EVENT])).findings
+    assert (f.kind, f.severity.label) == (FindingKind.INVALID_NAMESPACE_EVENT, "info")
+    assert "since removed" in f.title
+
+
+async def test_ages_follow_a_cluster_clock_that_runs_ahead() -> None:
+    """Objects stamped by a clock ahead of ours (kubegc serve --time-scale): judged on the
+    cluster's time, read from what it wrote last (a Lease renewal)."""
+    objects = [
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "stuck", "namespace": "a", "uid": "s", "finalizers": ["x.io/h"],
+                      "creationTimestamp": "2026-01-01T02:00:00Z",
+                      "deletionTimestamp": "2026-01-01T02:01:00Z"}},
+        {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+         "metadata": {"name": "kube-controller-manager", "namespace": "kube-system",
+                      "uid": "l", "creationTimestamp": "2026-01-01T00:00:00Z"},
+         "spec": {"holderIdentity": "kubegc", "leaseDurationSeconds": 15,
+                  "renewTime": "2026-01-01T02:05:00.000000Z"}}]
+    for follow, found in ((False, []), (True, ["stuck"])):
+        inv = await read_inventory(DumpClient(objects), clock=ManualClock(NOW), source="t",
+                                   follow_cluster_clock=follow)
+        report = diagnose(inv)
+        assert [f.object.name for f in report.findings
+                if f.kind is FindingKind.STUCK_DELETION] == found
+    assert report.now.isoformat() == "2026-01-01T02:05:00+00:00"
+    assert "the cluster's clock is 1h55m ahead of this machine's" in report.notes[0]

@@ -15,7 +15,7 @@ from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.cli import ClusterSimulationFactory
-from kubegc.client.interface import Client, DeleteOptions
+from kubegc.client.interface import Client, DeleteOptions, PatchType
 from kubegc.client.kubeconfig import load_kubeconfig
 from kubegc.client.rest import RestClient
 from kubegc.testing import Cluster
@@ -104,6 +104,15 @@ async def deployment(c: Client) -> Obj:
                      "spec": {"containers": [{"name": "c", "image": "fake"}]}}})
 
 
+async def cycle(c: Client) -> Obj:
+    """a → c → b → a (→: owned by), every reference blocking, as E2E-08's pods."""
+    a = await make(c, CM, "ConfigMap", "cyc-a")
+    b = await make(c, CM, "ConfigMap", "cyc-b", ref(a, block=True, controller=True))
+    last = await make(c, CM, "ConfigMap", "cyc-c", ref(b, block=True, controller=True))
+    return await c.patch(CM, "cyc-a", {"metadata": {"ownerReferences": [
+        ref(last, block=True, controller=True)]}}, namespace=NS, patch_type=PatchType.MERGE)
+
+
 @dataclass
 class Scenario:
     build: Callable[[Client], Awaitable[Obj]]
@@ -129,6 +138,10 @@ SCENARIOS = [
                  id="foreground-graceful-pods"),
     pytest.param(Scenario(namespace, "Background", {NS, "root", "mid", "leaf", "lonely"}),
                  id="namespace"),
+    pytest.param(Scenario(cycle, "Foreground", {"cyc-a", "cyc-b", "cyc-c"}),
+                 id="foreground-cycle"),
+    pytest.param(Scenario(cycle, "Background", {"cyc-a", "cyc-b", "cyc-c"}),
+                 id="background-cycle"),
 ]
 
 
@@ -232,3 +245,60 @@ async def _deletion_state(c: Client) -> set[tuple[str, str, str]]:
             out.add((gvr.resource, item["metadata"]["uid"],
                      str(item["metadata"].get("deletionTimestamp"))))
     return out
+
+
+def _order_is_acyclic(report: PlanReport) -> bool:
+    after: dict[str, set[str]] = {}
+    for c in report.constraints:
+        after.setdefault(c.first.uid, set()).add(c.then.uid)
+    done: set[str] = set()
+
+    def visit(uid: str, path: frozenset[str]) -> bool:
+        if uid in path:
+            return False
+        if uid in done:
+            return True
+        done.add(uid)
+        return all(visit(n, path | {uid}) for n in after.get(uid, ()))
+
+    return all(visit(uid, frozenset()) for uid in list(after))
+
+
+@pytest.mark.parametrize("cascade", ["Foreground", "Background"])
+async def test_cycle_plan_is_consistent_and_explained(cascade: str) -> None:
+    async with Cluster() as cluster:
+        await cluster.client.create(NAMESPACES, {"apiVersion": "v1", "kind": "Namespace",
+                                                 "metadata": {"name": NS}})
+        target = await cycle(cluster.client)
+        await cluster.asettle(30)
+        report = await plan(cluster, target, cascade)
+    assert _order_is_acyclic(report), [str(c) for c in report.constraints]
+    positions = {r.uid: i for i, r in enumerate(report.deleted)}
+    assert all(positions[c.first.uid] < positions[c.then.uid] for c in report.constraints)
+    notes = " ".join(report.notes)
+    if cascade == "Foreground":
+        assert ("ConfigMap/cyc-c → ConfigMap/cyc-b → ConfigMap/cyc-a → ConfigMap/cyc-c (→: owned "
+                "by) is an ownership cycle") in notes
+        assert "set blockOwnerDeletion=false on ConfigMap/cyc-c's reference to ConfigMap/cyc-b" \
+            in notes
+        unblocked = [s for s in report.steps if s.action.value == "blockOwnerDeletion set to false"]
+        assert len(unblocked) == 1 and f"(step {unblocked[0].seq})" in notes
+    else:  # only the target is deleted by you; the others are collected in turn
+        assert "ownership cycle" not in notes
+        assert [c.first.name for c in report.constraints] == ["cyc-a", "cyc-b"]
+
+
+async def test_plan_of_an_object_already_terminating() -> None:
+    async with Cluster() as cluster:
+        await cluster.client.create(NAMESPACES, {"apiVersion": "v1", "kind": "Namespace",
+                                                 "metadata": {"name": NS}})
+        await make(cluster.client, CM, "ConfigMap", "stuck", finalizers=("x.io/hold",))
+        await cluster.client.delete(CM, "stuck", namespace=NS)
+        await cluster.asettle(30)
+        target = await cluster.client.get(CM, "stuck", namespace=NS)
+        report = await plan(cluster, target, "Background")
+    (hanging,) = report.hanging
+    assert hanging.facts[0].endswith("(already set before the plan)")
+    assert "set in the simulation" not in " ".join(hanging.facts)
+    assert report.notes[0].startswith("ConfigMap/stuck -n plan was already Terminating before "
+                                      "this delete")

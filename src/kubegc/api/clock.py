@@ -48,13 +48,14 @@ class RealClock(Clock):
 
 class ScaledClock(Clock):
     """Time that runs ``factor`` times faster than real time (a 30 s grace period in 0.3 s
-    with ``factor=100``). Wall time starts at the real time of construction."""
+    with ``factor=100``). Wall time starts at ``start`` — by default the real time of
+    construction; a later start resumes a clock that ran ahead (``kubegc.cluster``)."""
 
-    def __init__(self, factor: float) -> None:
+    def __init__(self, factor: float, *, start: datetime | None = None) -> None:
         if factor <= 0:
             raise ValueError("factor must be positive")
         self.factor = factor
-        self._wall0 = datetime.now(UTC)
+        self._wall0 = start or datetime.now(UTC)
         self._mono0 = time.monotonic()
 
     def monotonic(self) -> float:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubegc.api.goformat import field_value
+
 
 @dataclass(frozen=True, slots=True)
 class StatusCause:
@@ -163,36 +165,34 @@ def invalid(kind: str, group: str, name: str, causes: Sequence[StatusCause]) -> 
     )
 
 
-def field_error(kind: str, field_path: str, detail: str, value: Any = None) -> StatusCause:
-    """One ``field.Error`` as a Status cause (``kind`` is e.g. ``FieldValueRequired``)."""
-    type_text = {
-        "FieldValueRequired": "Required value",
-        "FieldValueInvalid": "Invalid value",
-        "FieldValueForbidden": "Forbidden",
-        "FieldValueNotSupported": "Unsupported value",
-        "FieldValueDuplicate": "Duplicate value",
-        "FieldValueTooLong": "Too long",
-    }.get(kind, kind)
-    if kind == "FieldValueInvalid":
-        rendered = _render_value(value)
-        message = f"{type_text}: {rendered}: {detail}" if detail else f"{type_text}: {rendered}"
-    elif kind == "FieldValueNotSupported":
-        message = f"{type_text}: {_render_value(value)}: {detail}"
-    else:
-        message = f"{type_text}: {detail}" if detail else type_text
-    return StatusCause(kind, message, field_path)
+#: ``field.ErrorType.String()``
+_FIELD_ERROR_TYPES = {
+    "FieldValueNotFound": "Not found",
+    "FieldValueRequired": "Required value",
+    "FieldValueDuplicate": "Duplicate value",
+    "FieldValueInvalid": "Invalid value",
+    "FieldValueNotSupported": "Unsupported value",
+    "FieldValueForbidden": "Forbidden",
+    "FieldValueTooLong": "Too long",
+    "FieldValueTooMany": "Too many",
+    "InternalError": "Internal error",
+    "FieldValueTypeInvalid": "Invalid value",
+}
+#: Types whose message never shows the value.
+_VALUELESS = frozenset({"FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong",
+                        "InternalError"})
 
 
-def _render_value(value: Any) -> str:
-    if isinstance(value, str):
-        return f'"{value}"'
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[]string{" + ", ".join(f'"{v}"' for v in value) + "}"
-    return str(value)
+def field_error(kind: str, field_path: str, detail: str, value: Any = None, *,
+                go_type: str | None = None) -> StatusCause:
+    """One ``field.Error`` as a Status cause (``kind`` is e.g. ``FieldValueRequired``), its
+    message worded as ``ErrorBody``: the value rendered by its Go type (``go_type``, e.g.
+    ``[]string`` or ``v1.OwnerReference``; inferred when not given, see
+    ``kubegc.api.goformat``)."""
+    body = _FIELD_ERROR_TYPES.get(kind, kind)
+    if kind not in _VALUELESS:
+        body = f"{body}: {field_value(value, go_type)}"
+    return StatusCause(kind, f"{body}: {detail}" if detail else body, field_path)
 
 
 def bad_request(message: str) -> StatusError:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubegc.api.errors import StatusCause, field_error
+from kubegc.api.goformat import go_sharp_v
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
@@ -104,47 +105,53 @@ def validate_name(name: str, validator: NameValidator, path: str = "metadata.nam
 def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences") -> list[
     StatusCause
 ]:
-    """VAL: non-empty apiVersion/kind/name/uid, no ``v1 Event`` owner, one controller at most."""
+    """VAL: non-empty apiVersion/kind/name/uid, no ``v1 Event`` owner, one controller at most
+    (``ValidateOwnerReferences``: each reference's errors name the list's path, no index)."""
     if refs is None:
         return []
     if not isinstance(refs, list):
         return [field_error("FieldValueInvalid", path, "must be a list", refs)]
     causes: list[StatusCause] = []
-    controllers: list[str] = []
+    first_controller = ""
     for i, ref in enumerate(refs):
-        item = f"{path}[{i}]"
         if not isinstance(ref, dict):
-            causes.append(field_error("FieldValueInvalid", item, "must be an object", ref))
+            causes.append(field_error("FieldValueInvalid", f"{path}[{i}]", "must be an object",
+                                      ref))
             continue
-        api_version = str(ref.get("apiVersion") or "")
-        version = api_version.rpartition("/")[2]
-        if not version:
-            causes.append(field_error(
-                "FieldValueInvalid", f"{item}.apiVersion", "version must not be empty", api_version,
-            ))
-        if not api_version.rpartition("/")[0] and "/" in api_version:
-            causes.append(field_error(
-                "FieldValueInvalid", f"{item}.apiVersion", "group must not be empty", api_version,
-            ))
-        for key in ("kind", "name", "uid"):
-            if not ref.get(key):
-                label = {"kind": "kind", "name": "name", "uid": "uid"}[key]
-                causes.append(field_error(
-                    "FieldValueInvalid", f"{item}.{key}", f"{label} must not be empty", "",
-                ))
-        if api_version == "v1" and ref.get("kind") == "Event":
-            causes.append(field_error(
-                "FieldValueInvalid", item, "is disallowed from being an owner", "v1/Event",
-            ))
+        causes += _validate_owner_reference(ref, path)
         if ref.get("controller"):
-            controllers.append(f"{ref.get('kind')}/{ref.get('name')}")
-    if len(controllers) > 1:
-        causes.append(field_error(
-            "FieldValueInvalid", path,
-            "Only one reference can have Controller set to true. Found \"true\" in references "
-            f"for {' and '.join(controllers)}",
-            refs,
-        ))
+            name = f"{ref.get('kind')}/{ref.get('name')}"
+            if not first_controller:
+                first_controller = name
+                continue
+            causes.append(field_error(
+                "FieldValueInvalid", path,
+                "Only one reference can have Controller set to true. Found \"true\" in "
+                f"references for {first_controller} and {name}",
+                refs, go_type="[]v1.OwnerReference",
+            ))
+    return causes
+
+
+def _validate_owner_reference(ref: dict[str, Any], path: str) -> list[StatusCause]:
+    causes: list[StatusCause] = []
+    api_version = str(ref.get("apiVersion") or "")
+    group, _, version = api_version.rpartition("/")
+    if not version:
+        causes.append(field_error("FieldValueInvalid", f"{path}.apiVersion",
+                                  "version must not be empty", api_version))
+    if not group and "/" in api_version:
+        causes.append(field_error("FieldValueInvalid", f"{path}.apiVersion",
+                                  "group must not be empty", api_version))
+    for key in ("kind", "name", "uid"):
+        if not ref.get(key):
+            causes.append(field_error("FieldValueInvalid", f"{path}.{key}",
+                                      f"{key} must not be empty", str(ref.get(key) or "")))
+    if api_version == "v1" and ref.get("kind") == "Event":
+        # schema.GroupVersionKind.String() of the legacy group: "/v1, Kind=Event"
+        causes.append(field_error("FieldValueInvalid", path,
+                                  "/v1, Kind=Event is disallowed from being an owner", ref,
+                                  go_type="v1.OwnerReference"))
     return causes
 
 
@@ -161,6 +168,7 @@ def validate_finalizers(finalizers: Any, path: str = "metadata.finalizers") -> l
         causes.append(field_error(
             "FieldValueInvalid", path,
             "finalizer orphan and foregroundDeletion cannot be both set", finalizers,
+            go_type="[]string",
         ))
     return causes
 
@@ -168,15 +176,15 @@ def validate_finalizers(finalizers: Any, path: str = "metadata.finalizers") -> l
 def validate_new_finalizers_on_deleting(old: Sequence[str], new: Sequence[str]) -> list[
     StatusCause
 ]:
-    """Once deletionTimestamp is set, an update may remove finalizers but not add them."""
-    added = [f for f in new if f not in set(old)]
+    """Once deletionTimestamp is set, an update may remove finalizers but not add them
+    (``ValidateNoNewFinalizers``: the new ones as a sorted set, ``%#v``)."""
+    added = sorted(set(new) - set(old))
     if not added:
         return []
-    listed = "[" + " ".join(added) + "]"
     return [field_error(
         "FieldValueForbidden", "metadata.finalizers",
-        f"no new finalizers can be added if the object is being deleted, found new finalizers "
-        f"{listed}",
+        "no new finalizers can be added if the object is being deleted, found new finalizers "
+        + go_sharp_v(added, "[]string"),
     )]
 
 

@@ -129,7 +129,7 @@ def validate_object_meta_update(old_meta: dict[str, Any], new_meta: dict[str, An
     for key in _IMMUTABLE_META:
         if (old_meta.get(key) or "") != (new_meta.get(key) or ""):
             causes.append(field_error("FieldValueInvalid", f"metadata.{key}",
-                                      "field is immutable", new_meta.get(key)))
+                                      "field is immutable", new_meta.get(key) or ""))
     if old_meta.get("deletionTimestamp"):
         causes += validate_new_finalizers_on_deleting(
             old_meta.get("finalizers") or [], new_meta.get("finalizers") or [])

@@ -183,10 +183,37 @@ def default_namespace(obj: Obj) -> None:
     return None
 
 
+def _status(obj: Obj) -> dict[str, Any]:
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        status = {}
+        obj["status"] = status
+    return status
+
+
+def default_persistentvolumeclaim(obj: Obj) -> None:
+    """``SetDefaults_PersistentVolumeClaim(Spec)``: phase Pending until a volume is bound
+    (kubegc binds none: no PersistentVolume controller), volumeMode Filesystem."""
+    _spec(obj).setdefault("volumeMode", "Filesystem")
+    _status(obj).setdefault("phase", "Pending")
+
+
+def default_persistentvolume(obj: Obj) -> None:
+    """``SetDefaults_PersistentVolume``: reclaim policy Retain, volumeMode Filesystem,
+    phase Pending (the PersistentVolume controller, not simulated, would make it
+    Available)."""
+    spec = _spec(obj)
+    spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+    spec.setdefault("volumeMode", "Filesystem")
+    _status(obj).setdefault("phase", "Pending")
+
+
 DEFAULTERS: dict[tuple[str, str], Defaulter] = {
     ("", "pods"): default_pod,
     ("", "services"): default_service,
     ("", "secrets"): default_secret,
+    ("", "persistentvolumeclaims"): default_persistentvolumeclaim,
+    ("", "persistentvolumes"): default_persistentvolume,
     ("", "replicationcontrollers"): default_replicationcontroller,
     ("apps", "deployments"): default_deployment,
     ("apps", "replicasets"): default_replicaset,

@@ -10,19 +10,22 @@ Who reads these documents (spec/kubectl-protocol.md §4):
     ``x-kubernetes-group-version-kind`` = the object's GVK and a ``fieldValidation`` query
     parameter; without one they fail. Every patch operation here carries both.
   * client-side ``apply`` computes its strategic merge patch from the schemas when the patch
-    operation accepts ``application/strategic-merge-patch+json`` — offered for the kinds with
-    an upstream schema in ``kubegc.api.schema`` (whose patch metadata kubectl then uses), never
-    for custom resources or kubegc's own kinds, which get merge patches.
+    operation accepts ``application/strategic-merge-patch+json`` — offered for the built-in
+    kinds with a schema in ``kubegc.api.schema`` (whose patch metadata kubectl then uses) that
+    the server strategic-merges (``has_strategic_schema``), never for custom resources, which
+    get merge patches.
   * ``kubectl explain`` finds the schema whose ``x-kubernetes-group-version-kind`` matches.
 
 The index links each group-version as ``?hash=<uppercase hex sha512 of its document>``, so
 kubectl's HTTP cache never serves a stale document after a CRD changes.
 
-Built-in schemas come from ``kubegc.api.schema``; a custom resource's schema is its CRD
-version's ``openAPIV3Schema`` as given, plus apiVersion/kind/metadata and its GVK, named like
-upstream (``com.example.v1.Widget``). A built-in kind without an upstream schema (kubegc.io's
-own) is published the same way with a schema that accepts any fields. Returned documents
-share nested schema dicts with ``kubegc.api.schema``'s data: treat them as read-only.
+Built-in schemas come from ``kubegc.api.schema``, including the hand-written ones of
+kubegc's own kinds (``io.kubegc.v1.DeletionRecord``, see tools/gen_openapi.py); a custom
+resource's schema is its CRD version's ``openAPIV3Schema`` as given, plus
+apiVersion/kind/metadata and its GVK, named like upstream (``com.example.v1.Widget``). A
+built-in kind without any schema is published the same way with a schema that accepts any
+fields. Returned documents share nested schema dicts with ``kubegc.api.schema``'s data:
+treat them as read-only.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any
 import orjson
 
 from kubegc.api import schema
+from kubegc.api.patch import has_strategic_schema
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
 
 CrdSchemas = Mapping[tuple[str, str, str], Mapping[str, Any]]
@@ -133,7 +137,7 @@ class _Kinds:
             schemas[lst] = _custom_list_schema(info, version, obj)
             return cls(info, version, obj, lst, strategic=False)
         lst = schema.definition_name(info.group, version, info.list_kind_name) or ""
-        return cls(info, version, obj, lst, strategic=True)
+        return cls(info, version, obj, lst, strategic=has_strategic_schema(info.group, info.kind))
 
     def gvk(self, sub: Subresource | None = None) -> dict[str, str]:
         group, version, kind = self.info.group, self.version, self.info.kind

@@ -126,18 +126,22 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 @dataclass
 class Session:
-    """One command's connection, clock, namespace default and progress line."""
+    """One command's connection, clock, namespace default and progress line. Without
+    ``--now``, ages are judged on the cluster's clock when it is ahead of ours
+    (``read_inventory``'s ``follow_cluster_clock``)."""
 
     client: Client
     source: str
     clock: Clock
     default_namespace: str
     progress: Progress
+    follow_cluster_clock: bool = True
 
     async def inventory(self, namespace: str = "") -> Inventory:
         try:
             return await read_inventory(self.client, clock=self.clock, namespace=namespace,
-                                        source=self.source, progress=self.progress)
+                                        source=self.source, progress=self.progress,
+                                        follow_cluster_clock=self.follow_cluster_clock)
         finally:
             self.progress.done()
 
@@ -160,19 +164,21 @@ def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
                 raise ToolError(f"cannot read dump {path}: {e}") from e
             when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
         clock: Clock = ManualClock(parse_time(args.now) if args.now else when)
-        return Session(client, f"dump {client.source}", clock, "default", progress)
+        return Session(client, f"dump {client.source}", clock, "default", progress,
+                       follow_cluster_clock=not args.now)
     try:
         config = load_kubeconfig(args.kubeconfig, args.context)
     except (OSError, KubeconfigError) as e:
         raise ToolError(f"cannot load kubeconfig: {e}") from e
     clock = ManualClock(parse_time(args.now)) if args.now else RealClock()
     return Session(RestClient(config), f"context {config.context} ({config.server})", clock,
-                   config.namespace, progress)
+                   config.namespace, progress, follow_cluster_clock=not args.now)
 
 
 async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | None = None,
               stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out, err = stdout or sys.stdout, stderr or sys.stderr
+    prog = f"{getattr(args, 'prog', 'kubegc')} {args.command}"
     commands: dict[str, Callable[[argparse.Namespace, Session], Awaitable[Report]]] = {
         "doctor": _doctor, "tree": _tree, "why": _why,
         "plan": lambda a, s: _plan(a, s, plan_factory)}
@@ -184,13 +190,13 @@ async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | Non
             await session.close()
         _emit(report, args, out)
     except (ToolError, UnknownKind, GraphvizMissing, ValueError) as e:
-        err.write(f"kubegc {args.command}: {e}\n")
+        err.write(f"{prog}: {e}\n")
         return 1
     except StatusError as e:
-        err.write(f"kubegc {args.command}: Error from server ({e.reason}): {e.message}\n")
+        err.write(f"{prog}: Error from server ({e.reason}): {e.message}\n")
         return 1
     except (TimeoutError, aiohttp.ClientError, OSError) as e:
-        err.write(f"kubegc {args.command}: cannot reach the cluster: {e}\n")
+        err.write(f"{prog}: cannot reach the cluster: {e}\n")
         return 1
     return 0
 
@@ -223,7 +229,17 @@ def _options(args: argparse.Namespace) -> DoctorOptions:
 
 async def _doctor(args: argparse.Namespace, session: Session) -> Report:
     namespace = "" if args.all_namespaces else (args.namespace or "")
-    return diagnose(await session.inventory(namespace), _options(args))
+    inv = await session.inventory(namespace)
+    if namespace and _namespace_missing(inv, namespace):
+        raise ToolError(f'Error from server (NotFound): namespaces "{namespace}" not found')
+    return diagnose(inv, _options(args))
+
+
+def _namespace_missing(inv: Inventory, namespace: str) -> bool:
+    """The namespace is verifiably absent and nothing is left in it (a dump without
+    Namespaces, or namespaces that could not be listed, prove nothing)."""
+    return (inv.was_read("", "Namespace", "") and inv.find("", "Namespace", "", namespace) is None
+            and not inv.in_namespace(namespace))
 
 
 async def _target(args: argparse.Namespace, session: Session

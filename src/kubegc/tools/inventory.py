@@ -10,6 +10,13 @@ which ``was_read`` tells.
 
 Items of typed lists lack ``apiVersion``/``kind`` on real servers; they are filled in.
 Objects are shared with the caller; nothing in the tools mutates them.
+
+Every age the tools judge (deleting for, a Lease's expiry) counts to ``Inventory.now``. A
+cluster stamps objects with its own clock, which may be ahead of this machine's (``kubegc
+serve --time-scale``, or plain skew): then deletionTimestamps lie in our future and nothing
+looks stuck. With ``follow_cluster_clock`` the inventory's time is the cluster's as its
+objects show it (``cluster_time``: the latest time it wrote) whenever that is ahead of
+``clock`` by more than ``CLOCK_SKEW_TOLERANCE``, and a note says so.
 """
 
 from __future__ import annotations
@@ -19,12 +26,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from kubegc.api.clock import Clock
+from kubegc.api.clock import Clock, format_time, parse_time_or_none
 from kubegc.api.errors import StatusError
 from kubegc.api.types import Obj
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions
-from kubegc.tools.model import group_of
+from kubegc.tools.model import group_of, human_duration
 
 #: (done, total, what) — called after each resource is read.
 ProgressFn = Callable[[int, int, str], None]
@@ -36,6 +43,8 @@ CONCURRENT_LISTS = 8
 SKIPPED = frozenset({("events.k8s.io", "events"), ("kubegc.io", "deletionrecords")})
 #: Read in every namespace even when a namespace is given: evidence of controllers.
 EVIDENCE = frozenset({("coordination.k8s.io", "leases"), ("apps", "deployments")})
+#: Seconds the cluster's clock may be ahead of ours before ages are judged on its time.
+CLOCK_SKEW_TOLERANCE = 5.0
 
 
 @dataclass
@@ -54,6 +63,7 @@ class Inventory:
     dump: bool = False
     errors: dict[str, str] = field(default_factory=dict)  # "resource.group" -> message
     read: set[tuple[str, str]] = field(default_factory=set)  # (group, resource) listed
+    notes: list[str] = field(default_factory=list)  # about the reading, for the reports
 
     def __post_init__(self) -> None:
         self._by_uid: dict[str, Obj] = {}
@@ -113,9 +123,39 @@ def preferred_resources(resources: Iterable[APIResource]) -> list[APIResource]:
     return list(seen.values())
 
 
+def cluster_time(objects: Iterable[Obj]) -> datetime | None:
+    """The latest time the cluster wrote into its objects: creation times, the times of
+    managedFields entries and Leases' renew times (leaders renew every few seconds)."""
+    latest: datetime | None = None
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        stamps = [meta.get("creationTimestamp"),
+                  *(m.get("time") for m in meta.get("managedFields") or []
+                    if isinstance(m, dict))]
+        if obj.get("kind") == "Lease":
+            spec = obj.get("spec") or {}
+            stamps += [spec.get("renewTime"), spec.get("acquireTime")]
+        for stamp in stamps:
+            t = parse_time_or_none(stamp)
+            if t is not None and (latest is None or t > latest):
+                latest = t
+    return latest
+
+
+def _judging_time(objects: list[Obj], now: datetime) -> tuple[datetime, list[str]]:
+    cluster = cluster_time(objects)
+    if cluster is None or (cluster - now).total_seconds() <= CLOCK_SKEW_TOLERANCE:
+        return now, []
+    lead = human_duration((cluster - now).total_seconds())
+    return cluster, [f"the cluster's clock is {lead} ahead of this machine's (the latest time "
+                     f"it wrote is {format_time(cluster)}; a kubegc run with --time-scale?): "
+                     "ages are judged on the cluster's time"]
+
+
 async def read_inventory(
     client: Client, *, clock: Clock, namespace: str = "", source: str = "",
     progress: ProgressFn | None = None, include: Callable[[APIResource], bool] | None = None,
+    follow_cluster_clock: bool = False,
 ) -> Inventory:
     """Read the cluster behind ``client`` (see the module docstring)."""
     discovered = await client.discover()
@@ -142,8 +182,11 @@ async def read_inventory(
             progress(done, len(listable), _name(res))
 
     await asyncio.gather(*(one(r) for r in listable))
-    return Inventory(objects, discovered, clock.now(), namespace=namespace, source=source,
-                     errors=errors, read=read, dump=isinstance(client, DumpClient))
+    now, notes = clock.now(), list[str]()
+    if follow_cluster_clock:
+        now, notes = _judging_time(objects, now)
+    return Inventory(objects, discovered, now, namespace=namespace, source=source,
+                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes)
 
 
 async def _list_all(client: Client, res: APIResource, namespace: str) -> list[Obj]:

@@ -100,6 +100,7 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
     query = ObjRef.of(live) if live is not None else ObjRef(kind, namespace, name, uid=uid)
     served = await _has_records(client, inv)
     report = WhyReport(inv.source, query, "DeletionRecords" if served else "Events")
+    report.notes.extend(inv.notes)
     if live is not None:
         report.state = state_of(live, inv.now)
         ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())

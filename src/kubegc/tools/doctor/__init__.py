@@ -45,7 +45,7 @@ def diagnose(inv: Inventory, options: DoctorOptions | None = None) -> DoctorRepo
         findings = [f for f in findings if f.object.namespace == inv.namespace or (
             f.kind is FindingKind.STUCK_NAMESPACE and f.object.name == inv.namespace)]
     findings.sort(key=Finding.sort_key)
-    notes = []
+    notes = list(inv.notes)
     if inv.dump:
         notes.append("read from a dump: an owner counts as absent only if the dump holds "
                      "objects of its kind")

@@ -5,14 +5,22 @@ One finding per bad reference (``ownership.check_refs``): an owner that does not
 live owner of that name (the owner was recreated — the child will be deleted), a
 namespaced owner in another namespace (the GC looks in the child's namespace, warns with
 ``OwnerRefInvalidNamespace`` and deletes the child), a cluster-scoped child of a
-namespaced kind (never collected), a kind the GC cannot map (never collected, retried);
-plus several controller references, ownership cycles, and the ``OwnerRefInvalidNamespace``
-events still alive (Events expire after an hour by default).
+namespaced kind (never collected; the GC warns with ``OwnerRefInvalidNamespace`` too), a
+kind the GC cannot map (never collected, retried); plus several controller references and
+ownership cycles.
+
+An ``OwnerRefInvalidNamespace`` event (Events expire after an hour by default) is evidence
+for the finding of the reference it is about, not a second finding: it becomes one of that
+finding's facts. It is a finding of its own only when no finding explains it: its object
+is gone (the event is then the only trace of why), the reference was removed since, or the
+owner could not be checked (a namespace-scoped read).
 """
 
 from __future__ import annotations
 
-from kubegc.api.meta import owner_references_of
+import re
+
+from kubegc.api.meta import owner_references_of, uid_of
 from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import Context, remove_owner_ref_command
 from kubegc.tools.doctor.findings import Finding, FindingKind, Severity
@@ -30,8 +38,16 @@ _KIND = {
 }
 
 
+#: References the GC reports with an ``OwnerRefInvalidNamespace`` event.
+_EVENT_STATES = (RefState.OTHER_NAMESPACE, RefState.CLUSTER_SCOPED_CHILD)
+#: The owner's uid in the event's message (``ownerRef [..., uid: <uid>] does not exist ...``).
+_EVENT_OWNER_UID = re.compile(r"uid: ([^\],]+)\]")
+
+
 def ownerref_findings(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
+    #: uid of a child → the finding its OwnerRefInvalidNamespace events are evidence for
+    explained: dict[str, Finding] = {}
     for obj in ctx.inv.objects:
         refs = owner_references_of(obj)
         if not refs:
@@ -40,12 +56,15 @@ def ownerref_findings(ctx: Context) -> list[Finding]:
         verdict = gc_verdict(obj, checks)
         for index, check in enumerate(checks):
             if check.state in _KIND:
-                out.append(_ref_finding(obj, index, check, checks, verdict))
+                finding = _ref_finding(obj, index, check, checks, verdict)
+                out.append(finding)
+                if check.state in _EVENT_STATES or uid_of(obj) not in explained:
+                    explained[uid_of(obj)] = finding
         controllers = [r for r in refs if r.get("controller")]
         if len(controllers) > 1:
             out.append(_multiple_controllers(obj, controllers))
     out.extend(_cycle_finding(cycle) for cycle in ctx.graph.cycles())
-    out.extend(_event_findings(ctx))
+    out.extend(_event_findings(ctx, explained))
     return out
 
 
@@ -98,10 +117,12 @@ def _describe(obj: Obj, index: int, check: RefCheck, owner: ObjRef, facts: list[
                     keep])
     if check.state is RefState.CLUSTER_SCOPED_CHILD:
         facts.append(f"{owner.kind} is namespaced; a cluster-scoped object cannot have it as "
-                     "owner")
+                     "owner (the reference names no namespace, and a cluster-scoped object "
+                     "has none to look in)")
         return (f"cluster-scoped object owned by a namespaced {owner.kind}", [
             "remove the reference and delete the object explicitly when its owner goes "
-            "(for instance from the owner's finalizer)"])
+            "(for instance from the owner's finalizer): "
+            f"{remove_owner_ref_command(obj, index, uid)}"])
     facts.append(f"{owner.api_version}/{owner.kind} is not served by this cluster")
     return (f"owner kind {owner.api_version}/{owner.kind} is unknown", [
         f"install the CustomResourceDefinition of {owner.api_version}/{owner.kind}, or fix "
@@ -120,7 +141,10 @@ def _next(ref: ObjRef, verdict: Verdict, checks: list[RefCheck]) -> str:
     if verdict is Verdict.WAIT:
         return f"{ref.short} is already being deleted; the garbage collector waits for it"
     if verdict is Verdict.NEVER:
-        return "the garbage collector never collects it and does not retry"
+        return ("the garbage collector never collects it and does not retry: a cluster-scoped "
+                "dependent of a namespaced owner is never deleted by the garbage collector, "
+                "which only emits an OwnerRefInvalidNamespace Warning event on it; deleting "
+                "the owner leaves it behind")
     if verdict is Verdict.UNDECIDED:
         return ("the garbage collector cannot decide (unknown kind or unread owner): it "
                 "retries with backoff and deletes nothing")
@@ -151,35 +175,96 @@ def _cycle_finding(cycle: list[Obj]) -> Finding:
                    facts=[f"{r} uid {r.uid}" for r in refs], related=refs[1:])
 
 
-def _event_findings(ctx: Context) -> list[Finding]:
-    out = []
-    seen: set[tuple[str, str, str]] = set()
+def _event_time(event: Obj) -> str:
+    return str(event.get("lastTimestamp") or event.get("eventTime") or (
+        event.get("metadata") or {}).get("creationTimestamp") or "")
+
+
+def _latest_events(ctx: Context) -> dict[tuple[str, str, str, str], Obj]:
+    """The latest ``OwnerRefInvalidNamespace`` event per involved object."""
+    latest: dict[tuple[str, str, str, str], Obj] = {}
     for event in ctx.inv.of_kind("", "Event"):
         if event.get("reason") != INVALID_NAMESPACE_REASON:
             continue
         inv_obj = event.get("involvedObject") or {}
         key = (str(inv_obj.get("namespace") or ""), str(inv_obj.get("kind") or ""),
-               str(inv_obj.get("name") or ""))
-        if key in seen:
+               str(inv_obj.get("name") or ""), str(inv_obj.get("uid") or ""))
+        if key not in latest or _event_time(event) > _event_time(latest[key]):
+            latest[key] = event
+    return latest
+
+
+def _event_facts(ctx: Context, event: Obj) -> list[str]:
+    when = _event_time(event)
+    ago = age(when, ctx.inv.now)
+    return [f"the garbage collector reported it: Warning {INVALID_NAMESPACE_REASON} event "
+            f"{(event.get('metadata') or {}).get('name')}: {event.get('message', '')}",
+            f"event last seen {when}" + (f" ({human_duration(ago)} ago)" if ago else "")
+            + "; Events expire (1 h by default)"]
+
+
+def _event_findings(ctx: Context, explained: dict[str, Finding]) -> list[Finding]:
+    """Events become facts of the finding they explain; the others are findings."""
+    out = []
+    for (namespace, kind, name, uid), event in sorted(_latest_events(ctx).items()):
+        facts = _event_facts(ctx, event)
+        finding = explained.get(uid) if uid else None
+        if finding is not None:
+            finding.facts.extend(facts)
             continue
-        seen.add(key)
-        child = ObjRef(kind=key[1], namespace=key[0], name=key[2],
-                       api_version=str(inv_obj.get("apiVersion") or ""),
-                       uid=str(inv_obj.get("uid") or ""))
-        still = ctx.inv.by_uid(child.uid) is not None
-        when = event.get("lastTimestamp") or event.get("eventTime") or (
-            event.get("metadata") or {}).get("creationTimestamp")
-        ago = age(when, ctx.inv.now)
-        facts = [f"event {event['metadata'].get('name')}: {event.get('message', '')}",
-                 f"last seen {when}" + (f" ({human_duration(ago)} ago)" if ago else ""),
-                 f"{child.short} {'still exists' if still else 'is gone'}"]
-        out.append(Finding(
-            FindingKind.INVALID_NAMESPACE_EVENT, Severity.WARNING, child,
-            f"{child}: the garbage collector reported an owner in another namespace",
-            next=["the garbage collector treats that owner as absent in the child's namespace "
-                  "and deletes the child if no other owner stays; this event expires (1 h by "
-                  "default), after which nothing in the cluster tells why the child is gone"],
-            fix=["keep dependents in their owner's namespace (or use a cluster-scoped owner); "
-                 "`kubegc why` reads kubegc's DeletionRecords, kept 7 days"],
-            facts=facts))
+        inv_obj = event.get("involvedObject") or {}
+        child = ObjRef(kind=kind, namespace=namespace, name=name,
+                       api_version=str(inv_obj.get("apiVersion") or ""), uid=uid)
+        live = ctx.inv.by_uid(uid) if uid else None
+        facts.append(f"{child.short} {'still exists' if live is not None else 'is gone'}")
+        if live is not None and not _still_refers(live, event):
+            out.append(_fixed_finding(child, facts))
+        else:
+            out.append(_event_finding(child, live is not None, facts))
     return out
+
+
+def _still_refers(obj: Obj, event: Obj) -> bool:
+    """Whether ``obj`` still has the owner reference ``event`` is about."""
+    refs = owner_references_of(obj)
+    found = _EVENT_OWNER_UID.search(str(event.get("message") or ""))
+    if found is None:
+        return bool(refs)
+    return any(str(r.get("uid") or "") == found.group(1).strip() for r in refs)
+
+
+def _fixed_finding(child: ObjRef, facts: list[str]) -> Finding:
+    return Finding(
+        FindingKind.INVALID_NAMESPACE_EVENT, Severity.INFO, child,
+        f"{child}: the garbage collector reported an invalid owner reference, since removed",
+        next=["nothing: the reference is no longer there"], fix=["nothing to do"],
+        facts=facts)
+
+
+def _event_finding(child: ObjRef, still: bool, facts: list[str]) -> Finding:
+    """An event about a reference no finding explains: its child is gone, or the owner
+    could not be checked (not read)."""
+    if still and child.namespace:
+        next_step = ("the garbage collector treats that owner as absent in the child's "
+                     "namespace and deletes the child if no other owner stays")
+    elif still:
+        next_step = ("the garbage collector never deletes a cluster-scoped object for a "
+                     "namespaced owner and does not retry")
+    elif not child.namespace:
+        next_step = ("the garbage collector never deletes a cluster-scoped object for a "
+                     "namespaced owner: something else deleted it; this event expires (1 h "
+                     "by default)")
+    else:
+        next_step = ("the garbage collector treated that owner as absent in the child's "
+                     "namespace and deleted the child if no other owner stayed; this event "
+                     "expires (1 h by default), after which nothing in the cluster tells why "
+                     "the child is gone")
+    return Finding(
+        FindingKind.INVALID_NAMESPACE_EVENT, Severity.WARNING, child,
+        f"{child}: the garbage collector reported an owner "
+        + ("that a cluster-scoped object cannot have" if not child.namespace
+           else "in another namespace"),
+        next=[next_step],
+        fix=["keep dependents in their owner's namespace (or use a cluster-scoped owner); "
+             "`kubegc why` reads kubegc's DeletionRecords, kept 7 days"],
+        facts=facts)

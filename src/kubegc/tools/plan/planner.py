@@ -85,7 +85,7 @@ async def plan_delete(
                                 namespace=inv.namespace)
     clock = ManualClock(inv.now)
     report = PlanReport(inv.source, ObjRef.of(target), propagation, [],
-                        notes=list(prepared.notes))
+                        notes=[*inv.notes, *prepared.notes])
     limit = horizon if horizon is not None else default_horizon(inv.objects)
     assumed: dict[tuple[str, str], str] = {}
     async with factory.start(prepared.objects, clock=clock, nodes=prepared.nodes) as sim:
@@ -125,6 +125,11 @@ async def plan_delete(
                     *timeline.steps]
     report.deleted = timeline.deleted()
     report.constraints = timeline.constraints()
+    report.notes.extend(_cycle_notes(inv, timeline))
+    if is_being_deleted(target):
+        report.notes.insert(0, f"{report.target} was already Terminating before this delete "
+                            f"(deletionTimestamp {target['metadata']['deletionTimestamp']}): "
+                            "the steps show only what this second delete changes")
     report.survivors = timeline.survivors(recorder.current)
     report.warnings = sorted({f"{w.get('reason')}: {w.get('message')}"
                               for w in recorder.warnings})
@@ -239,8 +244,34 @@ def _hanging(inv: Inventory, recorder: Recorder, before: dict[str, Obj],
     for finding in out:
         finding.title = f"{finding.object} stays Terminating"
         if finding.facts and finding.deletion is not None:
+            already = is_being_deleted(before[finding.object.uid])
             finding.facts[0] = (f"deletionTimestamp {finding.deletion.deletion_timestamp} "
-                                "(set in the simulation)")
+                                + ("(already set before the plan)" if already
+                                   else "(set in the simulation)"))
+    return out
+
+
+def _cycle_notes(inv: Inventory, timeline: Timeline) -> list[str]:
+    """Why an ownership cycle did not block a foreground deletion, once per reference the
+    garbage collector unblocked."""
+    unblocked = timeline.unblocked()
+    cycles = OwnerGraph(inv).cycles() if unblocked else []
+    out = []
+    for dep_uid, owner_uid, step in unblocked:
+        dep = ObjRef.of(timeline.before[dep_uid]).short
+        owner_obj = timeline.before.get(owner_uid)
+        owner = ObjRef.of(owner_obj).short if owner_obj is not None else f"uid {owner_uid}"
+        cycle = next((c for c in cycles if dep_uid in {uid_of(o) for o in c}), None)
+        head = "ownership cycle:"
+        if cycle is not None:  # told from the unblocked dependent on
+            start = [uid_of(o) for o in cycle].index(dep_uid)
+            refs = [ObjRef.of(o).short for o in cycle[start:] + cycle[:start]]
+            head = f"{' → '.join([*refs, refs[0]])} (→: owned by) is an ownership cycle:"
+        at = f" (step {step.seq})" if step is not None else ""
+        out.append(f"{head} the garbage collector set blockOwnerDeletion="
+                   f"false on {dep}'s reference to {owner}{at}, as upstream does so that a "
+                   f"cycle cannot block a foreground deletion; from then on {owner} does not "
+                   f"wait for {dep}, so no order between the two is guaranteed")
     return out
 
 

@@ -124,9 +124,13 @@ class Timeline:
 
     def constraints(self) -> list[Constraint]:
         """What the GC guarantees about the order: a foreground owner goes after its
-        blocking dependents; an orphaning owner goes after its references are removed; a
-        dependent of an owner deleted in the background goes after that owner."""
+        blocking dependents — except through a reference the GC unblocked to break an
+        ownership cycle (``unblocked``); an orphaning owner goes after its references are
+        removed; a dependent the GC collected in the background goes after its owner."""
         deleted = {s.object.uid for s in self.steps if s.action is StepAction.DELETED}
+        collected = {s.object.uid for s in self.steps if s.by == GC and s.action in (
+            StepAction.DELETION_STARTED, StepAction.DELETED)}
+        unblocked = {(dep, owner) for dep, owner, _ in self.unblocked()}
         fins: dict[str, set[str]] = {}
         for change in self.changes:
             fins.setdefault(uid_of(change.after), set()).update(finalizers_of(change.after))
@@ -140,18 +144,41 @@ class Timeline:
                     continue
                 dep_ref = ObjRef.of(dep)
                 if FINALIZER_DELETE_DEPENDENTS in seen:
-                    if ref.get("blockOwnerDeletion") and dep_ref.uid in deleted:
+                    if (ref.get("blockOwnerDeletion") and dep_ref.uid in deleted
+                            and (dep_ref.uid, owner_uid) not in unblocked):
                         out.append(Constraint(dep_ref, "deleted", owner,
                                               "foreground: blockOwnerDeletion=true"))
                 elif FINALIZER_ORPHAN_DEPENDENTS in seen:
                     if dep_ref.uid not in deleted:
                         out.append(Constraint(dep_ref, "ownerReference removed", owner,
                                               "orphan: references removed first"))
-                elif (dep_ref.uid in deleted and self._only_deleted_owners(dep, deleted)
+                elif (dep_ref.uid in deleted and dep_ref.uid in collected
+                      and self._only_deleted_owners(dep, deleted)
                       and namespace_of(dep) not in self._deleting_ns):  # else: anyone first
                     out.append(Constraint(owner, "deleted", dep_ref,
                                           "background: collected once its owner is gone"))
         return sorted(out, key=lambda c: (c.then, c.first))
+
+    def unblocked(self) -> list[tuple[str, str, Step | None]]:
+        """(dependent uid, owner uid, its step) of each reference the GC set to
+        blockOwnerDeletion=false to unblock an ownership cycle (spec rules 22-23)."""
+        steps = [s for s in self.steps if s.action is StepAction.OWNER_REF_UNBLOCKED]
+        out: list[tuple[str, str, Step | None]] = []
+        for change in self.changes:
+            if change.type == "DELETED":
+                continue
+            dep, new = uid_of(change.after), _refs(change.after)
+            for uid, ref in _refs(change.before).items():
+                if not ref.get("blockOwnerDeletion") or uid not in new or new[uid].get(
+                        "blockOwnerDeletion"):
+                    continue
+                detail = f"{ref.get('kind')}/{ref.get('name')}"
+                step = next((s for s in steps if s.object.uid == dep and s.detail == detail),
+                            None)
+                if step is not None:
+                    steps.remove(step)
+                out.append((dep, uid, step))
+        return out
 
     def _only_deleted_owners(self, dep: Obj, deleted: set[str]) -> bool:
         return all(u in deleted for u in _refs(dep))

@@ -1,0 +1,39 @@
+"""Defaulting of volumes: claims and volumes read back with the phase and modes a real
+API server gives them (kubegc runs no PersistentVolume controller: nothing binds)."""
+
+from __future__ import annotations
+
+from kubegc.registry import Registry
+
+CLAIM = {"metadata": {"name": "data"},
+         "spec": {"accessModes": ["ReadWriteOnce"],
+                  "resources": {"requests": {"storage": "1Gi"}}}}
+VOLUME = {"metadata": {"name": "pv1"},
+          "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                   "hostPath": {"path": "/tmp/pv1"}}}
+
+
+async def test_claim_is_pending_until_bound(registry: Registry) -> None:
+    t = registry.target("", "v1", "persistentvolumeclaims", "default")
+    created = await registry.create(t, CLAIM)
+    assert created["status"] == {"phase": "Pending"}
+    assert created["spec"]["volumeMode"] == "Filesystem"
+    read = await registry.get(t, "data")
+    assert read["status"]["phase"] == "Pending"
+
+
+async def test_claim_keeps_the_phase_it_was_given(registry: Registry) -> None:
+    t = registry.target("", "v1", "persistentvolumeclaims", "default")
+    block = {**CLAIM, "spec": {**CLAIM["spec"], "volumeMode": "Block"}}
+    created = await registry.create(t, block)
+    assert created["spec"]["volumeMode"] == "Block"
+    created["status"] = {"phase": "Bound"}
+    updated, _ = await registry.update(t, "data", created, subresource="status")
+    assert updated["status"]["phase"] == "Bound"
+
+
+async def test_volume_defaults(registry: Registry) -> None:
+    created = await registry.create(registry.target("", "v1", "persistentvolumes", ""), VOLUME)
+    assert created["status"] == {"phase": "Pending"}
+    assert created["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+    assert created["spec"]["volumeMode"] == "Filesystem"
