@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 
 from kubegc.api.errors import field_error, invalid
-from kubegc.api.goformat import field_value, go_float, go_quote, go_sharp_v
+from kubegc.api.goformat import (
+    field_value,
+    go_float,
+    go_quote,
+    go_sharp_v,
+    json_marshal,
+    json_number,
+)
 from kubegc.api.validation import (
     validate_delete_options,
     validate_finalizers,
@@ -75,9 +82,45 @@ def test_go_float(value: float, expected: str) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("plain", '"plain"'), ("tab\there", '"tab\\there"'), ("\x00\x7f", '"\\x00\\x7f"'),
     ("héllo ✓", '"héllo ✓"'), ("\u200b", '"\\u200b"'), ("back\\slash", '"back\\\\slash"'),
+    ("\x85\xa0", '"\\u0085\\u00a0"'), ("\U0001f600\U000e0001", '"\U0001f600\\U000e0001"'),
+    ("\ud800", '"\ufffd"'),  # Go's JSON decoder has made a lone surrogate U+FFFD
 ])
 def test_go_quote(text: str, expected: str) -> None:
     assert go_quote(text) == expected
+
+
+@pytest.mark.parametrize(("value", "go", "json"), [
+    (1.5, "1.5", "1.5"), (2.0, "2", "2"), (-0.25, "-0.25", "-0.25"),
+    (123456.0, "123456", "123456"), (1e6, "1e+06", "1000000"), (1234567.0, "1.234567e+06",
+                                                                "1234567"),
+    (0.0001, "0.0001", "0.0001"), (0.00001, "1e-05", "0.00001"), (1e-7, "1e-07", "1e-7"),
+    (1.5e-10, "1.5e-10", "1.5e-10"), (1e20, "1e+20", "100000000000000000000"),
+    (1e21, "1e+21", "1e+21"), (0.0, "0", "0"), (-0.0, "-0", "-0"),
+])
+def test_go_float_and_json_number(value: float, go: str, json: str) -> None:
+    assert (go_float(value), json_number(value)) == (go, json)
+
+
+def test_unstructured_values_print_their_dynamic_type() -> None:
+    assert go_sharp_v({"b": [1, "x", None], "a": True}, "interface {}") == (
+        'map[string]interface {}{"a":true, "b":[]interface {}{1, "x", interface {}(nil)}}')
+    assert field_value({"a": "c"}, "interface {}") == 'map[string]interface {}{"a":"c"}'
+    assert field_value("x", "interface {}") == '"x"'
+    assert field_value(2.0, "interface {}") == "2"
+    assert field_value(None, "interface {}") == '"null"'
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    pytest.param(None, "null", id="null"),
+    pytest.param([1, 2.5, 1e21, True], "[1,2.5,1e+21,true]", id="numbers"),
+    pytest.param({"b": {"y": None}, "a": []}, '{"a":[],"b":{"y":null}}', id="keys-sorted"),
+    pytest.param('<a href="x">&\n\t\x01\x7f',
+                 '"\\u003ca href=\\"x\\"\\u003e\\u0026\\n\\t\\u0001\x7f"',
+                 id="html-and-control-escaped"),
+    pytest.param("\b\f\u2028é", '"\\b\\f\\u2028é"', id="short-escapes-and-separators"),
+])
+def test_json_marshal(value: Any, expected: str) -> None:
+    assert json_marshal(value) == expected
 
 
 @pytest.mark.parametrize(("kind", "value", "detail", "expected"), [

@@ -71,6 +71,20 @@ def test_label_selector_matches(selector: str, matches: bool) -> None:
                      id="invalid-value"),
         pytest.param("n>x", "unable to parse requirement: values[0]: Invalid value: \"x\": for"
                      " 'Gt', 'Lt' operators, the value must be an integer", id="gt-not-integer"),
+        pytest.param("n>99999999999999999999", "unable to parse requirement: values[0]: Invalid"
+                     ' value: "99999999999999999999": for \'Gt\', \'Lt\' operators, the value'
+                     " must be an integer", id="gt-beyond-int64"),
+        pytest.param('app=a"b\\', 'unable to parse requirement: values[0][app]: Invalid value:'
+                     ' "a\\"b\\\\": a valid label must be an empty string or consist of'
+                     " alphanumeric characters, '-', '_' or '.', and must start and end with an"
+                     " alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex"
+                     " used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                     id="value-quoted-as-go-does"),
+        pytest.param("é\x01", 'unable to parse requirement: <nil>: Invalid value: "é\\x01": name'
+                     " part must consist of alphanumeric characters, '-', '_' or '.', and must"
+                     " start and end with an alphanumeric character (e.g. 'MyName',  or"
+                     " 'my.name',  or '123-abc', regex used for validation is"
+                     " '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", id="key-quoted-as-go-does"),
     ],
 )
 def test_label_selector_parse_errors_are_bad_requests(selector: str, message: str) -> None:
@@ -78,6 +92,51 @@ def test_label_selector_parse_errors_are_bad_requests(selector: str, message: st
         parse_label_selector(selector)
     assert (caught.value.code, caught.value.reason) == (400, "BadRequest")
     assert caught.value.message == message
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        pytest.param({"matchExpressions": [{"key": "a", "operator": "In"}]},
+                     "values: Invalid value: []string(nil): for 'in', 'notin' operators, values"
+                     " set can't be empty", id="in-without-values-is-a-nil-slice"),
+        pytest.param({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": []}]},
+                     "values: Invalid value: []string(nil): for 'in', 'notin' operators, values"
+                     " set can't be empty", id="empty-values-are-a-nil-slice"),
+        pytest.param({"matchExpressions": [{"key": "a", "operator": "Exists",
+                                            "values": ["x", "y.z"]}]},
+                     'values: Invalid value: []string{"x", "y.z"}: values set must be empty for'
+                     " exists and does not exist", id="exists-with-values"),
+        pytest.param({"matchExpressions": [{"key": "a", "operator": "DoesNotExist",
+                                            "values": ['say "hi"']}]},
+                     '[values: Invalid value: []string{"say \\"hi\\""}: values set must be empty'
+                     ' for exists and does not exist, values[0][a]: Invalid value: "say'
+                     ' \\"hi\\"": a valid label must be an empty string or consist of'
+                     " alphanumeric characters, '-', '_' or '.', and must start and end with an"
+                     " alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345',"
+                     " regex used for validation is"
+                     " '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]",
+                     id="values-quoted-as-go-does"),
+        pytest.param({"matchLabels": {"a/b/c": "x"}},
+                     'key: Invalid value: "a/b/c": a valid label key must consist of alphanumeric'
+                     " characters, '-', '_' or '.', and must start and end with an alphanumeric"
+                     " character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for"
+                     " validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional"
+                     " DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                     id="invalid-key"),
+    ],
+)
+def test_label_selector_from_dict_messages(spec: dict[str, Any], message: str) -> None:
+    """``LabelSelectorAsSelector``'s errors, values printed with Go's ``%#v`` and ``%q``."""
+    with pytest.raises(StatusError) as caught:
+        label_selector_from_dict(spec)
+    assert caught.value.message == message
+
+
+def test_gt_lt_compare_only_go_integers() -> None:
+    assert parse_label_selector("v>2").matches({"v": "10"})
+    assert not parse_label_selector("v>2").matches({"v": "1_0"})  # ParseInt rejects it
+    assert not parse_label_selector("v<2").matches({"v": "99999999999999999999"})
 
 
 def test_label_selector_renders_canonically_sorted() -> None:

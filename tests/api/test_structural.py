@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from kubegc.api.structural import compile_schema, default, prune, validate, validate_status
-from kubegc.api.structural.field import go_float, go_sharp, json_number
 
 
 def _errors(schema: dict[str, Any], obj: dict[str, Any]) -> set[str]:
@@ -371,19 +370,3 @@ def test_defaulting(spec: dict[str, Any] | None, expected: dict[str, Any]) -> No
     assert obj["spec"] == expected
     assert DEFAULTS["properties"]["spec"]["properties"]["strategy"]["default"] == {
         "type": "Rolling"}  # defaults are copied, never shared
-
-
-@pytest.mark.parametrize(("value", "go", "json"), [
-    (1.5, "1.5", "1.5"), (2.0, "2", "2"), (-0.25, "-0.25", "-0.25"),
-    (123456.0, "123456", "123456"), (1e6, "1e+06", "1000000"), (1234567.0, "1.234567e+06",
-                                                                "1234567"),
-    (0.0001, "0.0001", "0.0001"), (0.00001, "1e-05", "0.00001"), (1e-7, "1e-07", "1e-7"),
-    (1e21, "1e+21", "1e+21"), (0.0, "0", "0"),
-])
-def test_go_float_rendering(value: float, go: str, json: str) -> None:
-    assert (go_float(value), json_number(value)) == (go, json)
-
-
-def test_go_sharp_rendering() -> None:
-    assert go_sharp({"b": [1, "x", None], "a": True}) == (
-        'map[string]interface {}{"a":true, "b":[]interface {}{1, "x", interface {}(nil)}}')

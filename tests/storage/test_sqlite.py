@@ -142,7 +142,7 @@ async def test_reads_never_see_a_batch_before_it_is_published(
     committed, release = threading.Event(), threading.Event()
 
     def held(*args: object) -> object:
-        result = sqlite_writer.apply_batch(*args)  # type: ignore[arg-type]
+        result = sqlite_writer.write_rows(*args)  # type: ignore[arg-type]
         committed.set()
         release.wait(10)
         return result
@@ -150,7 +150,7 @@ async def test_reads_never_see_a_batch_before_it_is_published(
     kv = SqliteKV(db)
     try:
         r1 = await kv.create("/a", b"1")
-        monkeypatch.setattr(sqlite_module, "apply_batch", held)
+        monkeypatch.setattr(sqlite_module, "write_rows", held)
         writes = asyncio.gather(kv.update("/a", b"2", expected_mod_revision=r1),
                                 kv.create("/b", b"1"))
         while not committed.is_set():
@@ -176,11 +176,11 @@ async def test_writes_queued_during_a_batch_form_the_next_one(
     def held(*args: object) -> object:
         started.set()
         release.wait(10)
-        return sqlite_writer.apply_batch(*args)  # type: ignore[arg-type]
+        return sqlite_writer.write_rows(*args)  # type: ignore[arg-type]
 
     kv = SqliteKV(db)
     try:
-        monkeypatch.setattr(sqlite_module, "apply_batch", held)
+        monkeypatch.setattr(sqlite_module, "write_rows", held)
         first = asyncio.ensure_future(kv.create("/first", b""))
         while not started.is_set():
             await asyncio.sleep(0.001)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import math
 import time
 from abc import abstractmethod
 from datetime import UTC, datetime, timedelta
@@ -110,7 +111,15 @@ class ManualClock(Clock):
 
 def format_time(t: datetime) -> str:
     """``metav1.Time`` wire form: RFC 3339, UTC, whole seconds."""
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    second = math.floor(t.timestamp())
+    last = _last_formatted[0]
+    if last[0] != second:  # strftime once per second, not once per write
+        last = (second, t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        _last_formatted[0] = last  # one assignment: threads see a consistent pair
+    return last[1]
+
+
+_last_formatted: list[tuple[int, str]] = [(-1, "")]
 
 
 def format_micro_time(t: datetime) -> str:

@@ -13,6 +13,11 @@ Go types are written as Go writes them: ``string``, ``int64``, ``bool``, ``float
 ``types.UID`` (a named string), ``*T``, ``[]T``, ``map[string]T``, ``interface {}`` and the
 structs of ``STRUCTS``. Pointers inside a ``%#v`` print an address, as upstream's do; the
 addresses here are made up (upstream's are heap addresses, meaningless to a reader too).
+
+Also ``encoding/json``'s rendering (``json_marshal``, ``json_number``), which upstream puts
+in some messages (non-string enum values of a CRD schema). The one implementation of Go's
+renderings in kubegc: the built-in validation, label selectors and the structural schemas
+of custom resources all print values through it.
 May import: stdlib only.
 """
 
@@ -38,6 +43,10 @@ _INTS = ("int", "int32", "int64")
 _FLOATS = ("float32", "float64")
 _ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
             "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+#: ``encoding/json``'s short escapes (``\b`` and ``\f`` since Go 1.22); other control
+#: characters are written ``\u00XX``.
+_JSON_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                 "\\": "\\\\", '"': '\\"'}
 _ADDRESS_BASE = 0xC000010000
 
 
@@ -165,7 +174,10 @@ class _SharpV:
 
 
 def go_quote(text: str) -> str:
-    """``strconv.Quote`` (``%q``): printable characters as they are, the others escaped."""
+    """``strconv.Quote`` (``%q``): printable characters as they are, the others escaped.
+
+    A lone surrogate (Python's JSON decoder keeps one) is U+FFFD, as Go's JSON decoder
+    makes it before any message is printed."""
     out = ['"']
     for ch in text:
         code = ord(ch)
@@ -175,8 +187,8 @@ def go_quote(text: str) -> str:
             out.append(ch)
         elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
-        elif 0xD800 <= code <= 0xDFFF:  # not a valid rune: Go writes U+FFFD
-            out.append("\\ufffd")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append("\ufffd")
         elif code < 0x10000:
             out.append(f"\\u{code:04x}")
         else:
@@ -188,6 +200,19 @@ def go_quote(text: str) -> str:
 def go_float(value: float) -> str:
     """``%v`` of a float64: the shortest representation, in ``%e`` form when the exponent
     is below -4 or at least 6 — Go prints 1e+06, 1.5e-05, 123456, 0.0001."""
+    return _shortest(value, e_below=-4, e_from=6, exp_width=2)
+
+
+def json_number(value: float) -> str:
+    """A float64 as ``encoding/json`` writes it: the shortest representation, in ``%e``
+    form when the exponent is below -6 or at least 21, a one-digit negative exponent not
+    padded — 2, 1.5, 1000000, 1e-7, 1e+21."""
+    return _shortest(value, e_below=-6, e_from=21, exp_width=1)
+
+
+def _shortest(value: float, *, e_below: int, e_from: int, exp_width: int) -> str:
+    """``strconv.FormatFloat(value, 'g' or 'f' or 'e', -1, 64)``: the shortest digits that
+    read back as ``value``, in ``%e`` form when the exponent is outside [e_below, e_from)."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -200,11 +225,42 @@ def go_float(value: float) -> str:
     point = len(digits) + exponent  # digits before the decimal point
     neg = "-" if sign else ""
     exp = point - 1
-    if exp < -4 or exp >= 6:
+    if exp < e_below or exp >= e_from:
         mantissa = digits[0] + (f".{digits[1:]}" if len(digits) > 1 else "")
-        return f"{neg}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+        return f"{neg}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):0{exp_width}d}"
     if point <= 0:
         return f"{neg}0.{'0' * -point}{digits}"
     if point >= len(digits):
         return f"{neg}{digits}{'0' * (point - len(digits))}"
     return f"{neg}{digits[:point]}.{digits[point:]}"
+
+
+def json_marshal(value: Any) -> str:
+    """``json.Marshal`` of a JSON value: compact, object keys sorted, strings escaped as
+    ``encoding/json`` escapes them (``<``, ``>``, ``&``, U+2028 and U+2029 included)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return _json_quote(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_json_quote(str(k))}:{json_marshal(value[k])}"
+                              for k in sorted(value, key=str)) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(json_marshal(v) for v in value) + "]"
+    return json_number(value) if isinstance(value, float) else go_v(value)  # as %v
+
+
+def _json_quote(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in _JSON_ESCAPES:
+            out.append(_JSON_ESCAPES[ch])
+        elif code < 0x20 or ch in "<>&\u2028\u2029":
+            out.append(f"\\u{code:04x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)

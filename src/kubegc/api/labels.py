@@ -66,9 +66,8 @@ class Requirement:
     def _matches_inequality(self, labels: Mapping[str, str]) -> bool:
         if self.key not in labels or len(self.values) != 1:
             return False
-        try:
-            have, want = int(labels[self.key]), int(self.values[0])
-        except ValueError:
+        have, want = _parse_int64(labels[self.key]), _parse_int64(self.values[0])
+        if have is None or want is None:
             return False
         return have > want if self.operator is Operator.GREATER_THAN else have < want
 
@@ -83,6 +82,15 @@ class Requirement:
             return f"{self.key} {op.value} ({joined})"
         symbol = {Operator.GREATER_THAN: ">", Operator.LESS_THAN: "<"}.get(op, op.value)
         return f"{self.key}{symbol}{joined}"
+
+
+def _parse_int64(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``, None where it fails (Python's ``int`` would also
+    take ``1_0``, surrounding spaces and non-ASCII digits)."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    value = int(text)
+    return value if -(1 << 63) <= value < (1 << 63) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,34 +185,43 @@ def _label_value_errors(value: str) -> list[str]:
     return errs
 
 
-def _invalid(path: str, value: str, detail: str) -> str:
+def _invalid(path: str, value: str | list[str] | None, detail: str, *,
+             go_type: str = "string") -> str:
     """``field.Invalid(path, value, detail).Error()``."""
-    return f'{path}: Invalid value: "{value}": {detail}'
+    cause = errors.field_error("FieldValueInvalid", path, detail, value, go_type=go_type)
+    return f"{cause.field}: {cause.message}"
+
+
+def _invalid_values(values: list[str], detail: str) -> str:
+    """``field.Invalid(values, vals, detail)``: ``vals`` printed as a ``[]string``, an empty
+    one as the nil slice ``LabelSelectorAsSelector`` passes (``[]string(nil)``); the parser
+    never passes an empty one to a check that fails."""
+    return _invalid("values", values or None, detail, go_type="[]string")
 
 
 def new_requirement(key: str, operator: Operator, values: list[str]) -> Requirement:
     """``labels.NewRequirement``: validate and build; errors are a ``field.ErrorList``
-    aggregate, raised as ValueError carrying upstream's text."""
+    aggregate, raised as ValueError carrying upstream's text (values printed as Go prints
+    them, ``%q`` and ``%#v``)."""
     errs: list[str] = []
     if key_errs := _label_key_errors(key):
         errs.append(_invalid("key", key, "; ".join(key_errs)))
     n = len(values)
-    rendered = "[]string{" + ", ".join(f'"{v}"' for v in values) + "}"
     if operator in (Operator.IN, Operator.NOT_IN) and n == 0:
-        errs.append(f"values: Invalid value: {rendered}: for 'in', 'notin' operators, values set"
-                    " can't be empty")
+        errs.append(_invalid_values(values, "for 'in', 'notin' operators, values set can't be"
+                                    " empty"))
     elif operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS) and n != 1:
-        errs.append(f"values: Invalid value: {rendered}: exact-match compatibility requires one"
-                    " single value")
+        errs.append(_invalid_values(values, "exact-match compatibility requires one single"
+                                    " value"))
     elif operator in (Operator.EXISTS, Operator.DOES_NOT_EXIST) and n != 0:
-        errs.append(f"values: Invalid value: {rendered}: values set must be empty for exists and"
-                    " does not exist")
+        errs.append(_invalid_values(values, "values set must be empty for exists and does not"
+                                    " exist"))
     elif operator in (Operator.GREATER_THAN, Operator.LESS_THAN):
         if n != 1:
-            errs.append(f"values: Invalid value: {rendered}: for 'Gt', 'Lt' operators, exactly"
-                        " one value is required")
+            errs.append(_invalid_values(values, "for 'Gt', 'Lt' operators, exactly one value is"
+                                        " required"))
         for i, v in enumerate(values):
-            if not re.fullmatch(r"[+-]?[0-9]+", v):
+            if _parse_int64(v) is None:
                 errs.append(_invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value"
                                      " must be an integer"))
     for i, v in enumerate(values):

@@ -7,6 +7,8 @@ an object unless its name says so (``set_*``).
 from __future__ import annotations
 
 import enum
+import os
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +61,27 @@ class ObjectReference:
             uid=str(m.get("uid", "")),
             namespace=str(m.get("namespace", "") or ""),
         )
+
+
+def new_uid() -> str:
+    """A random (version 4) UUID in its string form, as ``str(uuid.uuid4())`` but several
+    times faster (every create makes one): the random bytes come from ``os.urandom`` 4 KiB
+    at a time."""
+    global _random_pool, _random_used
+    with _random_lock:
+        if _random_used + 16 > len(_random_pool):
+            _random_pool, _random_used = os.urandom(4096), 0
+        raw = bytearray(_random_pool[_random_used:_random_used + 16])
+        _random_used += 16
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_random_pool = b""
+_random_used = 0
+_random_lock = threading.Lock()
 
 
 def metadata(obj: Obj) -> dict[str, Any]:

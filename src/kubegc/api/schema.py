@@ -11,9 +11,13 @@ metadata (``x-kubernetes-patch-strategy`` / ``x-kubernetes-patch-merge-key``).
 The file is read lazily, once per process. Everything returned is shared: callers must treat
 schema dicts as read-only.
 
-``missing_required`` is the check the registry runs at create/update time. The real API server
-rejects objects without the fields OpenAPI marks required, and clients rely on it: the official
-Python client cannot even read a Pod without ``spec.containers`` (spec/kubectl-protocol.md §12).
+``missing_required`` (and ``missing_required_in``, for a CRD's schema) lists the fields a
+schema marks required that an object lacks. Nothing in the server calls it: kube-apiserver
+does not check built-in objects against their OpenAPI schema; each kind's hand-written
+validation rejects missing fields (``field.Required``: ``spec.containers: Required value``),
+and kubegc does the same in ``registry/strategy.py`` for the kinds it validates (pods and
+the workloads' pod templates). Clients rely on that: the official Python client cannot even
+read a Pod without ``spec.containers`` (spec/kubectl-protocol.md §12).
 """
 
 from __future__ import annotations

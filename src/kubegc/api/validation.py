@@ -7,6 +7,7 @@ them into one 422 ``Invalid`` error, as upstream's ``field.ErrorList``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -89,6 +90,12 @@ def is_qualified_name(value: str) -> list[str]:
     elif not _QUALIFIED_NAME_PART.match(name):
         errs.append(QUALIFIED_NAME_MSG)
     return errs
+
+
+@functools.lru_cache(maxsize=4096)
+def _qualified_name_errors(value: str) -> tuple[str, ...]:
+    """``is_qualified_name``, remembered: label and annotation keys repeat across objects."""
+    return tuple(is_qualified_name(value))
 
 
 NameValidator = Callable[[str], list[str]]
@@ -195,7 +202,7 @@ def validate_labels(labels: Any, path: str) -> list[StatusCause]:
         return [field_error("FieldValueInvalid", path, "must be a map of strings", labels)]
     causes: list[StatusCause] = []
     for key, value in labels.items():
-        for msg in is_qualified_name(str(key)):
+        for msg in _qualified_name_errors(str(key)):
             causes.append(field_error("FieldValueInvalid", path, msg, key))
         if not isinstance(value, str):
             causes.append(field_error("FieldValueInvalid", f"{path}.{key}", "must be a string",
@@ -223,7 +230,7 @@ def validate_annotations(annotations: Any, path: str = "metadata.annotations") -
         return [field_error("FieldValueInvalid", path, "must be a map of strings", None)]
     causes: list[StatusCause] = []
     for key in annotations:
-        for msg in is_qualified_name(str(key)):
+        for msg in _qualified_name_errors(str(key)):
             causes.append(field_error("FieldValueInvalid", path, msg, key))
     return causes
 

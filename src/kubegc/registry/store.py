@@ -8,14 +8,13 @@ in ``watching.py``; admission and metadata validation in ``admission.py``.
 from __future__ import annotations
 
 import secrets
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
-from kubegc.api.meta import is_being_deleted
+from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog
 from kubegc.api.types import Obj, clone
@@ -169,7 +168,7 @@ class Store:
             raise errors.bad_request("resourceVersion should not be set on objects to be created")
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(key, None)
-        meta["uid"] = str(uuid.uuid4())
+        meta["uid"] = new_uid()
         meta["creationTimestamp"] = format_time(self.clock.now())
         strategy = strategy_for(t.info)
         if strategy.tracks_generation:

@@ -7,6 +7,7 @@ storage ``mod_revision`` becomes the opaque string ``resourceVersion`` (this mod
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import orjson
@@ -35,6 +36,7 @@ class Target:
 
 
 _METADATA = b'"metadata":{'
+_STORED_ORDER = ("apiVersion", "kind", "metadata")
 
 
 def encode(obj: Obj) -> bytes:
@@ -43,6 +45,8 @@ def encode(obj: Obj) -> bytes:
     meta = obj.get("metadata") or {}
     if "resourceVersion" in meta:
         meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+    elif tuple(itertools.islice(obj, 3)) == _STORED_ORDER:
+        return orjson.dumps(obj)  # already in stored order (most writes)
     head: Obj = {}
     for key in ("apiVersion", "kind"):
         if key in obj:

@@ -8,6 +8,7 @@ name p, subresource status. The ``namespaces`` resource's own subresources (``st
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
@@ -24,8 +25,10 @@ class RequestInfo:
     watch_path: bool = False  # legacy /watch/ prefix
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_resource_path(path: str) -> RequestInfo | None:
-    """The resource request a path addresses, or None for non-resource paths."""
+    """The resource request a path addresses, or None for non-resource paths (remembered:
+    clients send the same paths again and again)."""
     parts = [p for p in path.split("/") if p]
     if len(parts) >= 3 and parts[0] == "api":
         group, version, rest = "", parts[1], parts[2:]

@@ -51,10 +51,12 @@ from kubegc.storage.sqlite_writer import (
     CREATE,
     DELETE,
     UPDATE,
-    BatchResult,
+    BatchPlan,
+    Row,
     Write,
-    apply_batch,
     execute_transaction,
+    plan_batch,
+    write_rows,
 )
 from kubegc.storage.watch_hub import LogWatch, WatchHub
 
@@ -206,7 +208,8 @@ class SqliteKV(KV):
         return fut
 
     def _flush(self) -> None:
-        """Start a batch of every queued write (inline for ``":memory:"``)."""
+        """Plan a batch of every queued write, then have the writer thread write it
+        (inline for ``":memory:"``); a batch that writes nothing is published at once."""
         self._flush_handle = None
         ops = [op for op in self._ops if not op[4].cancelled()]
         self._ops = []
@@ -214,42 +217,53 @@ class SqliteKV(KV):
             return
         self._max_batch = max(self._max_batch, len(ops))
         writes: list[Write] = [op[:4] for op in ops]
-        want_events = self._hub.has_watchers
+        try:
+            plan = plan_batch(self._latest_row, writes, self._rev, self._hub.has_watchers)
+        except Exception as exc:  # sqlite3.Error reading the current rows, or a bug
+            self._fail_batch(ops, exc)
+            return
+        if not plan.rows:
+            self._publish(ops, plan)
+            return
         if self._writer is None:
             try:
-                result = apply_batch(self._wconn, writes, self._rev, want_events)
+                write_rows(self._wconn, plan.rows)
             except Exception as exc:  # sqlite3.Error (disk full, I/O) or a bug
                 self._fail_batch(ops, exc)
                 return
-            self._publish(ops, result)
+            self._publish(ops, plan)
             return
         loop = asyncio.get_running_loop()
         self._inflight = loop.create_future()
-        job = loop.run_in_executor(self._writer, apply_batch, self._wconn, writes, self._rev,
-                                   want_events)
-        job.add_done_callback(lambda done: self._finish(ops, done))
+        job = loop.run_in_executor(self._writer, write_rows, self._wconn, plan.rows)
+        job.add_done_callback(lambda done: self._finish(ops, plan, done))
 
-    def _finish(self, ops: list[_Op], job: asyncio.Future[BatchResult]) -> None:
-        """Loop side of a batch the writer thread ran: publish it, start the next one."""
+    def _latest_row(self, key: str) -> Row | None:
+        row: Row | None = self._conn.execute(sql.LATEST, (key,)).fetchone()
+        return row
+
+    def _finish(self, ops: list[_Op], plan: BatchPlan, job: asyncio.Future[None]) -> None:
+        """Loop side of a batch the writer thread wrote: publish it, start the next one."""
         inflight, self._inflight = self._inflight, None
         exc = job.exception()
         if exc is not None:
             self._fail_batch(ops, exc)
         else:
-            self._publish(ops, job.result())
+            self._publish(ops, plan)
         if inflight is not None and not inflight.done():
             inflight.set_result(None)
         if self._ops and self._flush_handle is None and not self._closed:
             self._flush()
 
-    def _publish(self, ops: list[_Op], result: BatchResult) -> None:
+    def _publish(self, ops: list[_Op], plan: BatchPlan) -> None:
         """Advance the revision, hand the events to watchers, resolve the writers."""
-        self._rev = result.revision
-        self._commits += 1
-        self._writes += result.applied
-        if result.events:
-            self._hub.notify(result.events)
-        for op, outcome in zip(ops, result.outcomes, strict=True):
+        if plan.rows:
+            self._rev = plan.revision
+            self._commits += 1
+            self._writes += len(plan.rows)
+        if plan.events:
+            self._hub.notify(plan.events)
+        for op, outcome in zip(ops, plan.outcomes, strict=True):
             fut = op[4]
             if fut.done():
                 continue

@@ -1,16 +1,20 @@
-"""The group commit of ``SqliteKV``: apply one batch of queued writes in one transaction.
+"""The group commit of ``SqliteKV``, in two halves.
 
-``apply_batch`` runs on the store's writer thread, with the writer connection, and touches
-nothing else: it gets plain tuples and returns plain values, and the event loop resolves
-the writers' futures and publishes the events afterwards. SQLite releases the GIL while it
-inserts, updates the index and syncs the WAL, so the loop keeps serving requests (and
-queueing the next batch) while a batch reaches the disk.
+``plan_batch`` runs on the event loop: it decides every queued write of a batch (the CAS
+and existence checks, against the committed rows read through the loop's connection and
+the batch's own earlier writes), assigns revisions, and builds the rows and the events.
+``write_rows`` runs on the writer thread with the writer connection: one transaction
+whose rows go in as multi-row ``INSERT`` statements. SQLite releases the GIL inside each
+statement, so the loop keeps serving requests while a batch is written and synced; and
+because a batch is a handful of statements, not a few per write, the writer thread rarely
+has to win the GIL back from a busy loop (each ``sqlite3_step`` returns through the GIL).
 May import: the standard library, ``kubegc.storage`` errors, kv types and schema.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kubegc.storage import sqlite_schema as sql
@@ -22,71 +26,90 @@ _PUT, _DEL = EventType.PUT, EventType.DELETE
 
 #: One queued write: (kind, key, value, expected mod revision).
 Write = tuple[int, str, bytes, int]
-# The newest row of a key: (id, create_revision, deleted, value).
-_Row = tuple[int, int, int, bytes]
+#: The newest row of a key: (id, create_revision, deleted, value).
+Row = tuple[int, int, int, bytes]
+#: A row to insert: (id, name, created, deleted, create_revision, prev_revision, value).
+NewRow = tuple[int, str, int, int, int, int, bytes]
+#: Rows per INSERT statement: batches are cut into powers of two up to this, so that a
+#: handful of statement shapes serve every batch size from the statement cache.
+MAX_ROWS_PER_INSERT = 64
 
 
 @dataclass(slots=True)
-class BatchResult:
-    revision: int  # the store's revision after the batch
-    applied: int  # rows written
+class BatchPlan:
+    revision: int  # the store's revision once the batch is written
+    rows: list[NewRow] = field(default_factory=list)
     outcomes: list[int | StorageError] = field(default_factory=list)  # one per write
     events: list[Event] = field(default_factory=list)  # only when asked for
 
 
-def apply_batch(conn: sqlite3.Connection, writes: list[Write], revision: int,
-                want_events: bool) -> BatchResult:
-    """Apply ``writes`` in order in ONE transaction, each seeing the ones before it (a CAS
-    conflict fails only that write). Raises (after a rollback) when the transaction
-    fails: then no write of the batch happened."""
-    result = BatchResult(revision, 0)
+def plan_batch(latest: Callable[[str], Row | None], writes: list[Write], revision: int,
+               want_events: bool) -> BatchPlan:
+    """Decide ``writes`` in order, each seeing the ones before it (a CAS conflict fails
+    only that write). ``latest(key)`` is the newest committed row of a key."""
+    plan = BatchPlan(revision)
     rev = revision
-    batch: dict[str, _Row] = {}  # rows written by this batch, which later writes must see
-    rows: list[tuple[int, str, int, int, int, int, bytes]] = []
-    outcomes = result.outcomes
-    events = result.events
+    batch: dict[str, Row] = {}  # rows written by this batch, which later writes must see
+    rows, outcomes, events = plan.rows, plan.outcomes, plan.events
+    for kind, key, value, expected in writes:
+        cur = batch.get(key) or latest(key)
+        if kind == CREATE:
+            if cur is not None and not cur[2]:
+                outcomes.append(KeyExistsError(key))
+                continue
+            rev += 1
+            rows.append((rev, key, 1, 0, rev, cur[0] if cur else 0, value))
+            batch[key] = (rev, rev, 0, value)
+            if want_events:
+                events.append(Event(_PUT, KeyValue(key, value, rev, rev)))
+        elif cur is None or cur[2]:
+            outcomes.append(KeyNotFoundError(key))
+            continue
+        elif cur[0] != expected:
+            outcomes.append(ConflictError(key, expected, cur[0]))
+            continue
+        else:
+            rev += 1
+            crev = cur[1]
+            deleted = kind == DELETE
+            if deleted:
+                value = cur[3]
+            rows.append((rev, key, 0, deleted, crev, cur[0], value))
+            batch[key] = (rev, crev, deleted, value)
+            if want_events:
+                events.append(Event(_DEL if deleted else _PUT,
+                                    KeyValue(key, value, crev, rev),
+                                    KeyValue(key, cur[3], crev, cur[0])))
+        outcomes.append(rev)
+    plan.revision = rev
+    return plan
+
+
+def write_rows(conn: sqlite3.Connection, rows: list[NewRow]) -> None:
+    """Insert ``rows`` in ONE transaction (the writer thread's half of a batch). Raises
+    (after a rollback) when it fails: then none of them was written."""
     try:
         conn.execute("BEGIN IMMEDIATE")
-        for kind, key, value, expected in writes:
-            cur = batch.get(key) or conn.execute(sql.LATEST, (key,)).fetchone()
-            if kind == CREATE:
-                if cur is not None and not cur[2]:
-                    outcomes.append(KeyExistsError(key))
-                    continue
-                rev += 1
-                rows.append((rev, key, 1, 0, rev, cur[0] if cur else 0, value))
-                batch[key] = (rev, rev, 0, value)
-                if want_events:
-                    events.append(Event(_PUT, KeyValue(key, value, rev, rev)))
-            elif cur is None or cur[2]:
-                outcomes.append(KeyNotFoundError(key))
-                continue
-            elif cur[0] != expected:
-                outcomes.append(ConflictError(key, expected, cur[0]))
-                continue
-            else:
-                rev += 1
-                crev = cur[1]
-                deleted = kind == DELETE
-                if deleted:
-                    value = cur[3]
-                rows.append((rev, key, 0, deleted, crev, cur[0], value))
-                batch[key] = (rev, crev, deleted, value)
-                if want_events:
-                    events.append(Event(_DEL if deleted else _PUT,
-                                        KeyValue(key, value, crev, rev),
-                                        KeyValue(key, cur[3], crev, cur[0])))
-            outcomes.append(rev)
-        if rows:
-            conn.executemany(sql.INSERT, rows)
+        i = 0
+        while i < len(rows):
+            n = min(MAX_ROWS_PER_INSERT, 1 << ((len(rows) - i).bit_length() - 1))
+            conn.execute(_insert(n), [v for row in rows[i:i + n] for v in row])
+            i += n
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    result.revision = rev
-    result.applied = len(rows)
-    return result
+
+
+_inserts: dict[int, str] = {}
+
+
+def _insert(n: int) -> str:
+    statement = _inserts.get(n)
+    if statement is None:
+        statement = _inserts[n] = sql.INSERT + ", (?, ?, ?, ?, ?, ?, ?)" * (n - 1)
+    return statement
 
 
 def execute_transaction(conn: sqlite3.Connection,
@@ -106,9 +129,13 @@ def execute_transaction(conn: sqlite3.Connection,
 __all__ = [
     "CREATE",
     "DELETE",
+    "MAX_ROWS_PER_INSERT",
     "UPDATE",
-    "BatchResult",
+    "BatchPlan",
+    "NewRow",
+    "Row",
     "Write",
-    "apply_batch",
     "execute_transaction",
+    "plan_batch",
+    "write_rows",
 ]

@@ -65,7 +65,9 @@ class WatchHub:
     """
 
     def __init__(self) -> None:
-        self._synced: dict[str, weakref.WeakSet[LogWatch]] = {}
+        # prefix -> id(watch) -> weak reference (a watch nobody iterates any more is
+        # collected and drops out; plain dicts iterate much faster than WeakSets)
+        self._synced: dict[str, dict[int, weakref.ref[LogWatch]]] = {}
         self.closed = False
 
     def watch(self, log: EventLog, prefix: str, start_revision: int) -> LogWatch:
@@ -87,8 +89,10 @@ class WatchHub:
                 continue
             matched = [e for e in events if e.kv.key.startswith(prefix)] if prefix else events
             if matched:
-                for w in group:
-                    w._deliver(matched)
+                for ref in tuple(group.values()):  # a collection may edit the group
+                    w = ref()
+                    if w is not None:
+                        w._deliver(matched)
         for prefix in empty:
             if not self._synced[prefix]:
                 del self._synced[prefix]
@@ -98,19 +102,29 @@ class WatchHub:
         self.closed = True
         groups, self._synced = self._synced, {}
         for group in groups.values():
-            for w in list(group):
-                w._wake()
+            for ref in tuple(group.values()):
+                w = ref()
+                if w is not None:
+                    w._wake()
 
     def _add(self, w: LogWatch) -> None:
         group = self._synced.get(w.prefix)
         if group is None:
-            group = self._synced[w.prefix] = weakref.WeakSet()
-        group.add(w)
+            group = self._synced[w.prefix] = {}
+        key = id(w)
+
+        def collected(ref: weakref.ref[LogWatch]) -> None:
+            if group.get(key) is ref:
+                del group[key]
+
+        group[key] = weakref.ref(w, collected)
 
     def _discard(self, w: LogWatch) -> None:
         group = self._synced.get(w.prefix)
         if group is not None:
-            group.discard(w)
+            ref = group.get(id(w))
+            if ref is not None and ref() is w:
+                del group[id(w)]
 
 
 class LogWatch:

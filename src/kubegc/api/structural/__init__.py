@@ -10,8 +10,8 @@ Pipeline, per write (the registry calls these):
   4. ``validate`` / ``validate_status`` — one walk: kube-openapi value validation with
      upstream's messages, embedded resources, list-type invariants, ratcheted against the
      old object on update (``validation.py``, ``objectmeta.py``, ``listtype.py``,
-     ``ratcheting.py``; string formats in ``formats.py``; Go's rendering of field errors
-     in ``field.py``).
+     ``ratcheting.py``; string formats in ``formats.py``; upstream's ``field.Error``
+     constructors in ``field.py``, which print values through ``kubegc.api.goformat``).
 
 Compiled schemas are immutable and shared; every function here mutates only the object it
 is given. May import: ``kubegc.api`` only.

@@ -24,6 +24,7 @@ import math
 from typing import Any
 
 from kubegc.api.errors import StatusCause
+from kubegc.api.goformat import go_quote, go_v, json_marshal
 from kubegc.api.structural import field
 from kubegc.api.structural.formats import format_valid
 from kubegc.api.structural.listtype import identity, validate_list
@@ -180,7 +181,7 @@ class _Walk:
     def type_error(self, path: str, expected: str, actual: str) -> StatusCause:
         return field.type_invalid(self.field_path(path), actual,
                                   f"{path} in body must be of type {expected}: "
-                                  f"{field.go_quote(actual)}")
+                                  f"{go_quote(actual)}")
 
     def type(self, value: Any, s: Structural, path: str, out: list[StatusCause]) -> None:
         actual, go_format = _TYPES.get(type(value), _STRING)
@@ -200,7 +201,7 @@ class _Walk:
     def compositions(self, value: Any, s: Structural, path: str, fpath: str,
                      out: list[StatusCause]) -> None:
         """``schemaPropsValidator``: anyOf, oneOf, allOf, not (same path as the node)."""
-        quoted = field.go_quote(path)
+        quoted = go_quote(path)
         if s.any_of:
             results = [self.branch(value, b, path, fpath) for b in s.any_of]
             if all(results):
@@ -250,7 +251,7 @@ class _Walk:
         if s.format and not format_valid(s.format, value):
             out.append(field.type_invalid(self.field_path(path), value,
                                           f"{path} in body must be of type {s.format}: "
-                                          f"{field.go_quote(value)}"))
+                                          f"{go_quote(value)}"))
 
     def number(self, value: float, s: Structural, path: str, out: list[StatusCause]) -> None:
         integer = type(value) is int
@@ -272,7 +273,7 @@ class _Walk:
             if failed:
                 out.append(field.invalid(self.field_path(path), value,
                                          f"{path} in body should be {relation} "
-                                         f"{field.go_sprint(limit)}"))
+                                         f"{go_v(limit)}"))
 
     def array(self, value: list[Any], s: Structural, path: str, fpath: str,
               out: list[StatusCause], *, structural: bool, old: Any) -> None:
@@ -300,7 +301,7 @@ class _Walk:
     def enum(self, value: Any, s: Structural, path: str, out: list[StatusCause]) -> None:
         if not s.enum or any(value is not None and _json_equal(value, e) for e in s.enum):
             return
-        allowed = [e if isinstance(e, str) else field.json_text(e) for e in s.enum]
+        allowed = [e if isinstance(e, str) else json_marshal(e) for e in s.enum]
         out.append(field.not_supported(self.field_path(path), value, allowed))
 
     def object(self, value: dict[str, Any], s: Structural, path: str, fpath: str,
@@ -361,10 +362,10 @@ def _not_multiple(value: float, factor: float, integer: bool, path: str) -> str:
         return "" if value % whole == 0 else (
             f"{path} in body should be a multiple of {whole}")
     if factor < 0:
-        return f"factor MultipleOf declared for {path} must be positive: {field.go_sprint(factor)}"
+        return f"factor MultipleOf declared for {path} must be positive: {go_v(factor)}"
     mult = (1 / factor * value) if factor < 1 else value / factor
     return "" if _is_json_integer(mult) else (
-        f"{path} in body should be a multiple of {field.go_sprint(factor)}")
+        f"{path} in body should be a multiple of {go_v(factor)}")
 
 
 def _json_equal(a: Any, b: Any) -> bool:

@@ -77,6 +77,10 @@ class HttpProtocol(asyncio.Protocol):
         self._reading_paused = False
         self._writing_paused = False
         self._drain_waiter: asyncio.Future[None] | None = None
+        # after an upgrade or a parse error no more requests are read; a parse error is
+        # answered 400 once the requests parsed before it have been answered
+        self._input_done = False
+        self._bad_request: bytes | None = None
         self.closed = False
         self.idle_since = self._loop.time()
 
@@ -97,19 +101,32 @@ class HttpProtocol(asyncio.Protocol):
             self._task.cancel()  # a watch waiting for events would otherwise linger
 
     def data_received(self, data: bytes) -> None:
+        if self._input_done:
+            return
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             # No protocol switch here (exec, port-forward): the request was queued and is
             # answered; the connection closes after it.
+            self._input_done = True
             if self._pending:
                 self._pending[-1].keep_alive = False
+            elif self._task is None:
+                self.close()
         except httptools.HttpParserError as e:
-            self._pending.clear()
-            if self.transport is not None:
-                if self._task is None:
-                    self.transport.write(_plain(400, "Bad Request", f"400 Bad Request: {e}"))
-                self.transport.close()
+            # The requests parsed before the error are answered first, then 400 and close
+            # (no 400 when the connection closes anyway: bytes after "Connection: close").
+            self._input_done = True
+            self._bad_request = _plain(400, "Bad Request", f"400 Bad Request: {e}")
+            if self._task is None:
+                self._reject()
+
+    def _reject(self) -> None:
+        """End a connection whose input stopped: 400 after a parse error, then close."""
+        if self.transport is not None and not self.transport.is_closing():
+            if self._bad_request is not None:
+                self.transport.write(self._bad_request)
+            self.transport.close()
 
     def pause_writing(self) -> None:
         self._writing_paused = True
@@ -184,6 +201,8 @@ class HttpProtocol(asyncio.Protocol):
                 if not request.keep_alive or self._server.stopping:
                     self.close()
                     break
+            if self._input_done and not self._pending:
+                self._reject()
         finally:
             self._task = None
             self.idle_since = self._loop.time()
@@ -208,7 +227,7 @@ class HttpProtocol(asyncio.Protocol):
                 await response.write_eof()
                 return
             response = Response(status=500, text="a stream was returned unprepared")
-        if not request.keep_alive:
+        if not request.keep_alive or self._server.stopping:
             response.headers["Connection"] = "close"
         elif request.version == "1.0":
             response.headers["Connection"] = "keep-alive"
@@ -257,6 +276,11 @@ class HttpProtocol(asyncio.Protocol):
         if self._task is None:
             self.close()
         elif self._streaming:
+            self._task.cancel()
+
+    def cancel(self) -> None:
+        """Server stop, once its timeout has passed: cancel the request still running."""
+        if self._task is not None:
             self._task.cancel()
 
     async def wait_done(self) -> None:

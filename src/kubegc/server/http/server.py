@@ -50,8 +50,9 @@ class HTTPServer:
         self._schedule_sweep()
 
     async def stop(self, timeout: float = 1.0) -> None:
-        """Stop listening, cancel streams, give other requests ``timeout`` s to finish,
-        then close every connection."""
+        """Stop listening, cancel streams, give other requests ``timeout`` s to finish
+        (then cancel them, and give them ``timeout`` s more to unwind), then close every
+        connection."""
         if self._server is None:
             return
         self.stopping = True
@@ -60,9 +61,14 @@ class HTTPServer:
         self._server.close()
         for conn in list(self.connections):
             conn.shutdown()
-        busy = [conn.wait_done() for conn in self.connections if conn.busy]
+        busy = [conn for conn in self.connections if conn.busy]
         if busy:
-            await asyncio.wait([asyncio.ensure_future(b) for b in busy], timeout=timeout)
+            _, late = await asyncio.wait(
+                [asyncio.ensure_future(conn.wait_done()) for conn in busy], timeout=timeout)
+            if late:
+                for conn in busy:
+                    conn.cancel()
+                await asyncio.wait(late, timeout=timeout)
         for conn in list(self.connections):
             conn.close()
         self._server = None
