@@ -12,7 +12,9 @@ CPU 1. Servers:
   * ``kubegc-memory``: the same with ``--storage memory``;
   * ``kmock``: ``kmock.KubernetesEmulator`` behind ``kmock.Server`` (aiohttp).
 Requests (identical for every server):
-  * create: POST a ~1.6 KB Pod with a unique name (wrk Lua), 201 expected;
+  * create: POST a ~1.6 KB Pod with a unique name (wrk Lua), 201 expected; "create,
+    distinct" gives every Pod a different spec too (an env value), so nothing computed
+    from one spec (kubegc memoizes managedFields and field checks by spec) is reused;
   * get: GET one Pod; list: GET a namespace of 100 Pods;
   * watch fan-out: ``--watchers`` watches on one namespace while a writer POSTs
     ``--watch-events`` Pods (32 in flight); events/s = events delivered to all watchers /
@@ -51,7 +53,8 @@ SERVER_CPU, CLIENT_CPU = 0, 1
 NS, NS_LIST, NS_WATCH = "bench", "bench-list", "bench-watch"
 LIST_SIZE = 100
 ALL_SERVERS = ("kubegc-sqlite", "kubegc-memory", "kmock")
-TARGETS = {"create": 6_000.0, "get": 10_000.0}
+#: "create, distinct" holds the same target: Pods whose specs all differ.
+TARGETS = {"create": 6_000.0, "create, distinct": 6_000.0, "get": 10_000.0}
 TARGET_VS_KMOCK = 2.0
 TARGET_WATCH_EVENTS = 100_000.0
 
@@ -179,6 +182,8 @@ class Load:
     p50_ms: float | None = None
     p99_ms: float | None = None
     note: str = ""
+    requests: int = 0  # completed (wrk); 0 when unknown
+    server_cpu_us: float | None = None  # server CPU (all threads) per completed request
 
 
 _LUA_POST = """
@@ -209,6 +214,7 @@ def run_wrk(url: str, duration: float, connections: int, lua: Path | None = None
     out = subprocess.run(pinned(CLIENT_CPU, [*argv, url]), capture_output=True, text=True,
                          check=True).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    done = re.search(r"(\d+) requests in", out)
     errors = 0
     m = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     if m:
@@ -216,7 +222,8 @@ def run_wrk(url: str, duration: float, connections: int, lua: Path | None = None
     m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     if m:
         errors += sum(int(g) for g in m.groups())
-    return Load(rate, errors, wrk_latency(out, "50"), wrk_latency(out, "99"))
+    return Load(rate, errors, wrk_latency(out, "50"), wrk_latency(out, "99"),
+                requests=int(done.group(1)) if done else 0)
 
 
 async def aiohttp_load(url: str, duration: float, connections: int, method: str,
@@ -246,26 +253,39 @@ async def aiohttp_load(url: str, duration: float, connections: int, method: str,
 
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(connections)))
-        return {"rate": done / (time.perf_counter() - start), "errors": errors}
+        return {"rate": done / (time.perf_counter() - start), "errors": errors,
+                "requests": done}
 
 
 def load(url: str, path: str, duration: float, connections: int, *, method: str = "GET",
-         prefix: str = "p", namespace: str = NS, tmp: Path) -> Load:
+         prefix: str = "p", namespace: str = NS, tmp: Path, pid: int,
+         distinct: bool = False) -> Load:
+    """One load test; ``distinct`` POSTs give every Pod a different spec (an env value),
+    so that nothing computed from one spec can be reused for the next."""
     target = url + path
+    cpu0 = cpu_seconds(pid)
     if shutil.which("wrk"):
         lua = None
         if method == "POST":
             lua = tmp / f"post-{prefix}.lua"
-            template = pod_body("__NAME__", namespace).decode()
-            lua.write_text(_LUA_POST % (template, prefix))
-        return run_wrk(target, duration, connections, lua)
-    argv = [sys.executable, str(HERE), "--load-client",
-            json.dumps({"url": target, "duration": duration, "connections": connections,
-                        "method": method, "prefix": prefix, "namespace": namespace})]
-    out = subprocess.run(pinned(CLIENT_CPU, argv), capture_output=True, text=True, check=True,
-                         env=child_env()).stdout
-    result = json.loads(out.strip().splitlines()[-1])
-    return Load(result["rate"], result["errors"], note="aiohttp client (client-bound)")
+            body = pod("__NAME__", namespace)
+            if distinct:
+                body["spec"]["containers"][0]["env"].append(
+                    {"name": "REQUEST_ID", "value": "__NAME__"})
+            lua.write_text(_LUA_POST % (orjson.dumps(body).decode(), prefix))
+        result = run_wrk(target, duration, connections, lua)
+    else:
+        argv = [sys.executable, str(HERE), "--load-client",
+                json.dumps({"url": target, "duration": duration, "connections": connections,
+                            "method": method, "prefix": prefix, "namespace": namespace})]
+        out = subprocess.run(pinned(CLIENT_CPU, argv), capture_output=True, text=True,
+                             check=True, env=child_env()).stdout
+        parsed = json.loads(out.strip().splitlines()[-1])
+        result = Load(parsed["rate"], parsed["errors"], note="aiohttp client (client-bound)",
+                      requests=parsed.get("requests", 0))
+    if result.requests:
+        result.server_cpu_us = 1e6 * (cpu_seconds(pid) - cpu0) / result.requests
+    return result
 
 
 # -- watch fan-out --------------------------------------------------------------------------------
@@ -462,6 +482,7 @@ def bench_server(name: str, args: argparse.Namespace) -> ServerResults:
         ("get", f"/api/v1/namespaces/{NS}/pods/target", "GET"),
         (f"list ({LIST_SIZE} pods)", f"/api/v1/namespaces/{NS_LIST}/pods", "GET"),
         ("create", f"/api/v1/namespaces/{NS}/pods", "POST"),
+        ("create, distinct", f"/api/v1/namespaces/{NS}/pods", "POST"),
     ]
     servers = Servers(name, args.reuse_server)
     try:
@@ -469,13 +490,18 @@ def bench_server(name: str, args: argparse.Namespace) -> ServerResults:
             server = servers.get()
             try:
                 result = load(server.url, path, args.duration, args.connections,
-                              method=method, prefix="m", tmp=Path(server.tmp.name))
+                              method=method, prefix="d" if "distinct" in label else "m",
+                              tmp=Path(server.tmp.name), pid=server.pid,
+                              distinct="distinct" in label)
             finally:
                 servers.done(server)
             out.loads[label] = result
             print(f"  {name:<14} {label:<17} {result.rate:>9,.0f}/s  errors {result.errors}"
                   + (f"  p50 {result.p50_ms:.2f} ms p99 {result.p99_ms:.2f} ms"
                      if result.p50_ms and result.p99_ms else "")
+                  + (f"  server {result.server_cpu_us:.0f} CPU us/req"
+                     f" (a whole core: {1e6 / result.server_cpu_us:,.0f}/s)"
+                     if result.server_cpu_us else "")
                   + (f"  [{result.note}]" if result.note else ""), flush=True)
         for mode in ("live", "replay"):
             server = servers.get()
@@ -546,7 +572,10 @@ def report(results: dict[str, ServerResults], args: argparse.Namespace) -> None:
     print("Issue 3 targets (kubegc-sqlite, durable)")
     for row, target in TARGETS.items():
         rate = durable.loads[row].rate
-        line = f"  {row:<14} {rate:>9,.0f}/s  target >= {target:,.0f}/s [{verdict(rate, target)}]"
+        line = f"  {row:<17} {rate:>9,.0f}/s  target >= {target:,.0f}/s [{verdict(rate, target)}]"
+        cpu = durable.loads[row].server_cpu_us
+        if cpu:
+            line += f"  ({cpu:.0f} CPU us/req: {1e6 / cpu:,.0f}/s on a whole core)"
         if kmock and kmock.loads[row].rate:
             ratio = rate / kmock.loads[row].rate
             line += (f"   {ratio:.1f}x kmock, target >= {TARGET_VS_KMOCK:.0f}x "
@@ -557,7 +586,7 @@ def report(results: dict[str, ServerResults], args: argparse.Namespace) -> None:
     for row in ("watch, live", "watch, replay"):
         rate, mark = _rate(durable, row)
         met = verdict(0.0 if mark else rate, TARGET_WATCH_EVENTS)
-        print(f"  {row:<14} {rate:>9,.0f}/s{mark} to {args.watchers} watchers, target >= "
+        print(f"  {row:<17} {rate:>9,.0f}/s{mark} to {args.watchers} watchers, target >= "
               f"{TARGET_WATCH_EVENTS:,.0f}/s [{met}]")
 
 
