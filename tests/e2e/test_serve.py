@@ -97,3 +97,10 @@ def test_kubectl_drain_cordons_and_deletes_the_pods(tmp_path: Path) -> None:
         assert node["spec"]["unschedulable"] is True
     finally:
         stop_server(server)
+
+
+def test_python_dash_m_kubegc_is_the_kubegc_command() -> None:
+    out = subprocess.run([sys.executable, "-m", "kubegc", "--help"], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    assert out.startswith("usage: kubegc ")
+    assert "serve" in out and "doctor" in out
