@@ -18,6 +18,7 @@ from kubegc.api.schema import (
     missing_required,
     missing_required_in,
     required_fields,
+    unknown_fields,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -182,3 +183,17 @@ def test_data_file_is_what_the_generator_produces() -> None:
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
     assert generator.generate()["definitions"] == definitions()
+
+
+def test_clean_specs_are_remembered_but_unknown_fields_are_always_found() -> None:
+    def deployment(extra: dict[str, Any]) -> dict[str, Any]:
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+                "spec": {"replicas": 2, **extra}}
+
+    for _ in range(2):  # the second time, from the memo
+        assert unknown_fields(deployment({}), "apps", "v1", "Deployment", prune=True) == []
+    for _ in range(2):  # never remembered: reported and pruned every time
+        bad = deployment({"replicas2": 3})
+        assert unknown_fields(bad, "apps", "v1", "Deployment", prune=True) == [
+            "spec.replicas2"]
+        assert bad["spec"] == {"replicas": 2}

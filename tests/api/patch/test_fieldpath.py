@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from kubegc.api.patch import fieldpath as fp
 from kubegc.api.patch.apply import _root
+from kubegc.api.patch.created_fields import created_fields
 from kubegc.api.patch.fieldpath import (
     Path,
     applied_set,
@@ -93,7 +94,7 @@ def test_compare_reports_added_modified_removed() -> None:
     assert changes.removed == {("f:spec", "f:nodeName")}
 
 
-# A create's managedFields are built in one walk (fieldpath.created_fields); they must be
+# A create's managedFields are built in one walk (created_fields.created_fields); they must be
 # exactly what the general comparison produces, for any object shape.
 _values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.text("ab", max_size=2),
@@ -116,7 +117,7 @@ def test_created_fields_equal_the_general_comparison(
     obj = {"apiVersion": gvk[0], "kind": gvk[1], **body, "metadata": meta}
     general = fp.compare({}, obj, BUILTIN_SCHEMA, _root(obj, None, BUILTIN_SCHEMA)).added
     expected = fp.encode_fields(general - fp.STRIPPED) if general - fp.STRIPPED else {}
-    got = fp.created_fields(obj, BUILTIN_SCHEMA, _root(obj, None, BUILTIN_SCHEMA))
+    got = created_fields(obj, BUILTIN_SCHEMA, _root(obj, None, BUILTIN_SCHEMA))
     assert orjson.dumps(got) == orjson.dumps(expected)
 
 

@@ -51,6 +51,7 @@ from kubegc.api.errors import StatusCause, StatusError, bad_request
 from kubegc.api.patch import fieldpath as fp
 from kubegc.api.patch._errors import unknown_error
 from kubegc.api.patch._values import canonical
+from kubegc.api.patch.created_fields import created_fields
 from kubegc.api.patch.strategic_schema import BUILTIN_SCHEMA, FieldMeta, PatchSchema
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj, clone
@@ -222,7 +223,7 @@ def record_update(
     """``new``'s managedFields after ``manager`` wrote it over ``old`` (None: a create)."""
     if old is None and (new.get("metadata") or {}).get("managedFields") is None:
         # A plain create, the most frequent write: one walk straight to FieldsV1.
-        fields = fp.created_fields(new, schema, _root(new, None, schema))
+        fields = created_fields(new, schema, _root(new, None, schema))
         if not fields:
             return []
         entry: dict[str, Any] = {"manager": manager, "operation": operation,

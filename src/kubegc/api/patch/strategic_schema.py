@@ -76,7 +76,7 @@ class PatchSchema:
         self._types = types
         self._kinds = kinds or {}
         #: results computed against this schema, by the JSON of their input
-        #: (``fieldpath.created_fields``); the only mutable part of a schema.
+        #: (``created_fields``); the only mutable part of a schema.
         self.memo = Memo()
 
     def fields(self, type_name: str) -> Mapping[str, FieldMeta]:

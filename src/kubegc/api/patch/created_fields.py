@@ -1,0 +1,125 @@
+"""``created_fields``: the ``FieldsV1`` document an Update manager owns after a create,
+built in one walk of the object (the same document as
+``fieldpath.encode_fields(fieldpath.compare({}, obj).added - fieldpath.STRIPPED)``, which
+``tests/api/patch/test_fieldpath.py`` checks on generated objects). Every HTTP create
+computes one, so it is hot: scalar fields are handled inline, and the subtree of each
+top-level map but ``metadata`` is memoized by its JSON in ``schema.memo`` (objects made
+from one template share it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from kubegc.api.patch.fieldpath import STRIPPED, FieldPathError, item_element, list_mode
+from kubegc.api.patch.strategic_schema import NO_META, FieldMeta, PatchSchema
+
+_STRIPPED_METADATA = frozenset(p[1] for p in STRIPPED if len(p) == 2)
+
+
+def created_fields(obj: Any, schema: PatchSchema, root: str) -> dict[str, Any]:
+    """``FieldsV1`` of every field an Update manager owns after creating ``obj``."""
+    out: dict[str, Any] = {}
+    if not isinstance(obj, dict):
+        return out
+    for key in sorted(obj):  # all "f:" elements: plain string order is FieldsV1 order
+        if key in ("apiVersion", "kind"):
+            continue
+        value = obj[key]
+        meta = schema.field(root, key)
+        top = key in ("metadata", "spec", "status")
+        if key == "metadata":
+            node = _created_metadata(value, meta, schema)
+        elif type(value) is dict and value:
+            node = _created_memoized(value, meta, schema, top)
+        else:
+            node = _created_node(value, meta, schema, top=top)
+        if node is not None:
+            out["f:" + key] = node
+    return out
+
+
+def _created_metadata(value: Any, meta: FieldMeta, schema: PatchSchema) -> dict[str, Any] | None:
+    node = _created_node(value, meta, schema, top=True)
+    if node is None:
+        return None
+    for element in _STRIPPED_METADATA:  # strip the field itself, not what is below
+        stripped = node.get(element)
+        if stripped is not None:
+            stripped.pop(".", None)
+            if not stripped:
+                del node[element]
+    node.pop(".", None)
+    return node or None
+
+
+def _created_memoized(value: dict[str, Any], meta: FieldMeta, schema: PatchSchema,
+                      top: bool) -> dict[str, Any] | None:
+    try:
+        data = orjson.dumps(value)
+    except TypeError:  # not JSON (an in-process caller's object): no memo
+        return _created_node(value, meta, schema, top=top)
+    key = (meta.type, meta.atomic, top, data)  # all a map's subtree depends on
+    cached = schema.memo.get(key)
+    if cached is not None:
+        found: dict[str, Any] | None = orjson.loads(cached)
+        return found
+    node = _created_node(value, meta, schema, top=top)
+    schema.memo.put(key, orjson.dumps(node))
+    return node
+
+
+def _created_node(value: Any, meta: FieldMeta, schema: PatchSchema, *,
+                  top: bool = False) -> dict[str, Any] | None:
+    """The subtree of one value; None when neither it nor anything below is a member."""
+    if isinstance(value, dict) and value and not meta.atomic:
+        children = _created_members(value, meta.type, schema)
+        member = not meta.type and not top
+        return _node(children, member)
+    if isinstance(value, list) and list_mode(meta) != "atomic":
+        mode = list_mode(meta)
+        items: dict[str, Any] = {}
+        for item in value:
+            try:
+                element = item_element(item, meta, mode)
+            except FieldPathError:
+                continue
+            if element in items:
+                continue
+            if mode == "map" and isinstance(item, dict):
+                items[element] = _node(_created_members(item, meta.type, schema), True)
+            else:
+                items[element] = {}
+        if not items:
+            return None
+        return {k: items[k] for k in sorted(items)}  # one list: all "k:" or all "v:"
+    return {}
+
+
+def _created_members(value: dict[str, Any], type_name: str,
+                     schema: PatchSchema) -> dict[str, Any]:
+    fields = schema.fields(type_name)
+    children: dict[str, Any] = {}
+    for key in sorted(value):
+        child = value[key]
+        if type(child) in _SCALARS:  # most fields: a leaf, owned as itself
+            children["f:" + key] = {}
+            continue
+        node = _created_node(child, fields.get(key, NO_META), schema)
+        if node is not None:
+            children["f:" + key] = node
+    return children
+
+
+_SCALARS = frozenset([str, int, float, bool, type(None)])
+
+
+def _node(children: dict[str, Any], member: bool) -> dict[str, Any] | None:
+    if not children:
+        return {} if member else None
+    return {".": {}, **children} if member else children
+
+
+__all__ = ["created_fields"]

@@ -1,0 +1,45 @@
+"""``created_fields``' memo: objects of one template share the work, never the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubegc.api.patch.created_fields import created_fields
+from kubegc.api.patch.strategic_schema import BUILTIN_SCHEMA
+
+
+def _pod(name: str, image: str = "nginx") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": {"app": name}},
+            "spec": {"containers": [{"name": "web", "image": image,
+                                     "ports": [{"containerPort": 80}]}]}}
+
+
+def test_equal_specs_give_equal_but_independent_documents() -> None:
+    first = created_fields(_pod("a"), BUILTIN_SCHEMA, "Pod")
+    hits = BUILTIN_SCHEMA.memo.hits
+    second = created_fields(_pod("b"), BUILTIN_SCHEMA, "Pod")
+    assert BUILTIN_SCHEMA.memo.hits > hits
+    assert second["f:spec"] == first["f:spec"]
+    assert second["f:metadata"] == {"f:labels": {".": {}, "f:app": {}}}
+    second["f:spec"]["f:containers"].clear()  # a caller editing its document ...
+    third = created_fields(_pod("c"), BUILTIN_SCHEMA, "Pod")
+    assert third["f:spec"] == first["f:spec"]  # ... changes nobody else's
+
+
+def test_a_different_spec_is_walked_again() -> None:
+    base = created_fields(_pod("a"), BUILTIN_SCHEMA, "Pod")
+    other = _pod("a")
+    other["spec"]["containers"][0]["env"] = [{"name": "X", "value": "1"}]
+    got = created_fields(other, BUILTIN_SCHEMA, "Pod")
+    container = got["f:spec"]["f:containers"]['k:{"name":"web"}']
+    assert container["f:env"] == {'k:{"name":"X"}': {".": {}, "f:name": {}, "f:value": {}}}
+    assert got != base
+
+
+def test_the_same_json_under_another_type_is_not_confused() -> None:
+    spec = {"containers": [{"name": "web", "image": "nginx"}]}
+    as_pod = created_fields({"kind": "Pod", "spec": spec}, BUILTIN_SCHEMA, "Pod")
+    unknown = created_fields({"kind": "Thing", "spec": spec}, BUILTIN_SCHEMA, "")
+    assert 'k:{"name":"web"}' in as_pod["f:spec"]["f:containers"]
+    assert unknown["f:spec"]["f:containers"] == {}  # an untyped list is atomic
