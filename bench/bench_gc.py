@@ -2,15 +2,18 @@
 measured in the same run, and memory per GC graph node.
 
 Usage: ``python bench/bench_gc.py [--quick] [--sizes 1000,10000] [--big] [--storage
-memory,sqlite] [--policies Background,Foreground] [--nodes 1000000] [--skip-memory]``
+memory,sqlite] [--policies Background,Foreground] [--nodes 1000000] [--skip-memory]
+[--serve-gc]``
 
 Cascade: an in-process kubegc (``kubegc.testing.Cluster(controllers=["garbagecollector"])``,
 driven through its ``LocalClient`` on the cluster's loop) holds ONE owner ConfigMap and N
 dependent ConfigMaps (~1.3 KB, ``ownerReferences`` with ``controller`` and
 ``blockOwnerDeletion``); after ``settle()`` the owner is deleted with
 ``propagationPolicy`` Background or Foreground, and the clock runs from that DELETE to the
-last dependent's DELETED watch event (Foreground: and to the owner's own removal).
-ConfigMaps are deleted at once (Pods would wait for a kubelet's grace period).
+last dependent's DELETED watch event (Foreground: and to the owner's own removal); the
+time until every DeletionRecord of the cascade is written (they wait for the GC to go
+idle) is printed beside it. ConfigMaps are deleted at once (Pods would wait for a
+kubelet's grace period).
 Beside it, the raw storage delete rate of the same store type: N keys of the same bytes
 deleted with CAS from 20 coroutines (the GC's default worker count), and for SQLite also
 plain-table deletes, one per transaction (FULL).
@@ -59,6 +62,8 @@ from _common import (
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.interface import DeleteOptions, WatchOptions
+from kubegc.controllers.deletionrecords import DeletionRecordSink
+from kubegc.controllers.gc_controller import GarbageCollectorController
 from kubegc.storage import KV, MemoryKV, SqliteKV
 from kubegc.testing import Cluster
 
@@ -74,9 +79,15 @@ TARGET_NODE_BYTES = 1024.0
 # -- cascade end to end -------------------------------------------------------------------------
 
 
-async def cascade(storage: str, n: int, policy: str, timeout: float) -> dict[str, float]:
+#: What ``kubegc serve`` does to Python's cyclic collector once started (cli.py).
+SERVE_GC_THRESHOLDS = (50_000, 50, 100)
+
+
+async def cascade(storage: str, n: int, policy: str, timeout: float, *,
+                  serve_gc: bool = False) -> dict[str, float]:
     """One owner, ``n`` dependents; seconds from the owner's DELETE to the last dependent
-    (and, Foreground, the owner) gone."""
+    (and, Foreground, the owner) gone. ``serve_gc``: tune the cyclic collector as
+    ``kubegc serve`` does after start-up (freeze, higher thresholds) for the cascade."""
     data_dir = Path(tempfile.mkdtemp(prefix="bench-gc-")) if storage == "sqlite" else None
     async with Cluster(controllers=["garbagecollector"], storage=storage,
                        data_dir=data_dir) as cluster:
@@ -91,6 +102,10 @@ async def cascade(storage: str, n: int, policy: str, timeout: float) -> dict[str
         await timed(n, 64, lambda i: client.create(CONFIGMAPS, deps[i], namespace=NS))
         create_rate = n / (time.perf_counter() - setup_start)
         await cluster.asettle(timeout)
+        thresholds = gc.get_threshold()
+        if serve_gc:
+            gc.freeze()
+            gc.set_threshold(*SERVE_GC_THRESHOLDS)
         listed = await client.list(CONFIGMAPS, namespace=NS)
         rv = listed["metadata"]["resourceVersion"]
 
@@ -115,6 +130,8 @@ async def cascade(storage: str, n: int, policy: str, timeout: float) -> dict[str
                     done.set()
                     return
 
+        sink = _records_sink(cluster)
+        written = sink.written
         watcher = asyncio.create_task(observe())
         await asyncio.sleep(0)
         start = time.perf_counter()
@@ -125,6 +142,16 @@ async def cascade(storage: str, n: int, policy: str, timeout: float) -> dict[str
         end = time.perf_counter()
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
+        # the DeletionRecords wait for the GC to go idle, then go in batches: when are
+        # they all durable?
+        deadline = time.perf_counter() + timeout
+        while not sink.is_idle() and time.perf_counter() < deadline:
+            await asyncio.sleep(0.005)
+        records_at = time.perf_counter()
+        records = sink.written - written
+        if serve_gc:
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
     if data_dir is not None:
         for path in sorted(data_dir.rglob("*"), reverse=True):
             path.unlink() if path.is_file() else path.rmdir()
@@ -136,7 +163,16 @@ async def cascade(storage: str, n: int, policy: str, timeout: float) -> dict[str
         "first_s": (first - start) if first else -1.0,
         "owner_gone_s": (owner_gone - start) if owner_gone else -1.0,
         "setup_creates_per_s": create_rate,
+        "records": records, "records_s": records_at - start,
     }
+
+
+def _records_sink(cluster: Cluster) -> DeletionRecordSink:
+    manager = cluster.cluster.controller_manager
+    assert manager is not None
+    [gc_controller] = [c for c in manager.controllers
+                       if isinstance(c, GarbageCollectorController)]
+    return gc_controller.sink
 
 
 async def kv_deletes(storage: str, n: int, value: bytes, directory: str) -> float:
@@ -269,6 +305,9 @@ def main() -> None:
     parser.add_argument("--traced-nodes", type=int, default=200_000,
                         help="nodes for the (3x slower) tracemalloc run")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--serve-gc", action="store_true",
+                        help="cascades with the cyclic-GC settings of kubegc serve (gc.freeze() "
+                             "after start-up, thresholds 50000/50/100); default: Python's")
     parser.add_argument("--timeout", type=float, default=300.0, help="per cascade")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where raw DBs go")
     parser.add_argument("--graph-child", help=argparse.SUPPRESS)
@@ -286,7 +325,8 @@ def main() -> None:
     storages = [s.strip() for s in args.storage.split(",") if s.strip()]
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     header("bench_gc", f"dependents {sizes}, policies {policies}, stores {storages}, "
-                       f"{GC_WORKERS} GC workers")
+                       f"{GC_WORKERS} GC workers, cyclic GC "
+                       f"{'as kubegc serve' if args.serve_gc else 'Python defaults'}")
     started = time.perf_counter()
     value = orjson.dumps(configmap("dep-0000000", NS))
     rows: list[tuple[str, int, str, dict[str, float], float]] = []
@@ -302,15 +342,19 @@ def main() -> None:
                          f"{raw_deletes(args.dir, min(n, 5000), 1, value):,.0f}/s")
             print(line, flush=True)
             for policy in policies:
-                r = asyncio.run(cascade(storage, n, policy, args.timeout))
+                r = asyncio.run(cascade(storage, n, policy, args.timeout,
+                                        serve_gc=args.serve_gc))
                 rows.append((storage, n, policy, r, raw))
                 complete = r["deleted"] == r["expected"]
                 print(f"  {storage:<6} {policy:<10} n={n:<7,} {r['rate']:>8,.0f} deletes/s "
                       f"= {r['rate'] / raw:.3f}x raw  ({r['deleted']:,}/{r['expected']:,} in "
-                      f"{r['seconds']:.2f} s{'' if complete else ' INCOMPLETE'}"
+                      f"{r['seconds']:.2f} s{'' if complete else ' INCOMPLETE'}; first gone "
+                      f"after {r['first_s'] * 1000:.1f} ms"
                       + (f"; owner gone after {r['owner_gone_s']:.2f} s"
                          if policy == "Foreground" else "")
-                      + f"; setup creates {r['setup_creates_per_s']:,.0f}/s)", flush=True)
+                      + f"; {r['records']:,.0f} DeletionRecords written after "
+                      f"{r['records_s']:.2f} s; setup creates {r['setup_creates_per_s']:,.0f}/s)",
+                      flush=True)
     memory: dict[str, Any] = {}
     if not args.skip_memory:
         print("GC graph memory (GraphBuilder fed ADD events, fan-out 10 tree)", flush=True)

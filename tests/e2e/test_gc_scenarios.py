@@ -85,10 +85,14 @@ async def test_it02_create_with_nonexistent_owner(c: RestClient, ns: str) -> Non
     await new_pod(c, ns, "test.pod.1", [{"apiVersion": "v1", "kind": "ReplicationController",
                                          "name": "test.rc.1", "uid": "doesn't matter"}])
     await eventually(lambda: _gone(c, PODS, "test.pod.1", ns), what="pod with absent owner gone")
-    records = await c.list(RECORDS)
-    mine = [r for r in records["items"] if r["object"]["name"] == "test.pod.1"
-            and r["object"]["namespace"] == ns]
-    assert mine and mine[0]["reason"] == "OwnerAbsent"
+
+    async def mine() -> list[dict[str, Any]]:  # records are written once the GC is idle
+        records = await c.list(RECORDS)
+        return [r for r in records["items"] if r["object"]["name"] == "test.pod.1"
+                and r["object"]["namespace"] == ns]
+
+    [record] = await eventually(mine, what="deletion record written")
+    assert record["reason"] == "OwnerAbsent"
 
 
 STRESS_GROUPS: list[tuple[list[str] | None, dict[str, Any], bool]] = [
@@ -357,6 +361,35 @@ async def test_it14_cluster_scoped_owners(c: RestClient, ns: str, gc_server: Ser
     assert await exists(c, CONFIGMAPS, "cm-invalid", ns)
 
 
+async def test_cluster_scoped_child_of_a_namespaced_owner_gets_upstreams_warning(
+        c: RestClient, ns: str, gc_server: Server) -> None:
+    """Rules 10 and 12: upstream reports the child's own (empty) namespace, word for word
+    (graph_builder.go ``reportInvalidNamespaceOwnerRef``; garbagecollector_test.go expects
+    ``namespace: , ...] does not exist in namespace ""``), on the child, whose event lands
+    in "default"; the child is never collected."""
+    owner = await c.create(CONFIGMAPS, {"metadata": {"name": "owner"}}, namespace=ns)
+    uid = owner["metadata"]["uid"]
+    await settle(gc_server)  # the owner is observed before its invalid child
+    child = await c.create(PVS, {"metadata": {"name": f"pv-child-{ns}", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": uid}]}, "spec": {
+        "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+        "hostPath": {"path": "/tmp"}}})
+
+    async def warnings() -> list[dict[str, Any]]:
+        listed = await c.list(EVENTS, namespace="default")
+        return [e for e in listed["items"] if e.get("reason") == "OwnerRefInvalidNamespace"
+                and e["involvedObject"].get("uid") == child["metadata"]["uid"]]
+
+    [event] = await eventually(warnings, what="OwnerRefInvalidNamespace event")
+    assert event["type"] == "Warning"
+    assert event["message"] == (f'ownerRef [v1/ConfigMap, namespace: , name: owner, uid: {uid}] '
+                                'does not exist in namespace ""')
+    assert event["involvedObject"]["kind"] == "PersistentVolume"
+    assert not event["involvedObject"].get("namespace")
+    await settle(gc_server)
+    assert await exists(c, PVS, f"pv-child-{ns}")
+
+
 async def test_debug_graph_in_dot(c: RestClient, ns: str, gc_server: Server) -> None:
     rc = await new_rc(c, ns, "rc")
     pod = await new_pod(c, ns, "pod", [ref(rc, block=True)])
@@ -387,3 +420,46 @@ async def test_deletion_records_explain_a_deletion(c: RestClient, ns: str) -> No
     assert (rec["action"], rec["reason"], rec["propagationPolicy"]) == (
         "delete", "OwnerAbsent", "Background")
     assert rec["owners"][0]["uid"] == rc["metadata"]["uid"]
+
+
+async def test_deletion_records_survive_a_clean_shutdown_right_after_a_cascade(
+        tmp_path: Path) -> None:
+    """Records are written after the GC's work (deferred, batched); a SIGTERM right after
+    the last dependent is gone must still leave one DeletionRecord per deletion."""
+    data = tmp_path / "records"
+    server = start_server(data, "--controllers", "garbagecollector")
+    dependents = 500
+    c = rest_client(server)
+    try:
+        await c.create(NAMESPACES, {"metadata": {"name": "cascade"}})
+        owner = await c.create(CONFIGMAPS, {"metadata": {"name": "owner"}}, namespace="cascade")
+        owner = dict(owner, apiVersion="v1", kind="ConfigMap")
+        sem = asyncio.Semaphore(32)
+
+        async def dependent(i: int) -> None:
+            async with sem:
+                await c.create(CONFIGMAPS, {"metadata": {
+                    "name": f"dep-{i}", "ownerReferences": [ref(owner)]}}, namespace="cascade")
+
+        await asyncio.gather(*(dependent(i) for i in range(dependents)))
+        await settle(server)
+        await delete(c, CONFIGMAPS, "owner", "cascade", policy="Background")
+        await eventually(lambda: _none_left(c, "cascade"), what="dependents deleted")
+    finally:
+        await c.close()
+        stop_server(server)
+    assert server.process.returncode == 0, server.log_tail()
+    server = start_server(data, "--controllers", "")
+    c = rest_client(server)
+    try:
+        listed = await c.list(RECORDS, options=ListOptions(
+            label_selector="kubegc.io/object-namespace=cascade,kubegc.io/action=delete"))
+        assert sorted(r["object"]["name"] for r in listed["items"]) == sorted(
+            f"dep-{i}" for i in range(dependents))
+    finally:
+        await c.close()
+        stop_server(server)
+
+
+async def _none_left(c: RestClient, ns: str) -> bool:
+    return not (await c.list(CONFIGMAPS, namespace=ns))["items"]

@@ -6,8 +6,14 @@ A record is cluster-scoped (it must outlive the namespace of the object it expla
 labelled with the object's uid, namespace, kind and name so that ``kubegc why`` — or
 ``kubectl get deletionrecords -l kubegc.io/object-uid=<uid>`` — finds it on any kubegc.
 
-Writes are queued and done by one task: ``record`` never blocks the GC, and a failing
-write is logged and retried a few times, never raised into the GC.
+Writes are queued, deferred and batched: ``record`` only queues (it never blocks the GC);
+one task writes the queue as concurrent creates, ``WRITE_BATCH`` at a time, so that they
+share the store's group commits. Writing competes with the GC for the one event loop, so
+while the GC is busy (the ``busy`` callable) it waits until the GC goes idle, the oldest
+queued record is ``MAX_DEFER`` seconds old, or ``MAX_PENDING`` records are queued. ``stop``
+writes every queued record before it returns, so a clean shutdown loses none (a crash can
+lose what was queued: at most ``MAX_DEFER`` seconds' or ``MAX_PENDING`` records' worth).
+A failing write is logged and retried a few times, never raised into the GC.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from typing import Any
 
 from kubegc.api.clock import Clock, format_time, parse_time
@@ -40,6 +48,17 @@ _WRITE_ATTEMPTS = 5
 #: A repeated decision about the same object within this many seconds is one record.
 DUPLICATE_WINDOW = 60.0
 _RECENT_LIMIT = 10_000
+#: Records created concurrently, hence in one group commit of a SQLite store.
+WRITE_BATCH = 500
+#: Longest a record is held back (real seconds) while the GC is busy.
+MAX_DEFER = 30.0
+#: Most records held back while the GC is busy (~0.7 KB each: ~35 MB at most). A cascade
+#: of more dependents writes the excess as it goes.
+MAX_PENDING = 50_000
+#: How often a held-back writer looks whether the GC went idle (real seconds).
+DEFER_POLL = 0.02
+#: Longest ``stop`` waits (real seconds) for the API to take the queued records.
+STOP_TIMEOUT = 60.0
 
 
 def label_value(text: str) -> str:
@@ -50,43 +69,84 @@ def label_value(text: str) -> str:
 
 
 def to_object(rec: DeletionRecord, seq: int) -> Obj:
+    """The DeletionRecord object for ``rec``, the ``seq``-th record (names are unique)."""
+    return _object_of(_queued(rec, seq))
+
+
+#: A queued record: ``(queued_at, seq, time, action, apiVersion, kind, name, uid,
+#: namespace, reason, message, propagationPolicy, owners)``, owners as tuples of
+#: ``(apiVersion, kind, name, uid, classification, detail)``. Plain tuples of strings and
+#: numbers, because the cyclic GC stops tracking those at their first collection: the
+#: thousands queued during a cascade would otherwise be rescanned by every collection and
+#: bring full ones forward (a DeletionRecord, a dataclass, stays tracked for life).
+_Queued = tuple[Any, ...]
+
+
+def _queued(rec: DeletionRecord, seq: int) -> _Queued:
     ref = rec.object
-    labels = {LABEL_UID: ref.uid, LABEL_KIND: label_value(ref.kind),
-              LABEL_NAME: label_value(ref.name), LABEL_ACTION: rec.action.value,
-              LABEL_REASON: rec.reason.value}
-    if ref.namespace:
-        labels[LABEL_NAMESPACE] = ref.namespace
+    owners = tuple((o.api_version, o.kind, o.name, o.uid, o.classification.value, o.detail)
+                   for o in rec.owners)
+    return (time.monotonic(), seq, rec.time, rec.action.value, ref.api_version, ref.kind,
+            ref.name, ref.uid, ref.namespace, rec.reason.value, rec.message,
+            rec.propagation_policy, owners)
+
+
+def _object_of(q: _Queued) -> Obj:
+    (_, seq, when, action, api_version, kind, name, uid, namespace, reason, message, policy,
+     owners) = q
+    labels = {LABEL_UID: uid, LABEL_KIND: label_value(kind), LABEL_NAME: label_value(name),
+              LABEL_ACTION: action, LABEL_REASON: reason}
+    if namespace:
+        labels[LABEL_NAMESPACE] = namespace
     body: dict[str, Any] = {
         "apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
-        "metadata": {"name": f"{ref.uid or 'unknown'}.{rec.action.value}.{seq:x}",
-                     "labels": labels},
-        "time": format_time(rec.time),
-        "action": rec.action.value,
-        "reason": rec.reason.value,
-        "message": rec.message,
-        "object": {"apiVersion": ref.api_version, "kind": ref.kind, "namespace": ref.namespace,
-                   "name": ref.name, "uid": ref.uid},
-        "owners": [{"apiVersion": o.api_version, "kind": o.kind, "name": o.name, "uid": o.uid,
-                    "classification": o.classification.value, "detail": o.detail}
-                   for o in rec.owners],
+        "metadata": {"name": f"{uid or 'unknown'}.{action}.{seq:x}", "labels": labels},
+        "time": format_time(when),
+        "action": action,
+        "reason": reason,
+        "message": message,
+        "object": {"apiVersion": api_version, "kind": kind, "namespace": namespace,
+                   "name": name, "uid": uid},
+        "owners": [{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
+                    "detail": d} for a, k, n, u, c, d in owners],
     }
-    if rec.propagation_policy:
-        body["propagationPolicy"] = rec.propagation_policy
+    if policy:
+        body["propagationPolicy"] = policy
     return body
 
 
-class DeletionRecordSink(DecisionSink):
-    """Queues records and writes them as DeletionRecord objects; prunes expired ones."""
+def _never_busy() -> bool:
+    return False
 
-    def __init__(self, client: Client, *, clock: Clock, ttl: float = 7 * 24 * 3600.0) -> None:
+
+class DeletionRecordSink(DecisionSink):
+    """Queues records and writes them as DeletionRecord objects; prunes expired ones.
+
+    Ownership: ``record`` (the GC, on the loop) appends to ``_pending``; the writer task
+    alone pops from it. ``busy`` says whether the GC has work (default: never busy).
+    """
+
+    def __init__(
+        self, client: Client, *, clock: Clock, ttl: float = 7 * 24 * 3600.0,
+        busy: Callable[[], bool] = _never_busy, max_defer: float = MAX_DEFER,
+        max_pending: int = MAX_PENDING,
+    ) -> None:
         self.client = client
         self.clock = clock
         self.ttl = ttl
-        self._queue: asyncio.Queue[DeletionRecord] = asyncio.Queue()
-        self._busy = 0
+        self.max_defer = max_defer
+        self.max_pending = max_pending
+        self.busy = busy
+        self._pending: deque[_Queued] = deque()
+        self._writing = 0
+        self._wakeup = asyncio.Event()
+        self._stopping = False
         self._seq = 0
-        self._tasks: list[asyncio.Task[None]] = []
+        self._writer: asyncio.Task[None] | None = None
+        self._pruner: asyncio.Task[None] | None = None
         self._recent: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+        self.written = 0  # records the API has taken
+        self.failed = 0  # records given up on after retries
 
     def record(self, rec: DeletionRecord) -> None:
         # The GC may repeat a decision (a second DELETE of a dependent its informer has not
@@ -99,43 +159,90 @@ class DeletionRecordSink(DecisionSink):
         self._recent[key] = now
         if len(self._recent) > _RECENT_LIMIT:
             self._recent.popitem(last=False)
-        self._queue.put_nowait(rec)
+        self._seq += 1
+        seq = int(rec.time.timestamp() * 1e6) * 1000 + self._seq % 1000
+        self._pending.append(_queued(rec, seq))
+        self._wakeup.set()
+
+    def pending(self) -> int:
+        """Records queued or being written."""
+        return len(self._pending) + self._writing
 
     def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._write_loop(), name="deletionrecords-writer"),
-                       asyncio.create_task(self._prune_loop(), name="deletionrecords-pruner")]
+        self._stopping = False
+        self._writer = asyncio.create_task(self._write_loop(), name="deletionrecords-writer")
+        self._pruner = asyncio.create_task(self._prune_loop(), name="deletionrecords-pruner")
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        """Write every queued record (without holding back), then stop. Gives up after
+        ``STOP_TIMEOUT`` seconds if the API does not take them, logging how many are lost."""
+        self._stopping = True
+        self._wakeup.set()
+        if self.pending():
+            log.info("writing %d queued deletion records before stopping", self.pending())
+        writer, self._writer = self._writer, None
+        if writer is None or writer.done():
+            writer = asyncio.create_task(self._write_loop(), name="deletionrecords-flush")
+        try:
+            await asyncio.wait_for(asyncio.shield(writer), STOP_TIMEOUT)
+        except TimeoutError:
+            log.error("%d deletion records were not written before shutdown", self.pending())
+        finally:
+            for task in (writer, self._pruner):
+                if task is not None:
+                    task.cancel()
+            await asyncio.gather(*(t for t in (writer, self._pruner) if t is not None),
+                                 return_exceptions=True)
+            self._pruner = None
 
     def is_idle(self) -> bool:
-        return self._queue.empty() and self._busy == 0
+        return not self._pending and self._writing == 0
 
     async def _write_loop(self) -> None:
+        """Until stopped and drained: wait for records, hold back while the GC is busy,
+        write a batch."""
         while True:
-            rec = await self._queue.get()
-            self._busy += 1
-            try:
-                self._seq += 1
-                seq = int(self.clock.now().timestamp() * 1e6) * 1000 + self._seq % 1000
-                await self._write(to_object(rec, seq))
-            finally:
-                self._busy -= 1
+            if not self._pending:
+                if self._stopping:
+                    return
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            await self._hold_back()
+            await self._write_batch()
 
-    async def _write(self, obj: Obj) -> None:
+    async def _hold_back(self) -> None:
+        while (not self._stopping and self._pending and self.busy()
+               and len(self._pending) < self.max_pending
+               and time.monotonic() - self._pending[0][0] < self.max_defer):
+            # real time: the wait is about sharing the loop's CPU with the GC
+            await asyncio.sleep(DEFER_POLL)
+
+    async def _write_batch(self) -> None:
+        batch = [self._pending.popleft() for _ in range(min(WRITE_BATCH, len(self._pending)))]
+        self._writing += len(batch)
+        try:
+            done = await asyncio.gather(*(self._write(_object_of(q)) for q in batch))
+        finally:
+            self._writing -= len(batch)
+        self.written += sum(done)
+        self.failed += len(done) - sum(done)
+
+    async def _write(self, obj: Obj) -> bool:
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 await self.client.create(DELETION_RECORDS, obj)
-                return
-            except StatusError as e:
-                if e.reason == "AlreadyExists":
-                    return
+                return True
+            except Exception as e:  # never into the GC; a later attempt may succeed
+                if isinstance(e, StatusError) and e.reason == "AlreadyExists":
+                    return True
                 log.warning("writing deletion record %s failed (%s); attempt %d",
                             obj["metadata"]["name"], e, attempt + 1)
-            await self.clock.sleep(0.1 * 2 ** attempt)
+            if attempt + 1 < _WRITE_ATTEMPTS:
+                await self.clock.sleep(0.1 * 2 ** attempt)
+        log.error("deletion record %s lost after %d attempts", obj["metadata"]["name"],
+                  _WRITE_ATTEMPTS)
+        return False
 
     async def _prune_loop(self) -> None:
         while True:

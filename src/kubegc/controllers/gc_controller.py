@@ -22,8 +22,10 @@ class GarbageCollectorController:
     def __init__(self, manager: ControllerManager) -> None:
         from kubegc.controllers.deletionrecords import DeletionRecordSink
 
+        # records wait while the GC works: they would slow the cascades they explain
         self.sink = DeletionRecordSink(manager.client, clock=manager.clock,
-                                       ttl=manager.options.decision_ttl)
+                                       ttl=manager.options.decision_ttl,
+                                       busy=lambda: not self.gc.is_idle())
         self.gc = GarbageCollector(
             manager.client, informer_factory=manager.informers, recorder=manager.recorder,
             clock=manager.clock, decisions=self.sink, workers=manager.options.concurrent_gc_syncs,
@@ -36,7 +38,7 @@ class GarbageCollectorController:
 
     async def stop(self) -> None:
         await self.gc.stop()
-        await self.sink.stop()
+        await self.sink.stop()  # after the GC: writes every record the GC made
 
     def is_idle(self) -> bool:
         return self.gc.is_idle() and self.sink.is_idle() and (

@@ -254,6 +254,13 @@ class FakeClient(Client):
                 errors.GroupResource(gvr.group, gvr.resource), name,
                 f"Precondition failed: UID in precondition: {options.preconditions_uid}, "
                 f"UID in object meta: {uid}")
+        rv = current["metadata"].get("resourceVersion")
+        if options.preconditions_resource_version is not None \
+                and options.preconditions_resource_version != rv:
+            raise errors.conflict(
+                errors.GroupResource(gvr.group, gvr.resource), name,
+                f"Precondition failed: ResourceVersion in precondition: "
+                f"{options.preconditions_resource_version}, ResourceVersion in object meta: {rv}")
         obj = copy.deepcopy(current)
         meta = obj["metadata"]
         finalizers = [f for f in meta.get("finalizers") or []

@@ -286,3 +286,104 @@ async def test_virtual_node_not_found_enqueues_virtual_delete() -> None:
     assert action is WorkItemAction.FORGET
     [event] = h.graph_changes.pending
     assert event.virtual and event.obj["metadata"]["uid"] == rc1.uid
+
+
+# -- deletes decided on the monitor cache (docs/architecture.md) --------------------------
+
+
+async def _cached(h: Harness, gvr: GroupVersionResource, obj: dict[str, Any]) -> None:
+    """Put ``obj`` into the monitor informer's cache for ``gvr``, as its watch would."""
+    await h.gc.graph_builder.monitors.sync([gvr])
+    monitor = h.gc.graph_builder.monitors.get(gvr)
+    assert monitor is not None
+    monitor.informer.indexer.add(obj)
+
+
+async def test_delete_decided_on_the_cached_copy_skips_the_live_get() -> None:
+    h = Harness.create()
+    stored = h.client.seed(PODS, make_obj(pod, rc1))
+    await _cached(h, PODS, stored)
+    await _observe(h, add_event(pod, rc1))
+    item = h.gc.graph_builder.uid_to_node.read(pod.uid)
+    assert item is not None
+    h.client.take_actions()
+
+    assert await h.gc.attempt_to_delete_worker(item) is WorkItemAction.FORGET
+
+    assert h.client.take_actions() == [
+        "get /v1, Resource=replicationcontrollers ns=ns1 name=owner1",  # owners: live, as upstream
+        "delete /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",
+    ]
+    assert h.client.lookup(PODS, "ns1", pod.name) is None
+    [record] = h.decisions.records
+    assert (record.action, record.reason, record.propagation_policy) == (
+        RecordAction.DELETE, DecisionReason.OWNER_ABSENT, "Background")
+
+
+async def test_stale_cached_copy_never_deletes_an_object_that_gained_a_solid_owner() -> None:
+    """The cache still shows only the absent owner; the live object has gained a solid one.
+    The delete carries the cached resourceVersion, so it conflicts and the live path keeps
+    the object (upstream's GET-then-DELETE, decided on the live object, keeps it too)."""
+    h = Harness.create()
+    h.client.seed(RCS, make_obj(rc2))
+    stale = h.client.seed(PODS, make_obj(pod, rc1))
+    await _cached(h, PODS, stale)
+    await _observe(h, add_event(pod, rc1))
+    item = h.gc.graph_builder.uid_to_node.read(pod.uid)
+    assert item is not None
+    await h.client.patch(PODS, pod.name, {"metadata": {"ownerReferences": [
+        ref_of(rc1).to_dict(), ref_of(rc2).to_dict()]}}, namespace="ns1")
+    h.client.take_actions()
+
+    assert await h.gc.attempt_to_delete_worker(item) is WorkItemAction.FORGET
+
+    assert h.client.take_actions() == [
+        "get /v1, Resource=replicationcontrollers ns=ns1 name=owner1",
+        "delete /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",  # 409: resourceVersion
+        "get /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",  # upstream's live path
+        "get /v1, Resource=replicationcontrollers ns=ns1 name=owner2",  # owner1: cached absent
+        "patch /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",
+    ]
+    live = h.client.lookup(PODS, "ns1", pod.name)
+    assert live is not None
+    assert [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
+    assert [r.action for r in h.decisions.records] == [RecordAction.REMOVE_DANGLING_REFS]
+
+
+async def test_cached_copy_of_an_object_already_gone_leads_to_a_virtual_delete() -> None:
+    h = Harness.create()
+    stored = h.client.seed(PODS, make_obj(pod, rc1))
+    await _cached(h, PODS, stored)
+    await _observe(h, add_event(pod, rc1))
+    item = h.gc.graph_builder.uid_to_node.read(pod.uid)
+    assert item is not None
+    h.client.remove(PODS, "ns1", pod.name)
+    h.client.take_actions()
+
+    assert await h.gc.attempt_to_delete_worker(item) is WorkItemAction.FORGET
+
+    assert h.client.take_actions()[-2:] == [
+        "delete /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",  # 404
+        "get /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",  # 404: as upstream
+    ]
+    [event] = h.graph_changes.pending
+    assert event.virtual and event.obj["metadata"]["uid"] == pod.uid
+    assert h.decisions.records == []
+
+
+async def test_solid_owner_seen_in_the_cached_copy_is_decided_on_the_live_object() -> None:
+    h = Harness.create()
+    h.client.seed(RCS, make_obj(rc2))
+    stored = h.client.seed(PODS, make_obj(pod, rc1, rc2))
+    await _cached(h, PODS, stored)
+    await _observe(h, add_event(pod, rc1, rc2))
+    item = h.gc.graph_builder.uid_to_node.read(pod.uid)
+    assert item is not None
+    h.client.take_actions()
+
+    await h.gc.attempt_to_delete_item(item)
+
+    actions = h.client.take_actions()
+    assert "get /v1, Resource=pods ns=ns1 name=ToBeDeletedPod" in actions  # a patch: live
+    assert not any(a.startswith("delete") for a in actions)
+    assert [r.action for r in h.decisions.records] == [RecordAction.REMOVE_DANGLING_REFS]

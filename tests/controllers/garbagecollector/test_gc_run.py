@@ -336,3 +336,47 @@ async def test_unresolvable_kind_is_parked_and_gc_still_settles(running: Running
     assert running.exists(PODS, "cm-invalid")
     assert running.gc.parked() == [unknown]  # the virtual owner: its GET cannot be mapped
     assert running.gc.attempt_to_delete.waiting_count() == 1
+
+
+class _SlowDeleteClient(FakeClient):
+    """Deletes happen at once; their responses wait for ``respond`` (a slow network)."""
+
+    def __init__(self, *, clock: RealClock) -> None:
+        super().__init__(clock=clock)
+        self.deleted = asyncio.Event()
+        self.respond = asyncio.Event()
+
+    async def delete(self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
+                     options: DeleteOptions | None = None) -> dict[str, Any]:
+        done = await super().delete(gvr, name, namespace=namespace, options=options)
+        self.deleted.set()
+        await self.respond.wait()
+        return done
+
+
+async def test_stop_lets_a_worker_record_the_delete_it_has_in_hand() -> None:
+    """A clean shutdown loses no decision record: a delete already sent when ``stop`` is
+    called is answered, recorded, and only then are the workers cancelled."""
+    clock = RealClock()
+    client = _SlowDeleteClient(clock=clock)
+    decisions = InMemoryDecisionSink()
+    factory = SharedInformerFactory(client, clock=clock)
+    gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
+                          decisions=decisions, workers=2, sync_period=3600,
+                          initial_sync_timeout=DEADLINE)
+    gc.start()
+    try:
+        await eventually(gc.is_synced, what="GC monitors to sync")
+        ghost = make_id("v1", "ReplicationController", "ns1", "gone", "uid-gone")
+        client.seed(PODS, pod("orphan", ghost))
+        await asyncio.wait_for(client.deleted.wait(), DEADLINE)
+        stopping = asyncio.create_task(gc.stop())
+        await eventually(gc.attempt_to_delete.shutting_down, what="queues shut down")
+        assert not stopping.done()  # waiting for the item in hand
+        client.respond.set()
+        await stopping
+    finally:
+        client.respond.set()
+        await gc.stop()
+        await factory.stop()
+    assert [(r.object.name, r.action) for r in decisions] == [("orphan", RecordAction.DELETE)]

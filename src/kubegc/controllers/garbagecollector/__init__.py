@@ -6,7 +6,8 @@ Pipeline, one module per stage as upstream:
                      ``uid_to_node`` (graph.py); queues ``attempt_to_delete`` /
                      ``attempt_to_orphan``
   garbagecollector.py  ``GarbageCollector`` workers: classify owners against the live API
-                     (classify.py) and delete / patch / remove finalizers (operations.py,
+                     (classify.py) and delete (items decided on the monitor cache carry
+                     its resourceVersion) / patch / remove finalizers (operations.py,
                      patch.py); periodic resource sync (resource_sync.py, resources.py)
   records.py         every action taken, with its reason, to a ``DecisionSink``
   dump.py            the graph in DOT
@@ -15,6 +16,8 @@ Pipeline, one module per stage as upstream:
 Contract (spec/gc-behaviour.md §4, §9): an object is deleted only when every owner is
 verified dangling or waiting for its dependents' deletion; deletes carry a uid
 precondition and an explicit propagation policy; unresolvable kinds never cause deletion.
+Records are handed to the sink synchronously; ``kubegc.controllers.deletionrecords`` writes
+them later, in batches.
 May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
 """
 

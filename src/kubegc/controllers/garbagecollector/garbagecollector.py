@@ -2,9 +2,12 @@
 
 ``GraphBuilder`` keeps the graph and fills ``attempt_to_delete`` / ``attempt_to_orphan``;
 ``workers`` tasks per queue decide against the *live* API state (never only the graph)
-and act through ``Operations``. Every action that succeeds is recorded in the
-``DecisionSink`` with its reason (records.py). A periodic sync (``sync_period``) and the
-explicit ``resync()`` rediscover resources and start/stop monitors.
+and act through ``Operations``: owners are always read live; an item is read from its
+monitor's cache only for a delete that carries the cached resourceVersion as a
+precondition (so it lands on exactly that state), else live. Every action that succeeds
+is recorded in the ``DecisionSink`` with its reason (records.py). A periodic sync
+(``sync_period``) and the explicit ``resync()`` rediscover resources and start/stop
+monitors.
 
 Ownership: workers read the graph and may enqueue virtual delete events; they never
 write ``uid_to_node``. Everything a worker read before an ``await`` may be stale after it.
@@ -21,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from kubegc.api.clock import Clock
-from kubegc.api.errors import is_not_found
+from kubegc.api.errors import is_conflict, is_not_found
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
@@ -57,6 +60,8 @@ log = logging.getLogger(__name__)
 ORPHAN_PATCH_CONCURRENCY = 32
 #: How often ``run`` checks whether the monitors have synced before starting workers.
 SYNC_POLL_PERIOD = 0.01
+#: Longest ``stop`` lets workers finish the items in hand (real seconds).
+STOP_GRACE = 5.0
 
 
 class WorkItemAction(enum.Enum):
@@ -110,7 +115,9 @@ class GarbageCollector:
         self._resource_sync = ResourceSync(
             client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
         )
-        self._busy = 0
+        self._busy = 0  # items in hand, both queues
+        self._hands_free = asyncio.Event()  # set while _busy == 0
+        self._hands_free.set()
         self._parked: set[Node] = set()  # requeued on RESTMappingError (see is_idle)
         self._task: asyncio.Task[None] | None = None
 
@@ -133,9 +140,14 @@ class GarbageCollector:
             self._task = asyncio.get_running_loop().create_task(self.run(), name="garbagecollector")
 
     async def stop(self) -> None:
+        """Shut the queues down, let the workers finish the items in hand (an API call
+        that happened gets its decision record) for at most ``STOP_GRACE`` seconds, then
+        cancel everything. Queued items are left: a new GC re-evaluates from its graph."""
         task, self._task = self._task, None
         self._shut_down_queues()
         if task is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._hands_free.wait(), STOP_GRACE)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -233,7 +245,10 @@ class GarbageCollector:
         item, shutdown = await self.attempt_to_delete.get()
         if shutdown:
             return False
-        self._busy += 1
+        if self.attempt_to_delete.shutting_down():  # stopping: take no new item
+            self.attempt_to_delete.done(item)
+            return False
+        self._take_item()
         try:
             action = await self.attempt_to_delete_worker(item)
             if action is WorkItemAction.FORGET:
@@ -242,8 +257,17 @@ class GarbageCollector:
                 self.attempt_to_delete.add_rate_limited(item)
         finally:
             self.attempt_to_delete.done(item)
-            self._busy -= 1
+            self._release_item()
         return True
+
+    def _take_item(self) -> None:
+        self._busy += 1
+        self._hands_free.clear()
+
+    def _release_item(self) -> None:
+        self._busy -= 1
+        if self._busy == 0:
+            self._hands_free.set()
 
     async def attempt_to_delete_worker(self, n: Node) -> WorkItemAction:
         self._parked.discard(n)
@@ -282,6 +306,8 @@ class GarbageCollector:
         log.debug("processing item %s virtual=%s", item.identity, not item.is_observed())
         if item.is_being_deleted() and not item.is_deleting_dependents():
             return DeleteItemOutcome.DONE  # a one-way trip: wait for the final deletion
+        if await self._delete_as_cached(item):
+            return DeleteItemOutcome.DONE
         try:
             latest = await self.operations.get_object(item.identity)
         except Exception as exc:
@@ -307,6 +333,45 @@ class GarbageCollector:
         else:
             await self._delete_with_own_policy(item, latest, classified)
         return DeleteItemOutcome.DONE
+
+    async def _delete_as_cached(self, item: Node) -> bool:
+        """Upstream's delete decision taken on the monitor cache's copy of ``item`` instead
+        of a live GET, and applied with that copy's resourceVersion as a precondition, so
+        the delete lands only on exactly the state decided on (docs/architecture.md, "The
+        GC decides deletes on its informer cache").
+
+        Only for an observed item the cache holds with the same uid and a decision that
+        is a plain delete. Returns False, having written nothing, for anything else (no
+        usable copy, a solid owner, an item deleting its dependents, a possible cycle that
+        needs an unblocking patch first) and when the delete finds the copy stale (409) or
+        the object gone (404): the caller then decides again on a live GET, as upstream.
+        Owners are classified against the live API exactly as upstream does.
+        """
+        if not item.is_observed() or item.is_deleting_dependents():
+            return False
+        cached = self.operations.cached_object(item.identity)
+        if cached is None:
+            return False
+        resource_version = metaonly.resource_version(cached)
+        references = owner_refs_of(cached)
+        if not resource_version or not references:
+            return False
+        classified = await self.classify_references(item, references)
+        if classified.solid:
+            return False
+        if classified.waiting_for_dependents_deletion and item.dependents_length():
+            if any(d.is_deleting_dependents() for d in item.get_dependents()):
+                return False
+            policy = DeletionPropagation.FOREGROUND
+        else:
+            policy = _own_policy(cached)
+        try:
+            await self._delete(item, policy, classified, resource_version=resource_version)
+        except Exception as exc:
+            if is_conflict(exc) or is_not_found(exc):
+                return False
+            raise
+        return True
 
     async def classify_references(self, item: Node, references: Sequence[OwnerRef]) -> Classified:
         """Split ``references`` into solid / dangling / waiting (see classify.py)."""
@@ -344,17 +409,13 @@ class GarbageCollector:
         )
 
     async def _delete_with_own_policy(self, item: Node, latest: Obj, c: Classified) -> None:
-        if metaonly.has_orphan_finalizer(latest):
-            policy = DeletionPropagation.ORPHAN
-        elif metaonly.has_delete_dependents_finalizer(latest):
-            policy = DeletionPropagation.FOREGROUND
-        else:
-            policy = DeletionPropagation.BACKGROUND
-        await self._delete(item, policy, c)
+        await self._delete(item, _own_policy(latest), c)
 
-    async def _delete(self, item: Node, policy: DeletionPropagation, c: Classified) -> None:
+    async def _delete(self, item: Node, policy: DeletionPropagation, c: Classified, *,
+                      resource_version: str | None = None) -> None:
         log.info("Deleting item %s with propagation policy %s", item.identity, policy)
-        await self.operations.delete_object(item.identity, policy)
+        await self.operations.delete_object(item.identity, policy,
+                                            resource_version=resource_version)
         self.decisions.deleted(item.identity, str(policy), c.owners)
 
     async def process_deleting_dependents_item(self, item: Node) -> None:
@@ -379,7 +440,10 @@ class GarbageCollector:
         item, shutdown = await self.attempt_to_orphan.get()
         if shutdown:
             return False
-        self._busy += 1
+        if self.attempt_to_orphan.shutting_down():  # stopping: take no new item
+            self.attempt_to_orphan.done(item)
+            return False
+        self._take_item()
         try:
             action = await self.attempt_to_orphan_worker(item)
             if action is WorkItemAction.FORGET:
@@ -388,7 +452,7 @@ class GarbageCollector:
                 self.attempt_to_orphan.add_rate_limited(item)
         finally:
             self.attempt_to_orphan.done(item)
-            self._busy -= 1
+            self._release_item()
         return True
 
     async def attempt_to_orphan_worker(self, owner: Node) -> WorkItemAction:
@@ -427,6 +491,16 @@ class GarbageCollector:
         errors = [e for e in await asyncio.gather(*(orphan(d) for d in dependents)) if e]
         if errors:
             raise OrphanDependentsError(owner, errors)
+
+
+def _own_policy(latest: Obj) -> DeletionPropagation:
+    """An item without solid or waiting owners keeps the policy its own GC finalizer asks
+    for, else Background (rule 20)."""
+    if metaonly.has_orphan_finalizer(latest):
+        return DeletionPropagation.ORPHAN
+    if metaonly.has_delete_dependents_finalizer(latest):
+        return DeletionPropagation.FOREGROUND
+    return DeletionPropagation.BACKGROUND
 
 
 def _queue_idle(queue: RateLimitingQueue[Node], *, parked: int) -> bool:

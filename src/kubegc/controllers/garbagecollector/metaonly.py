@@ -31,6 +31,10 @@ def uid(obj: Meta) -> str:
     return str(_meta(obj).get("uid") or "")
 
 
+def resource_version(obj: Meta) -> str:
+    return str(_meta(obj).get("resourceVersion") or "")
+
+
 def being_deleted(obj: Meta) -> bool:
     return bool(_meta(obj).get("deletionTimestamp"))
 

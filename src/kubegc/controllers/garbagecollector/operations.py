@@ -4,7 +4,8 @@ patch.go ``patch``/``getMetadata``).
 Every call resolves ``apiVersion``/``kind`` with the RESTMapper first (``RESTMappingError``
 if it cannot) and addresses namespaced kinds in the identity's namespace, cluster-scoped
 kinds without one (rules 8-9). Deletes always carry a uid precondition and an explicit
-propagation policy (rule 20). API failures surface as ``StatusError``.
+propagation policy (rule 20); a delete decided on the monitor cache's copy also carries
+that copy's resourceVersion. API failures surface as ``StatusError``.
 """
 
 from __future__ import annotations
@@ -79,9 +80,23 @@ class Operations:
             raise NamespacedOwnerOfClusterScopedObjectError()
         return await self._client.get(target.resource, identity.name, namespace=target.namespace)
 
-    async def delete_object(self, identity: ObjectReference, policy: DeletionPropagation) -> Obj:
+    def cached_object(self, identity: ObjectReference) -> Obj | None:
+        """The monitor cache's copy of ``identity`` (same uid), or None: not cached, or
+        an identity ``get_object`` would refuse (it then raises as before)."""
         target = self.target(identity)
-        options = DeleteOptions(propagation_policy=str(policy), preconditions_uid=identity.uid)
+        if target.namespaced and not target.namespace:
+            return None
+        return self._graph_builder.cached_object(identity, target.resource, target.namespace)
+
+    async def delete_object(
+        self, identity: ObjectReference, policy: DeletionPropagation, *,
+        resource_version: str | None = None,
+    ) -> Obj:
+        """DELETE with a uid precondition, plus a resourceVersion one if given (the
+        delete then lands only on exactly that state of the object)."""
+        target = self.target(identity)
+        options = DeleteOptions(propagation_policy=str(policy), preconditions_uid=identity.uid,
+                                preconditions_resource_version=resource_version)
         return await self._client.delete(
             target.resource, identity.name, namespace=target.namespace, options=options,
         )
