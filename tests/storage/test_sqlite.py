@@ -8,7 +8,6 @@ import os
 import signal
 import sqlite3
 import sys
-import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from kubegc.storage import (
     StorageError,
     sqlite_writer,
 )
-from kubegc.storage import sqlite as sqlite_module
 
 HELPER = Path(__file__).with_name("sqlite_kill9_writer.py")
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -123,76 +121,37 @@ async def test_failed_commit_fails_every_write_of_the_batch(db: Path) -> None:
     kv = SqliteKV(db)
     try:
         r1 = await kv.create("/a", b"")
-        kv._wconn.execute("PRAGMA query_only=1")  # the next commit fails: read-only
+        kv._conn.execute("PRAGMA query_only=1")  # the next commit fails: read-only
         results = await asyncio.gather(kv.create("/b", b""), kv.update(
             "/a", b"x", expected_mod_revision=r1), return_exceptions=True)
         assert [type(r) for r in results] == [StorageError, StorageError]
         assert kv.current_revision == r1
-        kv._wconn.execute("PRAGMA query_only=0")
+        kv._conn.execute("PRAGMA query_only=0")
         assert await kv.create("/b", b"") == r1 + 1
         assert await kv.get("/a") == KeyValue("/a", b"", r1, r1)
     finally:
         await kv.close()
 
 
-async def test_reads_never_see_a_batch_before_it_is_published(
+async def test_a_batch_is_written_in_few_statements(
         db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The writer thread has committed, the loop has not yet published: gets, lists and
-    the revision still show the store before the batch; then all of it at once."""
-    committed, release = threading.Event(), threading.Event()
+    """Multi-row INSERTs: the 100 creates of one batch go in as 64 + 32 + 4 rows."""
+    statements: list[int] = []
+    real_insert = sqlite_writer._insert
 
-    def held(*args: object) -> object:
-        result = sqlite_writer.write_rows(*args)  # type: ignore[arg-type]
-        committed.set()
-        release.wait(10)
-        return result
+    def counted(n: int) -> str:
+        statements.append(n)
+        return real_insert(n)
 
     kv = SqliteKV(db)
     try:
-        r1 = await kv.create("/a", b"1")
-        monkeypatch.setattr(sqlite_module, "write_rows", held)
-        writes = asyncio.gather(kv.update("/a", b"2", expected_mod_revision=r1),
-                                kv.create("/b", b"1"))
-        while not committed.is_set():
-            await asyncio.sleep(0.001)
-        assert kv.current_revision == r1
-        assert await kv.get("/a") == KeyValue("/a", b"1", r1, r1)
-        assert await kv.get("/b") is None
-        listed = await kv.range("/", prefix=True)
-        assert (listed.kvs, listed.revision) == ([KeyValue("/a", b"1", r1, r1)], r1)
-        release.set()
-        assert await writes == [r1 + 1, r1 + 2]
-        assert kv.current_revision == r1 + 2
-        assert [x.key for x in (await kv.range("/", prefix=True)).kvs] == ["/a", "/b"]
+        monkeypatch.setattr(sqlite_writer, "_insert", counted)
+        revs = await asyncio.gather(*(kv.create(f"/k{i:03d}", b"v") for i in range(100)))
+        assert statements == [64, 32, 4]
+        assert sorted(revs) == list(range(1, 101)) and kv.writer_stats.commits == 1
+        assert [x.key for x in (await kv.range("/", prefix=True)).kvs] == [
+            f"/k{i:03d}" for i in range(100)]
     finally:
-        release.set()
-        await kv.close()
-
-
-async def test_writes_queued_during_a_batch_form_the_next_one(
-        db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    started, release = threading.Event(), threading.Event()
-
-    def held(*args: object) -> object:
-        started.set()
-        release.wait(10)
-        return sqlite_writer.write_rows(*args)  # type: ignore[arg-type]
-
-    kv = SqliteKV(db)
-    try:
-        monkeypatch.setattr(sqlite_module, "write_rows", held)
-        first = asyncio.ensure_future(kv.create("/first", b""))
-        while not started.is_set():
-            await asyncio.sleep(0.001)
-        rest = asyncio.gather(*(kv.create(f"/k{i}", b"") for i in range(10)))
-        await asyncio.sleep(0.01)
-        assert not rest.done()
-        release.set()
-        await first
-        await rest
-        assert kv.writer_stats.commits == 2 and kv.writer_stats.max_batch == 10
-    finally:
-        release.set()
         await kv.close()
 
 

@@ -5,35 +5,31 @@ Contract beyond ``kv``:
   * Durability: WAL with ``synchronous="FULL"`` (default): a write that returned survives
     kill -9 and power loss. ``"NORMAL"`` survives kill -9 of the process but may lose the
     last commits on an OS crash or power loss.
-  * Group commit: writes queue up; one batch applies every queued write in ONE
-    ``BEGIN IMMEDIATE ... COMMIT``, in arrival order, each write seeing the ones before it
-    (a CAS conflict fails only that write), then resolves the writers. Concurrent writers
-    thus share one fsync. A write whose caller was cancelled before its batch started is
+  * Group commit: writes queue up; one flush per event-loop turn applies every queued write
+    in ONE ``BEGIN IMMEDIATE ... COMMIT``, in arrival order, each write seeing the ones
+    before it (a CAS conflict fails only that write), then resolves the writers. Concurrent
+    writers thus share one fsync. A write whose caller was cancelled before the flush is
     not applied. A failed commit fails every write of the batch with ``StorageError``.
-  * Batches run one at a time on a writer thread with its own connection
-    (``sqlite_writer``): SQLite releases the GIL while it writes and syncs, so the loop
-    serves requests meanwhile, and the writes they queue form the next batch, which starts
-    as soon as the previous one is published. The first write of an idle store schedules
-    its batch with ``loop.call_soon``, after every coroutine already runnable has queued.
-  * Reads run inline on the loop thread (short synchronous calls on a read connection)
-    and see published revisions only: while a batch is in flight, reads are pinned to
-    ``current_revision``, so no read sees a batch before its futures resolve and its
-    events go out, nor half of one. ``":memory:"`` databases (one connection) apply
-    batches inline on the loop instead.
+  * The flush is a ``loop.call_soon`` callback scheduled by the first queued write (the
+    writer "task" without a task to wake): it runs after every coroutine that is already
+    runnable has queued its write, which is what makes batches form. It decides the
+    writes (``sqlite_writer.plan_batch``) and inserts the rows in multi-row statements
+    (``write_rows``); it runs on the loop thread, fsync included (see
+    docs/architecture.md for why not on a writer thread).
+  * Reads run inline (short synchronous SQLite calls on the loop thread) and see committed
+    writes only. A flush is synchronous too, so no read ever sees half a batch.
   * Watch: live events are handed to ``WatchHub`` right after each commit; replay scans the
     log (``id >= rev ORDER BY id``) in slices, then switches to live (see ``watch_hub``).
   * Restart: the revision continues from ``sqlite_sequence``; data and the compact revision
     persist. One process owns a database file (revisions and watches are tracked in
     memory; a second writer process would go unnoticed).
   * Construction is synchronous (opens/creates the file); writes need a running loop.
-    ``close()`` waits for the batch in flight, applies queued writes, ends watches and
-    closes the file.
+    ``close()`` flushes queued writes, ends watches and closes the file.
 """
 
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,12 +77,10 @@ class WriterStats:
 class SqliteKV(KV):
     """Durable revisioned store in one SQLite file (see the module contract).
 
-    Ownership: one event loop. Only the loop thread touches ``_rev``, ``_ops``, the
-    futures and the hub; only the writer thread (one worker, ``_writer``) uses ``_wconn``,
-    for batches and compaction alike, so transactions never interleave; reads use
-    ``_conn`` on the loop thread. ``_inflight`` is set while a batch runs. ``clock`` is
-    the time source for helpers that run beside the store (``run_compactor``); reads and
-    writes do not use time.
+    Ownership: one event loop. ``_flush`` (a loop callback) is the only writer of ``_rev``
+    and of the ``kine`` table apart from ``compact``, whose transactions are synchronous
+    too, so the two never interleave. ``clock`` is the time source for helpers that run
+    beside the store (``run_compactor``); reads and writes do not use time.
     """
 
     def __init__(
@@ -95,14 +89,9 @@ class SqliteKV(KV):
         self.path = Path(path)
         self.clock: Clock = clock or RealClock()
         self._conn = sql.connect(str(path), synchronous)
-        in_memory = str(path) == ":memory:" or str(path).startswith("file::memory:")
-        self._wconn = self._conn if in_memory else sql.connect(str(path), synchronous)
-        self._writer = None if in_memory else ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="kubegc-sqlite-writer")
         self._rev, self._compact_rev, self._compact_progress = sql.load_revisions(self._conn)
         self._ops: list[_Op] = []
         self._flush_handle: asyncio.Handle | None = None
-        self._inflight: asyncio.Future[None] | None = None  # done when the batch is published
         self._hub = WatchHub()
         self._compact_lock = asyncio.Lock()
         self._closed = False
@@ -130,10 +119,7 @@ class SqliteKV(KV):
 
     async def get(self, key: str) -> KeyValue | None:
         self._check_open()
-        if self._inflight is None:
-            row = self._conn.execute(sql.LATEST, (key,)).fetchone()
-        else:
-            row = self._conn.execute(sql.LATEST_AT, (key, self._rev)).fetchone()
+        row = self._conn.execute(sql.LATEST, (key,)).fetchone()
         if row is None or row[2]:
             return None
         return KeyValue(key, row[3], row[1], row[0])
@@ -145,7 +131,7 @@ class SqliteKV(KV):
         self._check_open()
         lo, hi = key_bounds(key, prefix=prefix, end=end)
         rev = self._read_revision(revision)
-        at = 0 if rev == self._rev and self._inflight is None else rev
+        at = 0 if rev == self._rev else rev
         if hi is None:
             if at:
                 row = self._conn.execute(sql.LATEST_AT, (key, at)).fetchone()
@@ -203,13 +189,12 @@ class SqliteKV(KV):
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[int] = loop.create_future()
         self._ops.append((kind, key, value, expected, fut))
-        if self._flush_handle is None and self._inflight is None:
+        if self._flush_handle is None:
             self._flush_handle = loop.call_soon(self._flush)
         return fut
 
     def _flush(self) -> None:
-        """Plan a batch of every queued write, then have the writer thread write it
-        (inline for ``":memory:"``); a batch that writes nothing is published at once."""
+        """Apply every queued write in one transaction, then publish and resolve."""
         self._flush_handle = None
         ops = [op for op in self._ops if not op[4].cancelled()]
         self._ops = []
@@ -219,41 +204,16 @@ class SqliteKV(KV):
         writes: list[Write] = [op[:4] for op in ops]
         try:
             plan = plan_batch(self._latest_row, writes, self._rev, self._hub.has_watchers)
-        except Exception as exc:  # sqlite3.Error reading the current rows, or a bug
+            if plan.rows:
+                write_rows(self._conn, plan.rows)
+        except Exception as exc:  # sqlite3.Error (disk full, I/O) or a bug: fail the batch
             self._fail_batch(ops, exc)
             return
-        if not plan.rows:
-            self._publish(ops, plan)
-            return
-        if self._writer is None:
-            try:
-                write_rows(self._wconn, plan.rows)
-            except Exception as exc:  # sqlite3.Error (disk full, I/O) or a bug
-                self._fail_batch(ops, exc)
-                return
-            self._publish(ops, plan)
-            return
-        loop = asyncio.get_running_loop()
-        self._inflight = loop.create_future()
-        job = loop.run_in_executor(self._writer, write_rows, self._wconn, plan.rows)
-        job.add_done_callback(lambda done: self._finish(ops, plan, done))
+        self._publish(ops, plan)
 
     def _latest_row(self, key: str) -> Row | None:
         row: Row | None = self._conn.execute(sql.LATEST, (key,)).fetchone()
         return row
-
-    def _finish(self, ops: list[_Op], plan: BatchPlan, job: asyncio.Future[None]) -> None:
-        """Loop side of a batch the writer thread wrote: publish it, start the next one."""
-        inflight, self._inflight = self._inflight, None
-        exc = job.exception()
-        if exc is not None:
-            self._fail_batch(ops, exc)
-        else:
-            self._publish(ops, plan)
-        if inflight is not None and not inflight.done():
-            inflight.set_result(None)
-        if self._ops and self._flush_handle is None and not self._closed:
-            self._flush()
 
     def _publish(self, ops: list[_Op], plan: BatchPlan) -> None:
         """Advance the revision, hand the events to watchers, resolve the writers."""
@@ -308,12 +268,12 @@ class SqliteKV(KV):
         if revision <= self._compact_rev:
             raise CompactedError(revision, self._compact_rev)
         self._compact_rev = revision
-        await self._execute_txn([(sql.SET_META, ("compact_revision", revision))])
+        self._execute_txn([(sql.SET_META, ("compact_revision", revision))])
         async with self._compact_lock:
             while not self._closed and self._compact_progress < self._compact_rev:
                 lo = self._compact_progress
                 hi = min(self._compact_rev, lo + COMPACT_BATCH_REVISIONS)
-                await self._execute_txn([
+                self._execute_txn([
                     (sql.DELETE_SUPERSEDED, (lo, hi)),
                     (sql.DELETE_TOMBSTONES, (lo, hi)),
                     (sql.SET_META, ("compact_progress", hi)),
@@ -321,29 +281,17 @@ class SqliteKV(KV):
                 self._compact_progress = hi
                 await asyncio.sleep(0)
 
-    async def _execute_txn(self, statements: list[tuple[str, tuple[object, ...]]]) -> None:
-        """One transaction on the writer (after the batch in flight, if any)."""
-        if self._writer is None:
-            execute_transaction(self._wconn, statements)
-        else:
-            await asyncio.get_running_loop().run_in_executor(
-                self._writer, execute_transaction, self._wconn, statements)
+    def _execute_txn(self, statements: list[tuple[str, tuple[object, ...]]]) -> None:
+        execute_transaction(self._conn, statements)
 
     async def close(self) -> None:
         if self._closed:
             return
-        while self._inflight is not None or self._ops:
-            if self._inflight is not None:
-                await asyncio.shield(self._inflight)
-            elif self._ops:
-                if self._flush_handle is not None:
-                    self._flush_handle.cancel()
-                self._flush()
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush()
         self._closed = True
         self._hub.close()
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
-            self._wconn.close()
         self._conn.close()
 
 

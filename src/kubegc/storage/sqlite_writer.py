@@ -1,13 +1,10 @@
-"""The group commit of ``SqliteKV``, in two halves.
+"""The group commit of ``SqliteKV``: deciding a batch of queued writes and writing it.
 
-``plan_batch`` runs on the event loop: it decides every queued write of a batch (the CAS
-and existence checks, against the committed rows read through the loop's connection and
-the batch's own earlier writes), assigns revisions, and builds the rows and the events.
-``write_rows`` runs on the writer thread with the writer connection: one transaction
-whose rows go in as multi-row ``INSERT`` statements. SQLite releases the GIL inside each
-statement, so the loop keeps serving requests while a batch is written and synced; and
-because a batch is a handful of statements, not a few per write, the writer thread rarely
-has to win the GIL back from a busy loop (each ``sqlite3_step`` returns through the GIL).
+``plan_batch`` decides every write of a batch in arrival order (the CAS and existence
+checks, against the committed rows and the batch's own earlier writes), assigns revisions
+and builds the rows and the events; ``write_rows`` inserts the rows in ONE transaction, as
+multi-row ``INSERT`` statements (a batch of Pods is a handful of statements, not one per
+row). Both run on the event loop thread, one right after the other (``SqliteKV._flush``).
 May import: the standard library, ``kubegc.storage`` errors, kv types and schema.
 """
 
@@ -86,8 +83,8 @@ def plan_batch(latest: Callable[[str], Row | None], writes: list[Write], revisio
 
 
 def write_rows(conn: sqlite3.Connection, rows: list[NewRow]) -> None:
-    """Insert ``rows`` in ONE transaction (the writer thread's half of a batch). Raises
-    (after a rollback) when it fails: then none of them was written."""
+    """Insert ``rows`` in ONE transaction. Raises (after a rollback) when it fails: then
+    none of them was written."""
     try:
         conn.execute("BEGIN IMMEDIATE")
         i = 0
