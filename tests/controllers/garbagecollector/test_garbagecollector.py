@@ -16,6 +16,7 @@ from kubegc.controllers.garbagecollector import (
     RecordAction,
     WorkItemAction,
 )
+from kubegc.controllers.garbagecollector.orphan import orphan_dependents
 
 from .steps import Harness, add_event, make_id, make_obj, ref_of
 
@@ -272,7 +273,7 @@ async def test_orphan_dependents_failure_reports_the_conflict() -> None:
         errors.GroupResource("", "pods"), "pod", "the server reported a conflict")
 
     with pytest.raises(Exception, match="the server reported a conflict"):
-        await h.gc.orphan_dependents(rc1, [Node(dependent)])
+        await orphan_dependents(h.gc.actions, rc1, [Node(dependent)])
 
 
 async def test_virtual_node_not_found_enqueues_virtual_delete() -> None:

@@ -6,9 +6,12 @@ Pipeline, one module per stage as upstream:
                      ``uid_to_node`` (graph.py); queues ``attempt_to_delete`` /
                      ``attempt_to_orphan``
   garbagecollector.py  ``GarbageCollector`` workers: classify owners against the live API
-                     (classify.py) and delete (items decided on the monitor cache carry
-                     its resourceVersion) / patch / remove finalizers (operations.py,
-                     patch.py); periodic resource sync (resource_sync.py, resources.py)
+                     (classify.py) and delete / patch / remove finalizers; periodic
+                     resource sync (resource_sync.py, resources.py)
+  cached_delete.py   deletes decided on the monitor cache's copy, carrying its
+                     resourceVersion
+  orphan.py          ``orphan_dependents``: owner references stripped for policy Orphan
+  actions.py         the GC's writes (API calls: operations.py, patch.py), each recorded
   records.py         every action taken, with its reason, to a ``DecisionSink``
   dump.py            the graph in DOT
   uid_cache.py       the absent-owner LRU cache

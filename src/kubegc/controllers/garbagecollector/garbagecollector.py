@@ -2,12 +2,12 @@
 
 ``GraphBuilder`` keeps the graph and fills ``attempt_to_delete`` / ``attempt_to_orphan``;
 ``workers`` tasks per queue decide against the *live* API state (never only the graph)
-and act through ``Operations``: owners are always read live; an item is read from its
-monitor's cache only for a delete that carries the cached resourceVersion as a
-precondition (so it lands on exactly that state), else live. Every action that succeeds
-is recorded in the ``DecisionSink`` with its reason (records.py). A periodic sync
-(``sync_period``) and the explicit ``resync()`` rediscover resources and start/stop
-monitors.
+and write through ``Actions`` (actions.py), which records every write that succeeds in
+the ``DecisionSink`` with its reason. Owners are always read live; an item is read from
+its monitor's cache only for a delete that carries the cached resourceVersion as a
+precondition (cached_delete.py), else live. Orphaning an owner's dependents is
+orphan.py. A periodic sync (``sync_period``) and the explicit ``resync()`` rediscover
+resources and start/stop monitors.
 
 Ownership: workers read the graph and may enqueue virtual delete events; they never
 write ``uid_to_node``. Everything a worker read before an ``await`` may be stale after it.
@@ -18,34 +18,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-import functools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from kubegc.api.clock import Clock
-from kubegc.api.errors import is_conflict, is_not_found
+from kubegc.api.errors import is_not_found
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
     DeletionPropagation,
     ObjectReference,
 )
-from kubegc.api.types import Obj
 from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.controllers.garbagecollector import dump, metaonly
-from kubegc.controllers.garbagecollector import patch as patches
 from kubegc.controllers.garbagecollector import records as rec
+from kubegc.controllers.garbagecollector.actions import Actions
+from kubegc.controllers.garbagecollector.cached_delete import delete_as_cached
 from kubegc.controllers.garbagecollector.classify import Classified, ReferenceClassifier
 from kubegc.controllers.garbagecollector.errors import (
     NamespacedOwnerOfClusterScopedObjectError,
-    OrphanDependentsError,
     RESTMappingError,
 )
 from kubegc.controllers.garbagecollector.graph import Node, OwnerRef, owner_refs_of
 from kubegc.controllers.garbagecollector.graph_builder import EventRecorderLike, GraphBuilder
 from kubegc.controllers.garbagecollector.operations import Operations
+from kubegc.controllers.garbagecollector.orphan import orphan_dependents
 from kubegc.controllers.garbagecollector.resource_sync import ResourceSync, SyncResult
 from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES, RESTMapper
 from kubegc.controllers.garbagecollector.uid_cache import AbsentReason, ReferenceCache
@@ -55,9 +54,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Dependents patched at once while orphaning (upstream: one goroutine each); bounded so
-#: an owner with thousands of dependents does not open thousands of requests.
-ORPHAN_PATCH_CONCURRENCY = 32
 #: How often ``run`` checks whether the monitors have synced before starting workers.
 SYNC_POLL_PERIOD = 0.01
 #: Longest ``stop`` lets workers finish the items in hand (real seconds).
@@ -95,8 +91,6 @@ class GarbageCollector:
             raise ValueError("workers must be at least 1")
         self._client = client
         self._clock = clock
-        sink = rec.NullDecisionSink() if decisions is None else decisions
-        self.decisions = rec.DecisionRecorder(sink, now=clock.now)
         self.workers = workers
         self.sync_period = sync_period
         self.initial_sync_timeout = (
@@ -109,6 +103,8 @@ class GarbageCollector:
         self.operations = Operations(
             client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder, clock=clock,
         )
+        sink = rec.NullDecisionSink() if decisions is None else decisions
+        self.actions = Actions(self.operations, rec.DecisionRecorder(sink, now=clock.now))
         self._classifier = ReferenceClassifier(
             client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
         )
@@ -242,21 +238,30 @@ class GarbageCollector:
             await asyncio.sleep(0)
 
     async def process_attempt_to_delete_worker(self) -> bool:
-        item, shutdown = await self.attempt_to_delete.get()
+        return await self._process_work_item(self.attempt_to_delete,
+                                             self.attempt_to_delete_worker)
+
+    async def _process_work_item(
+        self, queue: RateLimitingQueue[Node],
+        worker: Callable[[Node], Awaitable[WorkItemAction]],
+    ) -> bool:
+        """One get/done cycle on ``queue`` (cf. ``processAttemptToDeleteWorker`` and
+        ``processAttemptToOrphanWorker``); False once the queue shuts down."""
+        item, shutdown = await queue.get()
         if shutdown:
             return False
-        if self.attempt_to_delete.shutting_down():  # stopping: take no new item
-            self.attempt_to_delete.done(item)
+        if queue.shutting_down():  # stopping: take no new item
+            queue.done(item)
             return False
         self._take_item()
         try:
-            action = await self.attempt_to_delete_worker(item)
+            action = await worker(item)
             if action is WorkItemAction.FORGET:
-                self.attempt_to_delete.forget(item)
+                queue.forget(item)
             else:
-                self.attempt_to_delete.add_rate_limited(item)
+                queue.add_rate_limited(item)
         finally:
-            self.attempt_to_delete.done(item)
+            queue.done(item)
             self._release_item()
         return True
 
@@ -306,8 +311,9 @@ class GarbageCollector:
         log.debug("processing item %s virtual=%s", item.identity, not item.is_observed())
         if item.is_being_deleted() and not item.is_deleting_dependents():
             return DeleteItemOutcome.DONE  # a one-way trip: wait for the final deletion
-        if await self._delete_as_cached(item):
-            return DeleteItemOutcome.DONE
+        if await delete_as_cached(item, operations=self.operations, classifier=self._classifier,
+                                  actions=self.actions):
+            return DeleteItemOutcome.DONE  # decided on the monitor's copy (cached_delete.py)
         try:
             latest = await self.operations.get_object(item.identity)
         except Exception as exc:
@@ -327,105 +333,32 @@ class GarbageCollector:
             return DeleteItemOutcome.DONE
         classified = await self.classify_references(item, references)
         if classified.solid:
-            await self._remove_dangling_and_waiting_refs(item, classified)
+            await self.actions.remove_dangling_and_waiting_refs(item, classified)
         elif classified.waiting_for_dependents_deletion and item.dependents_length():
             await self._delete_in_foreground(item, classified)
         else:
-            await self._delete_with_own_policy(item, latest, classified)
+            await self.actions.delete(item, metaonly.own_policy(latest), classified)
         return DeleteItemOutcome.DONE
-
-    async def _delete_as_cached(self, item: Node) -> bool:
-        """Upstream's delete decision taken on the monitor cache's copy of ``item`` instead
-        of a live GET, and applied with that copy's resourceVersion as a precondition, so
-        the delete lands only on exactly the state decided on (docs/architecture.md, "The
-        GC decides deletes on its informer cache").
-
-        Only for an observed item the cache holds with the same uid and a decision that
-        is a plain delete. Returns False, having written nothing, for anything else (no
-        usable copy, a solid owner, an item deleting its dependents, a possible cycle that
-        needs an unblocking patch first) and when the delete finds the copy stale (409) or
-        the object gone (404): the caller then decides again on a live GET, as upstream.
-        Owners are classified against the live API exactly as upstream does.
-        """
-        if not item.is_observed() or item.is_deleting_dependents():
-            return False
-        cached = self.operations.cached_object(item.identity)
-        if cached is None:
-            return False
-        resource_version = metaonly.resource_version(cached)
-        references = owner_refs_of(cached)
-        if not resource_version or not references:
-            return False
-        classified = await self.classify_references(item, references)
-        if classified.solid:
-            return False
-        if classified.waiting_for_dependents_deletion and item.dependents_length():
-            if any(d.is_deleting_dependents() for d in item.get_dependents()):
-                return False
-            policy = DeletionPropagation.FOREGROUND
-        else:
-            policy = _own_policy(cached)
-        try:
-            await self._delete(item, policy, classified, resource_version=resource_version)
-        except Exception as exc:
-            if is_conflict(exc) or is_not_found(exc):
-                return False
-            raise
-        return True
 
     async def classify_references(self, item: Node, references: Sequence[OwnerRef]) -> Classified:
         """Split ``references`` into solid / dangling / waiting (see classify.py)."""
         return await self._classifier.classify_references(item, references)
-
-    async def _remove_dangling_and_waiting_refs(self, item: Node, c: Classified) -> None:
-        log.debug("item %s has at least one existing owner, will not garbage collect",
-                  item.identity)
-        uids = [r.uid for r in (*c.dangling, *c.waiting_for_dependents_deletion)]
-        if not uids:
-            return
-        # waiting refs must go too, or their owners would wait for this item forever
-        await self.operations.patch(
-            item.identity,
-            patches.delete_owner_refs_strategic_merge_patch(item.identity.uid, uids),
-            functools.partial(patches.delete_owner_refs_json_merge_patch, owner_uids=set(uids)),
-        )
-        self.decisions.dangling_refs_removed(item.identity, c.owners)
 
     async def _delete_in_foreground(self, item: Node, c: Classified) -> None:
         cycle_suspect = next((d for d in item.get_dependents() if d.is_deleting_dependents()), None)
         if cycle_suspect is not None:
             # a dependent also waits for its dependents: maybe a cycle (false positives are
             # possible), so stop blocking our owners before deleting in foreground (rule 22)
-            await self._unblock_owner_references(item)
-            self.decisions.unblocked(item.identity, cycle_suspect.identity, c.owners)
-        await self._delete(item, DeletionPropagation.FOREGROUND, c)
-
-    async def _unblock_owner_references(self, item: Node) -> None:
-        owners = item.owners
-        await self.operations.patch(
-            item.identity,
-            patches.unblock_owner_references_strategic_merge_patch(item.identity.uid, owners),
-            functools.partial(patches.unblock_owner_references_json_merge_patch, owners=owners),
-        )
-
-    async def _delete_with_own_policy(self, item: Node, latest: Obj, c: Classified) -> None:
-        await self._delete(item, _own_policy(latest), c)
-
-    async def _delete(self, item: Node, policy: DeletionPropagation, c: Classified, *,
-                      resource_version: str | None = None) -> None:
-        log.info("Deleting item %s with propagation policy %s", item.identity, policy)
-        await self.operations.delete_object(item.identity, policy,
-                                            resource_version=resource_version)
-        self.decisions.deleted(item.identity, str(policy), c.owners)
+            await self.actions.unblock_owner_references(item, cycle_suspect, c)
+        await self.actions.delete(item, DeletionPropagation.FOREGROUND, c)
 
     async def process_deleting_dependents_item(self, item: Node) -> None:
         """Remove ``foregroundDeletion`` once no blocking dependent is left; else queue
         the blocking dependents (cf. ``processDeletingDependentsItem``)."""
         blocking = item.blocking_dependents()
         if not blocking:
-            if await self.operations.remove_finalizer(item.identity, FINALIZER_DELETE_DEPENDENTS):
-                self.decisions.finalizer_removed(item.identity, FINALIZER_DELETE_DEPENDENTS,
-                                                 rec.DecisionReason.NO_BLOCKING_DEPENDENTS)
+            await self.actions.remove_finalizer(item.identity, FINALIZER_DELETE_DEPENDENTS,
+                                                rec.DecisionReason.NO_BLOCKING_DEPENDENTS)
             return
         for dep in blocking:
             if not dep.is_deleting_dependents():
@@ -437,70 +370,20 @@ class GarbageCollector:
             pass
 
     async def process_attempt_to_orphan_worker(self) -> bool:
-        item, shutdown = await self.attempt_to_orphan.get()
-        if shutdown:
-            return False
-        if self.attempt_to_orphan.shutting_down():  # stopping: take no new item
-            self.attempt_to_orphan.done(item)
-            return False
-        self._take_item()
-        try:
-            action = await self.attempt_to_orphan_worker(item)
-            if action is WorkItemAction.FORGET:
-                self.attempt_to_orphan.forget(item)
-            else:
-                self.attempt_to_orphan.add_rate_limited(item)
-        finally:
-            self.attempt_to_orphan.done(item)
-            self._release_item()
-        return True
+        return await self._process_work_item(self.attempt_to_orphan,
+                                             self.attempt_to_orphan_worker)
 
     async def attempt_to_orphan_worker(self, owner: Node) -> WorkItemAction:
-        """Strip ``owner``'s reference from its dependents, then remove ``orphan``."""
+        """Strip ``owner``'s reference from its dependents, then remove ``orphan``
+        (orphan.py; cf. ``attemptToOrphanWorker``)."""
         try:
-            await self.orphan_dependents(owner.identity, owner.get_dependents())
-            removed = await self.operations.remove_finalizer(
-                owner.identity, FINALIZER_ORPHAN_DEPENDENTS)
+            await orphan_dependents(self.actions, owner.identity, owner.get_dependents())
+            await self.actions.remove_finalizer(owner.identity, FINALIZER_ORPHAN_DEPENDENTS,
+                                                rec.DecisionReason.DEPENDENTS_ORPHANED)
         except Exception as exc:
             self.handle_error(exc, item=owner)
             return WorkItemAction.REQUEUE
-        if removed:
-            self.decisions.finalizer_removed(owner.identity, FINALIZER_ORPHAN_DEPENDENTS,
-                                             rec.DecisionReason.DEPENDENTS_ORPHANED)
         return WorkItemAction.FORGET
-
-    async def orphan_dependents(self, owner: ObjectReference, dependents: Sequence[Node]) -> None:
-        """Remove ``owner``'s reference from each dependent (404 ignored; rule 30)."""
-        semaphore = asyncio.Semaphore(ORPHAN_PATCH_CONCURRENCY)
-
-        jmp = functools.partial(patches.delete_owner_refs_json_merge_patch, owner_uids={owner.uid})
-
-        async def orphan(dependent: Node) -> str | None:
-            uid = dependent.identity.uid
-            smp = patches.delete_owner_refs_strategic_merge_patch(uid, [owner.uid])
-            async with semaphore:
-                try:
-                    await self.operations.patch(dependent.identity, smp, jmp)
-                except Exception as exc:
-                    if is_not_found(exc):
-                        return None
-                    return f"orphaning {dependent.identity} failed, {exc}"
-            self.decisions.orphaned(dependent.identity, owner)
-            return None
-
-        errors = [e for e in await asyncio.gather(*(orphan(d) for d in dependents)) if e]
-        if errors:
-            raise OrphanDependentsError(owner, errors)
-
-
-def _own_policy(latest: Obj) -> DeletionPropagation:
-    """An item without solid or waiting owners keeps the policy its own GC finalizer asks
-    for, else Background (rule 20)."""
-    if metaonly.has_orphan_finalizer(latest):
-        return DeletionPropagation.ORPHAN
-    if metaonly.has_delete_dependents_finalizer(latest):
-        return DeletionPropagation.FOREGROUND
-    return DeletionPropagation.BACKGROUND
 
 
 def _queue_idle(queue: RateLimitingQueue[Node], *, parked: int) -> bool:
