@@ -155,6 +155,31 @@ async def test_a_batch_is_written_in_few_statements(
         await kv.close()
 
 
+async def test_a_read_modify_write_reads_the_row_once(db: Path) -> None:
+    """The registry's CAS write reads the object, then writes it: the write's check uses
+    the row the read returned, unless the key was written in between."""
+    kv = SqliteKV(db)
+    try:
+        r1 = await kv.create("/k", b"v1")
+        selects: list[str] = []
+        kv._conn.set_trace_callback(
+            lambda sql_text: selects.append(sql_text) if "SELECT" in sql_text else None)
+        current = await kv.get("/k")
+        assert current is not None
+        r2 = await kv.update("/k", b"v2", expected_mod_revision=current.mod_revision)
+        assert len(selects) == 1 and r2 == r1 + 1
+        # the cached row was dropped by that write: a stale CAS still conflicts
+        with pytest.raises(ConflictError):
+            await kv.update("/k", b"v3", expected_mod_revision=r1)
+        r3 = await kv.delete("/k", expected_mod_revision=r2)
+        assert await kv.get("/k") is None
+        events = kv.read_events("/k", "/k\x00", r3, r3)
+        assert events[0].prev_kv is not None and events[0].prev_kv.value == b"v2"
+    finally:
+        kv._conn.set_trace_callback(None)
+        await kv.close()
+
+
 async def test_values_must_be_bytes(db: Path) -> None:
     kv = SqliteKV(db)
     try:

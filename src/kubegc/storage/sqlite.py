@@ -56,7 +56,10 @@ from kubegc.storage.sqlite_writer import (
 )
 from kubegc.storage.watch_hub import LogWatch, WatchHub
 
-# Revisions compacted per transaction: bounds how long compaction holds the writer.
+# Rows remembered from gets for the writes that follow them (see ``_read_rows``).
+READ_ROWS_KEPT = 4096
+
+# Revisions compacted per transaction: bounds how long compaction holds the event loop.
 COMPACT_BATCH_REVISIONS = 2000
 
 _PUT, _DEL = EventType.PUT, EventType.DELETE
@@ -98,6 +101,11 @@ class SqliteKV(KV):
         self._commits = 0
         self._writes = 0
         self._max_batch = 0
+        #: the committed row each ``get`` returned, until that key is written: a
+        #: read-modify-write (the registry's CAS update or delete) then finds its current
+        #: row here instead of reading it again. Writes go through ``_flush`` only, which
+        #: drops the keys it writes, so an entry is always the key's latest row.
+        self._read_rows: dict[str, Row] = {}
 
     @property
     def current_revision(self) -> int:
@@ -122,6 +130,9 @@ class SqliteKV(KV):
         row = self._conn.execute(sql.LATEST, (key,)).fetchone()
         if row is None or row[2]:
             return None
+        if len(self._read_rows) >= READ_ROWS_KEPT:
+            self._read_rows.clear()
+        self._read_rows[key] = row
         return KeyValue(key, row[3], row[1], row[0])
 
     async def range(
@@ -204,15 +215,20 @@ class SqliteKV(KV):
         writes: list[Write] = [op[:4] for op in ops]
         try:
             plan = plan_batch(self._latest_row, writes, self._rev, self._hub.has_watchers)
+            for row in plan.rows:
+                self._read_rows.pop(row[1], None)
             if plan.rows:
                 write_rows(self._conn, plan.rows)
         except Exception as exc:  # sqlite3.Error (disk full, I/O) or a bug: fail the batch
+            self._read_rows.clear()
             self._fail_batch(ops, exc)
             return
         self._publish(ops, plan)
 
     def _latest_row(self, key: str) -> Row | None:
-        row: Row | None = self._conn.execute(sql.LATEST, (key,)).fetchone()
+        row: Row | None = self._read_rows.get(key)
+        if row is None:
+            row = self._conn.execute(sql.LATEST, (key,)).fetchone()
         return row
 
     def _publish(self, ops: list[_Op], plan: BatchPlan) -> None:
