@@ -73,10 +73,10 @@ def infer_type(value: Any) -> str:
         if all(isinstance(v, str) for v in value):
             return "[]string"
         return "[]interface {}"
-    return _dynamic_type(value)
+    return dynamic_type(value)
 
 
-def _dynamic_type(value: Any) -> str:
+def dynamic_type(value: Any) -> str:
     """The Go type ``encoding/json`` decodes a value into inside ``interface {}``
     (integers as ``int64``, as apimachinery's unstructured decoding keeps them)."""
     if value is None:
@@ -135,7 +135,7 @@ class _SharpV:
             return self._struct(value, typ)
         if typ == "interface {}":
             return "interface {}(nil)" if value is None else self.render(
-                value, _dynamic_type(value))
+                value, dynamic_type(value))
         return self._scalar(value, typ)
 
     def _scalar(self, value: Any, typ: str) -> str:
@@ -145,13 +145,13 @@ class _SharpV:
             return go_quote(value)
         if (typ in (*_INTS, *_FLOATS, "bool")) and _fits(value, typ):
             return go_float(float(value)) if typ in _FLOATS else go_v(value)
-        return self.render(value, _dynamic_type(value))  # not of the declared type
+        return self.render(value, dynamic_type(value))  # not of the declared type
 
     def _slice(self, value: Any, typ: str) -> str:
         if value is None:
             return f"{typ}(nil)"
         if not isinstance(value, list | tuple):
-            return self.render(value, _dynamic_type(value))
+            return self.render(value, dynamic_type(value))
         elem = typ[2:]
         return f"{typ}{{" + ", ".join(self.render(v, elem) for v in value) + "}"
 
@@ -159,7 +159,7 @@ class _SharpV:
         if value is None:
             return f"{typ}(nil)"
         if not isinstance(value, dict):
-            return self.render(value, _dynamic_type(value))
+            return self.render(value, dynamic_type(value))
         elem = typ[len("map[string]"):]
         entries = (f"{go_quote(str(k))}:{self.render(value[k], elem)}"
                    for k in sorted(value, key=str))  # fmt sorts map keys
@@ -167,7 +167,7 @@ class _SharpV:
 
     def _struct(self, value: Any, typ: str) -> str:
         if not isinstance(value, dict):
-            return self.render(value, _dynamic_type(value))
+            return self.render(value, dynamic_type(value))
         fields = (f"{name}:{self.render(value.get(key), ftype)}"
                   for name, key, ftype in STRUCTS[typ])
         return f"{typ}{{" + ", ".join(fields) + "}"

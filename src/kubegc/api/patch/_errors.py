@@ -15,12 +15,12 @@ only PATCH produces:
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import orjson
 
 from kubegc.api.errors import StatusError
+from kubegc.api.goformat import dynamic_type, go_float
 
 UNPROCESSABLE_MESSAGE = "the server rejected our request due to an error in our request"
 
@@ -44,7 +44,7 @@ def go_repr(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return _go_float(value)
+        return go_float(value)
     if isinstance(value, dict):
         inner = " ".join(f"{k}:{go_repr(v)}" for k, v in sorted(value.items()))
         return f"map[{inner}]"
@@ -53,29 +53,9 @@ def go_repr(value: Any) -> str:
     return str(value)
 
 
-def _go_float(value: float) -> str:
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    return repr(value)
-
-
 def go_type(value: Any) -> str:
     """``reflect.TypeOf(value).String()`` for a JSON value decoded into ``interface{}``."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return "[]interface {}"
+    return "<nil>" if value is None else dynamic_type(value)
 
 
 def bad_arg_type(expected: str, actual: Any) -> StatusError:
