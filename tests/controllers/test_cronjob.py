@@ -67,7 +67,7 @@ def finish(client: FakeClient, name: str, condition: str, at: str) -> None:
     new["status"] = {"startTime": at, "conditions": [{"type": condition, "status": "True"}]}
     if condition == "Complete":
         new["status"]["completionTime"] = at
-    client._commit(JOBS, new)
+    client.update_object(JOBS, new)
 
 
 async def test_creates_job_at_each_activation() -> None:

@@ -87,11 +87,11 @@ async def quiet(controller: Any, turns: int = 50, timeout: float = 5.0) -> None:
 
 
 def objects(client: FakeClient, gvr: GroupVersionResource, namespace: str = "ns") -> list[Obj]:
-    return [o for (ns, _), o in sorted(client._objects.get(gvr, {}).items()) if ns == namespace]
+    return [o for o in client.objects(gvr) if o["metadata"].get("namespace", "") == namespace]
 
 
 def event_messages(client: FakeClient, reason: str | None = None) -> list[str]:
-    events = [o for o in client._objects.get(EVENTS, {}).values()]
+    events = client.objects(EVENTS)
     return sorted(str(e.get("message")) for e in events
                   if reason is None or e.get("reason") == reason)
 
@@ -106,7 +106,7 @@ def set_pod_phase(client: FakeClient, pod: Obj, phase: str, *, ready: bool = Fal
     new = copy.deepcopy(stored)
     new["status"] = {"phase": phase, "conditions": [
         {"type": "Ready", "status": "True" if ready else "False", "lastTransitionTime": at}]}
-    client._commit(PODS, new)
+    client.update_object(PODS, new)
 
 
 def pod_template(labels: dict[str, str]) -> Obj:

@@ -1,7 +1,8 @@
 """Step-driven GC scenarios (a port of upstream's garbagecollector_test.go harness).
 
 A scenario is a list of steps run in order against one ``GarbageCollector`` whose queues
-are ``TrackingQueue``s and whose client is a ``FakeClient``; no task runs in the
+are ``TrackingQueue``s and whose client is a ``StepClient`` (the shared fake client as
+upstream's tests drive it); no task runs in the
 background, each step drives one piece (``process_event``, ``process_attempt_to_delete``)
 and ``assert_state`` checks everything observable. After every step the graph invariant
 (rule 45) is verified.
@@ -9,14 +10,18 @@ and ``assert_state`` checks everything observable. After every step the graph in
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from kubegc.api.clock import ManualClock
+from kubegc.api.clock import Clock, ManualClock
 from kubegc.api.meta import ObjectReference
 from kubegc.api.resources import GroupVersionKind, GroupVersionResource, split_api_version
+from kubegc.api.types import Obj
 from kubegc.client.cache import SharedInformerFactory
+from kubegc.client.fake import FakeClient, client_go_string
+from kubegc.client.interface import APIResource
+from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.controllers.garbagecollector import (
     Event,
     EventType,
@@ -27,7 +32,96 @@ from kubegc.controllers.garbagecollector import (
     ReferenceCache,
 )
 
-from .fakes import FakeClient, FakeRecorder, TrackingQueue
+T = TypeVar("T", bound=Hashable)
+_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+
+
+def api_resource(group: str, version: str, resource: str, kind: str, *,
+                 namespaced: bool = True) -> APIResource:
+    return APIResource(group, version, resource, kind, namespaced, verbs=_VERBS)
+
+
+#: What the upstream tests' REST mapper knows, plus a few kinds used here.
+DEFAULT_RESOURCES = (
+    api_resource("", "v1", "pods", "Pod"),
+    api_resource("", "v1", "secrets", "Secret"),
+    api_resource("", "v1", "configmaps", "ConfigMap"),
+    api_resource("", "v1", "replicationcontrollers", "ReplicationController"),
+    api_resource("", "v1", "nodes", "Node", namespaced=False),
+    api_resource("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False),
+    api_resource("", "v1", "events", "Event"),
+    api_resource("apps", "v1", "deployments", "Deployment"),
+    api_resource("apps", "v1", "replicasets", "ReplicaSet"),
+    api_resource("rbac.authorization.k8s.io", "v1", "roles", "Role"),
+    api_resource("rbac.authorization.k8s.io", "v1beta1", "roles", "Role"),
+    api_resource("example.com", "v1", "widgets", "Widget"),  # a "custom resource": no SMP
+)
+
+
+class StepClient(FakeClient):
+    """The shared ``FakeClient`` as upstream's GC tests drive it: their REST mapper's
+    resources, actions as client-go prints them (``"get /v1, Resource=pods ns=ns1
+    name=p"``), objects seeded, looked up and removed by (resource, namespace, name), and
+    ``failures``: action string -> the error every such call raises."""
+
+    def __init__(self, *, clock: Clock) -> None:
+        super().__init__(resources=DEFAULT_RESOURCES, clock=clock,
+                         action_format=client_go_string)
+        self.failures: dict[str, Exception] = {}
+        self.fail_matching(self.failures)
+
+    def seed(self, gvr: GroupVersionResource, obj: Obj) -> Obj:
+        return self.add_object(gvr, obj)
+
+    def lookup(self, gvr: GroupVersionResource, namespace: str, name: str) -> Obj | None:
+        return self.stored(gvr, name, namespace=namespace)
+
+    def remove(self, gvr: GroupVersionResource, namespace: str, name: str) -> None:
+        self.remove_object(gvr, name, namespace=namespace)
+
+
+class FakeRecorder:
+    """Records events as ``"<type> <reason> <message> involvedObject{kind=K,apiVersion=V}"``
+    (upstream's ``record.FakeRecorder`` with ``IncludeObject``)."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.objects: list[Obj] = []
+
+    def event(self, obj: Obj, type: str, reason: str, message: str) -> None:
+        self.objects.append(obj)
+        self.events.append(f"{type} {reason} {message} involvedObject{{kind={obj.get('kind')},"
+                           f"apiVersion={obj.get('apiVersion')}}}")
+
+    def take(self) -> list[str]:
+        events, self.events = self.events, []
+        return events
+
+
+class TrackingQueue(RateLimitingQueue[T]):
+    """A ``RateLimitingQueue`` that adds rate-limited and delayed items at once and keeps
+    the pending items in order for inspection (cf. upstream's ``trackingWorkqueue``)."""
+
+    def __init__(self, *, name: str, clock: Clock) -> None:
+        super().__init__(name=name, clock=clock)
+        self.pending: list[T] = []
+
+    def add(self, item: T) -> None:
+        if item not in self.pending:
+            self.pending.append(item)
+        super().add(item)
+
+    def add_after(self, item: T, delay_seconds: float) -> None:
+        self.add(item)
+
+    def add_rate_limited(self, item: T) -> None:
+        self.add(item)
+
+    async def get(self) -> tuple[T, bool]:
+        item, shutdown = await super().get()
+        if not shutdown and item in self.pending:
+            self.pending.remove(item)
+        return item, shutdown
 
 
 def make_id(api_version: str, kind: str, namespace: str, name: str, uid: str) -> ObjectReference:
@@ -92,7 +186,7 @@ def node(identity: ObjectReference, *owners: ObjectReference, virtual: bool = Fa
 @dataclass
 class Harness:
     gc: GarbageCollector
-    client: FakeClient
+    client: StepClient
     recorder: FakeRecorder
     decisions: InMemoryDecisionSink
     graph_changes: TrackingQueue[Event]
@@ -102,14 +196,14 @@ class Harness:
     @classmethod
     def create(cls, *, absent_cache_size: int = 100) -> Harness:
         clock = ManualClock()
-        client = FakeClient(clock=clock)
+        client = StepClient(clock=clock)
         recorder = FakeRecorder()
         decisions = InMemoryDecisionSink()
         gc = GarbageCollector(
             client, informer_factory=SharedInformerFactory(client, clock=clock),
             recorder=recorder, clock=clock, decisions=decisions, workers=1,
         )
-        gc.rest_mapper.reset(client.resources)
+        gc.rest_mapper.reset(DEFAULT_RESOURCES)
         gb = gc.graph_builder
         gb.absent_owner_cache = ReferenceCache(absent_cache_size)
         gb.graph_changes = TrackingQueue(name="graph_changes", clock=clock)

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from kubegc.api import errors
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.cache import SharedInformerFactory
+from kubegc.client.fake import Action
 from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.controllers.garbagecollector import (
     DecisionReason,
@@ -23,8 +25,7 @@ from kubegc.controllers.garbagecollector import (
     RecordAction,
 )
 
-from .fakes import DEFAULT_RESOURCES, FakeClient, FakeRecorder, api_resource
-from .steps import make_id, make_obj, ref_of
+from .steps import FakeRecorder, StepClient, api_resource, make_id, make_obj, ref_of
 
 PODS = GroupVersionResource("", "v1", "pods")
 RCS = GroupVersionResource("", "v1", "replicationcontrollers")
@@ -47,7 +48,7 @@ async def eventually(condition: Callable[[], bool], *, timeout: float = DEADLINE
 @dataclass
 class Running:
     gc: GarbageCollector
-    client: FakeClient
+    client: StepClient
     decisions: InMemoryDecisionSink
 
     def exists(self, gvr: GroupVersionResource, name: str, ns: str = "ns1") -> bool:
@@ -75,7 +76,7 @@ class Running:
 @pytest.fixture
 async def running() -> AsyncIterator[Running]:
     clock = RealClock()
-    client = FakeClient(clock=clock)
+    client = StepClient(clock=clock)
     decisions = InMemoryDecisionSink()
     factory = SharedInformerFactory(client, clock=clock)
     gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
@@ -245,7 +246,7 @@ async def test_custom_resource_owner_cascades_to_core_dependent(running: Running
 async def test_resync_starts_and_stops_monitors(running: Running) -> None:  # rule 43, IT-11
     gadgets = api_resource("example.com", "v1", "gadgets", "Gadget")
     assert GADGETS not in running.gc.graph_builder.monitors
-    running.client.resources.append(gadgets)
+    running.client.register(gadgets)
 
     result = await running.gc.resync()
 
@@ -253,14 +254,18 @@ async def test_resync_starts_and_stops_monitors(running: Running) -> None:  # ru
     gadget = make_id("example.com/v1", "Gadget", "ns1", "g", "uid-g")
     g = running.client.seed(GADGETS, make_obj(gadget))
     await running.observed(g)
-    running.client.resources.remove(gadgets)
+    running.client.unregister(GADGETS)
     await running.gc.resync()
     assert GADGETS not in running.gc.graph_builder.monitors
 
 
 async def test_discovery_failure_keeps_monitors(running: Running) -> None:  # rule 44
     before = running.gc.graph_builder.monitors.resources()
-    running.client.discovery_error = RuntimeError("discovery down")
+
+    def discovery_down(action: Action) -> None:
+        raise RuntimeError("discovery down")
+
+    running.client.prepend_reactor("discover", discovery_down)
     result = await running.gc.resync()
     assert not result.changed and result.errors
     assert running.gc.graph_builder.monitors.resources() == before
@@ -273,8 +278,8 @@ async def test_events_are_never_monitored(running: Running) -> None:  # rule 1
 
 async def test_unsyncable_resource_does_not_stop_collection() -> None:  # IT-12
     clock = RealClock()
-    client = FakeClient((*DEFAULT_RESOURCES,), clock=clock)
-    client.unlistable.add(SECRETS)
+    client = StepClient(clock=clock)
+    client.failures["list /v1, Resource=secrets"] = errors.internal_error(f"cannot list {SECRETS}")
     factory = SharedInformerFactory(client, clock=clock)
     gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
                           workers=2, sync_period=3600, initial_sync_timeout=0)
@@ -306,7 +311,7 @@ async def test_dot_shows_the_neighbourhood_of_a_uid(running: Running) -> None:
 
 async def test_stop_leaves_shared_informers_to_their_owner() -> None:
     clock = RealClock()
-    client = FakeClient(clock=clock)
+    client = StepClient(clock=clock)
     factory = SharedInformerFactory(client, clock=clock)
     gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
                           workers=1, sync_period=3600, initial_sync_timeout=0)
@@ -316,10 +321,10 @@ async def test_stop_leaves_shared_informers_to_their_owner() -> None:
         await gc.stop()
         pods = factory.for_resource(PODS, metadata_only=True)
         assert pods.is_started()  # still serving other controllers
-        count = len(client.objects)
+        count = len(client.objects(PODS))
         client.seed(PODS, pod("late", make_id("v1", "ReplicationController", "ns1", "x", "x")))
         await eventually(lambda: pods.indexer.get_by_key("ns1/late") is not None)
-        assert len(client.objects) == count + 1 and not gc.graph_has_uid("uid-late")
+        assert len(client.objects(PODS)) == count + 1 and not gc.graph_has_uid("uid-late")
     finally:
         await factory.stop()
 
@@ -338,7 +343,7 @@ async def test_unresolvable_kind_is_parked_and_gc_still_settles(running: Running
     assert running.gc.attempt_to_delete.waiting_count() == 1
 
 
-class _SlowDeleteClient(FakeClient):
+class _SlowDeleteClient(StepClient):
     """Deletes happen at once; their responses wait for ``respond`` (a slow network)."""
 
     def __init__(self, *, clock: RealClock) -> None:

@@ -1,38 +1,12 @@
-"""An in-memory ``Client`` for unit tests of informers and controllers
-(cf. client-go's fake clientsets: an object tracker plus reactors and recorded actions).
-
-What it does:
-  * keeps objects per resource, keyed by namespace/name; assigns ``uid`` (if missing),
-    ``creationTimestamp`` and a ``resourceVersion`` from one global counter;
-  * get/list (label and field selectors, ``limit``/``continue`` paging over the current
-    state)/create/update/patch/delete/watch; patches go through ``kubegc.api.patch`` (the
-    registry's implementation: strategic merge for built-in kinds only, apply needs a
-    field manager), so patch errors are the server's;
-  * delete removes at once unless the object has finalizers, in which case it only gets a
-    ``deletionTimestamp``; an update or patch that empties the finalizers of an object
-    being deleted removes it. No other registry semantics (no GC finalizers, no grace);
-  * watch: ``resourceVersion`` ""/"0" starts with synthetic ADDED events, ``N`` replays the
-    kept history after N (410 Expired ERROR if ``compact`` dropped it), then live events.
-    Selectors filter each event by the object's new state (an object leaving a selector
-    gets no DELETED). ``timeoutSeconds`` is ignored. Slow-consumer policy: unbounded
-    per-watcher queues, nothing is dropped.
-  * records every call (except ``discover``) in ``actions`` as strings
-    ``"<verb> <group/version> <resource>[/<subresource>] [<namespace>/]<name>"`` (e.g.
-    ``"get apps/v1 deployments ns1/deployment1"``, ``"list v1 pods ns1"``), and in
-    ``action_log`` as ``Action`` values (with bodies);
-  * reactors (``prepend_reactor``, ``fail_next``, ``respond_to_get``) run after recording
-    and may answer or raise instead of the tracker, as client-go's ``PrependReactor``.
-Objects going in and out are deep copies: callers may mutate what they get.
-"""
+"""``FakeClient``: the ``Client`` protocol over an ``ObjectTracker``, recording every call
+and letting reactors answer first (see the package docstring for the semantics)."""
 
 from __future__ import annotations
 
-import asyncio
 import builtins
+import contextlib
 import copy
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -41,10 +15,12 @@ from kubegc.api import errors
 from kubegc.api.clock import Clock, RealClock, format_time
 from kubegc.api.fields import object_fields, parse_field_selector
 from kubegc.api.labels import parse_label_selector
-from kubegc.api.meta import finalizers_of, metadata
+from kubegc.api.meta import metadata
 from kubegc.api.patch import apply_patch
 from kubegc.api.resources import Catalog, GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.client.fake.actions import Action, ActionFormat, Reactor
+from kubegc.client.fake.tracker import ObjectTracker
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -55,39 +31,7 @@ from kubegc.client.interface import (
     WatchOptions,
 )
 
-Reactor = Callable[["Action"], Obj | None]
 _SUCCESS: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One recorded call. ``body``: the object (create/update), the patch (patch), the
-    ``DeleteOptions`` (delete), the ``ListOptions``/``WatchOptions`` (list/watch)."""
-
-    verb: str
-    gvr: GroupVersionResource
-    namespace: str = ""
-    name: str = ""
-    subresource: str = ""
-    body: Any = None
-    patch_type: PatchType | None = None
-
-    def __str__(self) -> str:
-        resource = f"{self.gvr.resource}/{self.subresource}" if self.subresource else (
-            self.gvr.resource
-        )
-        target = f"{self.namespace}/{self.name}" if self.namespace and self.name else (
-            self.name or self.namespace
-        )
-        return " ".join(p for p in (self.verb, self.gvr.group_version, resource, target) if p)
-
-
-@dataclass(eq=False)
-class _Watcher:
-    gvr: GroupVersionResource
-    matches: Callable[[Obj], bool]
-    bookmarks: bool
-    queue: asyncio.Queue[WatchEvent | None] = field(default_factory=asyncio.Queue)
 
 
 def builtin_api_resources() -> builtins.list[APIResource]:
@@ -100,26 +44,26 @@ def builtin_api_resources() -> builtins.list[APIResource]:
 
 
 class FakeClient(Client):
-    """In-memory ``Client`` (see the module docstring). One event loop; not thread-safe.
+    """In-memory ``Client``. One event loop; not thread-safe.
 
-    Ownership: the test seeds objects (``add_object``) and inspects ``actions`` and
-    ``stored``; the code under test calls the ``Client`` methods.
+    Ownership: the test seeds objects (``add_object``), steers calls (reactors) and
+    inspects ``actions`` and ``stored``; the code under test calls the ``Client`` methods.
+    ``action_format`` renders ``actions`` (default ``str``: kubegc's short form;
+    ``client_go_string``: upstream's GC tests' form).
     """
 
     def __init__(
         self, *, resources: Iterable[APIResource] = (), clock: Clock | None = None,
+        action_format: ActionFormat = str,
     ) -> None:
         self.clock: Clock = clock or RealClock()
         self.actions: builtins.list[str] = []
         self.action_log: builtins.list[Action] = []
+        self._format = action_format
         self._resources: dict[GroupVersionResource, APIResource] = {}
         self._catalog = Catalog.builtin()
-        self._objects: dict[GroupVersionResource, dict[tuple[str, str], Obj]] = {}
         self._reactors: builtins.list[tuple[str, GroupVersionResource | None, Reactor]] = []
-        self._rv = 0
-        self._history: builtins.list[tuple[int, GroupVersionResource, WatchEvent]] = []
-        self._compacted = 0
-        self._watchers: builtins.list[_Watcher] = []
+        self.tracker = ObjectTracker(self.clock, self._info)
         self.register(*resources)
 
     # -- test controls ---------------------------------------------------------------
@@ -134,20 +78,37 @@ class FakeClient(Client):
 
     def add_object(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
         """Create ``obj`` without recording an action (test setup); watchers see it."""
-        return self._create(gvr, obj, namespace)
+        return self.tracker.create(gvr, obj, namespace)
+
+    def update_object(self, gvr: GroupVersionResource, obj: Obj) -> Obj:
+        """Store ``obj`` over its stored version as is (no resourceVersion check), without
+        recording an action: another writer's update. Watchers see it."""
+        meta = obj.get("metadata") or {}
+        self.tracker.must(gvr, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        return self.tracker.commit(gvr, copy.deepcopy(obj))
+
+    def remove_object(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> None:
+        """Remove the object at once, without recording an action; watchers see DELETED."""
+        self.tracker.remove(gvr, self.tracker.must(gvr, namespace, name))
 
     def stored(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj | None:
         """A copy of the stored object, without recording an action."""
-        obj = self._objects.get(gvr, {}).get((namespace, name))
+        obj = self.tracker.find(gvr, namespace, name)
         return copy.deepcopy(obj) if obj is not None else None
 
     def objects(self, gvr: GroupVersionResource) -> builtins.list[Obj]:
         """Copies of every stored object of ``gvr``, by namespace/name; no action recorded."""
-        return [copy.deepcopy(o) for _, o in sorted(self._objects.get(gvr, {}).items())]
+        return self.tracker.items(gvr)
 
     def clear_actions(self) -> None:
         self.actions.clear()
         self.action_log.clear()
+
+    def take_actions(self) -> builtins.list[str]:
+        """The recorded ``actions`` so far; both logs are cleared."""
+        taken = builtins.list(self.actions)
+        self.clear_actions()
+        return taken
 
     def prepend_reactor(
         self, verb: str, reactor: Reactor, *, gvr: GroupVersionResource | None = None,
@@ -171,6 +132,18 @@ class FakeClient(Client):
 
         self.prepend_reactor(verb, reactor, gvr=gvr)
 
+    def fail_matching(self, failures: dict[str, Exception]) -> None:
+        """Make every call whose rendered action (``action_format``) is a key of ``failures``
+        raise that key's error; the dict is read at each call, so tests may edit it later."""
+
+        def reactor(action: Action) -> Obj | None:
+            error = failures.get(self._format(action))
+            if error is not None:
+                raise error
+            return None
+
+        self.prepend_reactor("*", reactor)
+
     def respond_to_get(
         self, gvr: GroupVersionResource, name: str, response: Obj | Exception, *,
         namespace: str = "",
@@ -188,8 +161,7 @@ class FakeClient(Client):
 
     def compact(self, resource_version: int | None = None) -> None:
         """Forget watch history up to ``resource_version`` (default: all of it)."""
-        self._compacted = self._rv if resource_version is None else resource_version
-        self._history = [h for h in self._history if h[0] > self._compacted]
+        self.tracker.compact(resource_version)
 
     def expire_watches(self, gvr: GroupVersionResource | None = None) -> None:
         """Send a 410 Expired ERROR to open watches (all, or of ``gvr``) and end them."""
@@ -199,33 +171,32 @@ class FakeClient(Client):
         self, error: errors.StatusError, gvr: GroupVersionResource | None = None,
     ) -> None:
         """Send ``error`` as an ERROR event to open watches (all, or of ``gvr``); end them."""
-        self._end_watches(gvr, WatchEvent("ERROR", error.to_status()))
+        self.tracker.end_watches(gvr, WatchEvent("ERROR", error.to_status()))
 
     def close_watches(self, gvr: GroupVersionResource | None = None) -> None:
         """End open watch streams normally (as a server-side timeout does)."""
-        self._end_watches(gvr, None)
+        self.tracker.end_watches(gvr, None)
 
     def send_bookmark(self, gvr: GroupVersionResource) -> None:
         info = self._info(gvr)
-        bookmark = {"kind": info.kind if info else "", "apiVersion": gvr.group_version,
-                    "metadata": {"resourceVersion": str(self._rv)}}
-        for w in self._watchers:
-            if w.gvr == gvr and w.bookmarks:
-                w.queue.put_nowait(WatchEvent("BOOKMARK", copy.deepcopy(bookmark)))
+        self.tracker.send_bookmark(gvr, {
+            "kind": info.kind if info else "", "apiVersion": gvr.group_version,
+            "metadata": {"resourceVersion": str(self.tracker.resource_version)}})
 
     def watcher_count(self, gvr: GroupVersionResource | None = None) -> int:
-        return sum(1 for w in self._watchers if gvr is None or w.gvr == gvr)
+        return self.tracker.watcher_count(gvr)
 
     @property
     def resource_version(self) -> int:
         """The global counter: the resourceVersion of the last write."""
-        return self._rv
+        return self.tracker.resource_version
 
     # -- Client ----------------------------------------------------------------------
 
     async def get(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj:
         answer = self._record(Action("get", gvr, namespace, name))
-        return answer if answer is not None else copy.deepcopy(self._must(gvr, namespace, name))
+        return answer if answer is not None else copy.deepcopy(
+            self.tracker.must(gvr, namespace, name))
 
     async def list(
         self, gvr: GroupVersionResource, *, namespace: str = "", options: ListOptions | None = None,
@@ -234,16 +205,16 @@ class FakeClient(Client):
         answer = self._record(Action("list", gvr, namespace, body=opts))
         if answer is not None:
             return answer
-        matches = self._matcher(gvr, namespace, opts.label_selector, opts.field_selector)
-        items = [o for _, o in sorted(self._objects.get(gvr, {}).items()) if matches(o)]
+        items = self.tracker.items(
+            gvr, self._matcher(gvr, namespace, opts.label_selector, opts.field_selector))
         start = int(opts.continue_ or 0)
         end = start + opts.limit if opts.limit > 0 else len(items)
         info = self._info(gvr)
-        meta: dict[str, Any] = {"resourceVersion": str(self._rv)}
+        meta: dict[str, Any] = {"resourceVersion": str(self.tracker.resource_version)}
         if end < len(items):
             meta.update({"continue": str(end), "remainingItemCount": len(items) - end})
         return {"kind": f"{info.kind if info else ''}List", "apiVersion": gvr.group_version,
-                "metadata": meta, "items": copy.deepcopy(items[start:end])}
+                "metadata": meta, "items": items[start:end]}
 
     async def watch(
         self, gvr: GroupVersionResource, *, namespace: str = "",
@@ -252,33 +223,16 @@ class FakeClient(Client):
         opts = options or WatchOptions()
         self._record(Action("watch", gvr, namespace, body=opts))
         matches = self._matcher(gvr, namespace, opts.label_selector, opts.field_selector)
-        rv = opts.resource_version
-        if rv in ("", "0"):
-            backlog = [WatchEvent("ADDED", copy.deepcopy(o))
-                       for _, o in sorted(self._objects.get(gvr, {}).items()) if matches(o)]
-        elif int(rv) < self._compacted:
-            message = f"too old resource version: {rv} ({self._compacted + 1})"
-            yield WatchEvent("ERROR", errors.resource_expired(message).to_status())
-            return
-        else:
-            backlog = [WatchEvent(e.type, copy.deepcopy(e.object)) for r, g, e in self._history
-                       if g == gvr and r > int(rv) and matches(e.object)]
-        watcher = _Watcher(gvr, matches, opts.allow_bookmarks)
-        self._watchers.append(watcher)
-        try:
-            for event in backlog:
+        events = self.tracker.watch(gvr, matches, opts.resource_version, opts.allow_bookmarks)
+        async with contextlib.aclosing(events):  # closing this stream ends the watch at once
+            async for event in events:
                 yield event
-            while (event_or_end := await watcher.queue.get()) is not None:
-                yield event_or_end
-        finally:
-            if watcher in self._watchers:
-                self._watchers.remove(watcher)
 
     async def create(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
         meta = obj.get("metadata") or {}
         ns = namespace or str(meta.get("namespace") or "")
         answer = self._record(Action("create", gvr, ns, str(meta.get("name") or ""), body=obj))
-        return answer if answer is not None else self._create(gvr, obj, namespace)
+        return answer if answer is not None else self.tracker.create(gvr, obj, namespace)
 
     async def update(
         self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "", subresource: str = "",
@@ -288,15 +242,15 @@ class FakeClient(Client):
         answer = self._record(Action("update", gvr, ns, name, subresource, body=obj))
         if answer is not None:
             return answer
-        existing = self._must(gvr, ns, name)
-        _check_rv(gvr, name, meta.get("resourceVersion"), existing)
+        existing = self.tracker.must(gvr, ns, name)
+        _check_rv_and_uid(gvr, name, meta, existing)
         new = copy.deepcopy(obj)
         if subresource == "status":
             new = {**copy.deepcopy(existing), "status": new.get("status")}
         for keep in ("uid", "creationTimestamp", "deletionTimestamp", "namespace"):
             if keep in existing["metadata"]:
                 metadata(new)[keep] = existing["metadata"][keep]
-        return self._commit(gvr, new)
+        return self.tracker.commit(gvr, new)
 
     async def patch(
         self, gvr: GroupVersionResource, name: str, patch: Any, *, namespace: str = "",
@@ -307,9 +261,9 @@ class FakeClient(Client):
         answer = self._record(action)
         if answer is not None:
             return answer
-        existing = self._objects.get(gvr, {}).get((namespace, name))
+        existing = self.tracker.find(gvr, namespace, name)
         if existing is None and patch_type is not PatchType.APPLY:
-            existing = self._must(gvr, namespace, name)
+            existing = self.tracker.must(gvr, namespace, name)
         info = self._info(gvr)
         kind = str((existing or {}).get("kind") or (info.kind if info else ""))
         body = patch if isinstance(patch, bytes | str) else orjson.dumps(patch)
@@ -318,10 +272,10 @@ class FakeClient(Client):
             force=force, now=format_time(self.clock.now()), subresource=subresource))
         if existing is None:  # server-side apply creates
             metadata(patched)["name"] = name
-            return self._create(gvr, patched, namespace)
-        _check_rv(gvr, name, (patched.get("metadata") or {}).get("resourceVersion"), existing)
+            return self.tracker.create(gvr, patched, namespace)
+        _check_rv_and_uid(gvr, name, patched.get("metadata") or {}, existing)
         metadata(patched).update(uid=existing["metadata"].get("uid"), name=name)
-        return self._commit(gvr, patched)
+        return self.tracker.commit(gvr, patched)
 
     async def delete(
         self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
@@ -331,31 +285,26 @@ class FakeClient(Client):
         answer = self._record(Action("delete", gvr, namespace, name, body=opts))
         if answer is not None:
             return answer
-        existing = self._must(gvr, namespace, name)
+        existing = self.tracker.must(gvr, namespace, name)
         _check_preconditions(gvr, name, opts, existing)
         if opts.dry_run:
             return copy.deepcopy(existing)
-        if finalizers_of(existing):
-            if existing["metadata"].get("deletionTimestamp"):
-                return copy.deepcopy(existing)  # already being deleted: nothing to write
-            new = copy.deepcopy(existing)
-            metadata(new).update(deletionTimestamp=format_time(self.clock.now()),
-                                 deletionGracePeriodSeconds=0)
-            return self._commit(gvr, new)
-        self._remove(gvr, existing)
+        kept = self.tracker.delete(gvr, existing, opts)
+        if kept is not None:
+            return kept
         details = {"name": name, "group": gvr.group, "kind": gvr.resource,
                    "uid": existing["metadata"].get("uid", "")}
         return {**copy.deepcopy(_SUCCESS), "details": details}
 
     async def discover(self) -> builtins.list[APIResource]:
         self._react(Action("discover", GroupVersionResource("", "", "")))
-        return list(self._resources.values())
+        return builtins.list(self._resources.values())
 
-    # -- the tracker -----------------------------------------------------------------
+    # -- internals -------------------------------------------------------------------
 
     def _record(self, action: Action) -> Obj | None:
         self.action_log.append(action)
-        self.actions.append(str(action))
+        self.actions.append(self._format(action))
         return self._react(action)
 
     def _react(self, action: Action) -> Obj | None:
@@ -374,71 +323,6 @@ class FakeClient(Client):
             found = APIResource(gvr.group, gvr.version, gvr.resource, info.kind, info.namespaced)
         return found
 
-    def _must(self, gvr: GroupVersionResource, namespace: str, name: str) -> Obj:
-        obj = self._objects.get(gvr, {}).get((namespace, name))
-        if obj is None:
-            raise errors.not_found(errors.GroupResource(gvr.group, gvr.resource), name)
-        return obj
-
-    def _create(self, gvr: GroupVersionResource, obj: Obj, namespace: str) -> Obj:
-        new = copy.deepcopy(obj)
-        meta = metadata(new)
-        if namespace:
-            meta["namespace"] = namespace
-        if not meta.get("name") and meta.get("generateName"):
-            meta["name"] = meta["generateName"] + uuid.uuid4().hex[:5]
-        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-        gr = errors.GroupResource(gvr.group, gvr.resource)
-        if not key[1]:
-            cause = errors.field_error("FieldValueRequired", "metadata.name",
-                                       "name or generateName is required")
-            raise errors.invalid(new.get("kind", ""), gvr.group, "", [cause])
-        if key in self._objects.get(gvr, {}):
-            raise errors.already_exists(gr, key[1])
-        info = self._info(gvr)
-        new.setdefault("apiVersion", gvr.group_version)
-        if info is not None:
-            new.setdefault("kind", info.kind)
-        meta.setdefault("uid", str(uuid.uuid4()))
-        meta.setdefault("creationTimestamp", format_time(self.clock.now()))
-        return self._store(gvr, new, "ADDED")
-
-    def _commit(self, gvr: GroupVersionResource, new: Obj) -> Obj:
-        if new["metadata"].get("deletionTimestamp") and not finalizers_of(new):
-            self._remove(gvr, new)
-            return copy.deepcopy(new)
-        return self._store(gvr, new, "MODIFIED")
-
-    def _store(self, gvr: GroupVersionResource, obj: Obj, event_type: str) -> Obj:
-        self._rv += 1
-        obj["metadata"]["resourceVersion"] = str(self._rv)
-        meta = obj["metadata"]
-        self._objects.setdefault(gvr, {})[(meta.get("namespace") or "", meta["name"])] = obj
-        self._notify(gvr, WatchEvent(event_type, obj))
-        return copy.deepcopy(obj)
-
-    def _remove(self, gvr: GroupVersionResource, final: Obj) -> None:
-        meta = final["metadata"]
-        self._objects[gvr].pop((meta.get("namespace") or "", meta["name"]))
-        gone = copy.deepcopy(final)
-        self._rv += 1
-        gone["metadata"]["resourceVersion"] = str(self._rv)
-        self._notify(gvr, WatchEvent("DELETED", gone))
-
-    def _notify(self, gvr: GroupVersionResource, event: WatchEvent) -> None:
-        self._history.append((self._rv, gvr, event))
-        for w in self._watchers:
-            if w.gvr == gvr and w.matches(event.object):
-                w.queue.put_nowait(WatchEvent(event.type, copy.deepcopy(event.object)))
-
-    def _end_watches(self, gvr: GroupVersionResource | None, last: WatchEvent | None) -> None:
-        for w in builtins.list(self._watchers):
-            if gvr is None or w.gvr == gvr:
-                if last is not None:
-                    w.queue.put_nowait(last)
-                w.queue.put_nowait(None)
-                self._watchers.remove(w)
-
     def _matcher(
         self, gvr: GroupVersionResource, namespace: str, labels: str, fields: str,
     ) -> Callable[[Obj], bool]:
@@ -456,10 +340,18 @@ class FakeClient(Client):
         return matches
 
 
-def _check_rv(gvr: GroupVersionResource, name: str, rv: Any, existing: Obj) -> None:
-    if rv and str(rv) != existing["metadata"].get("resourceVersion"):
-        gr = errors.GroupResource(gvr.group, gvr.resource)
+def _check_rv_and_uid(
+    gvr: GroupVersionResource, name: str, new_meta: dict[str, Any], existing: Obj,
+) -> None:
+    """The registry's update checks: a resourceVersion and a uid given must match."""
+    gr = errors.GroupResource(gvr.group, gvr.resource)
+    old_meta = existing["metadata"]
+    rv, uid = new_meta.get("resourceVersion"), new_meta.get("uid")
+    if rv and str(rv) != old_meta.get("resourceVersion"):
         raise errors.conflict(gr, name, errors.OBJECT_MODIFIED)
+    if uid and uid != old_meta.get("uid"):
+        raise errors.conflict(gr, name, f"Precondition failed: UID in precondition: {uid}, "
+                                        f"UID in object meta: {old_meta.get('uid')}")
 
 
 def _check_preconditions(
