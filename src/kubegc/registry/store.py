@@ -204,7 +204,7 @@ class Store:
                     return await create(), False
                 raise errors.not_found(t.gr, name)
             current = decode(kv)
-            new = await update(clone(current))
+            new = await update(decode(kv))  # a second copy to edit: cheaper than clone()
             namespace = _is_namespace(t)
             if namespace and (isinstance(new, DeleteAs) or is_being_deleted(new)):
                 # before the write: no content may be admitted once it is terminating
