@@ -121,9 +121,6 @@ class StreamResponse:
             self._headers = ResponseHeaders()
         return self._headers
 
-    def enable_chunked_encoding(self) -> None:
-        """Chunked is the only framing a stream has; kept for readers of aiohttp code."""
-
     async def prepare(self, request: Request) -> None:
         """Send the status line and headers."""
         conn = _connection(request)

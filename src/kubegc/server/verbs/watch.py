@@ -64,7 +64,6 @@ async def watch(ctx: ServerContext, request: Request, t: Target,
         return orjson.dumps({"type": change.type, "object": obj}) + b"\n"
 
     response = StreamResponse(status=200, headers={"Content-Type": JSON})
-    response.enable_chunked_encoding()
     await registry_watch.start()  # bad requests fail here, before the headers
     batches = aiter(registry_watch.batches())
     try:
