@@ -22,6 +22,7 @@ from kubegc.storage import (
     SqliteKV,
     StorageClosedError,
     StorageError,
+    sqlite_schema,
     sqlite_writer,
 )
 
@@ -315,3 +316,19 @@ def _rows(db: Path) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM kine").fetchone()[0])
     finally:
         conn.close()
+
+
+def test_new_databases_use_8k_pages_and_old_ones_keep_theirs(tmp_path: Path) -> None:
+    fresh = sqlite_schema.connect(str(tmp_path / "new.db"), "FULL")
+    assert fresh.execute("PRAGMA page_size").fetchone()[0] == sqlite_schema.PAGE_SIZE == 8192
+    fresh.close()
+    old_path = tmp_path / "old.db"
+    old = sqlite3.connect(old_path)
+    old.execute("PRAGMA page_size=4096")
+    old.execute("CREATE TABLE t(x)")
+    old.close()
+    reopened = sqlite_schema.connect(str(old_path), "FULL")
+    assert reopened.execute("PRAGMA page_size").fetchone()[0] == 4096
+    reopened.execute("INSERT INTO kine (name, created, deleted, create_revision, "
+                     "prev_revision, value) VALUES ('/k', 1, 0, 1, 0, x'00')")
+    reopened.close()

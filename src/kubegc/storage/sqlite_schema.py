@@ -81,6 +81,8 @@ DELETE_TOMBSTONES = "DELETE FROM kine WHERE id >= ? AND id < ? AND deleted = 1"
 SET_META = "INSERT OR REPLACE INTO kine_meta (name, value) VALUES (?, ?)"
 
 SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
+#: Page size of databases kubegc creates.
+PAGE_SIZE = 8192
 
 
 def connect(path: str, synchronous: str) -> sqlite3.Connection:
@@ -95,6 +97,11 @@ def connect(path: str, synchronous: str) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise StorageError(f"sqlite: cannot open {path}: {exc}") from exc
     try:
+        # 8 KiB pages for a new database (an existing one keeps its size): stored objects
+        # are 1-4 KiB, and with 4 KiB pages most rows fill a page of their own. Measured
+        # here: inserting batches of 3.4 KiB Pods costs ~15% less CPU, raw CAS deletes run
+        # ~15% faster (bench/bench_gc.py's baseline).
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if mode not in ("wal", "memory"):
             raise StorageError(f"sqlite: {path}: WAL mode unavailable (journal_mode={mode})")
