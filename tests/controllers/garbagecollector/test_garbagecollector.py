@@ -16,6 +16,7 @@ from kubegc.controllers.garbagecollector import (
     RecordAction,
     WorkItemAction,
 )
+from kubegc.controllers.garbagecollector.garbagecollector import DeleteItemOutcome
 from kubegc.controllers.garbagecollector.orphan import orphan_dependents
 
 from .steps import Harness, add_event, make_id, make_obj, ref_of
@@ -287,6 +288,23 @@ async def test_virtual_node_not_found_enqueues_virtual_delete() -> None:
     assert action is WorkItemAction.FORGET
     [event] = h.graph_changes.pending
     assert event.virtual and event.obj["metadata"]["uid"] == rc1.uid
+
+
+async def test_item_gone_between_get_and_delete_enqueues_virtual_delete() -> None:
+    h = Harness.create()
+    h.client.seed(PODS, make_obj(pod, rc1))  # its owner rc1 is absent: dangling
+    h.client.failures[f"delete /v1, Resource=pods ns=ns1 name={pod.name}"] = (
+        errors.not_found(errors.GroupResource("", "pods"), pod.name))
+    await _observe(h, add_event(pod, rc1))
+    node = h.gc.graph_builder.uid_to_node.read(pod.uid)
+    assert node is not None
+
+    outcome = await h.gc.attempt_to_delete_item(node)
+
+    assert outcome is DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
+    assert [e.obj["metadata"]["uid"] for e in h.graph_changes.pending if e.virtual] == [
+        pod.uid]
+    assert h.decisions.records == []
 
 
 # -- deletes decided on the monitor cache (docs/architecture.md) --------------------------

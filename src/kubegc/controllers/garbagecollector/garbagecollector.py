@@ -337,7 +337,15 @@ class GarbageCollector:
         elif classified.waiting_for_dependents_deletion and item.dependents_length():
             await self._delete_in_foreground(item, classified)
         else:
-            await self.actions.delete(item, metaonly.own_policy(latest), classified)
+            try:
+                await self.actions.delete(item, metaonly.own_policy(latest), classified)
+            except Exception as exc:
+                if not is_not_found(exc):
+                    raise
+                # gone between the GET and the DELETE (a kubelet's final delete): what
+                # upstream's retry would find, without logging the race as an error
+                self.graph_builder.enqueue_virtual_delete_event(item.identity)
+                return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
         return DeleteItemOutcome.DONE
 
     async def classify_references(self, item: Node, references: Sequence[OwnerRef]) -> Classified:
