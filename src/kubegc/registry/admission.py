@@ -40,17 +40,18 @@ FIELD_VALIDATION = ("", "Ignore", "Warn", "Strict")
 
 def check_fields(t: Target, obj: Obj, mode: str, warnings: list[str] | None) -> None:
     """Drop the fields a built-in kind does not declare, as decoding into the typed object
-    does upstream; fail (Strict) or warn (Warn) about them. Custom resources: see
-    ``_check_custom_fields``."""
-    if t.info.custom:
-        _check_custom_fields(t, obj, mode, warnings)
-        return
-    if not mode:
-        return
+    does upstream; fail (Strict) or warn (Warn) about them. Custom resources are decoded
+    as the CRD handler does, for every client (in-process ones too): what their version's
+    schema does not specify is pruned and the schema defaults are applied."""
     if mode not in FIELD_VALIDATION:
         raise errors.bad_request(
             f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{mode}"')
-    unknown = unknown_fields(obj, t.info.group, t.version, t.info.kind, prune=True)
+    if t.info.custom:
+        unknown = decode_custom_resource(t.info, t.version, obj)
+    elif mode:
+        unknown = unknown_fields(obj, t.info.group, t.version, t.info.kind, prune=True)
+    else:
+        return
     if not unknown:
         return
     listed = [f'unknown field "{path}"' for path in unknown]
@@ -60,26 +61,6 @@ def check_fields(t: Target, obj: Obj, mode: str, warnings: list[str] | None) -> 
             f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding '
             f"error: {', '.join(listed)}")
     if mode == "Warn" and warnings is not None:
-        warnings.extend(listed)
-
-
-def _check_custom_fields(t: Target, obj: Obj, mode: str, warnings: list[str] | None) -> None:
-    """Decode a custom resource as the CRD handler does, for every client (in-process ones
-    too): prune what its version's schema does not specify and apply the schema defaults;
-    fail (Strict) or warn (Warn) about the unknown fields pruned."""
-    if mode and mode not in FIELD_VALIDATION:
-        raise errors.bad_request(
-            f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{mode}"')
-    unknown = decode_custom_resource(t.info, t.version, obj)
-    if not unknown or mode not in ("Strict", "Warn"):
-        return
-    listed = [f'unknown field "{path}"' for path in unknown]
-    if mode == "Strict":
-        kind, version = t.info.kind, t.version
-        raise errors.bad_request(
-            f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding '
-            f"error: {', '.join(listed)}")
-    if warnings is not None:
         warnings.extend(listed)
 
 

@@ -16,11 +16,19 @@ Defaulter = Callable[[Obj], None]
 
 
 def _spec(obj: Obj) -> dict[str, Any]:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        spec = {}
-        obj["spec"] = spec
-    return spec
+    return _member_map(obj, "spec")
+
+
+def _status(obj: Obj) -> dict[str, Any]:
+    return _member_map(obj, "status")
+
+
+def _member_map(obj: Obj, key: str) -> dict[str, Any]:
+    """``obj[key]``, made an empty map first when it is missing or not a map."""
+    value = obj.get(key)
+    if not isinstance(value, dict):
+        value = obj[key] = {}
+    return value
 
 
 def _image_pull_policy(image: str) -> str:
@@ -181,14 +189,6 @@ def default_secret(obj: Obj) -> None:
 
 def default_namespace(obj: Obj) -> None:
     return None
-
-
-def _status(obj: Obj) -> dict[str, Any]:
-    status = obj.get("status")
-    if not isinstance(status, dict):
-        status = {}
-        obj["status"] = status
-    return status
 
 
 def default_persistentvolumeclaim(obj: Obj) -> None:

@@ -342,8 +342,7 @@ class GarbageCollector:
             except Exception as exc:
                 if not is_not_found(exc):
                     raise
-                # gone between the GET and the DELETE (a kubelet's final delete): what
-                # upstream's retry would find, without logging the race as an error
+                # gone since the GET: what upstream's retry finds, without the error log
                 self.graph_builder.enqueue_virtual_delete_event(item.identity)
                 return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
         return DeleteItemOutcome.DONE
