@@ -75,6 +75,41 @@ async def test_restart_keeps_the_compact_revision(db: Path) -> None:
         await again.close()
 
 
+async def test_restart_after_compacting_everything_keeps_the_revision(db: Path) -> None:
+    """The newest row is never compacted away, so the revision survives a restart even
+    when the last write was a deletion and compaction reached it."""
+    kv = SqliteKV(db)
+    r1 = await kv.create("/a", b"1")
+    r2 = await kv.delete("/a", expected_mod_revision=r1)
+    await kv.compact(r2)
+    await kv.close()
+
+    again = SqliteKV(db)
+    try:
+        assert again.current_revision == r2 and again.compact_revision == r2
+        assert await again.create("/a", b"2") == r2 + 1
+    finally:
+        await again.close()
+
+
+async def test_databases_with_autoincrement_revisions_keep_counting(db: Path) -> None:
+    """Databases created by earlier versions kept the revision in ``sqlite_sequence``
+    (``id`` AUTOINCREMENT); they open and continue from it."""
+    old = sqlite3.connect(db)
+    old.executescript(sqlite_schema.SCHEMA.replace(
+        "id INTEGER PRIMARY KEY,", "id INTEGER PRIMARY KEY AUTOINCREMENT,"))
+    old.execute("INSERT INTO kine VALUES (7, '/a', 1, 0, 7, 0, x'00')")
+    old.execute("UPDATE sqlite_sequence SET seq = 9 WHERE name = 'kine'")
+    old.commit()
+    old.close()
+    kv = SqliteKV(db)
+    try:
+        assert kv.current_revision == 9
+        assert await kv.create("/b", b"") == 10
+    finally:
+        await kv.close()
+
+
 async def test_concurrent_writers_share_few_commits(db: Path) -> None:
     kv = SqliteKV(db)
     try:
@@ -153,6 +188,26 @@ async def test_a_batch_is_written_in_few_statements(
         assert [x.key for x in (await kv.range("/", prefix=True)).kvs] == [
             f"/k{i:03d}" for i in range(100)]
     finally:
+        await kv.close()
+
+
+async def test_a_batch_of_creates_looks_its_keys_up_at_once(db: Path) -> None:
+    """The existence checks of a batch are one SELECT (per 64 keys), not one per key, and
+    still fail exactly the creates whose key exists."""
+    kv = SqliteKV(db)
+    try:
+        await kv.create("/k005", b"old")
+        selects: list[str] = []
+        kv._conn.set_trace_callback(
+            lambda sql_text: selects.append(sql_text) if "SELECT" in sql_text else None)
+        outcomes = await asyncio.gather(*(kv.create(f"/k{i:03d}", b"v") for i in range(10)),
+                                        return_exceptions=True)
+        assert len(selects) == 1
+        assert [type(o) for o in outcomes].count(KeyExistsError) == 1
+        assert isinstance(outcomes[5], KeyExistsError)
+        assert sorted(o for o in outcomes if isinstance(o, int)) == list(range(2, 11))
+    finally:
+        kv._conn.set_trace_callback(None)
         await kv.close()
 
 

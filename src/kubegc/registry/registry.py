@@ -18,7 +18,7 @@ from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
 from kubegc.registry.listing import list_encoded, list_objects
 from kubegc.registry.patching import patch
-from kubegc.registry.store import Store
+from kubegc.registry.store import Created, Store
 from kubegc.registry.target import Target, decode, encode, is_direct
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
 from kubegc.registry.watching import RegistryWatch, WatchRequest
@@ -120,6 +120,14 @@ class Registry:
     async def create(self, t: Target, obj: Obj, *, dry_run: bool = False,
                      field_manager: str = "", field_validation: str = "",
                      warnings: builtins.list[str] | None = None) -> Obj:
+        created = await self.create_stored(t, obj, dry_run=dry_run, field_manager=field_manager,
+                                           field_validation=field_validation, warnings=warnings)
+        return created.obj
+
+    async def create_stored(self, t: Target, obj: Obj, *, dry_run: bool = False,
+                            field_manager: str = "", field_validation: str = "",
+                            warnings: builtins.list[str] | None = None) -> Created:
+        """``create``, with what was stored (``Created.encoded`` is the HTTP answer)."""
         if t.info.custom:
             crd = self.crds.get(f"{t.info.resource}.{t.info.group}")
             if crd is not None and is_being_deleted(crd):
@@ -127,11 +135,12 @@ class Registry:
                     405, "MethodNotAllowed",
                     "create not allowed while custom resource definition is terminating",
                     group=t.info.group, kind=t.info.resource)
-        result = await self.store.create(t, obj, dry_run=dry_run, field_manager=field_manager,
-                                         field_validation=field_validation, warnings=warnings)
+        created = await self.store.create_stored(
+            t, obj, dry_run=dry_run, field_manager=field_manager,
+            field_validation=field_validation, warnings=warnings)
         if not dry_run:
-            self._after_write(t, result)
-        return result
+            self._after_write(t, created.obj)
+        return created
 
     async def update(self, t: Target, name: str, obj: Obj, *, subresource: str = "",
                      dry_run: bool = False, field_manager: str = "", field_validation: str = "",

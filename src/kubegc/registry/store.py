@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
 from kubegc.api.meta import is_being_deleted, new_uid
@@ -30,6 +32,7 @@ from kubegc.registry.target import (
     Target,
     decode,
     encode,
+    is_direct,
     same_object,
     with_resource_version,
 )
@@ -52,6 +55,21 @@ DELETE = DeleteAs()
 
 
 UpdateFn = Callable[[Obj], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A created object as served, and what storage holds (empty on a dry run)."""
+
+    obj: Obj
+    value: bytes  # the stored bytes (no resourceVersion)
+    revision: int
+
+    def encoded(self, t: Target) -> bytes:
+        """The object's JSON as served: the stored bytes when ``t`` is direct."""
+        if self.value and is_direct(t):
+            return with_resource_version(self.value, self.revision)
+        return orjson.dumps(self.obj)
 
 class Store:
     """CRUD for every resource of a ``Catalog`` over one ``KV``.
@@ -98,6 +116,15 @@ class Store:
         """Create ``obj``. It is completed in place (metadata, defaults, managedFields) and
         the returned object shares its nested values: callers pass an object of their own
         (LocalClient copies the caller's; HTTP decodes a fresh one)."""
+        created = await self.create_stored(t, obj, dry_run=dry_run, field_manager=field_manager,
+                                           field_validation=field_validation, warnings=warnings)
+        return created.obj
+
+    async def create_stored(
+        self, t: Target, obj: Obj, *, dry_run: bool = False, field_manager: str = "",
+        field_validation: str = "", warnings: list[str] | None = None,
+    ) -> Created:
+        """``create``, also returning what was written (HTTP answers with those bytes)."""
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
         check_fields(t, obj, field_validation, warnings)
@@ -114,9 +141,10 @@ class Store:
                 self._manage_fields(None, obj, field_manager, "")
             stored = to_storage(t.info, obj)
             if dry_run:
-                return self.present(t, stored)
+                return Created(self.present(t, stored), b"", 0)
+            value = encode(stored)
             try:
-                revision = await self.kv.create(t.key(meta["name"]), encode(stored))
+                revision = await self.kv.create(t.key(meta["name"]), value)
             except KeyExistsError:
                 if generated:
                     continue
@@ -130,7 +158,7 @@ class Store:
             # (tests and controllers create from templates they reuse).
             created = {**stored, "metadata": {**stored["metadata"],
                                               "resourceVersion": str(revision)}}
-            return self.present(t, created)
+            return Created(self.present(t, created), value, revision)
         raise errors.server_timeout(
             f"The POST operation against {t.gr} could not be completed at this time, "
             "please try again.")

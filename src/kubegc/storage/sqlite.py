@@ -20,8 +20,8 @@ Contract beyond ``kv``:
     writes only. A flush is synchronous too, so no read ever sees half a batch.
   * Watch: live events are handed to ``WatchHub`` right after each commit; replay scans the
     log (``id >= rev ORDER BY id``) in slices, then switches to live (see ``watch_hub``).
-  * Restart: the revision continues from ``sqlite_sequence``; data and the compact revision
-    persist. One process owns a database file (revisions and watches are tracked in
+  * Restart: the revision continues from the newest row (see ``sqlite_schema``); data
+    and the compact revision persist. One process owns a database file (revisions and watches are tracked in
     memory; a second writer process would go unnoticed).
   * Construction is synchronous (opens/creates the file); writes need a running loop.
     ``close()`` flushes queued writes, ends watches and closes the file.
@@ -51,6 +51,7 @@ from kubegc.storage.sqlite_writer import (
     Row,
     Write,
     execute_transaction,
+    latest_rows,
     plan_batch,
     write_rows,
 )
@@ -214,7 +215,8 @@ class SqliteKV(KV):
         self._max_batch = max(self._max_batch, len(ops))
         writes: list[Write] = [op[:4] for op in ops]
         try:
-            plan = plan_batch(self._latest_row, writes, self._rev, self._hub.has_watchers)
+            plan = plan_batch(self._latest_rows(writes).__getitem__, writes, self._rev,
+                              self._hub.has_watchers)
             for row in plan.rows:
                 self._read_rows.pop(row[1], None)
             if plan.rows:
@@ -225,11 +227,20 @@ class SqliteKV(KV):
             return
         self._publish(ops, plan)
 
-    def _latest_row(self, key: str) -> Row | None:
-        row: Row | None = self._read_rows.get(key)
-        if row is None:
-            row = self._conn.execute(sql.LATEST, (key,)).fetchone()
-        return row
+    def _latest_rows(self, writes: list[Write]) -> dict[str, Row | None]:
+        """The committed row of every key ``writes`` touch: from ``_read_rows`` when a get
+        just read it, the others in one lookup."""
+        known: dict[str, Row | None] = {}
+        missing: list[str] = []
+        for _, key, _, _ in writes:
+            row = self._read_rows.get(key)
+            if row is None:
+                missing.append(key)
+            else:
+                known[key] = row
+        if missing:
+            known.update(latest_rows(self._conn, missing))
+        return known
 
     def _publish(self, ops: list[_Op], plan: BatchPlan) -> None:
         """Advance the revision, hand the events to watchers, resolve the writers."""

