@@ -21,8 +21,8 @@ Contract beyond ``kv``:
   * Watch: live events are handed to ``WatchHub`` right after each commit; replay scans the
     log (``id >= rev ORDER BY id``) in slices, then switches to live (see ``watch_hub``).
   * Restart: the revision continues from the newest row (see ``sqlite_schema``); data
-    and the compact revision persist. One process owns a database file (revisions and watches are tracked in
-    memory; a second writer process would go unnoticed).
+    and the compact revision persist. One process owns a database file (revisions and
+    watches are tracked in memory; a second writer process would go unnoticed).
   * Construction is synchronous (opens/creates the file); writes need a running loop.
     ``close()`` flushes queued writes, ends watches and closes the file.
 """
