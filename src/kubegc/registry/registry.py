@@ -122,12 +122,13 @@ class Registry:
                      warnings: builtins.list[str] | None = None) -> Obj:
         created = await self.create_stored(t, obj, dry_run=dry_run, field_manager=field_manager,
                                            field_validation=field_validation, warnings=warnings)
-        return created.obj
+        return created.object()
 
     async def create_stored(self, t: Target, obj: Obj, *, dry_run: bool = False,
                             field_manager: str = "", field_validation: str = "",
                             warnings: builtins.list[str] | None = None) -> Created:
-        """``create``, with what was stored (``Created.encoded`` is the HTTP answer)."""
+        """``create``, answering with what was stored (``Created.encoded()`` is the HTTP
+        answer; the object is decoded only when asked for)."""
         if t.info.custom:
             crd = self.crds.get(f"{t.info.resource}.{t.info.group}")
             if crd is not None and is_being_deleted(crd):
@@ -138,8 +139,8 @@ class Registry:
         created = await self.store.create_stored(
             t, obj, dry_run=dry_run, field_manager=field_manager,
             field_validation=field_validation, warnings=warnings)
-        if not dry_run:
-            self._after_write(t, created.obj)
+        if not dry_run and _is_crd(t):
+            self._sync_crd(created.object())
         return created
 
     async def update(self, t: Target, name: str, obj: Obj, *, subresource: str = "",
@@ -231,8 +232,7 @@ class Registry:
     # -- CRDs --------------------------------------------------------------------------------
 
     def _after_write(self, t: Target, obj: Obj, *, removed: bool = False) -> None:
-        if (t.info.group, t.info.resource) == ("apiextensions.k8s.io",
-                                               "customresourcedefinitions"):
+        if _is_crd(t):
             if removed:
                 self._forget_crd(obj)
             else:
@@ -297,3 +297,8 @@ class Registry:
                 log.warning("CRD %s cleanup failed: %s", name, e)
         finally:
             self._cleanups.pop(name, None)
+
+
+def _is_crd(t: Target) -> bool:
+    return (t.info.group, t.info.resource) == ("apiextensions.k8s.io",
+                                               "customresourcedefinitions")

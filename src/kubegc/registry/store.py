@@ -31,6 +31,7 @@ from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
     Target,
     decode,
+    decode_value,
     encode,
     is_direct,
     same_object,
@@ -59,17 +60,26 @@ UpdateFn = Callable[[Obj], Awaitable[Any]]
 
 @dataclass(frozen=True, slots=True)
 class Created:
-    """A created object as served, and what storage holds (empty on a dry run)."""
+    """What a create wrote: the stored bytes and their revision (0: a dry run, nothing
+    written). The object itself is decoded from them on demand: the stored object holds
+    pre-encoded parts (``record_update(fragments=True)``) and HTTP needs only the bytes."""
 
-    obj: Obj
+    t: Target
     value: bytes  # the stored bytes (no resourceVersion)
     revision: int
 
-    def encoded(self, t: Target) -> bytes:
-        """The object's JSON as served: the stored bytes when ``t`` is direct."""
-        if self.value and is_direct(t):
-            return with_resource_version(self.value, self.revision)
-        return orjson.dumps(self.obj)
+    def object(self) -> Obj:
+        """The created object as served at ``t.version`` (a fresh one on every call)."""
+        obj = decode_value(self.value, self.revision) if self.revision else orjson.loads(
+            self.value)
+        return from_storage(self.t.info, self.t.version, obj)
+
+    def encoded(self) -> bytes:
+        """The created object's JSON as served: the stored bytes when ``t`` is direct."""
+        if not is_direct(self.t):
+            return orjson.dumps(self.object())
+        return with_resource_version(self.value, self.revision) if self.revision else self.value
+
 
 class Store:
     """CRUD for every resource of a ``Catalog`` over one ``KV``.
@@ -118,7 +128,7 @@ class Store:
         (LocalClient copies the caller's; HTTP decodes a fresh one)."""
         created = await self.create_stored(t, obj, dry_run=dry_run, field_manager=field_manager,
                                            field_validation=field_validation, warnings=warnings)
-        return created.obj
+        return created.object()
 
     async def create_stored(
         self, t: Target, obj: Obj, *, dry_run: bool = False, field_manager: str = "",
@@ -138,11 +148,10 @@ class Store:
             self._validate_create(t, strategy, obj)
             await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
             if field_manager:
-                self._manage_fields(None, obj, field_manager, "")
-            stored = to_storage(t.info, obj)
+                self._manage_fields(None, obj, field_manager, "", fragments=True)
+            value = encode(to_storage(t.info, obj))
             if dry_run:
-                return Created(self.present(t, stored), b"", 0)
-            value = encode(stored)
+                return Created(t, value, 0)
             try:
                 revision = await self.kv.create(t.key(meta["name"]), value)
             except KeyExistsError:
@@ -154,11 +163,7 @@ class Store:
                     t.gr, meta["name"], being_deleted=being_deleted) from None
             if _is_namespace(t):
                 self.active_namespaces.add(meta["name"])
-            # A new top level and metadata, so the caller's object gets no resourceVersion
-            # (tests and controllers create from templates they reuse).
-            created = {**stored, "metadata": {**stored["metadata"],
-                                              "resourceVersion": str(revision)}}
-            return Created(self.present(t, created), value, revision)
+            return Created(t, value, revision)
         raise errors.server_timeout(
             f"The POST operation against {t.gr} could not be completed at this time, "
             "please try again.")
@@ -297,10 +302,12 @@ class Store:
                                                        create=create)
         return result, created
 
-    def _manage_fields(self, old: Obj | None, new: Obj, manager: str, subresource: str) -> None:
-        """Record ``manager``'s ownership of what it wrote (an "Update" operation)."""
+    def _manage_fields(self, old: Obj | None, new: Obj, manager: str, subresource: str, *,
+                       fragments: bool = False) -> None:
+        """Record ``manager``'s ownership of what it wrote (an "Update" operation);
+        ``fragments``: ``new`` is only encoded afterwards (see ``record_update``)."""
         entries = record_update(old, new, manager=manager, now=format_time(self.clock.now()),
-                                subresource=subresource)
+                                subresource=subresource, fragments=fragments)
         if entries:
             new["metadata"]["managedFields"] = entries
         else:

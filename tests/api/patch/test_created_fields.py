@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from kubegc.api.patch.created_fields import created_fields
 from kubegc.api.patch.strategic_schema import BUILTIN_SCHEMA
 
@@ -43,3 +45,13 @@ def test_the_same_json_under_another_type_is_not_confused() -> None:
     unknown = created_fields({"kind": "Thing", "spec": spec}, BUILTIN_SCHEMA, "")
     assert 'k:{"name":"web"}' in as_pod["f:spec"]["f:containers"]
     assert unknown["f:spec"]["f:containers"] == {}  # an untyped list is atomic
+
+
+def test_fragments_encode_to_the_same_document() -> None:
+    """For a caller that only encodes the result (the store's create), a memoized subtree
+    comes back pre-encoded: the JSON is the same as the decoded document's."""
+    created_fields(_pod("a"), BUILTIN_SCHEMA, "Pod")  # fills the memo
+    plain = created_fields(_pod("b"), BUILTIN_SCHEMA, "Pod")
+    encoded = created_fields(_pod("b"), BUILTIN_SCHEMA, "Pod", fragments=True)
+    assert isinstance(encoded["f:spec"], orjson.Fragment)
+    assert orjson.loads(orjson.dumps(encoded)) == plain

@@ -218,12 +218,14 @@ def conflict_error(conflicts: list[tuple[ManagedFieldsEntry, fp.Path]]) -> Statu
 
 def record_update(
     old: Obj | None, new: Obj, *, manager: str, operation: str = UPDATE, now: str,
-    subresource: str = "", schema: PatchSchema = BUILTIN_SCHEMA,
+    subresource: str = "", schema: PatchSchema = BUILTIN_SCHEMA, fragments: bool = False,
 ) -> list[dict[str, Any]]:
-    """``new``'s managedFields after ``manager`` wrote it over ``old`` (None: a create)."""
+    """``new``'s managedFields after ``manager`` wrote it over ``old`` (None: a create).
+    ``fragments``: a create's FieldsV1 may hold ``orjson.Fragment`` parts (for a caller
+    that only encodes the result)."""
     if old is None and (new.get("metadata") or {}).get("managedFields") is None:
         # A plain create, the most frequent write: one walk straight to FieldsV1.
-        fields = created_fields(new, schema, _root(new, None, schema))
+        fields = created_fields(new, schema, _root(new, None, schema), fragments=fragments)
         if not fields:
             return []
         entry: dict[str, Any] = {"manager": manager, "operation": operation,

@@ -4,7 +4,9 @@ built in one walk of the object (the same document as
 ``tests/api/patch/test_fieldpath.py`` checks on generated objects). Every HTTP create
 computes one, so it is hot: scalar fields are handled inline, and the subtree of each
 top-level map but ``metadata`` is memoized by its JSON in ``schema.memo`` (objects made
-from one template share it).
+from one template share it). A caller that only encodes the result (the store's create)
+asks for ``fragments``: a memoized subtree then comes back as the ``orjson.Fragment`` of
+its stored JSON instead of being decoded (two decodes of ~5 us per Pod create).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from kubegc.api.patch.strategic_schema import NO_META, FieldMeta, PatchSchema
 _STRIPPED_METADATA = frozenset(p[1] for p in STRIPPED if len(p) == 2)
 
 
-def created_fields(obj: Any, schema: PatchSchema, root: str) -> dict[str, Any]:
-    """``FieldsV1`` of every field an Update manager owns after creating ``obj``."""
+def created_fields(obj: Any, schema: PatchSchema, root: str, *,
+                   fragments: bool = False) -> dict[str, Any]:
+    """``FieldsV1`` of every field an Update manager owns after creating ``obj``; with
+    ``fragments``, memoized subtrees are ``orjson.Fragment`` (encode the result only)."""
     out: dict[str, Any] = {}
     if not isinstance(obj, dict):
         return out
@@ -33,7 +37,7 @@ def created_fields(obj: Any, schema: PatchSchema, root: str) -> dict[str, Any]:
         if key == "metadata":
             node = _created_metadata(value, meta, schema)
         elif type(value) is dict and value:
-            node = _created_memoized(value, meta, schema, top)
+            node = _created_memoized(value, meta, schema, top, fragments)
         else:
             node = _created_node(value, meta, schema, top=top)
         if node is not None:
@@ -56,7 +60,7 @@ def _created_metadata(value: Any, meta: FieldMeta, schema: PatchSchema) -> dict[
 
 
 def _created_memoized(value: dict[str, Any], meta: FieldMeta, schema: PatchSchema,
-                      top: bool) -> dict[str, Any] | None:
+                      top: bool, fragments: bool) -> Any:
     try:
         data = orjson.dumps(value)
     except TypeError:  # not JSON (an in-process caller's object): no memo
@@ -64,6 +68,8 @@ def _created_memoized(value: dict[str, Any], meta: FieldMeta, schema: PatchSchem
     key = (meta.type, meta.atomic, top, data)  # all a map's subtree depends on
     cached = schema.memo.get(key)
     if cached is not None:
+        if fragments:
+            return None if cached == b"null" else orjson.Fragment(cached)
         found: dict[str, Any] | None = orjson.loads(cached)
         return found
     node = _created_node(value, meta, schema, top=top)

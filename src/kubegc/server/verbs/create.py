@@ -18,5 +18,5 @@ async def create(ctx: ServerContext, request: Request, t: Target) -> Response:
     created = await ctx.registry.create_stored(
         t, body, dry_run=dry_run(request), field_manager=field_manager(request),
         field_validation=field_validation(request), warnings=warnings)
-    return with_warnings(Response(body=created.encoded(t), status=201, content_type=JSON),
+    return with_warnings(Response(body=created.encoded(), status=201, content_type=JSON),
                          warnings)
