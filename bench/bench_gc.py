@@ -3,7 +3,7 @@ measured in the same run, and memory per GC graph node.
 
 Usage: ``python bench/bench_gc.py [--quick] [--sizes 1000,10000] [--big] [--storage
 memory,sqlite] [--policies Background,Foreground] [--nodes 1000000] [--skip-memory]
-[--serve-gc]``
+[--python-gc]``
 
 Cascade: an in-process kubegc (``kubegc.testing.Cluster(controllers=["garbagecollector"])``,
 driven through its ``LocalClient`` on the cluster's loop) holds ONE owner ConfigMap and N
@@ -13,7 +13,9 @@ dependent ConfigMaps (~1.3 KB, ``ownerReferences`` with ``controller`` and
 last dependent's DELETED watch event (Foreground: and to the owner's own removal); the
 time until every DeletionRecord of the cascade is written (they wait for the GC to go
 idle) is printed beside it. ConfigMaps are deleted at once (Pods would wait for a
-kubelet's grace period).
+kubelet's grace period). Python's cyclic collector is set up as ``kubegc serve`` sets it
+up for the cascade (issue 4 is the GC inside kubegc serve); ``--python-gc`` keeps Python's
+defaults, as a test process running ``kubegc.testing.Cluster`` has them.
 Beside it, the raw storage delete rate of the same store type: N keys of the same bytes
 deleted with CAS from 20 coroutines (the GC's default worker count), and for SQLite also
 plain-table deletes, one per transaction (FULL).
@@ -305,9 +307,12 @@ def main() -> None:
     parser.add_argument("--traced-nodes", type=int, default=200_000,
                         help="nodes for the (3x slower) tracemalloc run")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--python-gc", action="store_true",
+                        help="cascades with Python's default cyclic-GC settings (what a test "
+                             "process running kubegc.testing.Cluster has) instead of kubegc "
+                             "serve's (gc.freeze() after start-up, thresholds 50000/50/100)")
     parser.add_argument("--serve-gc", action="store_true",
-                        help="cascades with the cyclic-GC settings of kubegc serve (gc.freeze() "
-                             "after start-up, thresholds 50000/50/100); default: Python's")
+                        help="kubegc serve's cyclic-GC settings (the default)")
     parser.add_argument("--timeout", type=float, default=300.0, help="per cascade")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where raw DBs go")
     parser.add_argument("--graph-child", help=argparse.SUPPRESS)
@@ -322,11 +327,12 @@ def main() -> None:
     if args.quick:
         sizes, args.nodes, args.traced_nodes = [1000], 100_000, 50_000
         args.storage = "memory"
+    serve_gc = not args.python_gc
     storages = [s.strip() for s in args.storage.split(",") if s.strip()]
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     header("bench_gc", f"dependents {sizes}, policies {policies}, stores {storages}, "
                        f"{GC_WORKERS} GC workers, cyclic GC "
-                       f"{'as kubegc serve' if args.serve_gc else 'Python defaults'}")
+                       f"{'as kubegc serve' if serve_gc else 'Python defaults'}")
     started = time.perf_counter()
     value = orjson.dumps(configmap("dep-0000000", NS))
     rows: list[tuple[str, int, str, dict[str, float], float]] = []
@@ -343,7 +349,7 @@ def main() -> None:
             print(line, flush=True)
             for policy in policies:
                 r = asyncio.run(cascade(storage, n, policy, args.timeout,
-                                        serve_gc=args.serve_gc))
+                                        serve_gc=serve_gc))
                 rows.append((storage, n, policy, r, raw))
                 complete = r["deleted"] == r["expected"]
                 print(f"  {storage:<6} {policy:<10} n={n:<7,} {r['rate']:>8,.0f} deletes/s "
