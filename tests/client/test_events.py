@@ -22,7 +22,11 @@ NODE: Obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "uid
 
 
 @pytest.fixture
-async def env() -> AsyncIterator[tuple[FakeClient, ManualClock, EventRecorder]]:
+async def env(monkeypatch: pytest.MonkeyPatch,
+              ) -> AsyncIterator[tuple[FakeClient, ManualClock, EventRecorder]]:
+    # Names are unique across the recorders of a process: forget those of earlier tests
+    # (real-clock recorders would push the next name past this clock's time).
+    monkeypatch.setattr(EventRecorder, "_last_nanos", 0)
     clock = ManualClock()
     client = FakeClient(clock=clock)
     recorder = EventRecorder(client, component="garbage-collector-controller", clock=clock,

@@ -37,6 +37,7 @@ import aiohttp
 import orjson
 
 from kubegc.api.errors import GroupResource, StatusCause, StatusError, route_not_found
+from kubegc.api.goformat import go_quote
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import (
@@ -95,7 +96,7 @@ def generic_server_error(
                        "supports")
     elif code >= 500:
         reason = "InternalError"
-        message = (f"an error on the server ({_go_quote(server_message)}) has prevented the "
+        message = (f"an error on the server ({go_quote(server_message)}) has prevented the "
                    "request from succeeding")
     if gr is not None and (gr.group or gr.resource):
         message += f" ({method.lower()} {gr}{' ' + name if name else ''})"
@@ -337,9 +338,3 @@ def _params(**values: str) -> dict[str, str]:
 def _decode_event(line: bytes) -> WatchEvent:
     doc = orjson.loads(line)
     return WatchEvent(str(doc.get("type") or ""), doc.get("object") or {})
-
-
-def _go_quote(text: str) -> str:
-    """Go's ``%q`` for the common cases (quotes, backslashes, newlines)."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'

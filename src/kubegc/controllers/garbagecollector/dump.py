@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from kubegc.api.goformat import go_quote
 from kubegc.api.resources import split_api_version
 from kubegc.controllers.garbagecollector.graph import Node, OwnerRef
-from kubegc.controllers.garbagecollector.metaonly import go_quote
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kubegc.api.clock import Clock
+from kubegc.api.goformat import go_quote
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
@@ -356,7 +357,7 @@ class GraphBuilder:
             return
         invalid = ref.coordinates().identity_in(node.identity.namespace)
         message = (f"ownerRef {invalid} does not exist in namespace "
-                   f"{metaonly.go_quote(node.identity.namespace)}")
+                   f"{go_quote(node.identity.namespace)}")
         self.event_recorder.event(
             metaonly.reference_object(node.identity), "Warning",
             REASON_OWNER_REF_INVALID_NAMESPACE, message,

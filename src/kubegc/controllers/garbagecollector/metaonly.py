@@ -92,28 +92,3 @@ def reference_object(identity: ObjectReference) -> dict[str, Any]:
     if identity.namespace:
         metadata["namespace"] = identity.namespace
     return {"apiVersion": identity.api_version, "kind": identity.kind, "metadata": metadata}
-
-
-def go_quote(text: str) -> str:
-    """Double-quote ``text`` like Go's ``%q``: escape backslash, quote and control
-    characters; keep printable Unicode as is."""
-    out = ['"']
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch.isprintable() or ch == " ":
-            out.append(ch)
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) <= 0xFFFF:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    out.append('"')
-    return "".join(out)
