@@ -55,3 +55,36 @@ def test_fragments_encode_to_the_same_document() -> None:
     encoded = created_fields(_pod("b"), BUILTIN_SCHEMA, "Pod", fragments=True)
     assert isinstance(encoded["f:spec"], orjson.Fragment)
     assert orjson.loads(orjson.dumps(encoded)) == plain
+
+
+def test_metadata_is_shared_by_shape_not_by_label_values() -> None:
+    """``f:metadata`` depends on label and annotation keys, not their values: Pods whose
+    labels differ only in value (a StatefulSet's pod-name) share the work."""
+    first = _pod("a")
+    first["metadata"]["annotations"] = {"note": "x"}
+    created_fields(first, BUILTIN_SCHEMA, "Pod")
+    hits = BUILTIN_SCHEMA.memo.hits
+    second = _pod("b")  # label app=b instead of app=a
+    second["metadata"]["annotations"] = {"note": "y"}
+    got = created_fields(second, BUILTIN_SCHEMA, "Pod")
+    assert BUILTIN_SCHEMA.memo.hits >= hits + 2  # metadata and spec
+    assert got["f:metadata"] == {"f:annotations": {".": {}, "f:note": {}},
+                                 "f:labels": {".": {}, "f:app": {}}}
+    other_keys = _pod("c")
+    other_keys["metadata"]["labels"] = {"tier": "web"}
+    assert created_fields(other_keys, BUILTIN_SCHEMA, "Pod")["f:metadata"] == {
+        "f:labels": {".": {}, "f:tier": {}}}
+
+
+def test_owner_references_and_finalizers_are_part_of_the_metadata_shape() -> None:
+    def with_owner(uid: str) -> dict[str, Any]:
+        pod = _pod("a")
+        pod["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "X", "name": "o",
+                                               "uid": uid}]
+        pod["metadata"]["finalizers"] = [f"f/{uid}"]
+        return pod
+
+    one = created_fields(with_owner("u1"), BUILTIN_SCHEMA, "Pod")["f:metadata"]
+    two = created_fields(with_owner("u2"), BUILTIN_SCHEMA, "Pod")["f:metadata"]
+    assert 'k:{"uid":"u1"}' in one["f:ownerReferences"] and 'v:"f/u1"' in one["f:finalizers"]
+    assert 'k:{"uid":"u2"}' in two["f:ownerReferences"] and 'v:"f/u2"' in two["f:finalizers"]

@@ -3,8 +3,9 @@ built in one walk of the object (the same document as
 ``fieldpath.encode_fields(fieldpath.compare({}, obj).added - fieldpath.STRIPPED)``, which
 ``tests/api/patch/test_fieldpath.py`` checks on generated objects). Every HTTP create
 computes one, so it is hot: scalar fields are handled inline, and the subtree of each
-top-level map but ``metadata`` is memoized by its JSON in ``schema.memo`` (objects made
-from one template share it). A caller that only encodes the result (the store's create)
+top-level map is memoized in ``schema.memo``: ``metadata`` by its shape (what
+``f:metadata`` depends on), the others by their JSON (objects made from one template share
+them). A caller that only encodes the result (the store's create)
 asks for ``fragments``: a memoized subtree then comes back as the ``orjson.Fragment`` of
 its stored JSON instead of being decoded (two decodes of ~5 us per Pod create).
 """
@@ -19,6 +20,9 @@ from kubegc.api.patch.fieldpath import STRIPPED, FieldPathError, item_element, l
 from kubegc.api.patch.strategic_schema import NO_META, FieldMeta, PatchSchema
 
 _STRIPPED_METADATA = frozenset(p[1] for p in STRIPPED if len(p) == 2)
+_STRIPPED_METADATA_KEYS = frozenset(element[2:] for element in _STRIPPED_METADATA)
+#: metadata maps whose FieldsV1 depends on their keys only
+_KEYED_ONLY = frozenset(["labels", "annotations"])
 
 
 def created_fields(obj: Any, schema: PatchSchema, root: str, *,
@@ -35,7 +39,7 @@ def created_fields(obj: Any, schema: PatchSchema, root: str, *,
         meta = schema.field(root, key)
         top = key in ("metadata", "spec", "status")
         if key == "metadata":
-            node = _created_metadata(value, meta, schema)
+            node = _created_metadata(value, meta, schema, fragments)
         elif type(value) is dict and value:
             node = _created_memoized(value, meta, schema, top, fragments)
         else:
@@ -45,7 +49,47 @@ def created_fields(obj: Any, schema: PatchSchema, root: str, *,
     return out
 
 
-def _created_metadata(value: Any, meta: FieldMeta, schema: PatchSchema) -> dict[str, Any] | None:
+def _created_metadata(value: Any, meta: FieldMeta, schema: PatchSchema, fragments: bool) -> Any:
+    """``f:metadata``: memoized by the metadata's shape (``_metadata_shape``)."""
+    shape = _metadata_shape(value)
+    if shape is None:
+        return _walk_metadata(value, meta, schema)
+    kept, key_json = shape
+    key = (meta.type, meta.atomic, True, key_json)
+    cached = schema.memo.get(key)
+    if cached is None:
+        node = _walk_metadata(kept, meta, schema)
+        schema.memo.put(key, orjson.dumps(node))
+        return node
+    if fragments:
+        return None if cached == b"null" else orjson.Fragment(cached)
+    return orjson.loads(cached)
+
+
+def _metadata_shape(value: Any) -> tuple[dict[str, Any], bytes] | None:
+    """The metadata without the fields a create's managedFields leave out (name, uid, ...),
+    and the JSON of what its ``f:metadata`` depends on: that, with labels and annotations
+    reduced to their keys (each is a leaf of its own, whatever its value), so the Pods of
+    one template share an entry even when a label value differs per Pod (a StatefulSet's
+    pod-name). None when a left-out field is not a scalar: the general walk decides."""
+    if type(value) is not dict:
+        return None
+    kept: dict[str, Any] = {}
+    shape: dict[str, Any] = {}
+    for k, v in value.items():
+        if k in _STRIPPED_METADATA_KEYS:
+            if type(v) is dict or type(v) is list:
+                return None
+            continue
+        kept[k] = v
+        shape[k] = list(v) if type(v) is dict and k in _KEYED_ONLY else v
+    try:
+        return kept, orjson.dumps(shape)
+    except TypeError:  # not JSON (an in-process caller's object): no memo
+        return None
+
+
+def _walk_metadata(value: Any, meta: FieldMeta, schema: PatchSchema) -> dict[str, Any] | None:
     node = _created_node(value, meta, schema, top=True)
     if node is None:
         return None
