@@ -83,6 +83,11 @@ class ResourceInfo:
     custom: bool = False  # defined by a CRD
     list_kind: str = ""
 
+    def __hash__(self) -> int:
+        # Hashing every field (nested tuples included) cost ~1 us per lookup, and infos
+        # key per-request caches (``strategy_for``); equal infos still hash equal.
+        return hash((self.group, self.resource))
+
     @property
     def storage_version(self) -> str:
         return self.versions[0]

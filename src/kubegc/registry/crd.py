@@ -83,6 +83,9 @@ class CustomResourceInfo(ResourceInfo):
 
     schemas: CustomResourceSchemas = _NO_SCHEMAS
 
+    def __hash__(self) -> int:  # as ResourceInfo's (a dataclass would hash every field)
+        return hash((self.group, self.resource))
+
 
 _COMPILED_CAPACITY = 256
 _compiled: OrderedDict[bytes, CustomResourceSchemas] = OrderedDict()

@@ -88,3 +88,15 @@ def test_owner_references_and_finalizers_are_part_of_the_metadata_shape() -> Non
     two = created_fields(with_owner("u2"), BUILTIN_SCHEMA, "Pod")["f:metadata"]
     assert 'k:{"uid":"u1"}' in one["f:ownerReferences"] and 'v:"f/u1"' in one["f:finalizers"]
     assert 'k:{"uid":"u2"}' in two["f:ownerReferences"] and 'v:"f/u2"' in two["f:finalizers"]
+
+
+def test_a_label_map_with_a_non_scalar_value_is_not_reduced_to_its_keys() -> None:
+    """Only scalar values are leaves whatever they are: a (bad) map value has members."""
+    plain = _pod("a")
+    plain["metadata"]["annotations"] = {"x": "1"}
+    nested = _pod("a")
+    nested["metadata"]["annotations"] = {"x": {"y": "1"}}
+    assert created_fields(plain, BUILTIN_SCHEMA, "Pod")["f:metadata"]["f:annotations"] == {
+        ".": {}, "f:x": {}}
+    assert created_fields(nested, BUILTIN_SCHEMA, "Pod")["f:metadata"]["f:annotations"] == {
+        ".": {}, "f:x": {".": {}, "f:y": {}}}

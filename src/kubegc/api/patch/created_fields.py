@@ -69,7 +69,7 @@ def _created_metadata(value: Any, meta: FieldMeta, schema: PatchSchema, fragment
 def _metadata_shape(value: Any) -> tuple[dict[str, Any], bytes] | None:
     """The metadata without the fields a create's managedFields leave out (name, uid, ...),
     and the JSON of what its ``f:metadata`` depends on: that, with labels and annotations
-    reduced to their keys (each is a leaf of its own, whatever its value), so the Pods of
+    reduced to their keys (each is a leaf of its own, whatever scalar its value), so the Pods of
     one template share an entry even when a label value differs per Pod (a StatefulSet's
     pod-name). None when a left-out field is not a scalar: the general walk decides."""
     if type(value) is not dict:
@@ -82,7 +82,11 @@ def _metadata_shape(value: Any) -> tuple[dict[str, Any], bytes] | None:
                 return None
             continue
         kept[k] = v
-        shape[k] = list(v) if type(v) is dict and k in _KEYED_ONLY else v
+        if k in _KEYED_ONLY and type(v) is dict and all(type(x) in _SCALARS
+                                                        for x in v.values()):
+            shape[k] = list(v)
+        else:
+            shape[k] = v
     try:
         return kept, orjson.dumps(shape)
     except TypeError:  # not JSON (an in-process caller's object): no memo
