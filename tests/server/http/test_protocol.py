@@ -4,14 +4,16 @@ malformed input, handler failures, streams cut short by the client, and upgrades
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import logging
 import socket
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
 
-from kubegc.server.http import Request, Response, StreamResponse
+from kubegc.server.http import Request, RequestEntityTooLarge, Response, StreamResponse
 from kubegc.server.http.protocol import MAX_PIPELINE
 
 from .harness import TIMEOUT, RawClient, build, echo, eventually, serving
@@ -217,6 +219,110 @@ async def test_no_100_continue_for_a_body_over_the_limit() -> None:
         response = await client.response()  # the first thing back is the final answer
         assert response.status == 413 and response.body.endswith(b"limit is 4")
         await client.close()
+
+
+def expect_too_large(length: int, path: str = "/big") -> bytes:
+    """The head of a POST that announces a ``length``-byte body and waits for 100."""
+    return (f"POST {path} HTTP/1.1\r\nHost: test\r\nContent-Length: {length}\r\n"
+            f"Expect: 100-continue\r\n\r\n").encode()
+
+
+def reading_handler(seen: list[str]) -> Callable[[Request], Awaitable[Response]]:
+    """Reads the body; a body over the limit is a 413 (as kubegc's own handler does)."""
+    async def handler(request: Request) -> Response:
+        try:
+            body = await request.read()
+        except RequestEntityTooLarge as e:
+            seen.append(f"{request.path}: {e}")
+            return Response(status=413, text=str(e))
+        seen.append(f"{request.path}: read {len(body)}")
+        return Response(text=request.path)
+    return handler
+
+
+async def test_expect_100_over_the_limit_is_answered_at_once_without_the_body() -> None:
+    seen: list[str] = []
+    async with serving(reading_handler(seen), max_body=1024) as server:
+        client = await RawClient.connect(server.port)
+        await client.send(expect_too_large(10 * 1024 * 1024))
+        # no body was sent: the answer cannot wait for it, and is not "100 Continue"
+        response = await client.response()
+        assert response.raw.startswith(b"HTTP/1.1 413 Request Entity Too Large\r\n")
+        assert response.header("Connection") == "close"
+        assert response.body == b"Request entity too large: limit is 1024"
+        assert await client.closed_by_server()
+    assert seen == ["/big: Request entity too large: limit is 1024"]
+
+
+async def test_expect_100_over_the_limit_when_the_handler_does_not_read_the_body() -> None:
+    async def handler(request: Request) -> Response:
+        return Response(status=404, text="no such thing")
+
+    async with serving(handler, max_body=1024) as server:
+        client = await RawClient.connect(server.port)
+        await client.send(expect_too_large(2048))
+        response = await client.response()
+        assert (response.status, response.body) == (404, b"no such thing")
+        assert response.header("Connection") == "close"
+        assert await client.closed_by_server()
+
+
+async def test_expect_100_over_the_limit_behind_and_before_pipelined_requests() -> None:
+    seen: list[str] = []
+    async with serving(reading_handler(seen), max_body=1024) as server:
+        client = await RawClient.connect(server.port)
+        # what follows the refused head (part of its body, another request) is never read
+        await client.send(build("POST", "/first", body=b"abc") + expect_too_large(4096)
+                          + b"x" * 100 + build("GET", "/never"))
+        first = await client.response()
+        assert first.body == b"/first" and first.header("Connection") is None
+        refused = await client.response()
+        assert refused.status == 413 and refused.header("Connection") == "close"
+        assert await client.closed_by_server()
+    assert seen == ["/first: read 3", "/big: Request entity too large: limit is 1024"]
+
+
+async def test_expect_100_over_the_limit_from_a_client_that_sends_the_body_anyway() -> None:
+    """A client may send the body without waiting for 100 (RFC 9110 §10.1.1): it still
+    gets the whole 413, not a connection reset by the close of unread input."""
+    seen: list[str] = []
+    body = b"b" * (4 * 1024 * 1024)
+    async with serving(reading_handler(seen), max_body=1024) as server:
+        client = await RawClient.connect(server.port)
+        client.writer.write(expect_too_large(len(body)))
+
+        async def upload() -> None:
+            with contextlib.suppress(ConnectionError):
+                for start in range(0, len(body), 65536):
+                    client.writer.write(body[start:start + 65536])
+                    await client.writer.drain()
+
+        uploading = asyncio.ensure_future(upload())
+        try:
+            response = await client.response()
+            assert response.status == 413 and response.header("Connection") == "close"
+            assert response.body == b"Request entity too large: limit is 1024"
+            assert await client.closed_by_server()
+        finally:
+            uploading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await uploading
+    assert seen == ["/big: Request entity too large: limit is 1024"]
+
+
+async def test_expect_100_within_the_limit_on_a_keep_alive_connection_goes_on() -> None:
+    seen: list[str] = []
+    async with serving(reading_handler(seen), max_body=1024) as server:
+        client = await RawClient.connect(server.port)
+        for i in range(2):
+            await client.send(expect_too_large(1024, f"/ok{i}"))
+            interim = await asyncio.wait_for(client.reader.readuntil(b"\r\n\r\n"), TIMEOUT)
+            assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
+            await client.send(b"k" * 1024)
+            response = await client.response()
+            assert response.body == f"/ok{i}".encode() and response.header("Connection") is None
+        await client.close()
+    assert seen == ["/ok0: read 1024", "/ok1: read 1024"]
 
 
 async def test_aiohttp_client_with_expect_100() -> None:

@@ -3,20 +3,17 @@ and the body (Content-Length or chunked, bounded by ``max_body``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 import orjson
 import pytest
 
-from kubegc.api.clock import RealClock
-from kubegc.registry import Registry
-from kubegc.server import APIServer, ServingOptions
+from kubegc.server import APIServer
 from kubegc.server.app import MAX_BODY
 from kubegc.server.http import Headers, Query, Request, RequestEntityTooLarge, Response
-from kubegc.storage.memory import MemoryKV
 
-from .harness import RawClient, serving
+from .harness import TIMEOUT, RawClient, serving
 
 # -- Headers, Query and Request on their own ------------------------------------------------
 
@@ -179,22 +176,6 @@ async def test_body_over_max_body_makes_read_raise(chunked: bool) -> None:
     assert outcomes == ["Request entity too large: limit is 100", "read 5"]
 
 
-@pytest.fixture
-async def api_server() -> AsyncIterator[APIServer]:
-    clock = RealClock()
-    kv = MemoryKV()
-    registry = Registry(kv, clock=clock)
-    await registry.start()
-    server = APIServer(registry, clock=clock, options=ServingOptions(port=0))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-        await registry.stop()
-        await kv.close()
-
-
 async def test_api_server_answers_a_body_over_3mib_with_a_413_status(
         api_server: APIServer) -> None:
     assert MAX_BODY == 3145728
@@ -211,5 +192,47 @@ async def test_api_server_answers_a_body_over_3mib_with_a_413_status(
             "reason": "RequestEntityTooLarge", "code": 413,
         }
         # nothing was created, and the server goes on serving
+        async with session.get(f"{url}/big") as response:
+            assert response.status == 404
+
+
+TOO_LARGE_STATUS = {
+    "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+    "message": "Request entity too large: limit is 3145728",
+    "reason": "RequestEntityTooLarge", "code": 413,
+}
+
+
+async def test_api_server_refuses_an_expect_100_body_over_3mib_before_it_is_sent(
+        api_server: APIServer) -> None:
+    path = "/api/v1/namespaces/default/configmaps"
+    client = await RawClient.connect(api_server.port)
+    # the headers only: the client waits for "100 Continue" before it sends the body
+    await client.send(f"POST {path} HTTP/1.1\r\nHost: test\r\n"
+                      f"Content-Type: application/json\r\nContent-Length: {MAX_BODY + 1}\r\n"
+                      f"Expect: 100-continue\r\n\r\n".encode())
+    response = await client.response()  # the final answer first, no interim 100
+    assert response.raw.startswith(b"HTTP/1.1 413 Request Entity Too Large\r\n")
+    assert response.header("Connection") == "close"
+    assert response.header("Content-Type") == "application/json"
+    assert response.json() == TOO_LARGE_STATUS
+    assert await client.closed_by_server()  # the body was never read: no keep-alive
+    # the server goes on serving, and nothing was created
+    other = await RawClient.connect(api_server.port)
+    assert (await other.request("GET", path)).json()["items"] == []
+    await other.close()
+
+
+async def test_aiohttp_expect_100_with_a_body_over_3mib_gets_the_413_without_uploading(
+        api_server: APIServer) -> None:
+    url = f"{api_server.url}/api/v1/namespaces/default/configmaps"
+    big = b'{"metadata":{"name":"big"},"data":{"k":"' + b"x" * MAX_BODY + b'"}}'
+    async with aiohttp.ClientSession() as session:
+        async with session.post(url, data=big, expect100=True,
+                                timeout=aiohttp.ClientTimeout(total=TIMEOUT),
+                                headers={"Content-Type": "application/json"}) as response:
+            assert response.status == 413
+            assert response.headers["Connection"] == "close"
+            assert orjson.loads(await response.read()) == TOO_LARGE_STATUS
         async with session.get(f"{url}/big") as response:
             assert response.status == 404

@@ -9,9 +9,12 @@ import http.client
 import socket
 
 import aiohttp
+import pytest
 
-from kubegc.server.http import Request, Response, ResponseHeaders, StreamResponse
+from kubegc.server import APIServer
+from kubegc.server.http import AnyResponse, Request, Response, ResponseHeaders, StreamResponse
 from kubegc.server.http.response import render_head
+from kubegc.server.verbs import watch
 
 from .harness import TIMEOUT, RawClient, build, eventually, serving
 
@@ -246,4 +249,109 @@ async def test_stream_write_waits_while_the_client_does_not_read() -> None:
         assert len(response.body) == count * len(chunk) and set(response.body) == {ord("c")}
         await eventually(finished, "the stream to end")
         assert progress["written"] == count
+        await client.close()
+
+
+# -- HEAD to a stream --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("style", ["watch", "naive"])
+async def test_head_to_a_stream_sends_the_head_only_and_the_connection_goes_on(
+        style: str) -> None:
+    """A HEAD answered by a stream: the status line and headers, no chunk, no last chunk;
+    the handler is stopped as when the client leaves, whether it catches that ("watch":
+    stops on ``ConnectionResetError``, as the watch verb does) or lets it out ("naive")."""
+    ended: list[str] = []
+
+    async def handler(request: Request) -> StreamResponse:
+        response = StreamResponse(content_type="application/json")
+        response.headers["X-Stream"] = "yes"
+        try:
+            await response.prepare(request)
+            await response.write(b"event\n")
+            if style == "watch" and request.path != "/end":
+                await asyncio.Event().wait()  # no more events, ever
+            await response.write_eof()
+        except ConnectionResetError:
+            ended.append(f"{request.method} reset")
+            if style == "naive":
+                raise
+        else:
+            ended.append(f"{request.method} done")
+        await response.write_eof()
+        return response
+
+    async with serving(handler) as server:
+        client = await RawClient.connect(server.port)
+        await client.send(build("HEAD", "/w") + build("GET", "/end", headers={
+            "Connection": "close"}))
+        head = await client.response(head_only=True)
+        assert head.status == 200 and head.header("X-Stream") == "yes"
+        assert head.header("Content-Type") == "application/json"
+        assert head.header("Transfer-Encoding") == "chunked"
+        assert head.header("Connection") is None
+        # the next bytes on the wire are the GET's status line: the HEAD sent no body
+        rest = await client.read_to_eof()
+        assert rest.startswith(b"HTTP/1.1 200 OK\r\n"), rest[:40]
+        assert rest.endswith(b"\r\n\r\n6\r\nevent\n\r\n0\r\n\r\n")
+        assert ended == ["HEAD reset", "GET done"]
+
+        def with_http_client() -> list[tuple[int, str | None, bytes]]:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=TIMEOUT)
+            try:
+                out = []
+                for _ in range(2):  # the connection serves a second HEAD
+                    conn.request("HEAD", "/w")
+                    response = conn.getresponse()
+                    out.append((response.status, response.getheader("X-Stream"),
+                                response.read()))
+                return out
+            finally:
+                conn.close()
+
+        assert await asyncio.to_thread(with_http_client) == [(200, "yes", b"")] * 2
+
+
+async def test_head_to_a_stream_after_a_prepared_error_status() -> None:
+    """HEAD to a stream that begins with a non-200 status keeps that status."""
+    async def handler(request: Request) -> StreamResponse:
+        response = StreamResponse(status=410)
+        try:
+            await response.prepare(request)
+            await response.write(b"gone")
+        except ConnectionResetError:
+            pass
+        await response.write_eof()
+        return response
+
+    async with serving(handler) as server:
+        client = await RawClient.connect(server.port)
+        await client.send(build("HEAD", "/w") + build("HEAD", "/w"))
+        for _ in range(2):
+            head = await client.response(head_only=True)
+            assert head.status == 410 and head.header("Transfer-Encoding") == "chunked"
+        await client.close()
+
+
+async def test_head_to_kubegcs_watch_ends_the_watch(api_server: APIServer) -> None:
+    """The real watch verb answers HEAD with the head only and closes its watch (the
+    resource routes answer HEAD 405 before reaching it; this calls the verb directly)."""
+    ctx = api_server.ctx
+    target = ctx.registry.target("", "v1", "configmaps", "default")
+
+    async def handler(request: Request) -> AnyResponse:
+        if request.query.get("watch") == "true":
+            return await watch.watch(ctx, request, target)
+        return Response(text=str(ctx.registry.cache.watcher_count()))
+
+    path = "/api/v1/namespaces/default/configmaps"
+    async with serving(handler) as server:
+        client = await RawClient.connect(server.port)
+        await client.send(build("HEAD", f"{path}?watch=true") * 2 + build("GET", path))
+        for _ in range(2):
+            head = await client.response(head_only=True)
+            assert head.status == 200 and head.header("Content-Type") == "application/json"
+            assert head.header("Transfer-Encoding") == "chunked"
+        # the next bytes are the GET's answer: no watch is left open
+        assert (await client.response()).body == b"0"
         await client.close()

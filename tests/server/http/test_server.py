@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from kubegc.server.http import HTTPServer, Request, Response, StreamResponse
+from kubegc.server.http import HTTPServer, Request, RequestEntityTooLarge, Response, StreamResponse
 from kubegc.server.tls import serving_credentials
 
 from .harness import TIMEOUT, RawClient, build, echo, eventually, serving
@@ -199,10 +199,16 @@ async def test_tls(tmp_path: Path) -> None:
 
 
 async def smoke() -> None:
-    """Keep-alive, bodies, pipelining, a stream, a client leaving mid-stream, and stop."""
+    """Keep-alive, bodies, pipelining, a stream (and HEAD to it), a body refused before it
+    was sent, a client leaving mid-stream, and stop."""
     left = asyncio.Event()
 
     async def handler(request: Request) -> Response | StreamResponse:
+        if request.path == "/big":
+            try:
+                await request.read()
+            except RequestEntityTooLarge as e:
+                return Response(status=413, text=str(e))
         if request.path.startswith("/watch"):
             response = StreamResponse()
             await response.prepare(request)
@@ -228,8 +234,19 @@ async def smoke() -> None:
         assert (await client.response()).json()["path"] == "/next"
         response = await client.request("GET", "/watch")
         assert response.raw.endswith(b"\r\n\r\n2\r\nev\r\n0\r\n\r\n")
+        await client.send(build("HEAD", "/watch") + build("GET", "/after-head"))
+        assert (await client.response(head_only=True)).header("Transfer-Encoding") == "chunked"
+        assert (await client.response()).json()["path"] == "/after-head"
         assert (await client.request("GET", "/bad", headers={"Bad Name": "x"})).status == 400
         assert await client.closed_by_server()
+
+        # Expect: 100-continue over the limit, the body sent anyway: 413, then EOF
+        refused = await RawClient.connect(server.port)
+        await refused.send(b"POST /big HTTP/1.1\r\nHost: test\r\nContent-Length: 1048576\r\n"
+                           b"Expect: 100-continue\r\n\r\n")
+        refused.writer.write(b"b" * 1048576)
+        assert (await refused.response()).status == 413
+        assert await refused.closed_by_server()
 
         leaving = await RawClient.connect(server.port)
         await leaving.send(build("GET", "/watch/forever"))

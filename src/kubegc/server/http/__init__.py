@@ -7,8 +7,15 @@ May import: nothing else of kubegc (it knows HTTP, not Kubernetes).
 
 from kubegc.server.http.protocol import Handler, HttpProtocol
 from kubegc.server.http.request import Headers, Query, Request, RequestEntityTooLarge
-from kubegc.server.http.response import AnyResponse, Response, ResponseHeaders, StreamResponse
+from kubegc.server.http.response import (
+    AnyResponse,
+    BodyNotAllowed,
+    Response,
+    ResponseHeaders,
+    StreamResponse,
+)
 from kubegc.server.http.server import HTTPServer
 
-__all__ = ["AnyResponse", "HTTPServer", "Handler", "Headers", "HttpProtocol", "Query", "Request",
-           "RequestEntityTooLarge", "Response", "ResponseHeaders", "StreamResponse"]
+__all__ = ["AnyResponse", "BodyNotAllowed", "HTTPServer", "Handler", "Headers", "HttpProtocol",
+           "Query", "Request", "RequestEntityTooLarge", "Response", "ResponseHeaders",
+           "StreamResponse"]

@@ -3,7 +3,9 @@
 One ``HttpProtocol`` per connection. The parser's callbacks assemble a ``Request`` (whole
 body buffered, at most ``max_body`` bytes kept); requests queue per connection and one
 task answers them in order (keep-alive, pipelining). A ``Response`` leaves in one write; a
-``StreamResponse`` (watch) writes chunks with back-pressure from ``pause_writing``.
+``StreamResponse`` (watch) writes chunks with back-pressure from ``pause_writing``. A body
+announced over the limit with ``Expect: 100-continue`` is refused before it is sent: the
+request is answered at once (413), its body never read, and the connection closes.
 
 Why not aiohttp's server: limits.md §3 measured it at ~12k POST/s doing no work at all on
 this machine, against ~50k/s for a protocol like this one; at kubegc's create rate
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, cast
 import httptools
 
 from kubegc.server.http.request import Headers, Request
-from kubegc.server.http.response import AnyResponse, Response, StreamResponse
+from kubegc.server.http.response import AnyResponse, BodyNotAllowed, Response, StreamResponse
 
 if TYPE_CHECKING:
     from kubegc.server.http.server import HTTPServer
@@ -35,6 +37,11 @@ Handler = Callable[[Request], Awaitable[AnyResponse]]
 
 #: Queued (pipelined) requests before the connection stops reading.
 MAX_PIPELINE = 32
+#: Seconds a connection closing with its client's input unread (a refused body) goes on
+#: reading, and dropping, it: closed at once, the unread input would make the kernel
+#: answer with a reset that can destroy the response at the client (RFC 9112 §9.6; Go's
+#: rstAvoidanceDelay is 0.5 s too).
+LINGER = 0.5
 
 _date_cache: tuple[int, bytes] = (0, b"")
 
@@ -52,6 +59,10 @@ def _plain(status: int, reason: str, text: str) -> bytes:
     body = text.encode()
     return (f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n").encode() + date_line() + body
+
+
+class _BodyRefused(Exception):
+    """Stops the parser after a head whose body is refused unread (``_refuse_body``)."""
 
 
 class HttpProtocol(asyncio.Protocol):
@@ -81,6 +92,8 @@ class HttpProtocol(asyncio.Protocol):
         # answered 400 once the requests parsed before it have been answered
         self._input_done = False
         self._bad_request: bytes | None = None
+        self._body_refused = False  # input stopped before a body it did not read
+        self._lingering: asyncio.TimerHandle | None = None
         self.closed = False
         self.idle_since = self._loop.time()
 
@@ -94,6 +107,8 @@ class HttpProtocol(asyncio.Protocol):
         self.closed = True
         self._server.connections.discard(self)
         self._pending.clear()
+        if self._lingering is not None:
+            self._lingering.cancel()
         waiter, self._drain_waiter = self._drain_waiter, None
         if waiter is not None and not waiter.done():
             waiter.set_exception(ConnectionResetError("the client closed the connection"))
@@ -114,6 +129,8 @@ class HttpProtocol(asyncio.Protocol):
             elif self._task is None:
                 self.close()
         except httptools.HttpParserError as e:
+            if self._input_done:
+                return  # _refuse_body stopped the parser: its request is queued
             # The requests parsed before the error are answered first, then 400 and close
             # (no 400 when the connection closes anyway: bytes after "Connection: close").
             self._input_done = True
@@ -159,8 +176,22 @@ class HttpProtocol(asyncio.Protocol):
         length = self._headers.get("content-length", "")
         if length.isdigit() and int(length) > self._max_body:
             self._too_large = True  # answered 413 once the body has gone by
+            if self._headers.get("expect", "").lower() == "100-continue":
+                self._refuse_body()
         elif self._headers.get("expect", "").lower() == "100-continue" and self.transport:
             self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def _refuse_body(self) -> None:
+        """``Expect: 100-continue`` and a Content-Length over the limit: no "100 Continue",
+        so the client does not send the body; the request goes to its handler at once,
+        bodiless (``read()`` raises ``RequestEntityTooLarge``, a 413, as Go's net/http
+        answers before the body). The body is never read, so nothing after this head is:
+        parsing stops here (the exception, caught in ``data_received``) and the connection
+        closes after the answer."""
+        self._input_done = self._body_refused = True
+        self.on_message_complete()
+        self._pending[-1].keep_alive = False
+        raise _BodyRefused
 
     def on_body(self, body: bytes) -> None:
         if self._too_large:
@@ -199,8 +230,11 @@ class HttpProtocol(asyncio.Protocol):
                         self.transport.resume_reading()
                 await self._respond(request)
                 if not request.keep_alive or self._server.stopping:
-                    self.close()
-                    break
+                    if self._body_refused:
+                        self._close_unread()
+                    else:
+                        self.close()
+                    return
             if self._input_done and not self._pending:
                 self._reject()
         finally:
@@ -214,6 +248,9 @@ class HttpProtocol(asyncio.Protocol):
             if self.closed or self._server.stopping:
                 return
             raise
+        except BodyNotAllowed:
+            self.end_stream()  # HEAD, answered by a stream: the head was all of it
+            return
         except Exception:
             log.exception("unhandled error serving %s %s", request.method, request.path_qs)
             if self._streaming:
@@ -261,6 +298,19 @@ class HttpProtocol(asyncio.Protocol):
         self._streaming = False
 
     # -- lifecycle ---------------------------------------------------------------------------
+
+    def _close_unread(self) -> None:
+        """Close after a refused body the client may be sending anyway: end the sending
+        side only, drop what arrives (``_input_done``), and close once the client closes
+        (``eof_received``) or after ``LINGER`` seconds."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        if not transport.can_write_eof():  # TLS: no half-close
+            transport.close()
+            return
+        transport.write_eof()
+        self._lingering = self._loop.call_later(LINGER, self.close)
 
     @property
     def busy(self) -> bool:

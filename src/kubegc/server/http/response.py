@@ -100,11 +100,23 @@ class Response:
         return head if head_only else head + self.body
 
 
+class BodyNotAllowed(ConnectionResetError):
+    """A response to HEAD has no body (RFC 9110 §9.3.2). ``StreamResponse.prepare`` raises
+    it once the head is sent (and ``write`` after that), so that the handler stops making
+    a body as it does when its client has gone; the connection goes on."""
+
+    def __init__(self) -> None:
+        super().__init__("a response to HEAD has no body")
+
+
 class StreamResponse:
     """A response whose body is written in chunks after ``prepare``. The connection
-    applies back-pressure: ``write`` waits while the client does not read."""
+    applies back-pressure: ``write`` waits while the client does not read. To a HEAD
+    request the head is the whole response: ``prepare`` sends it and raises
+    ``BodyNotAllowed`` (Go's handlers see ``ErrBodyNotAllowed`` on their first write)."""
 
-    __slots__ = ("_done", "_headers", "_request", "content_type", "prepared", "status")
+    __slots__ = ("_done", "_head_only", "_headers", "_request", "content_type", "prepared",
+                 "status")
 
     def __init__(self, *, status: int = 200, headers: Mapping[str, str] | None = None,
                  content_type: str | None = None) -> None:
@@ -114,6 +126,7 @@ class StreamResponse:
         self._request: Request | None = None
         self.prepared = False
         self._done = False
+        self._head_only = False
 
     @property
     def headers(self) -> ResponseHeaders:
@@ -122,18 +135,24 @@ class StreamResponse:
         return self._headers
 
     async def prepare(self, request: Request) -> None:
-        """Send the status line and headers."""
+        """Send the status line and headers (for HEAD, all there is: raises
+        ``BodyNotAllowed`` after)."""
         conn = _connection(request)
         self._request = request
         conn.start_stream(render_head(self.status, self.content_type, self._headers,
                                       "Transfer-Encoding: chunked\r\n", conn.date_line()))
         self.prepared = True
+        if request.method == "HEAD":
+            self._head_only = True
+            raise BodyNotAllowed
 
     async def write(self, data: bytes) -> None:
         """One chunk; raises ``ConnectionResetError`` once the client has gone."""
         if not data:
             return
         assert self._request is not None, "write before prepare"
+        if self._head_only:
+            raise BodyNotAllowed
         conn = _connection(self._request)
         conn.write(b"%x\r\n%b\r\n" % (len(data), data))
         await conn.drain()
@@ -143,7 +162,8 @@ class StreamResponse:
             return
         self._done = True
         conn = _connection(self._request)
-        conn.write(b"0\r\n\r\n")
+        if not self._head_only:
+            conn.write(b"0\r\n\r\n")
         conn.end_stream()
 
 
@@ -167,4 +187,5 @@ def _connection(request: Request) -> _Connection:
 #: What a handler returns.
 AnyResponse = Response | StreamResponse
 
-__all__ = ["AnyResponse", "Response", "ResponseHeaders", "StreamResponse", "render_head"]
+__all__ = ["AnyResponse", "BodyNotAllowed", "Response", "ResponseHeaders", "StreamResponse",
+           "render_head"]
