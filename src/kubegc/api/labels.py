@@ -10,6 +10,10 @@ Contract:
     ``LabelSelectorAsSelector``: ``None`` selects nothing, ``{}`` selects everything.
   * ``selector_from_set`` is ``labels.SelectorFromSet``; ``new_requirement`` validates keys
     and values with upstream's messages (``labels.NewRequirement``).
+  * ``is_qualified_name`` and ``is_valid_label_value`` are apimachinery's
+    ``validation.IsQualifiedName`` and ``IsValidLabelValue`` (upstream's messages, memoized):
+    the only implementation of those grammars, also used by ``kubegc.api.validation`` for
+    metadata labels, annotation keys and finalizer names.
   * ``Operator`` is apimachinery's ``selection.Operator``; field selectors (``api.fields``)
     share it.
 Selectors are immutable values; requirements are kept sorted by key, as upstream does.
@@ -18,6 +22,7 @@ Selectors are immutable values; requirements are kept sorted by key, as upstream
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -126,7 +131,23 @@ class LabelSelector:
 EVERYTHING = LabelSelector()
 NOTHING = LabelSelector(nothing=True)
 
-# --- label key/value validation (content.IsLabelKey / IsLabelValue) -----------------
+# --- label key/value validation (validation.IsQualifiedName / IsValidLabelValue) ----------
+#
+# The one implementation of the qualified-name and label-value grammars: selectors use it
+# here, and ``kubegc.api.validation`` uses it for metadata labels, annotation keys and
+# finalizer names. Results are tuples (immutable), so they can be remembered: the same keys
+# and values come back on object after object (every create and update validates its
+# labels). Only strings short enough to be valid are remembered, so the memos never hold a
+# large string a client sent.
+
+QUALIFIED_NAME_MAX_LENGTH = 63
+LABEL_VALUE_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+#: The longest valid qualified name: a DNS-1123 subdomain prefix, '/', a 63-character name.
+_QUALIFIED_NAME_MEMO_MAX = DNS1123_SUBDOMAIN_MAX_LENGTH + 1 + QUALIFIED_NAME_MAX_LENGTH
+#: Distinct keys and values remembered; the oldest go first (a 4-label Pod template's keys
+#: and values are 8 entries, so thousands of templates fit).
+_MEMO_SIZE = 4096
 
 _NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
@@ -149,40 +170,65 @@ _SUBDOMAIN_MSG = (
 )
 
 
-def _label_key_errors(key: str) -> list[str]:
-    parts = key.split("/")
+def _qualified_name_errors(value: str) -> tuple[str, ...]:
+    parts = value.split("/")
     errs: list[str] = []
     if len(parts) > 2:
-        return [
+        return (
             f"a valid label key {_NAME_MSG} with an optional DNS subdomain prefix and '/'"
-            " (e.g. 'example.com/MyName')"
-        ]
+            " (e.g. 'example.com/MyName')",
+        )
     name = parts[-1]
     if len(parts) == 2:
         prefix = parts[0]
         if not prefix:
             errs.append("prefix part must be non-empty")
         else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
+            if len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+                errs.append(f"prefix part must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH}"
+                            " characters")
             if not _SUBDOMAIN_RE.fullmatch(prefix):
                 errs.append("prefix part " + _SUBDOMAIN_MSG)
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
+    elif len(name) > QUALIFIED_NAME_MAX_LENGTH:
+        errs.append(f"name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
     if not _NAME_RE.fullmatch(name):
         errs.append("name part " + _NAME_MSG)
-    return errs
+    return tuple(errs)
 
 
-def _label_value_errors(value: str) -> list[str]:
+def _label_value_errors(value: str) -> tuple[str, ...]:
     errs: list[str] = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
+    if len(value) > LABEL_VALUE_MAX_LENGTH:
+        errs.append(f"must be no more than {LABEL_VALUE_MAX_LENGTH} characters")
     if not _VALUE_RE.fullmatch(value):
         errs.append(_VALUE_MSG)
-    return errs
+    return tuple(errs)
+
+
+_qualified_name_memo = functools.lru_cache(maxsize=_MEMO_SIZE)(_qualified_name_errors)
+_label_value_memo = functools.lru_cache(maxsize=_MEMO_SIZE)(_label_value_errors)
+
+
+def is_qualified_name(value: str) -> tuple[str, ...]:
+    """``validation.IsQualifiedName`` (``content.IsLabelKey``): ``[prefix/]name``, a
+    DNS-1123 subdomain prefix and a name of at most 63 alphanumerics, '-', '_' or '.'
+    beginning and ending alphanumeric. The grammar of label keys, annotation keys and
+    finalizer names. Returns upstream's messages, none when valid."""
+    if len(value) > _QUALIFIED_NAME_MEMO_MAX:
+        return _qualified_name_errors(value)
+    return _qualified_name_memo(value)
+
+
+def is_valid_label_value(value: str) -> tuple[str, ...]:
+    """``validation.IsValidLabelValue``: empty, or at most 63 alphanumerics, '-', '_' or '.'
+    beginning and ending alphanumeric. Returns upstream's messages (a value too long gets
+    the length message, and the pattern message too when its characters are wrong), none
+    when valid."""
+    if len(value) > LABEL_VALUE_MAX_LENGTH:
+        return _label_value_errors(value)
+    return _label_value_memo(value)
 
 
 def _invalid(path: str, value: str | list[str] | None, detail: str, *,
@@ -204,7 +250,7 @@ def new_requirement(key: str, operator: Operator, values: list[str]) -> Requirem
     aggregate, raised as ValueError carrying upstream's text (values printed as Go prints
     them, ``%q`` and ``%#v``)."""
     errs: list[str] = []
-    if key_errs := _label_key_errors(key):
+    if key_errs := is_qualified_name(key):
         errs.append(_invalid("key", key, "; ".join(key_errs)))
     n = len(values)
     if operator in (Operator.IN, Operator.NOT_IN) and n == 0:
@@ -225,7 +271,7 @@ def new_requirement(key: str, operator: Operator, values: list[str]) -> Requirem
                 errs.append(_invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value"
                                      " must be an integer"))
     for i, v in enumerate(values):
-        if value_errs := _label_value_errors(v):
+        if value_errs := is_valid_label_value(v):
             errs.append(_invalid(f"values[{i}][{key}]", v, "; ".join(value_errs)))
     if errs:
         unique = list(dict.fromkeys(errs))
@@ -315,7 +361,7 @@ class _Parser:
             tok, key = self.consume()
         if tok != "ID":
             raise ValueError(f"found '{key}', expected: identifier")
-        if key_errs := _label_key_errors(key):
+        if key_errs := is_qualified_name(key):
             raise ValueError(_invalid("<nil>", key, "; ".join(key_errs)))
         if operator is None and self.lookahead()[0] in ("END", "COMMA"):
             operator = Operator.EXISTS

@@ -2,18 +2,20 @@
 (``apimachinery/pkg/api/validation/objectmeta.go``, ``ValidateDeleteOptions``).
 
 Each function returns a list of ``StatusCause`` (empty when valid) so callers can aggregate
-them into one 422 ``Invalid`` error, as upstream's ``field.ErrorList``.
+them into one 422 ``Invalid`` error, as upstream's ``field.ErrorList``. Label keys and values,
+annotation keys and finalizer names are checked by ``kubegc.api.labels`` (upstream's
+``IsQualifiedName`` and ``IsValidLabelValue``, memoized there).
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.goformat import go_sharp_v
+from kubegc.api.labels import is_qualified_name, is_valid_label_value
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
@@ -24,8 +26,6 @@ _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(
     r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 )
-_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 DNS1123_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
@@ -38,18 +38,13 @@ DNS1123_SUBDOMAIN_MSG = (
     "regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 )
-QUALIFIED_NAME_MSG = (
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-)
 
 
 def is_dns1123_label(value: str) -> list[str]:
     errs = []
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
-    if not _DNS1123_LABEL.match(value):
+    if not _DNS1123_LABEL.fullmatch(value):
         errs.append(DNS1123_LABEL_MSG)
     return errs
 
@@ -58,7 +53,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     errs = []
     if len(value) > 253:
         errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.match(value):
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
         errs.append(DNS1123_SUBDOMAIN_MSG)
     return errs
 
@@ -71,31 +66,6 @@ def is_path_segment_name(value: str) -> list[str]:
         if bad in value:
             return [f"may not contain '{bad}'"]
     return []
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """``[prefix/]name`` as used by finalizers, label keys and annotation keys."""
-    errs: list[str] = []
-    prefix, sep, name = value.rpartition("/")
-    if not sep:
-        prefix, name = "", value
-    elif not prefix:
-        return ["prefix part must be non-empty"]
-    if sep and prefix:
-        errs.extend("prefix part " + e for e in is_dns1123_subdomain(prefix))
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    elif not _QUALIFIED_NAME_PART.match(name):
-        errs.append(QUALIFIED_NAME_MSG)
-    return errs
-
-
-@functools.lru_cache(maxsize=4096)
-def _qualified_name_errors(value: str) -> tuple[str, ...]:
-    """``is_qualified_name``, remembered: label and annotation keys repeat across objects."""
-    return tuple(is_qualified_name(value))
 
 
 NameValidator = Callable[[str], list[str]]
@@ -163,6 +133,8 @@ def _validate_owner_reference(ref: dict[str, Any], path: str) -> list[StatusCaus
 
 
 def validate_finalizers(finalizers: Any, path: str = "metadata.finalizers") -> list[StatusCause]:
+    """``ValidateFinalizers``: each name qualified (``ValidateFinalizerName``), and not both
+    ``orphan`` and ``foregroundDeletion``."""
     if finalizers is None:
         return []
     if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
@@ -196,26 +168,24 @@ def validate_new_finalizers_on_deleting(old: Sequence[str], new: Sequence[str]) 
 
 
 def validate_labels(labels: Any, path: str) -> list[StatusCause]:
+    """``ValidateLabels`` (``apis/meta/v1/validation``): per label, in the map's order, the
+    key's ``IsQualifiedName`` messages, then the value's ``IsValidLabelValue`` messages, each
+    an ``Invalid`` error on ``path`` itself carrying the key or the value. Runs on every
+    create and update, hence the memoized checks."""
     if labels is None:
         return []
     if not isinstance(labels, dict):
         return [field_error("FieldValueInvalid", path, "must be a map of strings", labels)]
     causes: list[StatusCause] = []
     for key, value in labels.items():
-        for msg in _qualified_name_errors(str(key)):
+        for msg in is_qualified_name(str(key)):
             causes.append(field_error("FieldValueInvalid", path, msg, key))
         if not isinstance(value, str):
             causes.append(field_error("FieldValueInvalid", f"{path}.{key}", "must be a string",
                                       value))
-        elif len(value) > 63 or not _LABEL_VALUE.match(value):
-            causes.append(field_error(
-                "FieldValueInvalid", path,
-                "a valid label must be an empty string or consist of alphanumeric characters, "
-                "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
-                "'MyValue',  or 'my_value',  or '12345', regex used for validation is "
-                "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-                value,
-            ))
+            continue
+        for msg in is_valid_label_value(value):
+            causes.append(field_error("FieldValueInvalid", path, msg, value))
     return causes
 
 
@@ -230,7 +200,10 @@ def validate_annotations(annotations: Any, path: str = "metadata.annotations") -
         return [field_error("FieldValueInvalid", path, "must be a map of strings", None)]
     causes: list[StatusCause] = []
     for key in annotations:
-        for msg in _qualified_name_errors(str(key)):
+        # ``ValidateAnnotations``: a qualified name, except that case does not matter. A key
+        # valid as sent is ASCII, so valid lower-cased too: only a failing one is lowered.
+        text = str(key)
+        for msg in is_qualified_name(text) and is_qualified_name(text.lower()):
             causes.append(field_error("FieldValueInvalid", path, msg, key))
     return causes
 
