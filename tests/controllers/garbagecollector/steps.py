@@ -1,11 +1,10 @@
 """Step-driven GC scenarios (a port of upstream's garbagecollector_test.go harness).
 
 A scenario is a list of steps run in order against one ``GarbageCollector`` whose queues
-are ``TrackingQueue``s and whose client is a ``StepClient`` (the shared fake client as
-upstream's tests drive it); no task runs in the
-background, each step drives one piece (``process_event``, ``process_attempt_to_delete``)
-and ``assert_state`` checks everything observable. After every step the graph invariant
-(rule 45) is verified.
+are ``TrackingQueue``s and whose client is the shared ``FakeClient`` set up as upstream's
+tests drive it (``fake_client``); no task runs in the background, each step drives one
+piece (``process_event``, ``process_attempt_to_delete``) and ``assert_state`` checks
+everything observable. After every step the graph invariant (rule 45) is verified.
 """
 
 from __future__ import annotations
@@ -58,26 +57,11 @@ DEFAULT_RESOURCES = (
 )
 
 
-class StepClient(FakeClient):
+def fake_client(*, clock: Clock) -> FakeClient:
     """The shared ``FakeClient`` as upstream's GC tests drive it: their REST mapper's
-    resources, actions as client-go prints them (``"get /v1, Resource=pods ns=ns1
-    name=p"``), objects seeded, looked up and removed by (resource, namespace, name), and
-    ``failures``: action string -> the error every such call raises."""
-
-    def __init__(self, *, clock: Clock) -> None:
-        super().__init__(resources=DEFAULT_RESOURCES, clock=clock,
-                         action_format=client_go_string)
-        self.failures: dict[str, Exception] = {}
-        self.fail_matching(self.failures)
-
-    def seed(self, gvr: GroupVersionResource, obj: Obj) -> Obj:
-        return self.add_object(gvr, obj)
-
-    def lookup(self, gvr: GroupVersionResource, namespace: str, name: str) -> Obj | None:
-        return self.stored(gvr, name, namespace=namespace)
-
-    def remove(self, gvr: GroupVersionResource, namespace: str, name: str) -> None:
-        self.remove_object(gvr, name, namespace=namespace)
+    resources, and actions as client-go prints them (``"get /v1, Resource=pods ns=ns1
+    name=p"``)."""
+    return FakeClient(resources=DEFAULT_RESOURCES, clock=clock, action_format=client_go_string)
 
 
 class FakeRecorder:
@@ -186,7 +170,7 @@ def node(identity: ObjectReference, *owners: ObjectReference, virtual: bool = Fa
 @dataclass
 class Harness:
     gc: GarbageCollector
-    client: StepClient
+    client: FakeClient
     recorder: FakeRecorder
     decisions: InMemoryDecisionSink
     graph_changes: TrackingQueue[Event]
@@ -196,7 +180,7 @@ class Harness:
     @classmethod
     def create(cls, *, absent_cache_size: int = 100) -> Harness:
         clock = ManualClock()
-        client = StepClient(clock=clock)
+        client = fake_client(clock=clock)
         recorder = FakeRecorder()
         decisions = InMemoryDecisionSink()
         gc = GarbageCollector(
@@ -231,13 +215,14 @@ Step = Callable[[Harness], Awaitable[None]]
 
 def create_in_client(group: str, version: str, resource: str, obj: dict[str, Any]) -> Step:
     async def step(h: Harness) -> None:
-        h.client.seed(GroupVersionResource(group, version, resource), obj)
+        h.client.add_object(GroupVersionResource(group, version, resource), obj)
     return step
 
 
 def delete_from_client(group: str, version: str, resource: str, namespace: str, name: str) -> Step:
     async def step(h: Harness) -> None:
-        h.client.remove(GroupVersionResource(group, version, resource), namespace, name)
+        h.client.remove_object(GroupVersionResource(group, version, resource), name,
+                               namespace=namespace)
     return step
 
 

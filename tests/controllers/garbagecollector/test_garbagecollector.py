@@ -40,7 +40,7 @@ def _pod_node(h: Harness) -> Node:
 
 async def test_attempt_to_delete_item_deletes_pod_whose_owner_is_absent() -> None:
     h = Harness.create()
-    h.client.seed(PODS, make_obj(pod, rc1))
+    h.client.add_object(PODS, make_obj(pod, rc1))
     item = _pod_node(h)
 
     await h.gc.attempt_to_delete_item(item)
@@ -51,7 +51,8 @@ async def test_attempt_to_delete_item_deletes_pod_whose_owner_is_absent() -> Non
         "delete /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",
     ])
     assert item.virtual, "attempt_to_delete_item must not change virtual"
-    assert h.client.lookup(PODS, "ns1", "ToBeDeletedPod") is None  # Background: gone at once
+    # Background: gone at once
+    assert h.client.stored(PODS, "ToBeDeletedPod", namespace="ns1") is None
     [record] = h.decisions.records
     assert (record.action, record.reason, record.propagation_policy) == (
         RecordAction.DELETE, DecisionReason.OWNER_ABSENT, "Background")
@@ -67,7 +68,7 @@ async def test_absent_owner_cache_skips_lookups_and_evicts_lru() -> None:
                                   ("rc2Pod1", "rc2", "2"), ("rc3Pod1", "rc3", "3")]:
         owner = make_id("v1", "ReplicationController", "ns1", owner_name, uid)
         identity = make_id("v1", "Pod", "ns1", name, f"pod-{name}")
-        h.client.seed(PODS, make_obj(identity, owner))
+        h.client.add_object(PODS, make_obj(identity, owner))
         pods[name] = Node(identity)
 
     for name in ("rc1Pod1", "rc2Pod1", "rc1Pod2", "rc3Pod1"):  # rc1 hit promotes it
@@ -84,12 +85,12 @@ async def test_absent_owner_cache_skips_lookups_and_evicts_lru() -> None:
 
 async def test_solid_owner_keeps_dependent_and_removes_dangling_reference() -> None:
     h = Harness.create()
-    h.client.seed(RCS, make_obj(rc2))
-    h.client.seed(PODS, make_obj(pod, rc1, rc2))
+    h.client.add_object(RCS, make_obj(rc2))
+    h.client.add_object(PODS, make_obj(pod, rc1, rc2))
 
     await h.gc.attempt_to_delete_item(_pod_node(h))
 
-    live = h.client.lookup(PODS, "ns1", pod.name)
+    live = h.client.stored(PODS, pod.name, namespace="ns1")
     assert live is not None
     assert [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
     assert h.client.take_actions()[-1] == "patch /v1, Resource=pods ns=ns1 name=ToBeDeletedPod"
@@ -102,12 +103,12 @@ async def test_solid_owner_keeps_dependent_and_removes_dangling_reference() -> N
 
 async def test_custom_resource_falls_back_to_json_merge_patch() -> None:
     h = Harness.create()
-    h.client.seed(RCS, make_obj(rc2))
-    h.client.seed(WIDGETS, make_obj(widget, rc1, rc2))
+    h.client.add_object(RCS, make_obj(rc2))
+    h.client.add_object(WIDGETS, make_obj(widget, rc1, rc2))
 
     await h.gc.attempt_to_delete_item(Node(widget))
 
-    live = h.client.lookup(WIDGETS, "ns1", "w1")
+    live = h.client.stored(WIDGETS, "w1", namespace="ns1")
     assert live is not None and [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
     patches = [a for a in h.client.take_actions() if a.startswith("patch")]
     assert len(patches) == 2  # strategic (415), then JSON merge
@@ -127,55 +128,56 @@ async def test_delete_policy_follows_the_victims_own_finalizers(
     pod_finalizers: tuple[str, ...], expected_policy: str,
 ) -> None:
     h = Harness.create()
-    h.client.seed(PODS, make_obj(pod, rc1, finalizers=(*pod_finalizers, "x/y")))
+    h.client.add_object(PODS, make_obj(pod, rc1, finalizers=(*pod_finalizers, "x/y")))
 
     await h.gc.attempt_to_delete_item(_pod_node(h))
 
     [record] = h.decisions.records
     assert record.propagation_policy == expected_policy
-    live = h.client.lookup(PODS, "ns1", pod.name)
+    live = h.client.stored(PODS, pod.name, namespace="ns1")
     assert live is not None and live["metadata"]["deletionTimestamp"]
 
 
 async def test_owner_recreated_with_other_uid_is_dangling() -> None:
     h = Harness.create()
-    h.client.seed(RCS, make_obj(make_id("v1", "ReplicationController", "ns1", "owner1", "new")))
-    h.client.seed(PODS, make_obj(pod, rc1))
+    h.client.add_object(RCS, make_obj(make_id("v1", "ReplicationController", "ns1", "owner1",
+                                              "new")))
+    h.client.add_object(PODS, make_obj(pod, rc1))
 
     await h.gc.attempt_to_delete_item(_pod_node(h))
 
-    assert h.client.lookup(PODS, "ns1", pod.name) is None
+    assert h.client.stored(PODS, pod.name, namespace="ns1") is None
     assert h.decisions.records[0].reason is DecisionReason.OWNER_RECREATED
 
 
 async def test_cluster_scoped_owner_is_looked_up_without_namespace() -> None:
     h = Harness.create()
-    h.client.seed(PVS, make_obj(pv))
-    h.client.seed(PODS, make_obj(pod, pv))
+    h.client.add_object(PVS, make_obj(pv))
+    h.client.add_object(PODS, make_obj(pod, pv))
 
     await h.gc.attempt_to_delete_item(_pod_node(h))
 
     assert "get /v1, Resource=persistentvolumes name=pv1" in h.client.take_actions()
-    assert h.client.lookup(PODS, "ns1", pod.name) is not None
+    assert h.client.stored(PODS, pod.name, namespace="ns1") is not None
 
 
 async def test_unresolvable_owner_kind_is_retried_and_never_deleted() -> None:
     h = Harness.create()
     unknown = make_id("unknown.group/v1", "UnknownType", "ns1", "invalid-name", "x")
-    h.client.seed(PODS, make_obj(pod, unknown))
+    h.client.add_object(PODS, make_obj(pod, unknown))
     item = Node(pod)
 
     action = await h.gc.attempt_to_delete_worker(item)
 
     assert action is WorkItemAction.REQUEUE
-    assert h.client.lookup(PODS, "ns1", pod.name) is not None
+    assert h.client.stored(PODS, pod.name, namespace="ns1") is not None
     assert not h.decisions.records
 
 
 async def test_waiting_owner_and_dependents_means_foreground_delete() -> None:
     h = Harness.create()
-    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
-    h.client.seed(PODS, make_obj(pod, rc1))
+    h.client.add_object(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
+    h.client.add_object(PODS, make_obj(pod, rc1))
     child = make_id("v1", "Pod", "ns1", "child", "childuid")
     await _observe(h, add_event(pod, rc1), add_event(child, pod))
     item = h.gc.graph_builder.uid_to_node.read(pod.uid)
@@ -183,7 +185,7 @@ async def test_waiting_owner_and_dependents_means_foreground_delete() -> None:
 
     await h.gc.attempt_to_delete_item(item)
 
-    live = h.client.lookup(PODS, "ns1", pod.name)
+    live = h.client.stored(PODS, pod.name, namespace="ns1")
     assert live is not None and live["metadata"]["finalizers"] == ["foregroundDeletion"]
     [record] = h.decisions.records
     assert (record.reason, record.propagation_policy) == (
@@ -192,8 +194,8 @@ async def test_waiting_owner_and_dependents_means_foreground_delete() -> None:
 
 async def test_possible_cycle_unblocks_owner_references_before_foreground_delete() -> None:
     h = Harness.create()
-    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
-    h.client.seed(PODS, make_obj(pod, ref_of(rc1, block_owner_deletion=True)))
+    h.client.add_object(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
+    h.client.add_object(PODS, make_obj(pod, ref_of(rc1, block_owner_deletion=True)))
     child = make_id("v1", "Pod", "ns1", "child", "childuid")
     await _observe(h, add_event(pod, ref_of(rc1, block_owner_deletion=True)),
                    add_event(child, pod, finalizers=("foregroundDeletion",), deleting=True))
@@ -202,7 +204,7 @@ async def test_possible_cycle_unblocks_owner_references_before_foreground_delete
 
     await h.gc.attempt_to_delete_item(item)
 
-    live = h.client.lookup(PODS, "ns1", pod.name)
+    live = h.client.stored(PODS, pod.name, namespace="ns1")
     assert live is not None
     assert live["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] is False
     assert [r.action for r in h.decisions.records] == [RecordAction.UNBLOCK_PATCH,
@@ -217,7 +219,7 @@ async def _observe(h: Harness, *events: Any) -> None:
 
 async def test_deleting_dependents_item_keeps_finalizer_while_blocking_dependent_exists() -> None:
     h = Harness.create()
-    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
+    h.client.add_object(RCS, _rc(rc1, finalizers=("foregroundDeletion",), deleting=True))
     await _observe(h, add_event(rc1, finalizers=("foregroundDeletion",), deleting=True),
                    add_event(pod, ref_of(rc1, block_owner_deletion=True)))
     owner = h.gc.graph_builder.uid_to_node.read(rc1.uid)
@@ -227,13 +229,13 @@ async def test_deleting_dependents_item_keeps_finalizer_while_blocking_dependent
     await h.gc.process_deleting_dependents_item(owner)
 
     assert [n.identity for n in h.attempt_to_delete.pending] == [pod]
-    live = h.client.lookup(RCS, "ns1", rc1.name)
+    live = h.client.stored(RCS, rc1.name, namespace="ns1")
     assert live is not None and live["metadata"]["finalizers"] == ["foregroundDeletion"]
 
 
 async def test_deleting_dependents_item_removes_finalizer_when_only_non_blocking_left() -> None:
     h = Harness.create()
-    h.client.seed(RCS, _rc(rc1, finalizers=("foregroundDeletion", "x/y"), deleting=True))
+    h.client.add_object(RCS, _rc(rc1, finalizers=("foregroundDeletion", "x/y"), deleting=True))
     await _observe(h, add_event(rc1, finalizers=("foregroundDeletion", "x/y"), deleting=True),
                    add_event(pod, ref_of(rc1, block_owner_deletion=False)))
     owner = h.gc.graph_builder.uid_to_node.read(rc1.uid)
@@ -241,7 +243,7 @@ async def test_deleting_dependents_item_removes_finalizer_when_only_non_blocking
 
     await h.gc.attempt_to_delete_item(owner)
 
-    live = h.client.lookup(RCS, "ns1", rc1.name)
+    live = h.client.stored(RCS, rc1.name, namespace="ns1")
     assert live is not None and live["metadata"]["finalizers"] == ["x/y"]
     [record] = h.decisions.records
     assert (record.action, record.reason) == (RecordAction.REMOVE_FINALIZER,
@@ -250,18 +252,18 @@ async def test_deleting_dependents_item_removes_finalizer_when_only_non_blocking
 
 async def test_orphan_worker_strips_owner_reference_then_removes_orphan_finalizer() -> None:
     h = Harness.create()
-    h.client.seed(RCS, _rc(rc1, finalizers=("orphan",), deleting=True))
+    h.client.add_object(RCS, _rc(rc1, finalizers=("orphan",), deleting=True))
     gone = make_id("v1", "Pod", "ns1", "gone", "goneuid")  # 404 on its patch is ignored
-    h.client.seed(PODS, make_obj(pod, rc1, rc2))
+    h.client.add_object(PODS, make_obj(pod, rc1, rc2))
     await _observe(h, add_event(pod, rc1, rc2), add_event(gone, rc1),
                    add_event(rc1, finalizers=("orphan",), deleting=True))
     assert [n.identity for n in h.attempt_to_orphan.pending] == [rc1]
 
     await h.gc.process_attempt_to_orphan_worker()
 
-    live = h.client.lookup(PODS, "ns1", pod.name)
+    live = h.client.stored(PODS, pod.name, namespace="ns1")
     assert live is not None and [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
-    assert h.client.lookup(RCS, "ns1", rc1.name) is None  # finalizer removed: RC gone
+    assert h.client.stored(RCS, rc1.name, namespace="ns1") is None  # finalizer removed: RC gone
     assert [(r.action, r.object) for r in h.decisions.records] == [
         (RecordAction.ORPHAN_PATCH, pod), (RecordAction.REMOVE_FINALIZER, rc1)]
 
@@ -269,9 +271,9 @@ async def test_orphan_worker_strips_owner_reference_then_removes_orphan_finalize
 async def test_orphan_dependents_failure_reports_the_conflict() -> None:
     h = Harness.create()
     dependent = make_id("v1", "Pod", "ns1", "pod", "poduid")
-    h.client.seed(PODS, make_obj(dependent, rc1))
-    h.client.failures["patch /v1, Resource=pods ns=ns1 name=pod"] = errors.conflict(
-        errors.GroupResource("", "pods"), "pod", "the server reported a conflict")
+    h.client.add_object(PODS, make_obj(dependent, rc1))
+    h.client.fail_matching({"patch /v1, Resource=pods ns=ns1 name=pod": errors.conflict(
+        errors.GroupResource("", "pods"), "pod", "the server reported a conflict")})
 
     with pytest.raises(Exception, match="the server reported a conflict"):
         await orphan_dependents(h.gc.actions, rc1, [Node(dependent)])
@@ -292,9 +294,9 @@ async def test_virtual_node_not_found_enqueues_virtual_delete() -> None:
 
 async def test_item_gone_between_get_and_delete_enqueues_virtual_delete() -> None:
     h = Harness.create()
-    h.client.seed(PODS, make_obj(pod, rc1))  # its owner rc1 is absent: dangling
-    h.client.failures[f"delete /v1, Resource=pods ns=ns1 name={pod.name}"] = (
-        errors.not_found(errors.GroupResource("", "pods"), pod.name))
+    h.client.add_object(PODS, make_obj(pod, rc1))  # its owner rc1 is absent: dangling
+    h.client.fail_matching({f"delete /v1, Resource=pods ns=ns1 name={pod.name}": (
+        errors.not_found(errors.GroupResource("", "pods"), pod.name))})
     await _observe(h, add_event(pod, rc1))
     node = h.gc.graph_builder.uid_to_node.read(pod.uid)
     assert node is not None
@@ -320,7 +322,7 @@ async def _cached(h: Harness, gvr: GroupVersionResource, obj: dict[str, Any]) ->
 
 async def test_delete_decided_on_the_cached_copy_skips_the_live_get() -> None:
     h = Harness.create()
-    stored = h.client.seed(PODS, make_obj(pod, rc1))
+    stored = h.client.add_object(PODS, make_obj(pod, rc1))
     await _cached(h, PODS, stored)
     await _observe(h, add_event(pod, rc1))
     item = h.gc.graph_builder.uid_to_node.read(pod.uid)
@@ -333,7 +335,7 @@ async def test_delete_decided_on_the_cached_copy_skips_the_live_get() -> None:
         "get /v1, Resource=replicationcontrollers ns=ns1 name=owner1",  # owners: live, as upstream
         "delete /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",
     ]
-    assert h.client.lookup(PODS, "ns1", pod.name) is None
+    assert h.client.stored(PODS, pod.name, namespace="ns1") is None
     [record] = h.decisions.records
     assert (record.action, record.reason, record.propagation_policy) == (
         RecordAction.DELETE, DecisionReason.OWNER_ABSENT, "Background")
@@ -344,8 +346,8 @@ async def test_stale_cached_copy_never_deletes_an_object_that_gained_a_solid_own
     The delete carries the cached resourceVersion, so it conflicts and the live path keeps
     the object (upstream's GET-then-DELETE, decided on the live object, keeps it too)."""
     h = Harness.create()
-    h.client.seed(RCS, make_obj(rc2))
-    stale = h.client.seed(PODS, make_obj(pod, rc1))
+    h.client.add_object(RCS, make_obj(rc2))
+    stale = h.client.add_object(PODS, make_obj(pod, rc1))
     await _cached(h, PODS, stale)
     await _observe(h, add_event(pod, rc1))
     item = h.gc.graph_builder.uid_to_node.read(pod.uid)
@@ -363,7 +365,7 @@ async def test_stale_cached_copy_never_deletes_an_object_that_gained_a_solid_own
         "get /v1, Resource=replicationcontrollers ns=ns1 name=owner2",  # owner1: cached absent
         "patch /v1, Resource=pods ns=ns1 name=ToBeDeletedPod",
     ]
-    live = h.client.lookup(PODS, "ns1", pod.name)
+    live = h.client.stored(PODS, pod.name, namespace="ns1")
     assert live is not None
     assert [r["uid"] for r in live["metadata"]["ownerReferences"]] == [rc2.uid]
     assert [r.action for r in h.decisions.records] == [RecordAction.REMOVE_DANGLING_REFS]
@@ -371,12 +373,12 @@ async def test_stale_cached_copy_never_deletes_an_object_that_gained_a_solid_own
 
 async def test_cached_copy_of_an_object_already_gone_leads_to_a_virtual_delete() -> None:
     h = Harness.create()
-    stored = h.client.seed(PODS, make_obj(pod, rc1))
+    stored = h.client.add_object(PODS, make_obj(pod, rc1))
     await _cached(h, PODS, stored)
     await _observe(h, add_event(pod, rc1))
     item = h.gc.graph_builder.uid_to_node.read(pod.uid)
     assert item is not None
-    h.client.remove(PODS, "ns1", pod.name)
+    h.client.remove_object(PODS, pod.name, namespace="ns1")
     h.client.take_actions()
 
     assert await h.gc.attempt_to_delete_worker(item) is WorkItemAction.FORGET
@@ -392,8 +394,8 @@ async def test_cached_copy_of_an_object_already_gone_leads_to_a_virtual_delete()
 
 async def test_solid_owner_seen_in_the_cached_copy_is_decided_on_the_live_object() -> None:
     h = Harness.create()
-    h.client.seed(RCS, make_obj(rc2))
-    stored = h.client.seed(PODS, make_obj(pod, rc1, rc2))
+    h.client.add_object(RCS, make_obj(rc2))
+    stored = h.client.add_object(PODS, make_obj(pod, rc1, rc2))
     await _cached(h, PODS, stored)
     await _observe(h, add_event(pod, rc1, rc2))
     item = h.gc.graph_builder.uid_to_node.read(pod.uid)

@@ -16,7 +16,7 @@ from kubegc.api import errors
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.cache import SharedInformerFactory
-from kubegc.client.fake import Action
+from kubegc.client.fake import Action, FakeClient, client_go_string
 from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.controllers.garbagecollector import (
     DecisionReason,
@@ -25,7 +25,15 @@ from kubegc.controllers.garbagecollector import (
     RecordAction,
 )
 
-from .steps import FakeRecorder, StepClient, api_resource, make_id, make_obj, ref_of
+from .steps import (
+    DEFAULT_RESOURCES,
+    FakeRecorder,
+    api_resource,
+    fake_client,
+    make_id,
+    make_obj,
+    ref_of,
+)
 
 PODS = GroupVersionResource("", "v1", "pods")
 RCS = GroupVersionResource("", "v1", "replicationcontrollers")
@@ -48,14 +56,14 @@ async def eventually(condition: Callable[[], bool], *, timeout: float = DEADLINE
 @dataclass
 class Running:
     gc: GarbageCollector
-    client: StepClient
+    client: FakeClient
     decisions: InMemoryDecisionSink
 
     def exists(self, gvr: GroupVersionResource, name: str, ns: str = "ns1") -> bool:
-        return self.client.lookup(gvr, ns, name) is not None
+        return self.client.stored(gvr, name, namespace=ns) is not None
 
     def get(self, gvr: GroupVersionResource, name: str, ns: str = "ns1") -> dict[str, Any]:
-        obj = self.client.lookup(gvr, ns, name)
+        obj = self.client.stored(gvr, name, namespace=ns)
         assert obj is not None, f"{name} is gone"
         return obj
 
@@ -76,7 +84,7 @@ class Running:
 @pytest.fixture
 async def running() -> AsyncIterator[Running]:
     clock = RealClock()
-    client = StepClient(clock=clock)
+    client = fake_client(clock=clock)
     decisions = InMemoryDecisionSink()
     factory = SharedInformerFactory(client, clock=clock)
     gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
@@ -106,8 +114,8 @@ def ref(obj: dict[str, Any], **flags: Any) -> Any:
 
 
 async def test_cascading_background_deletion(running: Running) -> None:  # IT-01
-    rc1, rc2 = running.client.seed(RCS, rc("rc1")), running.client.seed(RCS, rc("rc2"))
-    pods = [running.client.seed(PODS, p) for p in (
+    rc1, rc2 = running.client.add_object(RCS, rc("rc1")), running.client.add_object(RCS, rc("rc2"))
+    pods = [running.client.add_object(PODS, p) for p in (
         pod("pod1", ref(rc1)), pod("pod2"), pod("pod3", ref(rc1), ref(rc2)))]
     await running.observed(rc1, rc2, *pods)
 
@@ -126,15 +134,15 @@ async def test_cascading_background_deletion(running: Running) -> None:  # IT-01
 
 async def test_create_with_non_existent_owner_is_collected(running: Running) -> None:  # IT-02
     ghost = make_id("v1", "ReplicationController", "ns1", "test.rc.1", "doesn't matter")
-    running.client.seed(PODS, pod("test.pod.1", ghost))
+    running.client.add_object(PODS, pod("test.pod.1", ghost))
     await eventually(lambda: not running.exists(PODS, "test.pod.1"), what="pod deleted")
     [record] = [r for r in running.decisions if r.action is RecordAction.DELETE]
     assert record.reason is DecisionReason.OWNER_ABSENT
 
 
 async def test_orphaning_strips_references_and_keeps_dependents(running: Running) -> None:  # IT-04
-    owner = running.client.seed(RCS, rc("test.rc.1"))
-    pods = [running.client.seed(PODS, pod(f"pod{i}", ref(owner))) for i in range(3)]
+    owner = running.client.add_object(RCS, rc("test.rc.1"))
+    pods = [running.client.add_object(PODS, pod(f"pod{i}", ref(owner))) for i in range(3)]
     await running.observed(owner, *pods)
 
     await running.delete(RCS, "test.rc.1", "Orphan")
@@ -150,9 +158,9 @@ async def test_orphaning_strips_references_and_keeps_dependents(running: Running
 
 async def test_foreground_owner_outlives_its_blocking_dependents(running: Running) -> None:
     """E2E-06."""
-    owner = running.client.seed(RCS, rc("rc"))
-    pods = [running.client.seed(PODS, pod(f"p{i}", ref(owner, controller=True,
-                                                            block_owner_deletion=True)))
+    owner = running.client.add_object(RCS, rc("rc"))
+    pods = [running.client.add_object(PODS, pod(f"p{i}", ref(owner, controller=True,
+                                                                  block_owner_deletion=True)))
             for i in range(5)]
     await running.observed(owner, *pods)
 
@@ -165,8 +173,8 @@ async def test_foreground_owner_outlives_its_blocking_dependents(running: Runnin
 
 
 async def test_solid_owner_does_not_block_waiting_owner(running: Running) -> None:  # IT-05
-    rc1, rc2 = running.client.seed(RCS, rc("rc1")), running.client.seed(RCS, rc("rc2"))
-    p = running.client.seed(PODS, pod("pod", ref(rc1, block_owner_deletion=True), ref(rc2)))
+    rc1, rc2 = running.client.add_object(RCS, rc("rc1")), running.client.add_object(RCS, rc("rc2"))
+    p = running.client.add_object(PODS, pod("pod", ref(rc1, block_owner_deletion=True), ref(rc2)))
     await running.observed(rc1, rc2, p)
 
     await running.delete(RCS, "rc1", "Foreground")
@@ -177,10 +185,10 @@ async def test_solid_owner_does_not_block_waiting_owner(running: Running) -> Non
 
 
 async def test_non_blocking_references_do_not_block(running: Running) -> None:  # IT-06
-    owner = running.client.seed(RCS, rc("rc"))
-    p1 = running.client.seed(PODS, pod("pod1", ref(owner), finalizers=("x/y",)))
-    p2 = running.client.seed(PODS, pod("pod2", ref(owner, block_owner_deletion=False),
-                                       finalizers=("x/y",)))
+    owner = running.client.add_object(RCS, rc("rc"))
+    p1 = running.client.add_object(PODS, pod("pod1", ref(owner), finalizers=("x/y",)))
+    p2 = running.client.add_object(PODS, pod("pod2", ref(owner, block_owner_deletion=False),
+                                             finalizers=("x/y",)))
     await running.observed(owner, p1, p2)
 
     await running.delete(RCS, "rc", "Foreground")
@@ -190,9 +198,9 @@ async def test_non_blocking_references_do_not_block(running: Running) -> None:  
 
 
 async def test_blocking_reference_that_cannot_go_away_blocks(running: Running) -> None:  # IT-08
-    owner = running.client.seed(RCS, rc("rc"))
-    p = running.client.seed(PODS, pod("pod", ref(owner, block_owner_deletion=True),
-                                      finalizers=("x/y",)))
+    owner = running.client.add_object(RCS, rc("rc"))
+    p = running.client.add_object(PODS, pod("pod", ref(owner, block_owner_deletion=True),
+                                            finalizers=("x/y",)))
     await running.observed(owner, p)
 
     await running.delete(RCS, "rc", "Foreground")
@@ -206,7 +214,7 @@ async def test_dependency_cycle_does_not_block_deletion(running: Running) -> Non
     ids = {n: make_id("v1", "Pod", "ns1", n, f"uid-{n}") for n in ("pod1", "pod2", "pod3")}
     flags = {"controller": True, "block_owner_deletion": True}
     for name, owner in (("pod1", "pod3"), ("pod2", "pod1"), ("pod3", "pod2")):
-        running.client.seed(PODS, make_obj(ids[name], ref_of(ids[owner], **flags)))
+        running.client.add_object(PODS, make_obj(ids[name], ref_of(ids[owner], **flags)))
     await eventually(lambda: all(running.gc.graph_has_uid(i.uid) for i in ids.values()))
 
     await running.delete(PODS, "pod1", "Foreground")
@@ -216,7 +224,7 @@ async def test_dependency_cycle_does_not_block_deletion(running: Running) -> Non
 
 
 async def test_double_foreground_deletion_with_finalizer(running: Running) -> None:  # IT-07
-    lucy = running.client.seed(PODS, pod("lucy", finalizers=("x/y",)))
+    lucy = running.client.add_object(PODS, pod("lucy", finalizers=("x/y",)))
     await running.observed(lucy)
 
     def finalizers() -> list[str]:
@@ -231,10 +239,10 @@ async def test_double_foreground_deletion_with_finalizer(running: Running) -> No
 
 
 async def test_custom_resource_owner_cascades_to_core_dependent(running: Running) -> None:  # IT-10
-    owner = running.client.seed(WIDGETS, make_obj(make_id("example.com/v1", "Widget", "ns1",
-                                                          "owner", "uid-widget")))
-    cm = running.client.seed(CONFIGMAPS, make_obj(make_id("v1", "ConfigMap", "ns1", "cm", "uid-cm"),
-                                                  ref(owner)))
+    owner = running.client.add_object(WIDGETS, make_obj(make_id("example.com/v1", "Widget", "ns1",
+                                                                "owner", "uid-widget")))
+    cm = running.client.add_object(CONFIGMAPS, make_obj(
+        make_id("v1", "ConfigMap", "ns1", "cm", "uid-cm"), ref(owner)))
     await running.observed(owner, cm)
 
     await running.delete(WIDGETS, "owner", "Foreground")
@@ -252,7 +260,7 @@ async def test_resync_starts_and_stops_monitors(running: Running) -> None:  # ru
 
     assert result.changed and GADGETS in running.gc.graph_builder.monitors
     gadget = make_id("example.com/v1", "Gadget", "ns1", "g", "uid-g")
-    g = running.client.seed(GADGETS, make_obj(gadget))
+    g = running.client.add_object(GADGETS, make_obj(gadget))
     await running.observed(g)
     running.client.unregister(GADGETS)
     await running.gc.resync()
@@ -278,19 +286,21 @@ async def test_events_are_never_monitored(running: Running) -> None:  # rule 1
 
 async def test_unsyncable_resource_does_not_stop_collection() -> None:  # IT-12
     clock = RealClock()
-    client = StepClient(clock=clock)
-    client.failures["list /v1, Resource=secrets"] = errors.internal_error(f"cannot list {SECRETS}")
+    client = fake_client(clock=clock)
+    client.fail_matching({"list /v1, Resource=secrets": errors.internal_error(
+        f"cannot list {SECRETS}")})
     factory = SharedInformerFactory(client, clock=clock)
     gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
                           workers=2, sync_period=3600, initial_sync_timeout=0)
     gc.start()
     try:
-        owner = client.seed(RCS, rc("rc"))
-        p = client.seed(PODS, pod("pod", ref(owner)))
+        owner = client.add_object(RCS, rc("rc"))
+        p = client.add_object(PODS, pod("pod", ref(owner)))
         await eventually(lambda: gc.graph_has_uid(p["metadata"]["uid"]))
         await client.delete(RCS, "rc", namespace="ns1",
                             options=DeleteOptions(propagation_policy="Background"))
-        await eventually(lambda: client.lookup(PODS, "ns1", "pod") is None, what="pod deleted")
+        await eventually(lambda: client.stored(PODS, "pod", namespace="ns1") is None,
+                         what="pod deleted")
         assert not gc.is_synced()
     finally:
         await gc.stop()
@@ -298,9 +308,10 @@ async def test_unsyncable_resource_does_not_stop_collection() -> None:  # IT-12
 
 
 async def test_dot_shows_the_neighbourhood_of_a_uid(running: Running) -> None:
-    owner = running.client.seed(RCS, rc("rc"))
-    p = running.client.seed(PODS, pod("pod", ref(owner)))
-    other = running.client.seed(PODS, pod("other", ref(running.client.seed(RCS, rc("rc2")))))
+    owner = running.client.add_object(RCS, rc("rc"))
+    p = running.client.add_object(PODS, pod("pod", ref(owner)))
+    rc2 = running.client.add_object(RCS, rc("rc2"))
+    other = running.client.add_object(PODS, pod("other", ref(rc2)))
     await running.observed(owner, p, other)
 
     dot = running.gc.dot(uid="uid-pod")
@@ -311,7 +322,7 @@ async def test_dot_shows_the_neighbourhood_of_a_uid(running: Running) -> None:
 
 async def test_stop_leaves_shared_informers_to_their_owner() -> None:
     clock = RealClock()
-    client = StepClient(clock=clock)
+    client = fake_client(clock=clock)
     factory = SharedInformerFactory(client, clock=clock)
     gc = GarbageCollector(client, informer_factory=factory, recorder=FakeRecorder(), clock=clock,
                           workers=1, sync_period=3600, initial_sync_timeout=0)
@@ -322,7 +333,8 @@ async def test_stop_leaves_shared_informers_to_their_owner() -> None:
         pods = factory.for_resource(PODS, metadata_only=True)
         assert pods.is_started()  # still serving other controllers
         count = len(client.objects(PODS))
-        client.seed(PODS, pod("late", make_id("v1", "ReplicationController", "ns1", "x", "x")))
+        client.add_object(PODS, pod("late", make_id("v1", "ReplicationController", "ns1", "x",
+                                                    "x")))
         await eventually(lambda: pods.indexer.get_by_key("ns1/late") is not None)
         assert len(client.objects(PODS)) == count + 1 and not gc.graph_has_uid("uid-late")
     finally:
@@ -333,7 +345,7 @@ async def test_unresolvable_kind_is_parked_and_gc_still_settles(running: Running
     """IT-13/14: a reference to a kind the server does not serve is retried with backoff,
     never deleted, and does not keep the GC from being idle."""
     unknown = make_id("unknown.group/v1", "UnknownType", "ns1", "invalid-name", "uid-unknown")
-    running.client.seed(PODS, pod("cm-invalid", unknown))
+    running.client.add_object(PODS, pod("cm-invalid", unknown))
 
     await eventually(lambda: bool(running.gc.parked()), what="dependent parked")
     await running.settle()
@@ -343,11 +355,12 @@ async def test_unresolvable_kind_is_parked_and_gc_still_settles(running: Running
     assert running.gc.attempt_to_delete.waiting_count() == 1
 
 
-class _SlowDeleteClient(StepClient):
+class _SlowDeleteClient(FakeClient):
     """Deletes happen at once; their responses wait for ``respond`` (a slow network)."""
 
     def __init__(self, *, clock: RealClock) -> None:
-        super().__init__(clock=clock)
+        super().__init__(resources=DEFAULT_RESOURCES, clock=clock,
+                         action_format=client_go_string)
         self.deleted = asyncio.Event()
         self.respond = asyncio.Event()
 
@@ -373,7 +386,7 @@ async def test_stop_lets_a_worker_record_the_delete_it_has_in_hand() -> None:
     try:
         await eventually(gc.is_synced, what="GC monitors to sync")
         ghost = make_id("v1", "ReplicationController", "ns1", "gone", "uid-gone")
-        client.seed(PODS, pod("orphan", ghost))
+        client.add_object(PODS, pod("orphan", ghost))
         await asyncio.wait_for(client.deleted.wait(), DEADLINE)
         stopping = asyncio.create_task(gc.stop())
         await eventually(gc.attempt_to_delete.shutting_down, what="queues shut down")
