@@ -50,3 +50,24 @@ def test_a_dry_run_create_answers_the_object_and_stores_nothing(
     assert "resourceVersion" not in dry["metadata"]
     assert "f:spec" in dry["metadata"]["managedFields"][0]["fieldsV1"]
     assert server.http("GET", f"{path}/dry")[0] == 404
+
+
+def test_a_create_served_in_another_version_answers_in_that_version(
+        server: Server, ns: str) -> None:
+    """events.k8s.io/v1 Events are stored as core/v1 Events: the create's answer is
+    converted, not the stored bytes."""
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event",
+             "metadata": {"name": "e1"}, "eventTime": "2026-01-01T00:00:00.000000Z",
+             "reportingController": "qa/ctl", "reportingInstance": "qa-1",
+             "action": "Test", "reason": "Tested", "type": "Normal", "note": "hello",
+             "regarding": {"kind": "Pod", "name": "p", "namespace": ns}}
+    path = f"/apis/events.k8s.io/v1/namespaces/{ns}/events"
+    code, body = server.http("POST", path, event, headers=_JSON)
+    assert code == 201, body
+    created = json.loads(body)
+    assert created["apiVersion"] == "events.k8s.io/v1" and created["note"] == "hello"
+    assert created["regarding"]["name"] == "p" and "involvedObject" not in created
+    code, got = server.http("GET", f"{path}/e1")
+    assert code == 200 and json.loads(got) == created
+    code, core = server.http("GET", f"/api/v1/namespaces/{ns}/events/e1")
+    assert code == 200 and json.loads(core)["message"] == "hello"
