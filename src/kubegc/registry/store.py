@@ -34,6 +34,7 @@ from kubegc.registry.target import (
     decode_value,
     encode,
     is_direct,
+    same_content,
     same_object,
     with_resource_version,
 )
@@ -356,8 +357,14 @@ class Store:
         if should_delete_during_update(t, old, new):
             new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
             return DeleteAs(new)
-        if field_manager and not same_object(old, new):
+        # As upstream's field manager: managedFields sent with the request replace the live
+        # ones (``[{}]`` clears them); none sent keeps the live ones.
+        sent = new_meta.get("managedFields")
+        if field_manager and (not same_content(old, new) or (
+                sent is not None and sent != old_meta.get("managedFields"))):
             self._manage_fields(old, new, field_manager, subresource)
+        elif sent is None and "managedFields" in old_meta:
+            new_meta["managedFields"] = old_meta["managedFields"]
         return new
 
     @staticmethod

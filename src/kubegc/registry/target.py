@@ -78,9 +78,20 @@ def with_resource_version(value: bytes, revision: int) -> bytes:
 
 
 def same_object(a: Obj, b: Obj) -> bool:
-    """Equal but for resourceVersion and managedFields (a no-op write is skipped)."""
+    """Equal but for resourceVersion: writing ``b`` over ``a`` would change nothing (a
+    no-op write is skipped). managedFields count: a write that changes only them (a
+    co-owner's apply, a client replacing or clearing them) is a write."""
+    return _equal_but(a, b, ("resourceVersion",))
+
+
+def same_content(a: Obj, b: Obj) -> bool:
+    """Equal but for resourceVersion and managedFields: whether a writer changed anything
+    its managedFields entry would record."""
+    return _equal_but(a, b, ("resourceVersion", "managedFields"))
+
+
+def _equal_but(a: Obj, b: Obj, skip: tuple[str, ...]) -> bool:
     ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
-    skip = ("resourceVersion", "managedFields")
     if {k: v for k, v in ma.items() if k not in skip} != {
         k: v for k, v in mb.items() if k not in skip
     }:
