@@ -386,6 +386,7 @@ async def test_cluster_scoped_child_of_a_namespaced_owner_gets_upstreams_warning
                                 'does not exist in namespace ""')
     assert event["involvedObject"]["kind"] == "PersistentVolume"
     assert not event["involvedObject"].get("namespace")
+    assert event["source"] == {"component": "garbage-collector-controller"}  # upstream's
     await settle(gc_server)
     assert await exists(c, PVS, f"pv-child-{ns}")
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from kubegc.client.events import EventRecorder
 from kubegc.controllers.garbagecollector import GarbageCollector
+from kubegc.controllers.garbagecollector.graph_builder import COMPONENT
 from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES
 
 if TYPE_CHECKING:
@@ -26,22 +28,26 @@ class GarbageCollectorController:
         self.sink = DeletionRecordSink(manager.client, clock=manager.clock,
                                        ttl=manager.options.decision_ttl,
                                        busy=lambda: not self.gc.is_idle())
+        # its events' source is upstream's: garbage-collector-controller
+        self.recorder = EventRecorder(manager.client, component=COMPONENT, clock=manager.clock)
         self.gc = GarbageCollector(
-            manager.client, informer_factory=manager.informers, recorder=manager.recorder,
+            manager.client, informer_factory=manager.informers, recorder=self.recorder,
             clock=manager.clock, decisions=self.sink, workers=manager.options.concurrent_gc_syncs,
             sync_period=manager.options.gc_sync_period, ignored_resources=IGNORED_RESOURCES)
         self._resync: asyncio.Task[object] | None = None
 
     async def start(self) -> None:
+        self.recorder.start()
         self.sink.start()
         self.gc.start()
 
     async def stop(self) -> None:
         await self.gc.stop()
         await self.sink.stop()  # after the GC: writes every record the GC made
+        await self.recorder.stop()
 
     def is_idle(self) -> bool:
-        return self.gc.is_idle() and self.sink.is_idle() and (
+        return self.gc.is_idle() and self.sink.is_idle() and self.recorder.is_idle() and (
             self._resync is None or self._resync.done())
 
     def ready(self) -> bool:

@@ -16,7 +16,6 @@ from typing import Protocol
 
 from kubegc.api.clock import Clock
 from kubegc.client.cache import SharedInformerFactory
-from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
 from kubegc.controllers.leaderelection import LeaderLease
 
@@ -78,7 +77,7 @@ def selected(all_names: Sequence[str], spec: Sequence[str]) -> list[str]:
 
 class ControllerManager:
     """Builds, starts and stops the selected controllers around one shared informer
-    factory and one event recorder."""
+    factory (each controller records events under its own upstream component name)."""
 
     def __init__(self, client: Client, *, clock: Clock, options: ManagerOptions) -> None:
         from kubegc.controllers.registry import CONTROLLERS
@@ -87,7 +86,6 @@ class ControllerManager:
         self.clock = clock
         self.options = options
         self.informers = SharedInformerFactory(client, clock=clock)
-        self.recorder = EventRecorder(client, component="kubegc-controller-manager", clock=clock)
         self.names = selected(list(CONTROLLERS), options.controllers)
         self.controllers: list[Controller] = [
             CONTROLLERS[name](self) for name in self.names]
@@ -95,7 +93,6 @@ class ControllerManager:
         self.lease = LeaderLease(client, clock=clock)
 
     async def start(self) -> None:
-        self.recorder.start()
         if self.controllers:
             self.lease.start()
         for controller in self.controllers:
@@ -110,7 +107,6 @@ class ControllerManager:
             except Exception:
                 log.exception("stopping controller %s", controller.name)
         await self.lease.stop()
-        await self.recorder.stop()
         await self.informers.stop()
 
     def ready(self) -> bool:
@@ -118,8 +114,7 @@ class ControllerManager:
 
     def is_idle(self) -> bool:
         return (all(i.is_idle() for i in self.informers.informers())
-                and all(c.is_idle() for c in self.controllers)
-                and self.recorder.is_idle())
+                and all(c.is_idle() for c in self.controllers))
 
     def on_catalog_change(self) -> None:
         for controller in self.controllers:
