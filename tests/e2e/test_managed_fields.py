@@ -66,3 +66,30 @@ def test_managed_fields_can_be_cleared_and_an_unchanged_put_writes_nothing(
     cleared = _cm(server, ns, "mf")
     assert "managedFields" not in cleared["metadata"]
     assert cleared["metadata"]["resourceVersion"] != read["metadata"]["resourceVersion"]
+
+
+def test_a_create_owns_what_the_request_set_not_what_prepare_for_create_added(
+        server: Server, ns: str) -> None:
+    """As upstream's create handler: managedFields come before PrepareForCreate, so a
+    Namespace's finalizer and phase and a Pod's status are nobody's; defaults are the
+    creator's (the namespace name label is one)."""
+    name = f"{ns}-mf"
+    server.kubectl("create", "namespace", name)
+    try:
+        got = json.loads(server.kubectl("get", "namespace", name, "-o", "json",
+                                        "--show-managed-fields").stdout)
+        assert got["status"]["phase"] == "Active" and got["spec"]["finalizers"]
+        [entry] = got["metadata"]["managedFields"]
+        assert (entry["manager"], entry["operation"]) == ("kubectl-create", "Update")
+        assert entry["fieldsV1"] == {"f:metadata": {"f:labels": {
+            ".": {}, "f:kubernetes.io/metadata.name": {}}}}
+    finally:
+        server.kubectl("delete", "namespace", name, "--wait=false")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    server.kubectl("create", "-f", "-", "-n", ns, input=json.dumps(pod))
+    got = json.loads(server.kubectl("get", "pod", "p", "-n", ns, "-o", "json",
+                                    "--show-managed-fields").stdout)
+    creator = [e for e in got["metadata"]["managedFields"] if e["manager"] == "kubectl-create"]
+    assert creator and "f:status" not in creator[0]["fieldsV1"]
+    assert "f:restartPolicy" in creator[0]["fieldsV1"]["f:spec"]  # a default

@@ -188,7 +188,14 @@ def default_secret(obj: Obj) -> None:
 
 
 def default_namespace(obj: Obj) -> None:
-    return None
+    """``SetDefaults_Namespace``: the ``kubernetes.io/metadata.name`` label (a nameless,
+    generateName namespace gets it from the strategy once it has a name)."""
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and meta.get("name"):
+        labels = meta.get("labels")
+        if not isinstance(labels, dict):
+            labels = meta["labels"] = {}
+        labels["kubernetes.io/metadata.name"] = meta["name"]
 
 
 def default_persistentvolumeclaim(obj: Obj) -> None:
@@ -209,6 +216,7 @@ def default_persistentvolume(obj: Obj) -> None:
 
 
 DEFAULTERS: dict[tuple[str, str], Defaulter] = {
+    ("", "namespaces"): default_namespace,
     ("", "pods"): default_pod,
     ("", "services"): default_service,
     ("", "secrets"): default_secret,

@@ -141,6 +141,10 @@ class Store:
         check_fields(t, obj, field_validation, warnings)
         meta = self._prepare_meta_for_create(t, obj)
         strategy.defaulter(obj)
+        if field_manager:
+            # As upstream's create handler: what the request set, defaults included, before
+            # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
+            self._manage_fields(None, obj, field_manager, "", fragments=True)
         generated = not meta.get("name")
         for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
             if generated:
@@ -148,8 +152,6 @@ class Store:
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
             await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
-            if field_manager:
-                self._manage_fields(None, obj, field_manager, "", fragments=True)
             value = encode(to_storage(t.info, obj))
             if dry_run:
                 return Created(t, value, 0)

@@ -100,3 +100,12 @@ def test_a_label_map_with_a_non_scalar_value_is_not_reduced_to_its_keys() -> Non
         ".": {}, "f:x": {}}
     assert created_fields(nested, BUILTIN_SCHEMA, "Pod")["f:metadata"]["f:annotations"] == {
         ".": {}, "f:x": {".": {}, "f:y": {}}}
+
+
+def test_empty_top_level_maps_set_no_field() -> None:
+    """``spec: {}``, ``status: {}`` (what protobuf bodies carry for empty messages) are Go's
+    zero structs, omitted from typed objects: they own nothing, as upstream."""
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n", "labels": {"a": "b"}},
+          "spec": {}, "status": {}}
+    assert created_fields(ns, BUILTIN_SCHEMA, "ConditionedObject") == {
+        "f:metadata": {"f:labels": {".": {}, "f:a": {}}}}

@@ -16,7 +16,13 @@ from typing import Any
 
 import orjson
 
-from kubegc.api.patch.fieldpath import STRIPPED, FieldPathError, item_element, list_mode
+from kubegc.api.patch.fieldpath import (
+    STRIPPED,
+    FieldPathError,
+    is_zero_struct,
+    item_element,
+    list_mode,
+)
 from kubegc.api.patch.strategic_schema import NO_META, FieldMeta, PatchSchema
 
 _STRIPPED_METADATA = frozenset(p[1] for p in STRIPPED if len(p) == 2)
@@ -36,6 +42,8 @@ def created_fields(obj: Any, schema: PatchSchema, root: str, *,
         if key in ("apiVersion", "kind"):
             continue
         value = obj[key]
+        if type(value) is dict and not value:
+            continue  # an empty top-level map sets no field (``fieldpath.is_zero_struct``)
         meta = schema.field(root, key)
         top = key in ("metadata", "spec", "status")
         if key == "metadata":
@@ -149,6 +157,8 @@ def _created_node(value: Any, meta: FieldMeta, schema: PatchSchema, *,
         if not items:
             return None
         return {k: items[k] for k in sorted(items)}  # one list: all "k:" or all "v:"
+    if is_zero_struct(value, meta, False):
+        return None
     return {}
 
 

@@ -49,6 +49,15 @@ STRIPPED: frozenset[Path] = frozenset(
 )
 
 
+def is_zero_struct(value: Any, meta: FieldMeta, top: bool) -> bool:
+    """An empty object where the schema has a struct (every top-level map, and fields of
+    a known struct type): Go decodes it to the zero struct, which typed objects omit
+    (``omitempty``), so it sets no field (``spec: {}``, ``status: {}``, or the empty
+    messages of a protobuf body)."""
+    return (type(value) is dict and not value and not meta.atomic
+            and (top or bool(meta.type)))
+
+
 class FieldPathError(ValueError):
     """An object that has no field set (an associative list item without its key)."""
 
@@ -96,7 +105,7 @@ class _Walker:
             self.members(value, meta.type, path)
         elif isinstance(value, list) and list_mode(meta) != "atomic":
             self.items(value, meta, path)
-        elif path:
+        elif path and not is_zero_struct(value, meta, len(path) == 1):
             self.out.add(path)
 
     def members(self, value: dict[str, Any], type_name: str, path: Path) -> None:
