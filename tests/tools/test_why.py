@@ -59,6 +59,9 @@ def test_why_follows_the_chain_of_records() -> None:
     assert stray["entries"][0]["reason"] == "OwnerRecreated"
     assert stray["causes"] == []  # a uid that never existed explains nothing more
     assert "not by the garbage collector" in root["conclusion"]  # root: deleted by request
+    # ... and the collector's part in it: it removed the foregroundDeletion finalizer
+    assert "remove-finalizer" in root["conclusion"]
+    assert "DELETE sent at" in leaf["conclusion"]  # a DELETE's time, not the removal's
 
 
 def test_why_of_a_terminating_object_is_the_doctor_answer() -> None:

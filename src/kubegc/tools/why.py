@@ -224,8 +224,14 @@ def _conclude(report: WhyReport) -> str:
             f"; an earlier {q.kind} of that name was deleted by the garbage collector "
             f"({gone_before[-1].reason})" if gone_before else "")
     if deletes:
-        last = deletes[-1]
-        return (f"{q.short} was deleted by the garbage collector at {last.time} "
+        last = deletes[-1]  # the DELETE's time: finalizers or a grace period may follow it
+        return (f"{q.short} was deleted by the garbage collector (DELETE sent at {last.time}, "
+                f"{last.reason}): {last.message}")
+    others = [e for e in report.entries if e.source == "DeletionRecord"]
+    if others:
+        last = others[-1]
+        return (f"{q.short} was deleted by a request, not by the garbage collector; the "
+                f"collector's last action on it: {last.action} at {last.time} "
                 f"({last.reason}): {last.message}")
     if report.evidence == "DeletionRecords":
         return (f"no garbage collector record for {q.short}: it was deleted by a request (a "
