@@ -211,6 +211,37 @@ def validate_annotations(annotations: Any, path: str = "metadata.annotations") -
 _POLICIES = frozenset(p.value for p in DeletionPropagation)
 
 
+_RV_MATCHES = ("Exact", "NotOlderThan")
+
+
+def validate_list_options(resource_version: str, resource_version_match: str,
+                          continue_: str, send_initial_events: bool) -> list[StatusCause]:
+    """``ValidateListOptions`` of a LIST (not a watch): resourceVersionMatch needs a
+    resourceVersion, excludes continue, is Exact or NotOlderThan, and Exact is not "0"."""
+    causes: list[StatusCause] = []
+    if resource_version_match:
+        if not resource_version:
+            causes.append(field_error(
+                "FieldValueForbidden", "resourceVersionMatch",
+                "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        if continue_:
+            causes.append(field_error(
+                "FieldValueForbidden", "resourceVersionMatch",
+                "resourceVersionMatch is forbidden when continue is provided"))
+        if resource_version_match not in _RV_MATCHES:
+            causes.append(field_error(
+                "FieldValueNotSupported", "resourceVersionMatch",
+                'supported values: "Exact", "NotOlderThan", ""', resource_version_match))
+        if resource_version_match == "Exact" and resource_version == "0":
+            causes.append(field_error(
+                "FieldValueForbidden", "resourceVersionMatch",
+                'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if send_initial_events:
+        causes.append(field_error("FieldValueForbidden", "sendInitialEvents",
+                                  "sendInitialEvents is forbidden for list"))
+    return causes
+
+
 def validate_delete_options(options: dict[str, Any]) -> list[StatusCause]:
     """``ValidateDeleteOptions``: policy values and ``orphanDependents`` exclusivity."""
     causes: list[StatusCause] = []

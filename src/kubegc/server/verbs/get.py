@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubegc.api import errors
 from kubegc.api.types import Obj
+from kubegc.api.validation import validate_list_options
 from kubegc.registry import Target
 from kubegc.registry.crd import printer_columns
 from kubegc.server.context import JSON, ServerContext, json_response
@@ -48,6 +50,10 @@ async def get(ctx: ServerContext, request: Request, t: Target, name: str) -> Res
 
 async def list_(ctx: ServerContext, request: Request, t: Target) -> Response:
     q = request.query
+    causes = validate_list_options(q.get("resourceVersion", ""), q.get("resourceVersionMatch", ""),
+                                   q.get("continue", ""), "sendInitialEvents" in q)
+    if causes:
+        raise errors.invalid("ListOptions", "meta.k8s.io", "", causes)
     shape = response_shape(request.headers.get("Accept", ""))
     if shape is Shape.OBJECT and not q.get("labelSelector") and not q.get("fieldSelector"):
         encoded = await ctx.registry.list_encoded(
