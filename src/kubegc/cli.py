@@ -19,11 +19,15 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
+
+if TYPE_CHECKING:
+    from kubegc.cluster import Cluster
 
 
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -132,6 +136,7 @@ async def _serve(args: argparse.Namespace) -> int:
         pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
         pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration,
         node_max_pods=args.node_max_pods, time_scale=args.time_scale)
+    started = time.monotonic()
     cluster = Cluster(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -164,10 +169,22 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"kubeconfig: {cluster.kubeconfig_path}\n"
               f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
               f"  kubectl get namespaces", flush=True)
+    ready = asyncio.create_task(_say_when_ready(cluster, started), name="ready-line")
     await stop.wait()
+    ready.cancel()
     print("kubegc: shutting down", flush=True)
     await cluster.stop()
     return 0
+
+
+async def _say_when_ready(cluster: Cluster, started: float) -> None:
+    """Print one line once ``/readyz`` would answer ok (controllers synced)."""
+    server = cluster.server
+    if server is None:
+        return
+    while not server.ctx.ready():
+        await asyncio.sleep(0.01)
+    print(f"kubegc: ready ({time.monotonic() - started:.2f} s after start)", flush=True)
 
 
 def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:

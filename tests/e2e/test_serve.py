@@ -4,6 +4,7 @@ shut it down cleanly, and a restart on the same data directory keeps every objec
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -25,7 +26,9 @@ def test_signal_shuts_down_cleanly_and_restart_keeps_data(tmp_path: Path,
         before = json.loads(server.kubectl("get", "cm", "kept", "-o", "json").stdout)
         server.process.send_signal(sig)
         assert server.process.wait(timeout=15) == 0
-        assert "shutting down" in server.log.read_text()
+        log = server.log.read_text()
+        assert "shutting down" in log
+        assert re.search(r"^kubegc: ready \(\d+\.\d\d s after start\)$", log, re.M), log
     finally:
         if server.process.poll() is None:
             stop_server(server)
