@@ -250,6 +250,14 @@ def server_timeout(message: str) -> StatusError:
     return StatusError(504, "Timeout", message)
 
 
+def too_large_resource_version(minimum: int, current: int) -> StatusError:
+    """``storage.NewTooLargeResourceVersionError`` (retry after 1 s, as the watch cache)."""
+    return StatusError(
+        504, "Timeout", f"Timeout: Too large resource version: {minimum}, current: {current}",
+        causes=[StatusCause("ResourceVersionTooLarge", "Too large resource version")],
+        retry_after_seconds=1)
+
+
 def route_not_found() -> StatusError:
     return StatusError(404, "NotFound", "the server could not find the requested resource")
 

@@ -96,7 +96,7 @@ async def _select(
         revision, suffix = decode_continue(continue_)
         start = prefix + suffix
     elif resource_version and resource_version != "0" and resource_version_match == "Exact":
-        revision = _parse_rv(resource_version)
+        revision = parse_resource_version(resource_version)
     selected: list[KeyValue] = []
     next_start = ""
     try:
@@ -122,9 +122,8 @@ async def _select(
             f"too old resource version: {resource_version} ({store.kv.compact_revision})"
         ) from None
     except FutureRevisionError:
-        raise errors.server_timeout(
-            f"Too large resource version: {resource_version}, current: "
-            f"{store.kv.current_revision}") from None
+        raise errors.too_large_resource_version(
+            revision, store.kv.current_revision) from None
     token = encode_continue(revision, next_start) if next_start else ""
     return _Page(selected, revision, token)
 
@@ -173,7 +172,8 @@ async def list_encoded(
     return head[:-1] + b',"items":[' + items + b"]}"
 
 
-def _parse_rv(resource_version: str) -> int:
+def parse_resource_version(resource_version: str) -> int:
+    """A request's resourceVersion as a revision (400 when it is not one)."""
     try:
         value = int(resource_version)
     except ValueError:

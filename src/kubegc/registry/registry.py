@@ -16,7 +16,7 @@ from kubegc.api.types import Obj, clone
 from kubegc.registry import crd as crds
 from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
-from kubegc.registry.listing import list_encoded, list_objects
+from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
 from kubegc.registry.patching import patch
 from kubegc.registry.store import Created, Store
 from kubegc.registry.target import Target, decode, encode, is_direct
@@ -27,6 +27,9 @@ from kubegc.storage import KV, KeyExistsError
 log = logging.getLogger(__name__)
 
 _CRD_KEY_ROOT = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
+#: Seconds a read waits for storage to reach the resourceVersion it asks for (upstream's
+#: watch cache blocks 3 s).
+FRESH_TIMEOUT = 3.0
 BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
@@ -100,6 +103,19 @@ class Registry:
         return self.catalog.get(group, resource)
 
     # -- verbs -----------------------------------------------------------------------------
+
+    async def ensure_fresh(self, resource_version: str, match: str = "") -> None:
+        """Before a GET or LIST "not older than" ``resource_version`` (not ``Exact``):
+        storage ahead of it answers at once; else wait up to ``FRESH_TIMEOUT`` seconds for
+        it to get there, then 504 TooLargeResourceVersion, as the watch cache's
+        ``waitUntilFreshAndBlock`` does (client-go's reflector relies on that error)."""
+        if resource_version in ("", "0") or match == "Exact":
+            return
+        wanted = parse_resource_version(resource_version)
+        if wanted <= self.store.kv.current_revision:
+            return
+        if not await self.cache.wait_for_revision(wanted, timeout=FRESH_TIMEOUT):
+            raise errors.too_large_resource_version(wanted, self.store.kv.current_revision)
 
     async def get(self, t: Target, name: str) -> Obj:
         return await self.store.get(t, name)

@@ -34,6 +34,7 @@ def table(ctx: ServerContext, request: Request, t: Target, objects: list[Obj],
 
 
 async def get(ctx: ServerContext, request: Request, t: Target, name: str) -> Response:
+    await ctx.registry.ensure_fresh(request.query.get("resourceVersion", ""))
     shape = response_shape(request.headers.get("Accept", ""))
     if shape is Shape.OBJECT:
         encoded = await ctx.registry.get_encoded(t, name)
@@ -54,6 +55,7 @@ async def list_(ctx: ServerContext, request: Request, t: Target) -> Response:
                                    q.get("continue", ""), "sendInitialEvents" in q)
     if causes:
         raise errors.invalid("ListOptions", "meta.k8s.io", "", causes)
+    await ctx.registry.ensure_fresh(q.get("resourceVersion", ""), q.get("resourceVersionMatch", ""))
     shape = response_shape(request.headers.get("Accept", ""))
     if shape is Shape.OBJECT and not q.get("labelSelector") and not q.get("fieldSelector"):
         encoded = await ctx.registry.list_encoded(
