@@ -6,20 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..api.test_validation import LONG, TOO_MANY_SLASHES, VALUE  # upstream's texts
 from .conftest import Server
 
 _JSON = {"Content-Type": "application/json"}
 _MERGE = {"Content-Type": "application/merge-patch+json"}
-LONG = "a" * 64
-VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_'"
-         " or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or"
-         " 'my_value',  or '12345', regex used for validation is"
-         " '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
-TOO_MANY_SLASHES = ("a valid label key must consist of alphanumeric characters, '-', '_' or '.',"
-                    " and must start and end with an alphanumeric character (e.g. 'MyName',  or"
-                    " 'my.name',  or '123-abc', regex used for validation is"
-                    " '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain"
-                    " prefix and '/' (e.g. 'example.com/MyName')")
 
 
 def _config_map(name: str, labels: dict[str, str]) -> dict[str, Any]:
