@@ -124,9 +124,10 @@ class Store:
         self, t: Target, obj: Obj, *, dry_run: bool = False, field_manager: str = "",
         field_validation: str = "", warnings: list[str] | None = None,
     ) -> Obj:
-        """Create ``obj``. It is completed in place (metadata, defaults, managedFields) and
-        the returned object shares its nested values: callers pass an object of their own
-        (LocalClient copies the caller's; HTTP decodes a fresh one)."""
+        """Create ``obj`` and return it as stored and served. ``obj`` is completed in place
+        on the way (its managedFields may hold pre-encoded parts), so callers pass an object
+        of their own (LocalClient copies the caller's; HTTP decodes a fresh one) and use the
+        returned one, decoded afresh from what was written."""
         created = await self.create_stored(t, obj, dry_run=dry_run, field_manager=field_manager,
                                            field_validation=field_validation, warnings=warnings)
         return created.object()
