@@ -56,6 +56,9 @@ class Strategy:
     tracks_generation: bool = True
     name_validator: NameValidator = is_dns1123_subdomain
     allow_create_on_update: bool = False
+    #: the store's ReturnDeletedObject: a DELETE that removes the object answers with it;
+    #: otherwise with a Success Status naming it (upstream's ``finalizeDelete``)
+    return_deleted_object: bool = False
     status_subresource: bool = False
     custom: bool = False  # CR: generation bumps on any non-metadata, non-status change
     defaulter: Defaulter = _noop
@@ -266,16 +269,16 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "namespaces"): Strategy(
         default_gc_policy=GCPolicy.DELETE_DEPENDENTS, tracks_generation=False,
         name_validator=is_dns1123_label, prepare_for_create=_namespace_create,
-        status_fields=("status", "spec"),
+        status_fields=("status", "spec"), return_deleted_object=True,
     ),
     ("", "pods"): Strategy(graceful=True, tracks_generation=True, prepare_for_create=_pod_create,
-                           validate=_validate_pod),
+                           validate=_validate_pod, return_deleted_object=True),
     ("", "services"): Strategy(name_validator=is_dns1123_label, prepare_for_create=_service_create,
-                               tracks_generation=False),
+                               tracks_generation=False, return_deleted_object=True),
     ("", "endpoints"): Strategy(allow_create_on_update=True, tracks_generation=False),
     ("", "configmaps"): Strategy(tracks_generation=False),
     ("", "secrets"): Strategy(tracks_generation=False),
-    ("", "serviceaccounts"): Strategy(tracks_generation=False),
+    ("", "serviceaccounts"): Strategy(tracks_generation=False, return_deleted_object=True),
     ("", "events"): Strategy(default_gc_policy=GCPolicy.UNSUPPORTED, allow_create_on_update=True,
                              tracks_generation=False, name_validator=is_path_segment_name),
     ("events.k8s.io", "events"): Strategy(
@@ -285,8 +288,9 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
         default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS, prepare_for_create=_clear_status,
         validate=_validate_rc),
     ("", "nodes"): Strategy(tracks_generation=False),
-    ("", "persistentvolumes"): Strategy(tracks_generation=False),
-    ("", "persistentvolumeclaims"): Strategy(tracks_generation=False),
+    ("", "persistentvolumes"): Strategy(tracks_generation=False, return_deleted_object=True),
+    ("", "persistentvolumeclaims"): Strategy(tracks_generation=False,
+                                             return_deleted_object=True),
     ("apps", "deployments"): Strategy(prepare_for_create=_clear_status,
                                       validate=_validate_workload),
     ("apps", "replicasets"): Strategy(prepare_for_create=_clear_status,
@@ -312,8 +316,8 @@ def strategy_for(info: ResourceInfo) -> Strategy:
     base = _STRATEGIES.get((info.group, info.resource))
     if base is None:
         base = Strategy(
-            custom=info.custom, name_validator=is_path_segment_name if info.custom else (
-                is_dns1123_subdomain),
+            custom=info.custom, return_deleted_object=info.custom,
+            name_validator=is_path_segment_name if info.custom else is_dns1123_subdomain,
             prepare_for_create=_clear_status if info.has_subresource("status") else _noop,
         )
         if isinstance(info, CustomResourceInfo):

@@ -8,7 +8,8 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.registry import Target
-from kubegc.server.context import ServerContext, json_response
+from kubegc.registry.strategy import strategy_for
+from kubegc.server.context import ServerContext, json_response, success_status
 from kubegc.server.http import Request, Response
 from kubegc.server.protobuf import PROTOBUF_MEDIA_TYPE, decode_protobuf_body
 from kubegc.server.verbs.params import int_param
@@ -45,7 +46,13 @@ async def delete_options(request: Request) -> dict[str, Any]:
 
 async def delete(ctx: ServerContext, request: Request, t: Target, name: str) -> Response:
     options = await delete_options(request)
-    obj, _ = await ctx.registry.delete(t, name, options)
+    obj, removed = await ctx.registry.delete(t, name, options)
+    if removed and not strategy_for(t.info).return_deleted_object:
+        # upstream's finalizeDelete: the object is gone; say which one (Kind: the resource)
+        meta = obj.get("metadata") or {}
+        details = {"name": meta.get("name", name), "group": t.info.group,
+                   "kind": t.info.resource, "uid": meta.get("uid", "")}
+        return json_response(success_status({k: v for k, v in details.items() if v}))
     return json_response(obj)
 
 
