@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from kubegc.api import validation
+from kubegc.api import content
+from kubegc.api.content import is_qualified_name, is_valid_label_value
 from kubegc.api.errors import StatusCause
-from kubegc.api.labels import is_qualified_name, is_valid_label_value
 from kubegc.api.validation import validate_annotations, validate_finalizers, validate_labels
 
 NAME_PART = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start"
@@ -100,5 +100,5 @@ def test_finalizer_names_are_qualified_names() -> None:
 @pytest.mark.parametrize("name", ["web\n", "a.b\n"])
 def test_a_trailing_newline_is_not_a_dns_name(name: str) -> None:
     """``$`` matches before a final newline; upstream's regexps match the whole name."""
-    assert validation.is_dns1123_subdomain(name) == [validation.DNS1123_SUBDOMAIN_MSG]
-    assert validation.is_dns1123_label("web\n") == [validation.DNS1123_LABEL_MSG]
+    assert content.is_dns1123_subdomain(name) == [content.DNS1123_SUBDOMAIN_MSG]
+    assert content.is_dns1123_label("web\n") == [content.DNS1123_LABEL_MSG]

@@ -10,10 +10,8 @@ Contract:
     ``LabelSelectorAsSelector``: ``None`` selects nothing, ``{}`` selects everything.
   * ``selector_from_set`` is ``labels.SelectorFromSet``; ``new_requirement`` validates keys
     and values with upstream's messages (``labels.NewRequirement``).
-  * ``is_qualified_name`` and ``is_valid_label_value`` are apimachinery's
-    ``validation.IsQualifiedName`` and ``IsValidLabelValue`` (upstream's messages, memoized):
-    the only implementation of those grammars, also used by ``kubegc.api.validation`` for
-    metadata labels, annotation keys and finalizer names.
+  * Keys and values are checked by ``kubegc.api.content`` (``IsQualifiedName``,
+    ``IsValidLabelValue``).
   * ``Operator`` is apimachinery's ``selection.Operator``; field selectors (``api.fields``)
     share it.
 Selectors are immutable values; requirements are kept sorted by key, as upstream does.
@@ -22,13 +20,13 @@ Selectors are immutable values; requirements are kept sorted by key, as upstream
 from __future__ import annotations
 
 import enum
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kubegc.api import errors
+from kubegc.api.content import is_qualified_name, is_valid_label_value
 
 
 class Operator(enum.StrEnum):
@@ -130,106 +128,6 @@ class LabelSelector:
 
 EVERYTHING = LabelSelector()
 NOTHING = LabelSelector(nothing=True)
-
-# --- label key/value validation (validation.IsQualifiedName / IsValidLabelValue) ----------
-#
-# The one implementation of the qualified-name and label-value grammars: selectors use it
-# here, and ``kubegc.api.validation`` uses it for metadata labels, annotation keys and
-# finalizer names. Results are tuples (immutable), so they can be remembered: the same keys
-# and values come back on object after object (every create and update validates its
-# labels). Only strings short enough to be valid are remembered, so the memos never hold a
-# large string a client sent.
-
-QUALIFIED_NAME_MAX_LENGTH = 63
-LABEL_VALUE_MAX_LENGTH = 63
-DNS1123_SUBDOMAIN_MAX_LENGTH = 253
-#: The longest valid qualified name: a DNS-1123 subdomain prefix, '/', a 63-character name.
-_QUALIFIED_NAME_MEMO_MAX = DNS1123_SUBDOMAIN_MAX_LENGTH + 1 + QUALIFIED_NAME_MAX_LENGTH
-#: Distinct keys and values remembered; the oldest go first (a 4-label Pod template's keys
-#: and values are 8 entries, so thousands of templates fit).
-_MEMO_SIZE = 4096
-
-_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
-    " alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for"
-    f" validation is '{_NAME_FMT}')"
-)
-_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or"
-    " '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or"
-    f" 'my_value',  or '12345', regex used for validation is '({_NAME_FMT})?')"
-)
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or"
-    " '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex"
-    " used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-
-
-def _qualified_name_errors(value: str) -> tuple[str, ...]:
-    parts = value.split("/")
-    errs: list[str] = []
-    if len(parts) > 2:
-        return (
-            f"a valid label key {_NAME_MSG} with an optional DNS subdomain prefix and '/'"
-            " (e.g. 'example.com/MyName')",
-        )
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-                errs.append(f"prefix part must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH}"
-                            " characters")
-            if not _SUBDOMAIN_RE.fullmatch(prefix):
-                errs.append("prefix part " + _SUBDOMAIN_MSG)
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > QUALIFIED_NAME_MAX_LENGTH:
-        errs.append(f"name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
-    if not _NAME_RE.fullmatch(name):
-        errs.append("name part " + _NAME_MSG)
-    return tuple(errs)
-
-
-def _label_value_errors(value: str) -> tuple[str, ...]:
-    errs: list[str] = []
-    if len(value) > LABEL_VALUE_MAX_LENGTH:
-        errs.append(f"must be no more than {LABEL_VALUE_MAX_LENGTH} characters")
-    if not _VALUE_RE.fullmatch(value):
-        errs.append(_VALUE_MSG)
-    return tuple(errs)
-
-
-_qualified_name_memo = functools.lru_cache(maxsize=_MEMO_SIZE)(_qualified_name_errors)
-_label_value_memo = functools.lru_cache(maxsize=_MEMO_SIZE)(_label_value_errors)
-
-
-def is_qualified_name(value: str) -> tuple[str, ...]:
-    """``validation.IsQualifiedName`` (``content.IsLabelKey``): ``[prefix/]name``, a
-    DNS-1123 subdomain prefix and a name of at most 63 alphanumerics, '-', '_' or '.'
-    beginning and ending alphanumeric. The grammar of label keys, annotation keys and
-    finalizer names. Returns upstream's messages, none when valid."""
-    if len(value) > _QUALIFIED_NAME_MEMO_MAX:
-        return _qualified_name_errors(value)
-    return _qualified_name_memo(value)
-
-
-def is_valid_label_value(value: str) -> tuple[str, ...]:
-    """``validation.IsValidLabelValue``: empty, or at most 63 alphanumerics, '-', '_' or '.'
-    beginning and ending alphanumeric. Returns upstream's messages (a value too long gets
-    the length message, and the pattern message too when its characters are wrong), none
-    when valid."""
-    if len(value) > LABEL_VALUE_MAX_LENGTH:
-        return _label_value_errors(value)
-    return _label_value_memo(value)
-
 
 def _invalid(path: str, value: str | list[str] | None, detail: str, *,
              go_type: str = "string") -> str:

@@ -3,70 +3,23 @@
 
 Each function returns a list of ``StatusCause`` (empty when valid) so callers can aggregate
 them into one 422 ``Invalid`` error, as upstream's ``field.ErrorList``. Label keys and values,
-annotation keys and finalizer names are checked by ``kubegc.api.labels`` (upstream's
-``IsQualifiedName`` and ``IsValidLabelValue``, memoized there).
+annotation keys and finalizer names are checked by ``kubegc.api.content`` (upstream's
+``IsQualifiedName`` and ``IsValidLabelValue``, memoized there), and so are object names.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kubegc.api.content import is_qualified_name, is_valid_label_value
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.goformat import go_sharp_v
-from kubegc.api.labels import is_qualified_name, is_valid_label_value
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
     DeletionPropagation,
 )
-
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-
-DNS1123_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
-    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-)
-DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
-    "regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-
-
-def is_dns1123_label(value: str) -> list[str]:
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _DNS1123_LABEL.fullmatch(value):
-        errs.append(DNS1123_LABEL_MSG)
-    return errs
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
-    if len(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
-        errs.append(DNS1123_SUBDOMAIN_MSG)
-    return errs
-
-
-def is_path_segment_name(value: str) -> list[str]:
-    """Names of custom resources and some built-ins: anything that is a path segment."""
-    if value in (".", ".."):
-        return [f"may not be '{value}'"]
-    for bad in ("/", "%"):
-        if bad in value:
-            return [f"may not contain '{bad}'"]
-    return []
-
 
 NameValidator = Callable[[str], list[str]]
 

@@ -18,8 +18,8 @@ from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
 from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
 from kubegc.registry.patching import patch
-from kubegc.registry.store import Created, Store
-from kubegc.registry.target import Target, decode, encode, is_direct
+from kubegc.registry.store import Store
+from kubegc.registry.target import Created, Target, decode, encode, is_direct
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
 from kubegc.registry.watching import RegistryWatch, WatchRequest
 from kubegc.storage import KV, KeyExistsError

@@ -12,8 +12,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
 from kubegc.api.meta import is_being_deleted, new_uid
@@ -29,11 +27,10 @@ from kubegc.registry.admission import (
 from kubegc.registry.conversion import from_storage, to_storage
 from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
+    Created,
     Target,
     decode,
-    decode_value,
     encode,
-    is_direct,
     same_content,
     same_object,
     with_resource_version,
@@ -57,29 +54,6 @@ DELETE = DeleteAs()
 
 
 UpdateFn = Callable[[Obj], Awaitable[Any]]
-
-
-@dataclass(frozen=True, slots=True)
-class Created:
-    """What a create wrote: the stored bytes and their revision (0: a dry run, nothing
-    written). The object itself is decoded from them on demand: the stored object holds
-    pre-encoded parts (``record_update(fragments=True)``) and HTTP needs only the bytes."""
-
-    t: Target
-    value: bytes  # the stored bytes (no resourceVersion)
-    revision: int
-
-    def object(self) -> Obj:
-        """The created object as served at ``t.version`` (a fresh one on every call)."""
-        obj = decode_value(self.value, self.revision) if self.revision else orjson.loads(
-            self.value)
-        return from_storage(self.t.info, self.t.version, obj)
-
-    def encoded(self) -> bytes:
-        """The created object's JSON as served: the stored bytes when ``t`` is direct."""
-        if not is_direct(self.t):
-            return orjson.dumps(self.object())
-        return with_resource_version(self.value, self.revision) if self.revision else self.value
 
 
 class Store:

@@ -13,16 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kubegc.api.content import is_dns1123_label, is_dns1123_subdomain, is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.meta import FINALIZER_KUBERNETES
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
-from kubegc.api.validation import (
-    NameValidator,
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_path_segment_name,
-)
+from kubegc.api.validation import NameValidator
 from kubegc.registry.crd import CLEANUP_FINALIZER, CustomResourceInfo, established_status
 from kubegc.registry.defaults import DEFAULTERS, Defaulter
 

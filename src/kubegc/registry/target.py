@@ -1,4 +1,5 @@
-"""What a request addresses (``Target``) and the stored form of objects.
+"""What a request addresses (``Target``), the stored form of objects, and what a create
+wrote (``Created``).
 
 Objects are stored as JSON without ``metadata.resourceVersion``; on the way out the
 storage ``mod_revision`` becomes the opaque string ``resourceVersion`` (this module and
@@ -15,6 +16,7 @@ import orjson
 from kubegc.api.errors import GroupResource
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
+from kubegc.registry.conversion import from_storage
 from kubegc.registry.keys import key_for, storage_group_resource
 from kubegc.storage import KeyValue
 
@@ -106,3 +108,26 @@ def is_direct(t: Target) -> bool:
     stored bytes can be sent with only ``resourceVersion`` spliced in."""
     return (t.version == t.info.storage_version
             and storage_group_resource(t.info) == (t.info.group or "core", t.info.resource))
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """What a create wrote: the stored bytes and their revision (0: a dry run, nothing
+    written). The object itself is decoded from them on demand: the stored object holds
+    pre-encoded parts (``record_update(fragments=True)``) and HTTP needs only the bytes."""
+
+    t: Target
+    value: bytes  # the stored bytes (no resourceVersion)
+    revision: int
+
+    def object(self) -> Obj:
+        """The created object as served at ``t.version`` (a fresh one on every call)."""
+        obj = decode_value(self.value, self.revision) if self.revision else orjson.loads(
+            self.value)
+        return from_storage(self.t.info, self.t.version, obj)
+
+    def encoded(self) -> bytes:
+        """The created object's JSON as served: the stored bytes when ``t`` is direct."""
+        if not is_direct(self.t):
+            return orjson.dumps(self.object())
+        return with_resource_version(self.value, self.revision) if self.revision else self.value

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kubegc.api.content import is_path_segment_name
 from kubegc.api.errors import StatusCause
 from kubegc.api.structural import field
 from kubegc.api.validation import (
-    is_path_segment_name,
     validate_annotations,
     validate_finalizers,
     validate_labels,
