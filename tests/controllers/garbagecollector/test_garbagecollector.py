@@ -320,13 +320,19 @@ async def _cached(h: Harness, gvr: GroupVersionResource, obj: dict[str, Any]) ->
     monitor.informer.indexer.add(obj)
 
 
-async def test_delete_decided_on_the_cached_copy_skips_the_live_get() -> None:
-    h = Harness.create()
+async def _observed_and_cached_pod(h: Harness) -> Node:
+    """The pod owned by rc1, stored, in its monitor's cache and in the graph."""
     stored = h.client.add_object(PODS, make_obj(pod, rc1))
     await _cached(h, PODS, stored)
     await _observe(h, add_event(pod, rc1))
     item = h.gc.graph_builder.uid_to_node.read(pod.uid)
     assert item is not None
+    return item
+
+
+async def test_delete_decided_on_the_cached_copy_skips_the_live_get() -> None:
+    h = Harness.create()
+    item = await _observed_and_cached_pod(h)
     h.client.take_actions()
 
     assert await h.gc.attempt_to_delete_worker(item) is WorkItemAction.FORGET
@@ -373,11 +379,7 @@ async def test_stale_cached_copy_never_deletes_an_object_that_gained_a_solid_own
 
 async def test_cached_copy_of_an_object_already_gone_leads_to_a_virtual_delete() -> None:
     h = Harness.create()
-    stored = h.client.add_object(PODS, make_obj(pod, rc1))
-    await _cached(h, PODS, stored)
-    await _observe(h, add_event(pod, rc1))
-    item = h.gc.graph_builder.uid_to_node.read(pod.uid)
-    assert item is not None
+    item = await _observed_and_cached_pod(h)
     h.client.remove_object(PODS, pod.name, namespace="ns1")
     h.client.take_actions()
 
