@@ -138,16 +138,30 @@ async def test_delete_policy_follows_the_victims_own_finalizers(
     assert live is not None and live["metadata"]["deletionTimestamp"]
 
 
-async def test_owner_recreated_with_other_uid_is_dangling() -> None:
+@pytest.mark.parametrize(("seen", "reason", "detail"), [
+    pytest.param(False, DecisionReason.OWNER_ABSENT, "UIDMismatch", id="uid-never-seen"),
+    pytest.param(True, DecisionReason.OWNER_RECREATED, "Recreated", id="owner-seen-deleted"),
+])
+async def test_owner_name_held_by_another_uid_is_dangling(
+    seen: bool, reason: DecisionReason, detail: str,
+) -> None:
+    """The name is held by another uid: dangling either way, but "recreated" only when
+    the GC saw an object with the referenced uid (here: observed it deleted)."""
     h = Harness.create()
     h.client.add_object(RCS, make_obj(make_id("v1", "ReplicationController", "ns1", "owner1",
                                               "new")))
     h.client.add_object(PODS, make_obj(pod, rc1))
+    if seen:
+        h.gc.graph_builder.deleted_uids.add(rc1.uid)
 
     await h.gc.attempt_to_delete_item(_pod_node(h))
 
     assert h.client.stored(PODS, pod.name, namespace="ns1") is None
-    assert h.decisions.records[0].reason is DecisionReason.OWNER_RECREATED
+    [record] = h.decisions.records
+    assert record.reason is reason
+    assert [o.detail for o in record.owners] == [detail]
+    if not seen:
+        assert "no object with the referenced uid" in record.message
 
 
 async def test_cluster_scoped_owner_is_looked_up_without_namespace() -> None:

@@ -5,26 +5,28 @@ Pipeline, one module per stage as upstream:
   graph_builder.py   ``GraphBuilder.process_graph_changes``: the single writer of
                      ``uid_to_node`` (graph.py); queues ``attempt_to_delete`` /
                      ``attempt_to_orphan``
-  garbagecollector.py  ``GarbageCollector`` workers: classify owners against the live API
-                     (classify.py) and delete / patch / remove finalizers; periodic
-                     resource sync (resource_sync.py, resources.py)
-  cached_delete.py   deletes decided on the monitor cache's copy, carrying its
-                     resourceVersion
+  decision.py        the pure decision core: owners classified solid / dangling /
+                     waitingForDependentsDeletion, then delete / patch / wait / retry
+                     (``attemptToDeleteItem``'s rules); the tools ask it too
+  garbagecollector.py  ``GarbageCollector`` workers: look owners up against the live API
+                     (classify.py), ask decision.py, then delete / patch / remove
+                     finalizers; periodic resource sync (resource_sync.py, resources.py)
+  cached_delete.py   the decision taken on the monitor cache's copy of an item
   orphan.py          ``orphan_dependents``: owner references stripped for policy Orphan
   actions.py         the GC's writes (API calls: operations.py, patch.py), each recorded
   records.py         every action taken, with its reason, to a ``DecisionSink``
   dump.py            the graph in DOT
-  uid_cache.py       the absent-owner LRU cache
+  uid_cache.py       the absent-owner LRU cache, and the uids seen deleted
 
-Contract (spec/gc-behaviour.md §4, §9): an object is deleted only when every owner is
-verified dangling or waiting for its dependents' deletion; deletes carry a uid
-precondition and an explicit propagation policy; unresolvable kinds never cause deletion.
-Records are handed to the sink synchronously; ``kubegc.controllers.deletionrecords`` writes
-them later, in batches.
+Contract (upstream's ``attemptToDeleteItem`` and the e2e "Garbage collector" tests): an
+object is deleted only when every owner is verified dangling or waiting for its
+dependents' deletion; deletes carry a uid precondition and an explicit propagation policy;
+kinds that cannot be mapped never cause deletion. Records are handed to the sink
+synchronously; ``kubegc.controllers.deletionrecords`` writes them later, in batches.
 May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
 """
 
-from kubegc.controllers.garbagecollector.classify import Classified
+from kubegc.controllers.garbagecollector.decision import Classified
 from kubegc.controllers.garbagecollector.errors import (
     GCError,
     NamespacedOwnerOfClusterScopedObjectError,

@@ -17,7 +17,7 @@ import logging
 
 from kubegc.api.meta import DeletionPropagation, ObjectReference
 from kubegc.controllers.garbagecollector import patch as patches
-from kubegc.controllers.garbagecollector.classify import Classified
+from kubegc.controllers.garbagecollector.decision import Classified
 from kubegc.controllers.garbagecollector.graph import Node
 from kubegc.controllers.garbagecollector.operations import Operations
 from kubegc.controllers.garbagecollector.records import DecisionReason, DecisionRecorder

@@ -1,59 +1,66 @@
-"""Deletes decided on the monitor cache's copy of an item (docs/architecture.md, "The GC
-decides deletes on its informer cache").
+"""Decisions on the monitor cache's copy of an item (docs/architecture.md, "The GC decides
+deletes on its informer cache").
 
-Upstream's ``attemptToDeleteItem`` GETs the item before deciding. ``delete_as_cached``
-takes the same decision on the copy the item's monitor holds and sends the DELETE with
-that copy's resourceVersion as a precondition, so the delete lands only on exactly the
-state decided on. Owners are still classified against the live API, as upstream.
-``GarbageCollector.attempt_to_delete_item`` tries it first and decides again on a live GET
-whenever it returns False.
+Upstream's ``attemptToDeleteItem`` GETs the item before deciding. ``decide_on_cache`` takes
+the same decision (``decision.after_lookup``) on the copy the item's monitor holds; owners
+are still looked up against the live API, as upstream. ``GarbageCollector`` then acts on
+it only where the cached copy is enough: a plain delete, sent with that copy's
+resourceVersion as a precondition (so it lands only on exactly the state decided on), and
+the decisions that write nothing (solid owners only; an owner that cannot be looked up).
+Anything else — patching references away, unblocking a possible cycle first, a delete
+that finds the copy stale (409) or gone (404) — is decided again on a live GET, reusing
+the owner lookups when the live copy has the same owner references.
 """
 
 from __future__ import annotations
 
-from kubegc.api.errors import is_conflict, is_not_found
-from kubegc.api.meta import DeletionPropagation
-from kubegc.controllers.garbagecollector import metaonly
-from kubegc.controllers.garbagecollector.actions import Actions
+from dataclasses import dataclass
+
+from kubegc.controllers.garbagecollector import decision, metaonly
 from kubegc.controllers.garbagecollector.classify import ReferenceClassifier
-from kubegc.controllers.garbagecollector.graph import Node, owner_refs_of
+from kubegc.controllers.garbagecollector.graph import Node, OwnerRef, owner_refs_of
 from kubegc.controllers.garbagecollector.operations import Operations
 
 
-async def delete_as_cached(
-    item: Node, *, operations: Operations, classifier: ReferenceClassifier, actions: Actions,
-) -> bool:
-    """Delete ``item`` as decided on its cached copy; True if the DELETE succeeded.
+@dataclass(frozen=True, slots=True)
+class CachedDecision:
+    made: decision.Decision
+    references: tuple[OwnerRef, ...]  # the cached copy's owner references
+    resource_version: str  # the cached copy's
 
-    Only for an observed item the cache holds with the same uid and a decision that is a
-    plain delete. Returns False, having written nothing, for anything else (no usable
-    copy, a solid owner, an item deleting its dependents, a possible cycle that needs an
-    unblocking patch first) and when the delete finds the copy stale (409) or the object
-    gone (404).
-    """
+    def classified_for(self, references: tuple[OwnerRef, ...]) -> decision.Classified | None:
+        """The owner lookups made for the cached copy, if they apply to ``references``."""
+        c = self.made.classified
+        if c is None or c.stopped is not None or references != self.references:
+            return None
+        return c
+
+
+def item_state(item: Node, latest: metaonly.Meta) -> decision.ItemState:
+    """What the decision reads: the graph node, and the finalizers of ``latest``."""
+    finalizers = tuple((latest.get("metadata") or {}).get("finalizers") or ())
+    dependents = item.get_dependents()
+    return decision.ItemState(
+        being_deleted=item.is_being_deleted(), deleting_dependents=item.is_deleting_dependents(),
+        finalizers=finalizers, dependents=len(dependents),
+        dependent_deleting_dependents=any(d.is_deleting_dependents() for d in dependents))
+
+
+async def decide_on_cache(
+    item: Node, *, operations: Operations, classifier: ReferenceClassifier,
+) -> CachedDecision | None:
+    """The decision for an observed item on its cached copy; None when there is no usable
+    copy (not observed, not cached with that uid, no resourceVersion, no owner
+    reference) or the item is deleting its dependents (decided on a live GET)."""
     if not item.is_observed() or item.is_deleting_dependents():
-        return False
+        return None
     cached = operations.cached_object(item.identity)
     if cached is None:
-        return False
+        return None
     resource_version = metaonly.resource_version(cached)
     references = owner_refs_of(cached)
     if not resource_version or not references:
-        return False
+        return None
     classified = await classifier.classify_references(item, references)
-    if classified.solid:
-        return False
-    if classified.waiting_for_dependents_deletion and item.dependents_length():
-        if any(d.is_deleting_dependents() for d in item.get_dependents()):
-            return False
-        policy = DeletionPropagation.FOREGROUND
-    else:
-        policy = metaonly.own_policy(cached)
-    try:
-        await actions.delete(item, policy, classified, resource_version=resource_version)
-    except Exception as exc:
-        if is_conflict(exc) or is_not_found(exc):
-            return False
-        raise
-    return True
-
+    made = decision.after_lookup(item_state(item, cached), classified)
+    return CachedDecision(made, references, resource_version)

@@ -20,23 +20,27 @@ import contextlib
 import enum
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from kubegc.api.clock import Clock
-from kubegc.api.errors import is_not_found
+from kubegc.api.errors import is_conflict, is_not_found
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
-    DeletionPropagation,
     ObjectReference,
 )
 from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
-from kubegc.controllers.garbagecollector import dump, metaonly
+from kubegc.controllers.garbagecollector import decision, dump, metaonly
 from kubegc.controllers.garbagecollector import records as rec
 from kubegc.controllers.garbagecollector.actions import Actions
-from kubegc.controllers.garbagecollector.cached_delete import delete_as_cached
-from kubegc.controllers.garbagecollector.classify import Classified, ReferenceClassifier
+from kubegc.controllers.garbagecollector.cached_delete import (
+    CachedDecision,
+    decide_on_cache,
+    item_state,
+)
+from kubegc.controllers.garbagecollector.classify import ReferenceClassifier
+from kubegc.controllers.garbagecollector.decision import Classified
 from kubegc.controllers.garbagecollector.errors import (
     NamespacedOwnerOfClusterScopedObjectError,
     RESTMappingError,
@@ -305,15 +309,20 @@ class GarbageCollector:
         log.error("error syncing item %s: %s", item.identity, exc)
 
     async def attempt_to_delete_item(self, item: Node) -> DeleteItemOutcome:
-        """Delete ``item`` iff its uid matches, it is not blocked deleting dependents and
-        no owner is solid; patch away dangling/waiting refs if one is (cf.
-        ``attemptToDeleteItem``)."""
+        """Decide ``item`` (``decision``: cf. ``attemptToDeleteItem``) on its cached copy
+        where that is enough (cached_delete.py), else on a live GET, and act.
+
+        Raises the error of an owner lookup that stopped the decision (``RESTMappingError``
+        for an unmappable kind, ``NamespacedOwnerOfClusterScopedObjectError``, a failed
+        GET), which ``attempt_to_delete_worker`` turns into a retry or a forget."""
         log.debug("processing item %s virtual=%s", item.identity, not item.is_observed())
-        if item.is_being_deleted() and not item.is_deleting_dependents():
+        if decision.waits_for_deletion(decision.ItemState(
+                item.is_being_deleted(), item.is_deleting_dependents())):
             return DeleteItemOutcome.DONE  # a one-way trip: wait for the final deletion
-        if await delete_as_cached(item, operations=self.operations, classifier=self._classifier,
-                                  actions=self.actions):
-            return DeleteItemOutcome.DONE  # decided on the monitor's copy (cached_delete.py)
+        on_cache = await decide_on_cache(item, operations=self.operations,
+                                         classifier=self._classifier)
+        if on_cache is not None and await self._act_on_cache(item, on_cache):
+            return DeleteItemOutcome.DONE
         try:
             latest = await self.operations.get_object(item.identity)
         except Exception as exc:
@@ -325,20 +334,51 @@ class GarbageCollector:
             self.graph_builder.enqueue_virtual_delete_event(
                 item.identity, reason=AbsentReason.UID_MISMATCH)
             return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
-        if item.is_deleting_dependents():
-            await self.process_deleting_dependents_item(item)
-            return DeleteItemOutcome.DONE
+        state = item_state(item, latest)
         references = owner_refs_of(latest)
-        if not references:
+        early = decision.before_lookup(state, has_references=bool(references))
+        if early is not None:
+            if early.action is decision.Action.PROCESS_DELETING_DEPENDENTS:
+                await self.process_deleting_dependents_item(item)
             return DeleteItemOutcome.DONE
-        classified = await self.classify_references(item, references)
-        if classified.solid:
-            await self.actions.remove_dangling_and_waiting_refs(item, classified)
-        elif classified.waiting_for_dependents_deletion and item.dependents_length():
-            await self._delete_in_foreground(item, classified)
-        else:
+        classified = on_cache.classified_for(references) if on_cache is not None else None
+        if classified is None:
+            classified = await self.classify_references(item, references)
+        return await self._act(item, decision.after_lookup(state, classified))
+
+    async def _act_on_cache(self, item: Node, on_cache: CachedDecision) -> bool:
+        """Act on a decision taken on the cached copy if the copy is enough; True if done
+        (see cached_delete.py)."""
+        made = on_cache.made
+        if made.action is decision.Action.DELETE and not made.unblock_owner_references:
+            if made.policy is None or made.classified is None:
+                raise ValueError("a delete decision carries its policy and classification")
             try:
-                await self.actions.delete(item, metaonly.own_policy(latest), classified)
+                await self.actions.delete(item, made.policy, made.classified,
+                                          resource_version=on_cache.resource_version)
+            except Exception as exc:
+                if is_conflict(exc) or is_not_found(exc):
+                    return False  # stale or gone: decide again on a live GET
+                raise
+            return True
+        if made.action in (decision.Action.RETRY, decision.Action.NEVER):
+            _raise_stopped(made)
+        return made.action is decision.Action.NONE
+
+    async def _act(self, item: Node, made: decision.Decision) -> DeleteItemOutcome:
+        c = made.classified
+        if made.action in (decision.Action.RETRY, decision.Action.NEVER):
+            _raise_stopped(made)
+        if made.action is decision.Action.REMOVE_REFERENCES and c is not None:
+            await self.actions.remove_dangling_and_waiting_refs(item, c)
+        elif made.action is decision.Action.DELETE and c is not None and made.policy:
+            if made.unblock_owner_references:
+                # a dependent also waits for its dependents: maybe a cycle (false positives
+                # are possible), so stop blocking our owners before deleting in foreground
+                suspect = next(d for d in item.get_dependents() if d.is_deleting_dependents())
+                await self.actions.unblock_owner_references(item, suspect, c)
+            try:
+                await self.actions.delete(item, made.policy, c)
             except Exception as exc:
                 if not is_not_found(exc):
                     raise
@@ -350,14 +390,6 @@ class GarbageCollector:
     async def classify_references(self, item: Node, references: Sequence[OwnerRef]) -> Classified:
         """Split ``references`` into solid / dangling / waiting (see classify.py)."""
         return await self._classifier.classify_references(item, references)
-
-    async def _delete_in_foreground(self, item: Node, c: Classified) -> None:
-        cycle_suspect = next((d for d in item.get_dependents() if d.is_deleting_dependents()), None)
-        if cycle_suspect is not None:
-            # a dependent also waits for its dependents: maybe a cycle (false positives are
-            # possible), so stop blocking our owners before deleting in foreground (rule 22)
-            await self.actions.unblock_owner_references(item, cycle_suspect, c)
-        await self.actions.delete(item, DeletionPropagation.FOREGROUND, c)
 
     async def process_deleting_dependents_item(self, item: Node) -> None:
         """Remove ``foregroundDeletion`` once no blocking dependent is left; else queue
@@ -391,6 +423,14 @@ class GarbageCollector:
             self.handle_error(exc, item=owner)
             return WorkItemAction.REQUEUE
         return WorkItemAction.FORGET
+
+
+def _raise_stopped(made: decision.Decision) -> NoReturn:
+    """Raise the error of the owner lookup that stopped ``made``'s classification."""
+    stopped = made.classified.stopped if made.classified is not None else None
+    if stopped is None or stopped.error is None:
+        raise ValueError(f"decision {made.action} without the lookup that stopped it")
+    raise stopped.error
 
 
 def _queue_idle(queue: RateLimitingQueue[Node], *, parked: int) -> bool:

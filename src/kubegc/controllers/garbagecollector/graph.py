@@ -16,9 +16,9 @@ cache.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from kubegc.api.meta import ObjectReference
 from kubegc.api.resources import GroupVersionKind
@@ -88,6 +88,19 @@ def owner_refs_of(obj: Mapping[str, Any]) -> tuple[OwnerRef, ...]:
     """The object's ownerReferences as ``OwnerRef`` values (empty tuple if none)."""
     refs = (obj.get("metadata") or {}).get("ownerReferences") or ()
     return tuple(OwnerRef.from_dict(r) for r in refs)
+
+
+D = TypeVar("D")
+
+
+def blocking_dependents(owner_uid: str, dependents: Iterable[tuple[D, Iterable[OwnerRef]]]
+                        ) -> list[D]:
+    """The dependents that keep an owner's ``foregroundDeletion`` (cf.
+    ``blockingDependents``): those whose reference to ``owner_uid`` has
+    ``blockOwnerDeletion: true``. ``dependents`` pairs each dependent with its owner
+    references; the GC's graph and the tools' inventory both ask this."""
+    return [dep for dep, refs in dependents
+            if any(r.uid == owner_uid and r.blocks_owner_deletion for r in refs)]
 
 
 class Node:
@@ -190,11 +203,8 @@ class Node:
 
     def blocking_dependents(self) -> list[Node]:
         """Dependents whose reference to this node has ``blockOwnerDeletion: true``."""
-        uid = self.identity.uid
-        return [
-            dep for dep in self.get_dependents()
-            if any(o.uid == uid and o.blocks_owner_deletion for o in dep.owners)
-        ]
+        return blocking_dependents(self.identity.uid,
+                                   ((dep, dep.owners) for dep in self.get_dependents()))
 
 
 class ConcurrentUIDToNode:

@@ -46,7 +46,7 @@ from kubegc.controllers.garbagecollector.references import (
     unblocked_owner_uids,
 )
 from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES, RESTMapper
-from kubegc.controllers.garbagecollector.uid_cache import AbsentReason, ReferenceCache
+from kubegc.controllers.garbagecollector.uid_cache import AbsentReason, DeletedUIDs, ReferenceCache
 
 if TYPE_CHECKING:
     from kubegc.client.cache import SharedInformerFactory
@@ -98,6 +98,7 @@ class GraphBuilder:
         # uid -> dependents still referencing it after its node was removed (upstream
         # forgets them; kept here so a node reappearing for the uid is linked again)
         self._unlinked: dict[str, set[Node]] = {}
+        self.deleted_uids = DeletedUIDs()
 
     def _enqueue_change(self, event: Event) -> None:
         self.graph_changes.add(event)
@@ -250,8 +251,16 @@ class GraphBuilder:
         for dep in dependents:
             self.attempt_to_delete.add(dep)
 
+    def was_observed(self, uid: str) -> bool:
+        """Whether an object with ``uid`` was observed: in the graph now, or deleted
+        recently (``DeletedUIDs``)."""
+        node = self.uid_to_node.read(uid)
+        return (node is not None and node.is_observed()) or uid in self.deleted_uids
+
     def _handle_delete(self, event: Event, existing: Node) -> None:
         self.remove_node(existing)
+        if existing.is_observed():
+            self.deleted_uids.add(existing.identity.uid)
         dependents = existing.get_dependents()
         if dependents:
             reason = (AbsentReason(event.absent_reason) if event.virtual and event.absent_reason

@@ -13,7 +13,6 @@ from typing import Any
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
-    DeletionPropagation,
     ObjectReference,
 )
 from kubegc.api.resources import GroupVersionKind
@@ -50,16 +49,6 @@ def has_orphan_finalizer(obj: Meta) -> bool:
 
 def has_delete_dependents_finalizer(obj: Meta) -> bool:
     return has_finalizer(obj, FINALIZER_DELETE_DEPENDENTS)
-
-
-def own_policy(obj: Meta) -> DeletionPropagation:
-    """The propagation policy ``obj``'s own GC finalizer asks for, else Background: how
-    an item without solid or waiting owners is deleted (rule 20)."""
-    if has_orphan_finalizer(obj):
-        return DeletionPropagation.ORPHAN
-    if has_delete_dependents_finalizer(obj):
-        return DeletionPropagation.FOREGROUND
-    return DeletionPropagation.BACKGROUND
 
 
 def deletion_starts_with_finalizer(old: Meta | None, new: Meta, finalizer: str) -> bool:

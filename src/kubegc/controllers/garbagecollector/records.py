@@ -36,7 +36,7 @@ class DecisionReason(enum.StrEnum):
     """Machine-readable reason codes (CamelCase, like Kubernetes event reasons)."""
 
     OWNER_ABSENT = "OwnerAbsent"  # every owner verified absent: 404
-    OWNER_RECREATED = "OwnerRecreated"  # an owner's name exists with a different uid
+    OWNER_RECREATED = "OwnerRecreated"  # an owner seen before: its name now has another uid
     OWNER_IN_OTHER_NAMESPACE = "OwnerInOtherNamespace"  # uid belongs to another namespace
     OWNER_WAITING_FOREGROUND = "OwnerWaitingForeground"  # owner deleting in foreground
     SOLID_OWNER_REMAINS = "SolidOwnerRemains"  # refs removed, object kept
@@ -57,8 +57,11 @@ class Classification(enum.StrEnum):
 class OwnerClassification:
     """One owner reference of the acted-on object and what the GC concluded about it.
 
-    ``detail`` says how: ``NotFound``, ``UIDMismatch``, ``ObservedDeleted`` (possibly
-    remembered in the absent-owner cache), ``OtherNamespace``, ``Exists``, ``Foreground``.
+    ``detail`` says how: ``NotFound``; ``UIDMismatch`` (the name is held by another uid and
+    no object with the referenced uid was ever seen); ``Recreated`` (the name is held by
+    another uid and the referenced uid was seen: the owner was deleted and recreated);
+    ``ObservedDeleted`` (possibly remembered in the absent-owner cache); ``OtherNamespace``;
+    ``Exists``; ``Foreground``.
     """
 
     api_version: str
@@ -135,15 +138,20 @@ def deletion_reason(owners: tuple[OwnerClassification, ...]) -> tuple[DecisionRe
     if DETAIL_OTHER_NAMESPACE in details:
         return (DecisionReason.OWNER_IN_OTHER_NAMESPACE,
                 f"owner does not exist in the dependent's namespace: {listed}")
-    if DETAIL_UID_MISMATCH in details:
+    if DETAIL_RECREATED in details:
         return (DecisionReason.OWNER_RECREATED,
                 f"owner name exists with a different uid (owner was recreated): {listed}")
+    if DETAIL_UID_MISMATCH in details:
+        return (DecisionReason.OWNER_ABSENT,
+                "all owners are absent (no object with the referenced uid; its name belongs to "
+                f"another object): {listed}")
     return DecisionReason.OWNER_ABSENT, f"all owners are absent: {listed}"
 
 
 #: ``OwnerClassification.detail`` values.
 DETAIL_NOT_FOUND = "NotFound"
 DETAIL_UID_MISMATCH = "UIDMismatch"
+DETAIL_RECREATED = "Recreated"
 DETAIL_OBSERVED_DELETED = "ObservedDeleted"
 DETAIL_OTHER_NAMESPACE = "OtherNamespace"
 DETAIL_EXISTS = "Exists"

@@ -67,3 +67,36 @@ class ReferenceCache:
 
     def clear(self) -> None:
         self._entries.clear()
+
+
+#: How many deleted uids the GraphBuilder remembers (``DeletedUIDs``): ~100 bytes each.
+DEFAULT_DELETED_UIDS_SIZE = 10_000
+
+
+class DeletedUIDs:
+    """The uids of the most recently deleted objects the GraphBuilder observed, so that a
+    reference to one of them, found with another uid under its name, can be explained as
+    "the owner was recreated" rather than only "no object with that uid" (kubegc's
+    DeletionRecords; upstream keeps no such memory). Bounded: the oldest is forgotten.
+
+    Ownership: written by GraphBuilder, read by the GC workers, on the event loop."""
+
+    __slots__ = ("_uids", "max_entries")
+
+    def __init__(self, max_entries: int = DEFAULT_DELETED_UIDS_SIZE) -> None:
+        if max_entries <= 0:
+            raise ValueError("max_entries must be positive")
+        self.max_entries = max_entries
+        self._uids: OrderedDict[str, None] = OrderedDict()
+
+    def add(self, uid: str) -> None:
+        self._uids[uid] = None
+        self._uids.move_to_end(uid)
+        while len(self._uids) > self.max_entries:
+            self._uids.popitem(last=False)
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._uids
+
+    def __len__(self) -> int:
+        return len(self._uids)
