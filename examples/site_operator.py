@@ -150,7 +150,10 @@ def _now() -> str:
 
 def _lease_body(holder: str | None) -> dict[str, Any]:
     return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-            "metadata": {"name": LEASE_NAME, "namespace": LEASE_NAMESPACE},
+            # names the finalizer this operator removes, so that `kubegc doctor` and `kubegc
+            # plan` can tell who removes it (docs/tools.md, "Who removes a finalizer")
+            "metadata": {"name": LEASE_NAME, "namespace": LEASE_NAMESPACE,
+                         "annotations": {"kubegc.io/removes-finalizers": FINALIZER}},
             "spec": {"holderIdentity": holder, "leaseDurationSeconds": LEASE_SECONDS,
                      "renewTime": _now()}}
 

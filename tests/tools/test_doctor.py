@@ -21,8 +21,10 @@ def find(report: DoctorReport, kind: FindingKind, name: str) -> Finding:
 
 
 @pytest.mark.parametrize(("kind", "name", "in_next", "in_fix"), [
-    pytest.param(FindingKind.OWNER_RECREATED, "wrong-uid", "garbage collector deletes",
-                 "point the reference at uid site-alpha", id="uid-of-recreated-owner"),
+    pytest.param(FindingKind.OWNER_RECREATED, "stale-uid", "garbage collector deletes",
+                 "point the reference at that uid", id="uid-of-recreated-owner"),
+    pytest.param(FindingKind.OWNER_ABSENT, "wrong-uid", "garbage collector deletes",
+                 "never make it up", id="made-up-owner-uid"),
     pytest.param(FindingKind.OWNER_ABSENT, "no-owner", "stays because Site/alpha exists",
                  "/metadata/ownerReferences/0", id="absent-owner-with-solid-owner"),
     pytest.param(FindingKind.OWNER_IN_OTHER_NAMESPACE, "cross-namespace",
@@ -67,9 +69,10 @@ async def test_custom_finalizer_of_a_dead_operator(lab_inventory: Inventory) -> 
     (remover,) = f.removers
     assert remover.alive is Alive.NO
     assert remover.evidence[0].fact == "released: no holder"
-    assert "Lease named after own.labhub.io" in remover.found_by
+    assert remover.found_by == ("kubegc.io/removes-finalizers on Lease "
+                                "labhub-system/site-operator.own.labhub.io")
     fix = " ".join(f.fix)
-    assert "start (or scale up) the controller for own.labhub.io" in fix
+    assert "start (or scale up) the controller of Lease labhub-system/site-operator" in fix
     assert '"op":"test","path":"/metadata/finalizers/0","value":"own.labhub.io/cleanup"' in fix
 
 

@@ -73,7 +73,9 @@ def no_controllers() -> Iterator[Cluster]:
 
 
 @pytest.mark.parametrize(("kind", "name", "next_text"), [
-    pytest.param("OwnerRecreated", "recreated-owner", "garbage collector deletes", id="recreated"),
+    # "old-uid" never existed: absent, not "recreated" (there is no evidence of a recreation)
+    pytest.param("OwnerAbsent", "recreated-owner", "garbage collector deletes",
+                 id="made-up-uid-is-absent"),
     pytest.param("OwnerAbsent", "absent-owner", "garbage collector deletes", id="absent"),
     pytest.param("OwnerInOtherNamespace", "other-namespace", "garbage collector deletes",
                  id="other-namespace"),
@@ -113,7 +115,9 @@ def all_controllers() -> Iterator[Cluster]:
             await c.create(CM, cm_body("content", finalizers=("x.io/hold",)), namespace="doomed")
             await c.delete(NS, "doomed")
             await c.create(LEASES, {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                                    "metadata": {"name": "op.own.example.io", "namespace": "ops"},
+                                    "metadata": {"name": "op.own.example.io", "namespace": "ops",
+                                                 "annotations": {"kubegc.io/removes-finalizers":
+                                                                 "own.example.io/cleanup"}},
                                     "spec": {"holderIdentity": None,
                                              "leaseDurationSeconds": 15}})
             await c.create(CM, cm_body("custom", finalizers=("own.example.io/cleanup",)),

@@ -79,7 +79,9 @@ def test_2_right_and_wrong_owner_uid(lab: Lab) -> None:
     assert lab.kubectl.exists("configmap", "right-uid", "-n", "lab")
     assert not lab.kubectl.exists("configmap", "wrong-uid", "-n", "lab")
     why = lab.gc("why", "configmap/wrong-uid", "-n", "lab")
-    assert "OwnerRecreated" in str(why["conclusion"])
+    # the lab's wrong uid was made up: no Site ever had it, so nothing was "recreated"
+    assert "OwnerAbsent" in str(why["conclusion"])
+    assert "no object with the referenced uid" in str(why["conclusion"])
     entries: list[dict[str, Any]] = why["entries"]  # type: ignore[assignment]
     assert [e["owners"][0]["detail"] for e in entries] == ["UIDMismatch"]
 

@@ -56,7 +56,10 @@ def test_why_follows_the_chain_of_records() -> None:
     (cause,) = leaf["causes"]  # why did mid go? because root was deleted in the foreground
     assert cause["object"]["name"] == "mid"
     assert "OwnerWaitingForeground" in cause["conclusion"]
-    assert stray["entries"][0]["reason"] == "OwnerRecreated"
+    # "nope" never existed: the owner is absent, not "recreated" (issue: a made-up uid was
+    # reported as OwnerRecreated)
+    assert stray["entries"][0]["reason"] == "OwnerAbsent"
+    assert "no object with the referenced uid" in stray["entries"][0]["message"]
     assert stray["causes"] == []  # a uid that never existed explains nothing more
     assert "not by the garbage collector" in root["conclusion"]  # root: deleted by request
     # ... and the collector's part in it: it removed the foregroundDeletion finalizer

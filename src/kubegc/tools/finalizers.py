@@ -2,18 +2,21 @@
 
 ``who_removes(finalizer, obj, inv, mapping)`` returns a ``Remover``: the component that
 removes the finalizer, how we know, the condition under which it does, what removing it by
-hand would skip, and the evidence that the component is alive now:
+hand would skip, and the evidence that the component is alive now. A remover is named only
+on evidence that names that very finalizer, never by similarity of names or domains (a
+Lease called ``8f2a1c.backup.example.com`` says nothing about ``example.com/hold``):
 
-* ``orphan`` / ``foregroundDeletion`` — the garbage collector; ``kubernetes`` — the
-  namespace controller; ``kubernetes.io/pv-protection`` / ``pvc-protection``,
-  ``batch.kubernetes.io/job-tracking`` — other kube-controller-manager controllers.
-  Evidence: the ``kube-system/kube-controller-manager`` leader-election Lease, or, on
-  kubegc (which serves ``kubegc.io``), the kubegc process itself.
-* ``customresourcecleanup.apiextensions.k8s.io`` — the API server: alive if it answered.
-* anything else — the controller serving it, found through the user's mapping file
-  (``ControllerMap``), a Lease named after the finalizer's domain (kubebuilder's
-  ``<id>.<domain>``), a Deployment named after its first label, or the CRD whose group
-  is that domain.
+* the user's mapping file (``--controllers-file``, ``ControllerMap``), first;
+* the well-known upstream finalizers: ``orphan`` / ``foregroundDeletion`` — the garbage
+  collector; ``kubernetes`` — the namespace controller; ``kubernetes.io/pv-protection`` /
+  ``pvc-protection``, ``batch.kubernetes.io/job-tracking`` — other kube-controller-manager
+  controllers (evidence: the ``kube-system/kube-controller-manager`` leader-election Lease,
+  or, on kubegc, which serves ``kubegc.io``, the kubegc process itself);
+  ``customresourcecleanup.apiextensions.k8s.io`` — the API server (alive: it answered);
+* a controller that publishes the finalizers it removes: a Lease or Deployment annotated
+  ``kubegc.io/removes-finalizers`` with a comma-separated list of finalizer names (or
+  globs) — docs/tools.md documents this convention;
+* else the remover is unknown, and the report says so.
 
 Liveness is judged only from evidence: a Lease is fresh when ``renewTime +
 leaseDurationSeconds`` is not past and it has a holder; a Deployment is alive when it has
@@ -162,7 +165,7 @@ def who_removes(finalizer: str, obj: Obj, inv: Inventory,
         evidence = (_api_server_alive(inv) if finalizer.startswith("customresourcecleanup")
                     else controller_manager_evidence(inv))
         return Remover(finalizer, who, "built-in", when, skips, evidence)
-    return _guessed(finalizer, obj, inv)
+    return _published(finalizer, inv)
 
 
 def _mapped(finalizer: str, entry: ControllerEntry, inv: Inventory) -> Remover:
@@ -174,38 +177,38 @@ def _mapped(finalizer: str, entry: ControllerEntry, inv: Inventory) -> Remover:
                    "the object", tuple(evidence))
 
 
-def _guessed(finalizer: str, obj: Obj, inv: Inventory) -> Remover:
-    domain = finalizer.split("/", 1)[0] if "/" in finalizer else (
-        finalizer if "." in finalizer else "")
-    skips = ("whatever clean-up the controller does before releasing the object (outside "
-             "resources such as cloud resources, backups or connections stay behind)")
-    if not domain:
-        return Remover(finalizer, "an unknown controller (the finalizer has no domain)",
-                       "nothing matched", "once its clean-up is done", skips)
-    evidence: list[Evidence] = []
-    how: list[str] = []
-    for lease in inv.of_kind("coordination.k8s.io", "Lease"):
-        if _in_domain(str(lease["metadata"].get("name") or ""), domain):
-            evidence.append(_lease(lease, inv))
-            how.append(f"Lease named after {domain}")
-    first = domain.split(".")[0]
-    for deploy in inv.of_kind("apps", "Deployment"):
-        if len(first) >= 3 and first in str(deploy["metadata"].get("name") or ""):
-            evidence.append(_deployment(deploy))
-            how.append(f"Deployment name contains {first!r}")
-    groups = sorted({str((c.get("spec") or {}).get("group") or "")
-                     for c in inv.of_kind("apiextensions.k8s.io", "CustomResourceDefinition")})
-    groups = [g for g in groups if g and _in_domain(domain, g)]
-    if groups:
-        how.append("CRD group matches the finalizer's domain")
-    who = "the controller for " + (", ".join(groups) if groups else domain)
-    return Remover(finalizer, who, "; ".join(dict.fromkeys(how)) or "nothing matched",
-                   "once its clean-up is done", skips, tuple(evidence))
+#: The annotation by which a controller's Lease or Deployment names the finalizers that
+#: controller removes (kubegc's convention, docs/tools.md).
+REMOVES_FINALIZERS_ANNOTATION = "kubegc.io/removes-finalizers"
+_UNKNOWN_SKIPS = ("whatever clean-up the controller does before releasing the object "
+                  "(outside resources such as cloud resources, backups or connections stay "
+                  "behind)")
 
 
-def _in_domain(name: str, domain: str) -> bool:
-    """``name`` is ``domain`` or a subdomain of it (kubebuilder's ``<id>.<domain>``)."""
-    return name == domain or name.endswith("." + domain)
+def publishes(obj: Obj, finalizer: str) -> bool:
+    """Whether ``obj`` (a Lease or Deployment) names ``finalizer`` in its
+    ``kubegc.io/removes-finalizers`` annotation."""
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    listed = str(annotations.get(REMOVES_FINALIZERS_ANNOTATION) or "")
+    return any(name == finalizer or fnmatch.fnmatchcase(finalizer, name)
+               for name in (part.strip() for part in listed.split(",")) if name)
+
+
+def _published(finalizer: str, inv: Inventory) -> Remover:
+    """The controllers that publish ``finalizer`` (see ``publishes``); unknown if none."""
+    leases = [o for o in inv.of_kind("coordination.k8s.io", "Lease") if publishes(o, finalizer)]
+    deploys = [o for o in inv.of_kind("apps", "Deployment") if publishes(o, finalizer)]
+    if not leases and not deploys:
+        return Remover(finalizer, "unknown: nothing names the controller that removes it",
+                       "nothing names it (add it to --controllers-file, or annotate the "
+                       f"controller's Lease or Deployment with {REMOVES_FINALIZERS_ANNOTATION})",
+                       "once its clean-up is done", _UNKNOWN_SKIPS)
+    names = [f"{ObjRef.of(o).kind} {ObjRef.of(o).namespace}/{ObjRef.of(o).name}"
+             for o in (*leases, *deploys)]
+    evidence = tuple([_lease(o, inv) for o in leases] + [_deployment(o) for o in deploys])
+    return Remover(finalizer, "the controller of " + ", ".join(names),
+                   f"{REMOVES_FINALIZERS_ANNOTATION} on " + ", ".join(names),
+                   "once its clean-up is done", _UNKNOWN_SKIPS, evidence)
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from kubegc.api.clock import Clock, format_time, parse_time_or_none
+from kubegc.api.content import is_valid_label_value
 from kubegc.api.errors import StatusError
 from kubegc.api.types import Obj
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions
+from kubegc.controllers.deletionrecords import DELETION_RECORDS, LABEL_UID
 from kubegc.tools.model import group_of, human_duration
 
 #: (done, total, what) — called after each resource is read.
@@ -40,9 +42,14 @@ PAGE_SIZE = 500
 #: Lists in flight at once (a real API server throttles clients beyond a few).
 CONCURRENT_LISTS = 8
 #: Never read: duplicates of core events, and kubegc's own records (``why`` reads those).
-SKIPPED = frozenset({("events.k8s.io", "events"), ("kubegc.io", "deletionrecords")})
+SKIPPED = frozenset({("events.k8s.io", "events"),
+                     (DELETION_RECORDS.group, DELETION_RECORDS.resource)})
 #: Read in every namespace even when a namespace is given: evidence of controllers.
 EVIDENCE = frozenset({("coordination.k8s.io", "leases"), ("apps", "deployments")})
+#: kubegc's DeletionRecords are read only for owners that are not there, this many uids
+#: per label selector.
+RECORDS = (DELETION_RECORDS.group, DELETION_RECORDS.resource)
+RECORD_QUERY_BATCH = 50
 #: Seconds the cluster's clock may be ahead of ours before ages are judged on its time.
 CLOCK_SKEW_TOLERANCE = 5.0
 
@@ -64,6 +71,9 @@ class Inventory:
     errors: dict[str, str] = field(default_factory=dict)  # "resource.group" -> message
     read: set[tuple[str, str]] = field(default_factory=set)  # (group, resource) listed
     notes: list[str] = field(default_factory=list)  # about the reading, for the reports
+    #: uid -> evidence that an object with that uid existed though it is not read now:
+    #: kubegc's DeletionRecords about it, Events about it (``existed``)
+    history: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._by_uid: dict[str, Obj] = {}
@@ -80,6 +90,24 @@ class Inventory:
             self._kinds_present.add((group, str(obj.get("kind"))))
             self._by_key[(group, str(obj.get("kind")), str(meta.get("namespace") or ""),
                           str(meta.get("name") or ""))] = obj
+            self._remember(obj)
+
+    def _remember(self, obj: Obj) -> None:
+        """Evidence in ``obj`` that another object existed (``history``)."""
+        kind = obj.get("kind")
+        if kind == "Event" and group_of(obj) == "":
+            about = obj.get("involvedObject") or {}
+            meta = obj.get("metadata") or {}
+            self.history.setdefault(str(about.get("uid") or ""), (
+                f"Event {meta.get('namespace')}/{meta.get('name')} about "
+                f"{about.get('kind')}/{about.get('name')} ({obj.get('reason')})"))
+        elif kind == "DeletionRecord" and group_of(obj) == "kubegc.io":
+            remember_record(self.history, obj)
+        self.history.pop("", None)
+
+    def existed(self, uid: str) -> bool:
+        """Whether an object with ``uid`` is known to exist or to have existed."""
+        return bool(uid) and (uid in self._by_uid or uid in self.history)
 
     def by_uid(self, uid: str) -> Obj | None:
         return self._by_uid.get(uid)
@@ -111,6 +139,15 @@ class Inventory:
     def in_namespace(self, namespace: str) -> list[Obj]:
         return [o for o in self.objects
                 if (o.get("metadata") or {}).get("namespace") == namespace]
+
+
+def remember_record(history: dict[str, str], record: Obj) -> None:
+    """A DeletionRecord is evidence that its object existed."""
+    about = record.get("object") or {}
+    history.setdefault(str(about.get("uid") or ""), (
+        f"DeletionRecord {(record.get('metadata') or {}).get('name')}: the garbage collector's "
+        f"{record.get('action')} of {about.get('kind')}/{about.get('name')} at "
+        f"{record.get('time')}"))
 
 
 def preferred_resources(resources: Iterable[APIResource]) -> list[APIResource]:
@@ -185,8 +222,37 @@ async def read_inventory(
     now, notes = clock.now(), list[str]()
     if follow_cluster_clock:
         now, notes = _judging_time(objects, now)
-    return Inventory(objects, discovered, now, namespace=namespace, source=source,
-                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes)
+    inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
+                    errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes)
+    if any((r.group, r.resource) == RECORDS for r in resources):
+        await _read_records_of_absent_owners(client, inv)
+    return inv
+
+
+def _absent_owner_uids(inv: Inventory) -> list[str]:
+    """The uids of owner references that name no object of the inventory."""
+    uids = {str(ref.get("uid") or "") for obj in inv.objects
+            for ref in (obj.get("metadata") or {}).get("ownerReferences") or ()
+            if isinstance(ref, dict)}
+    return sorted(u for u in uids if u and inv.by_uid(u) is None and u not in inv.history
+                  and not is_valid_label_value(u))
+
+
+async def _read_records_of_absent_owners(client: Client, inv: Inventory) -> None:
+    """kubegc's DeletionRecords about objects that owner references name but that are
+    not there (evidence that they existed), a set-based label selector at a time."""
+    uids = _absent_owner_uids(inv)
+    for start in range(0, len(uids), RECORD_QUERY_BATCH):
+        batch = uids[start:start + RECORD_QUERY_BATCH]
+        selector = f"{LABEL_UID} in ({','.join(batch)})"
+        try:
+            listed = await client.list(DELETION_RECORDS,
+                                       options=ListOptions(label_selector=selector))
+        except StatusError as e:
+            inv.errors["deletionrecords.kubegc.io"] = e.message
+            return
+        for record in listed.get("items") or []:
+            remember_record(inv.history, record)
 
 
 async def _list_all(client: Client, res: APIResource, namespace: str) -> list[Obj]:

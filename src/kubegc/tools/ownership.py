@@ -1,23 +1,29 @@
-"""Owner references as the garbage collector will judge them (spec/gc-behaviour.md §9).
+"""Owner references as the garbage collector judges them, on an inventory.
 
-``check_refs(inv, obj)`` classifies each ownerReference of ``obj`` the way the GC's
-``classify_references`` would, against the inventory instead of live GETs:
+This module holds no rule of the garbage collector's: it looks owners up in the inventory
+instead of with live GETs, in the GC's order (the kind first, then its scope, then the
+name where the GC looks: the child's namespace for a namespaced kind, cluster-wide for a
+cluster-scoped one), and hands what it found to the GC's own decision core
+(``kubegc.controllers.garbagecollector.decision``), which classifies the owners and says
+what the GC does with the object. What it adds is the *why*, for reports:
 
-* ``OK`` — an owner with this uid exists where the GC looks (solid, rule 6);
-* ``WAITING`` — that owner is deleting in the foreground (rule 24);
-* ``ABSENT`` — nothing of that kind and name where the GC looks (dangling, rules 3-4);
-* ``UID_MISMATCH`` — the name exists with another uid: the owner was recreated (rule 4);
+* ``OK`` — an owner with this uid exists where the GC looks (solid);
+* ``WAITING`` — that owner is deleting in the foreground (waitingForDependentsDeletion);
+* ``ABSENT`` — nothing of that kind and name where the GC looks (dangling);
+* ``UID_MISMATCH`` — the name is held by another uid (dangling). ``RefCheck.recreated``
+  says whether an object with the referenced uid is known to have existed (the
+  inventory's history: DeletionRecords, Events): only then was the owner recreated;
 * ``OTHER_NAMESPACE`` — the uid belongs to a namespaced object in another namespace: the
-  GC looks in the child's namespace, finds nothing, emits ``OwnerRefInvalidNamespace``
-  and treats it as dangling (rules 11-12);
+  GC looks in the child's namespace, finds nothing, emits ``OwnerRefInvalidNamespace`` and
+  treats it as dangling;
 * ``CLUSTER_SCOPED_CHILD`` — a cluster-scoped object names a namespaced kind: invalid, the
-  GC never collects it and does not retry (rule 10);
-* ``UNKNOWN_KIND`` — the GC cannot map the kind/version: never dangling, retried (rule 7);
-* ``UNVERIFIED`` — the inventory did not read where the owner would be.
+  GC never collects it and does not retry;
+* ``UNKNOWN_KIND`` — the GC cannot map the kind/version: it retries and deletes nothing;
+* ``UNVERIFIED`` — the inventory did not read where the owner would be (a lookup that
+  could not be made: the GC's verdict is unknown, shown as a retry).
 
-``gc_verdict`` then says what the GC does with the object (rule 4-5, 29).
 ``OwnerGraph`` indexes dependents by owner uid (as the GC graph links them) and finds
-ownership cycles.
+ownership cycles; ``gc_decision`` is the GC's decision for an object of the inventory.
 """
 
 from __future__ import annotations
@@ -27,16 +33,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kubegc.api.meta import (
-    FINALIZER_DELETE_DEPENDENTS,
-    finalizers_of,
-    is_being_deleted,
-    owner_references_of,
-    uid_of,
-)
+from kubegc.api.meta import finalizers_of, is_being_deleted, owner_references_of, uid_of
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
+from kubegc.controllers.garbagecollector import decision
+from kubegc.controllers.garbagecollector.graph import OwnerRef
+from kubegc.controllers.garbagecollector.records import (
+    DETAIL_NOT_FOUND,
+    DETAIL_OTHER_NAMESPACE,
+    DETAIL_RECREATED,
+    DETAIL_UID_MISMATCH,
+)
 from kubegc.tools.inventory import Inventory
+
+is_deleting_dependents = decision.is_deleting_dependents
+Action = decision.Action
+Decision = decision.Decision
 
 
 class RefState(enum.StrEnum):
@@ -54,17 +66,6 @@ class RefState(enum.StrEnum):
         return self in (RefState.ABSENT, RefState.UID_MISMATCH, RefState.OTHER_NAMESPACE)
 
 
-class Verdict(enum.StrEnum):
-    """What the garbage collector does with a dependent."""
-
-    KEEP = "keep"  # no owner reference needs action
-    REMOVE_REFS = "remove-refs"  # a solid owner remains: dangling/waiting refs patched away
-    DELETE = "delete"  # every owner dangling or waiting
-    WAIT = "wait"  # being deleted without foregroundDeletion: the GC waits for it to go
-    NEVER = "never"  # invalid references the GC gives up on
-    UNDECIDED = "undecided"  # unmappable kinds or unverified owners: the GC retries
-
-
 @dataclass(frozen=True, slots=True)
 class RefCheck:
     ref: dict[str, Any]
@@ -73,14 +74,38 @@ class RefCheck:
     #: OTHER_NAMESPACE: the object with that uid in the other namespace
     found: Obj | None = None
     lookup_namespace: str = ""  # where the GC looks for the owner
+    #: UID_MISMATCH: an object with the referenced uid is known to have existed
+    recreated: bool = False
 
     @property
     def blocking(self) -> bool:
         return bool(self.ref.get("blockOwnerDeletion"))
 
+    @property
+    def owner_ref(self) -> OwnerRef:
+        return OwnerRef.from_dict(self.ref)
 
-def is_deleting_dependents(obj: Obj) -> bool:
-    return is_being_deleted(obj) and FINALIZER_DELETE_DEPENDENTS in finalizers_of(obj)
+    @property
+    def lookup(self) -> decision.OwnerLookup:
+        """What the GC's ``isDangling`` would have found, for the decision core."""
+        if self.state in (RefState.OK, RefState.WAITING) and self.found is not None:
+            return decision.OwnerLookup.found(self.found)
+        if self.state is RefState.CLUSTER_SCOPED_CHILD:
+            return decision.OwnerLookup.failed(decision.LookupOutcome.INVALID_SCOPE)
+        if self.state is RefState.UNKNOWN_KIND:
+            return decision.OwnerLookup.failed(decision.LookupOutcome.UNMAPPABLE)
+        if self.state is RefState.UNVERIFIED:
+            return decision.OwnerLookup.failed(decision.LookupOutcome.FAILED)
+        return decision.OwnerLookup.absent(self.detail)
+
+    @property
+    def detail(self) -> str:
+        """How a dangling owner's absence is concluded, as the GC's records say it."""
+        if self.state is RefState.OTHER_NAMESPACE:
+            return DETAIL_OTHER_NAMESPACE
+        if self.state is RefState.UID_MISMATCH:
+            return DETAIL_RECREATED if self.recreated else DETAIL_UID_MISMATCH
+        return DETAIL_NOT_FOUND
 
 
 def check_ref(inv: Inventory, obj: Obj, ref: dict[str, Any]) -> RefCheck:
@@ -105,7 +130,8 @@ def check_ref(inv: Inventory, obj: Obj, ref: dict[str, Any]) -> RefCheck:
             return RefCheck(ref, RefState.ABSENT, None, lookup_ns)
         return RefCheck(ref, RefState.UNVERIFIED, None, lookup_ns)
     if uid_of(live) != uid:
-        return RefCheck(ref, RefState.UID_MISMATCH, live, lookup_ns)
+        return RefCheck(ref, RefState.UID_MISMATCH, live, lookup_ns,
+                        recreated=inv.existed(uid))
     if is_deleting_dependents(live):
         return RefCheck(ref, RefState.WAITING, live, lookup_ns)
     return RefCheck(ref, RefState.OK, live, lookup_ns)
@@ -113,23 +139,6 @@ def check_ref(inv: Inventory, obj: Obj, ref: dict[str, Any]) -> RefCheck:
 
 def check_refs(inv: Inventory, obj: Obj) -> list[RefCheck]:
     return [check_ref(inv, obj, ref) for ref in owner_references_of(obj)]
-
-
-def gc_verdict(obj: Obj, checks: list[RefCheck]) -> Verdict:
-    """The GC's decision for ``obj`` (cf. ``attemptToDeleteItem``)."""
-    if not checks:
-        return Verdict.KEEP
-    if is_being_deleted(obj) and not is_deleting_dependents(obj):
-        return Verdict.WAIT
-    states = {c.state for c in checks}
-    if RefState.CLUSTER_SCOPED_CHILD in states:
-        return Verdict.NEVER
-    if RefState.OK in states:
-        needs = any(c.state.dangling or c.state is RefState.WAITING for c in checks)
-        return Verdict.REMOVE_REFS if needs else Verdict.KEEP
-    if states & {RefState.UNKNOWN_KIND, RefState.UNVERIFIED}:
-        return Verdict.UNDECIDED
-    return Verdict.DELETE
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +168,19 @@ class OwnerGraph:
         return list(self._dependents.get(uid, []))
 
     def blocking_dependents(self, uid: str) -> list[Edge]:
-        return [e for e in self.dependents(uid) if e.blocking]
+        """The dependents that keep ``uid``'s ``foregroundDeletion`` (the GC's rule)."""
+        edges = self._dependents.get(uid, [])
+        return decision.blocking_dependents(
+            uid, ((e, (OwnerRef.from_dict(e.ref),)) for e in edges))
+
+    def item_state(self, obj: Obj) -> decision.ItemState:
+        """``obj`` as the GC's graph node would be: being deleted, deleting its dependents
+        (observed deleting with foregroundDeletion), its dependents."""
+        deps = self._dependents.get(uid_of(obj), [])
+        return decision.ItemState(
+            being_deleted=is_being_deleted(obj), deleting_dependents=is_deleting_dependents(obj),
+            finalizers=tuple(finalizers_of(obj)), dependents=len(deps),
+            dependent_deleting_dependents=any(is_deleting_dependents(e.dependent) for e in deps))
 
     def owners(self, obj: Obj) -> Iterator[tuple[dict[str, Any], Obj | None]]:
         for ref in owner_references_of(obj):
@@ -185,3 +206,8 @@ class OwnerGraph:
                 found.setdefault(tuple(uid_of(o) for o in rotated), rotated)
             elif all(owner is not o for o in path) and uid_of(owner) > uid_of(path[0]):
                 self._walk(owner, [*path, owner], found)
+
+
+def gc_decision(graph: OwnerGraph, obj: Obj, checks: list[RefCheck]) -> decision.Decision:
+    """What the GC does with ``obj``: its own decision (``attemptToDeleteItem``)."""
+    return decision.decide(graph.item_state(obj), [(c.owner_ref, c.lookup) for c in checks])

@@ -25,7 +25,7 @@ from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import Context, remove_owner_ref_command
 from kubegc.tools.doctor.findings import Finding, FindingKind, Severity
 from kubegc.tools.model import ObjRef, age, human_duration
-from kubegc.tools.ownership import RefCheck, RefState, Verdict, check_refs, gc_verdict
+from kubegc.tools.ownership import Action, Decision, RefCheck, RefState, check_refs, gc_decision
 
 INVALID_NAMESPACE_REASON = "OwnerRefInvalidNamespace"
 
@@ -53,10 +53,10 @@ def ownerref_findings(ctx: Context) -> list[Finding]:
         if not refs:
             continue
         checks = check_refs(ctx.inv, obj)
-        verdict = gc_verdict(obj, checks)
+        verdict = gc_decision(ctx.graph, obj, checks)
         for index, check in enumerate(checks):
             if check.state in _KIND:
-                finding = _ref_finding(obj, index, check, checks, verdict)
+                finding = _ref_finding(ctx, obj, index, check, checks, verdict)
                 out.append(finding)
                 if check.state in _EVENT_STATES or uid_of(obj) not in explained:
                     explained[uid_of(obj)] = finding
@@ -72,24 +72,30 @@ def _owner(check: RefCheck) -> ObjRef:
     return ObjRef.from_owner_ref(check.ref, check.lookup_namespace)
 
 
-def _ref_finding(obj: Obj, index: int, check: RefCheck, checks: list[RefCheck],
-                 verdict: Verdict) -> Finding:
+def _finding_kind(check: RefCheck) -> FindingKind:
+    if check.state is RefState.UID_MISMATCH and not check.recreated:
+        return FindingKind.OWNER_ABSENT  # no object with that uid is known to have existed
+    return _KIND[check.state]
+
+
+def _ref_finding(ctx: Context, obj: Obj, index: int, check: RefCheck, checks: list[RefCheck],
+                 verdict: Decision) -> Finding:
     ref = ObjRef.of(obj)
     owner = _owner(check)
     uid = str(check.ref.get("uid") or "")
     facts = [f"ownerReferences[{index}]: {owner.api_version}/{owner.kind} {owner.name} uid {uid}"]
-    title, fix = _describe(obj, index, check, owner, facts)
-    severity = Severity.WARNING if verdict in (Verdict.DELETE, Verdict.NEVER) or (
+    title, fix = _describe(ctx, obj, index, check, owner, facts)
+    severity = Severity.WARNING if verdict.action in (Action.DELETE, Action.NEVER) or (
         check.state.dangling) else Severity.INFO
     related = [owner]  # the referenced owner first, then what holds that name or uid
     if check.found is not None and ObjRef.of(check.found).uid != owner.uid:
         related.append(ObjRef.of(check.found))
-    return Finding(_KIND[check.state], severity, ref, f"{ref}: {title}",
+    return Finding(_finding_kind(check), severity, ref, f"{ref}: {title}",
                    next=[_next(ref, verdict, checks)], fix=fix, facts=facts, related=related)
 
 
-def _describe(obj: Obj, index: int, check: RefCheck, owner: ObjRef, facts: list[str]
-              ) -> tuple[str, list[str]]:
+def _describe(ctx: Context, obj: Obj, index: int, check: RefCheck, owner: ObjRef,
+              facts: list[str]) -> tuple[str, list[str]]:
     uid = str(check.ref.get("uid") or "")
     keep = (f"if {ObjRef.of(obj).short} must live on, remove the reference first: "
             f"{remove_owner_ref_command(obj, index, uid)}")
@@ -100,11 +106,21 @@ def _describe(obj: Obj, index: int, check: RefCheck, owner: ObjRef, facts: list[
             keep, "if it should go with its owner, nothing to do"]
     if check.state is RefState.UID_MISMATCH and check.found is not None:
         live = check.found["metadata"]
-        facts.append(f"the live {owner.kind} {owner.name} has uid {live.get('uid')} "
-                     f"(created {live.get('creationTimestamp')})")
+        created = live.get("creationTimestamp")
+        facts.append(f"the live {owner.kind} {owner.name} has uid {live.get('uid')}"
+                     + (f" (created {created})" if created else ""))
+        repoint = (f"if it belongs to the {owner.kind} {owner.name} of uid {live.get('uid')}, "
+                   f"point the reference at that uid before the garbage collector deletes it")
+        if not check.recreated:
+            facts.append(f"no object with uid {uid} is known to have existed (no DeletionRecord "
+                         "or Event names it): the uid was never this owner's")
+            return (f"owner {owner.short} is absent: no object with that uid (the name belongs "
+                    "to another object)", [
+                        repoint, "a controller must take its owner's uid from the owner "
+                        "itself, never make it up or copy it from another cluster", keep])
+        facts.append(f"an object with uid {uid} existed: {ctx.inv.history.get(uid, 'seen')}")
         return (f"owner {owner.short} was recreated: the reference's uid does not match", [
-            f"if it belongs to the new {owner.kind}, point the reference at uid "
-            f"{live.get('uid')} before the garbage collector deletes it",
+            repoint.replace("if it belongs to the", "if it belongs to the new"),
             "a controller must read its owner's uid fresh, never from a cache that outlives "
             "the owner", keep])
     if check.state is RefState.OTHER_NAMESPACE and check.found is not None:
@@ -129,23 +145,24 @@ def _describe(obj: Obj, index: int, check: RefCheck, owner: ObjRef, facts: list[
         "the reference's apiVersion/kind"])
 
 
-def _next(ref: ObjRef, verdict: Verdict, checks: list[RefCheck]) -> str:
-    if verdict is Verdict.DELETE:
+def _next(ref: ObjRef, verdict: Decision, checks: list[RefCheck]) -> str:
+    action = verdict.action
+    if action is Action.DELETE:
         return (f"the garbage collector deletes {ref.short}: none of its owners remains "
                 "(a child with such a reference disappears within seconds of being created)")
-    if verdict is Verdict.REMOVE_REFS:
+    if action is Action.REMOVE_REFERENCES:
         solid = ", ".join(ObjRef.from_owner_ref(c.ref, "").short for c in checks
                           if c.state is RefState.OK)
         return (f"the garbage collector removes the bad reference; {ref.short} stays because "
                 f"{solid} exists")
-    if verdict is Verdict.WAIT:
+    if action is Action.WAIT_FOR_DELETION:
         return f"{ref.short} is already being deleted; the garbage collector waits for it"
-    if verdict is Verdict.NEVER:
+    if action is Action.NEVER:
         return ("the garbage collector never collects it and does not retry: a cluster-scoped "
                 "dependent of a namespaced owner is never deleted by the garbage collector, "
                 "which only emits an OwnerRefInvalidNamespace Warning event on it; deleting "
                 "the owner leaves it behind")
-    if verdict is Verdict.UNDECIDED:
+    if action is Action.RETRY:
         return ("the garbage collector cannot decide (unknown kind or unread owner): it "
                 "retries with backoff and deletes nothing")
     return "nothing: another owner reference keeps it"
