@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import copy
 import json
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import orjson
 import yaml
 
 from kubegc.api import errors
@@ -103,6 +103,10 @@ def parse_dump(text: str) -> list[Obj]:
 
 
 def _json_documents(text: str) -> list[Any]:
+    try:
+        return [orjson.loads(text)]  # one document: the common case, and ~5x faster
+    except orjson.JSONDecodeError:
+        pass  # several documents one after the other, or not JSON at all
     decoder = json.JSONDecoder()
     docs: list[Any] = []
     pos = 0
@@ -138,6 +142,15 @@ def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
             doc = {**doc, "apiVersion": api_version}
     if doc.get("kind") and doc.get("apiVersion") and isinstance(doc.get("metadata"), dict):
         out.append(doc)
+
+
+T = TypeVar("T")
+
+
+def _copy(value: T) -> T:
+    """A deep copy of JSON data (an encode/decode round trip: ~10x ``copy.deepcopy``)."""
+    copied: T = orjson.loads(orjson.dumps(value))
+    return copied
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +249,12 @@ class DumpClient(Client):
         """Every dumped object (shared, do not mutate)."""
         return [o for objs in self._objects.values() for o in objs]
 
+    def shared_items(self, gvr: GroupVersionResource, *, namespace: str = ""
+                     ) -> builtins.list[Obj]:
+        """``list``'s items without the copy, for read-only callers that read everything
+        (the tools' inventory): shared, do not mutate."""
+        return list(self._select(gvr, namespace))
+
     # -- reads ---------------------------------------------------------------------------
 
     def _resource(self, gvr: GroupVersionResource) -> _Resource:
@@ -255,7 +274,7 @@ class DumpClient(Client):
     async def get(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj:
         for obj in self._select(gvr, namespace):
             if obj["metadata"].get("name") == name:
-                return copy.deepcopy(obj)
+                return _copy(obj)
         raise errors.not_found(errors.GroupResource(gvr.group, gvr.resource), name)
 
     async def list(
@@ -277,7 +296,7 @@ class DumpClient(Client):
             meta["continue"] = str(end)
             meta["remainingItemCount"] = len(items) - end
         return {"apiVersion": gvr.group_version, "kind": f"{res.kind}List", "metadata": meta,
-                "items": [copy.deepcopy(i) for i in items[start:end]]}
+                "items": _copy(items[start:end])}
 
     async def watch(
         self, gvr: GroupVersionResource, *, namespace: str = "",

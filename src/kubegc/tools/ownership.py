@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kubegc.api.meta import finalizers_of, is_being_deleted, owner_references_of, uid_of
 from kubegc.api.resources import split_api_version
@@ -141,9 +141,9 @@ def check_refs(inv: Inventory, obj: Obj) -> list[RefCheck]:
     return [check_ref(inv, obj, ref) for ref in owner_references_of(obj)]
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
-    """``dependent`` names its owner through ``ref``."""
+class Edge(NamedTuple):
+    """``dependent`` names its owner through ``ref`` (a tuple: an inventory has one per
+    owner reference, 100,000s of them)."""
 
     dependent: Obj
     ref: dict[str, Any]

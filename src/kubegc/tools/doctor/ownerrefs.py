@@ -53,9 +53,12 @@ def ownerref_findings(ctx: Context) -> list[Finding]:
         if not refs:
             continue
         checks = check_refs(ctx.inv, obj)
-        verdict = gc_decision(ctx.graph, obj, checks)
+        if not any(check.state in _KIND for check in checks):
+            verdict = None
+        else:
+            verdict = gc_decision(ctx.graph, obj, checks)
         for index, check in enumerate(checks):
-            if check.state in _KIND:
+            if verdict is not None and check.state in _KIND:
                 finding = _ref_finding(ctx, obj, index, check, checks, verdict)
                 out.append(finding)
                 if check.state in _EVENT_STATES or uid_of(obj) not in explained:

@@ -7,8 +7,9 @@ report's ``to_dict()`` with sorted keys and two-space indentation.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import orjson
 
 from kubegc.tools.doctor import DoctorReport
 from kubegc.tools.plan import PlanReport
@@ -58,7 +59,7 @@ def text(report: Report, style: Style) -> str:
 
 def to_json(report: Report) -> str:
     data: Any = report.to_dict()
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
 
 
 def render(report: Report, fmt: str, *, style: Style | None = None) -> str | bytes:
