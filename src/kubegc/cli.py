@@ -206,7 +206,8 @@ def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
     from kubegc.tools.commands import TOOLS, run
 
     if args.command in TOOLS:
-        tune_cyclic_gc()
+        if argv is None or plugin:  # this process is the command (not a caller's test)
+            tune_cyclic_gc()
         return asyncio.run(run(args, plan_factory=ClusterSimulationFactory()))
     return 2
 

@@ -6,16 +6,19 @@ would remove them within milliseconds); stuck deletions on one with every contro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from kubegc.api.clock import format_time
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.interface import DeleteOptions
 from kubegc.testing import Cluster
 
-from .lab import kubegc_json
+from .lab import kubegc, kubegc_json
 
 CM = GroupVersionResource("", "v1", "configmaps")
 NS = GroupVersionResource("", "v1", "namespaces")
@@ -123,6 +126,23 @@ def all_controllers() -> Iterator[Cluster]:
             await c.create(CM, cm_body("custom", finalizers=("own.example.io/cleanup",)),
                            namespace="lab")
             await c.delete(CM, "custom", namespace="lab")
+            # one root cause for four deletions: app <- mid <- leaf-1, leaf-2 (held); and an
+            # unrelated controller's fresh Lease in the finalizer's domain (the issue's case)
+            await c.create(NS, ns_body("shop"))
+            await c.create(LEASES, {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                                    "metadata": {"name": "8f2a1c.backup.example.com",
+                                                 "namespace": "ops"},
+                                    "spec": {"holderIdentity": "backup-0",
+                                             "leaseDurationSeconds": 3600,
+                                             "renewTime": format_time(datetime.now(UTC))}})
+            app = await c.create(CM, cm_body("app"), namespace="shop")
+            mid = await c.create(CM, cm_body("mid", ref(app, blockOwnerDeletion=True)),
+                                 namespace="shop")
+            for name in ("leaf-1", "leaf-2"):
+                await c.create(CM, cm_body(name, ref(mid, blockOwnerDeletion=True),
+                                           finalizers=("example.com/hold",)), namespace="shop")
+            await c.delete(CM, "app", namespace="shop",
+                           options=DeleteOptions(propagation_policy="Foreground"))
         cluster.run(build())
         cluster.settle()
         yield cluster
@@ -157,6 +177,41 @@ def test_owner_ref_invalid_namespace_event(all_controllers: Cluster) -> None:
     assert "is gone" in " ".join(f["facts"])
 
 
-def test_threshold_hides_fresh_deletions(all_controllers: Cluster) -> None:
-    kinds = {k for k, _ in findings(all_controllers, "--stuck-after", "1h")}
-    assert "StuckDeletion" not in kinds and "StuckNamespace" not in kinds
+def test_young_deletions_are_listed_as_info(all_controllers: Cluster) -> None:
+    """The issue's case: a foreground deletion held for seconds was not reported at all
+    (the --stuck-after threshold hid it). Now every deletion is listed; the threshold only
+    sets its severity, and the summary counts the young ones."""
+    report = kubegc_json("doctor", "--kubeconfig", str(all_controllers.kubeconfig),
+                         "--stuck-after", "1h")
+    by_key = {(f["kind"], f["object"]["name"]): f for f in report["findings"]}
+    assert not {k for k, _ in by_key} & {"StuckDeletion", "StuckNamespace"}
+    owner = by_key[("Deleting", "owner")]
+    assert owner["severity"] == "info"
+    assert owner["blockingDependents"][0]["object"]["name"] == "hold"
+    assert by_key[("DeletingNamespace", "doomed")]["severity"] == "info"
+    assert report["summary"]["young"] == report["summary"]["deleting"] >= 3
+    stuck = findings(all_controllers, "--stuck-after", "0")
+    assert stuck[("StuckDeletion", "owner")]["severity"] == "warning"  # remover unknown
+    assert stuck[("StuckDeletion", "custom")]["severity"] == "error"  # its remover is dead
+
+
+def test_findings_that_share_a_root_cause_are_grouped(all_controllers: Cluster) -> None:
+    """Four deletions held by one finalizer: one root cause, its fix once, the objects it
+    holds under it, a by-hand command for each object that carries the finalizer."""
+    report = kubegc_json("doctor", "--kubeconfig", str(all_controllers.kubeconfig), "-n", "shop",
+                         "--stuck-after", "0")
+    (cause,) = report["rootCauses"]
+    assert cause["cause"] == ("finalizer example.com/hold, removed by an unknown controller "
+                              "(unknown)")
+    assert {o["name"] for o in cause["holds"]} == {"app", "mid", "leaf-1", "leaf-2"}
+    assert {o["name"] for o in cause["at"]} == {"leaf-1", "leaf-2"}
+    assert len(cause["commands"]) == 2 and all("example.com/hold" in c
+                                                for c in cause["commands"])
+    assert len(cause["fix"]) == 1
+    # the fresh Lease "8f2a1c.backup.example.com" is no evidence for example.com/hold
+    assert "8f2a1c" not in json.dumps(report)
+    code, text, _ = kubegc("doctor", "--kubeconfig", str(all_controllers.kubeconfig), "-n",
+                           "shop", "--stuck-after", "0", "--fail-on", "warning")
+    assert code == 3
+    assert text.count("find the controller that owns example.com/hold") == 1  # the fix, once
+    assert text.index("root causes") < text.index("StuckDeletion")  # summary first

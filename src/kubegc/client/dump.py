@@ -86,7 +86,9 @@ _OTHER_BUILTINS: tuple[tuple[str, str, str, str, bool], ...] = (
 def parse_dump(text: str) -> list[Obj]:
     """The objects of a dump (see the module docstring), lists flattened, in file order.
 
-    Raises ``ValueError`` when the text is neither JSON documents nor YAML."""
+    Raises ``ValueError`` when the text is neither JSON documents nor YAML, or holds no
+    Kubernetes object and no List (an empty file, ``{}``, a shell error message: what a
+    failed ``kubectl get ... > dump.json`` leaves behind)."""
     stripped = text.lstrip()
     docs: list[Any]
     if stripped[:1] in ("{", "["):
@@ -99,7 +101,17 @@ def parse_dump(text: str) -> list[Obj]:
     out: list[Obj] = []
     for doc in docs:
         _flatten(doc, out, api_version="", kind="")
+    if not out and not any(_is_list(doc) for doc in docs):
+        raise ValueError(
+            "not a Kubernetes dump: it holds no object (with apiVersion, kind and metadata) "
+            "and no List; make one with `kubectl get -A -o json <resources> > dump.json`")
     return out
+
+
+def _is_list(doc: Any) -> bool:
+    """A (possibly empty) ``List`` or ``<Kind>List``, as ``kubectl get`` prints one."""
+    return (isinstance(doc, dict) and isinstance(doc.get("items"), list)
+            and str(doc.get("kind") or "").endswith("List") and bool(doc.get("apiVersion")))
 
 
 def _json_documents(text: str) -> list[Any]:

@@ -2,7 +2,8 @@
 
 ``add_parsers(sub)`` adds the four subcommands to ``kubegc.cli``'s parser; ``run(args,
 plan_factory=...)`` executes one and returns the exit code (0 done, 1 failed — the
-message is on stderr). Where the cluster comes from: ``--from FILE`` (a dump, ``-`` for
+message is on stderr —, 3 for ``doctor --fail-on LEVEL`` when a finding at that level or
+worse exists). Where the cluster comes from: ``--from FILE`` (a dump, ``-`` for
 stdin), else ``--kubeconfig``/``--context`` (default ``$KUBECONFIG`` or
 ``~/.kube/config``), read-only either way. The planner's simulation is injected by the
 caller (the composition root), never built here.
@@ -26,7 +27,13 @@ from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client
 from kubegc.client.kubeconfig import KubeconfigError, load_kubeconfig
 from kubegc.client.rest import RestClient
-from kubegc.tools.doctor import DEFAULT_STUCK_AFTER, DoctorOptions, diagnose
+from kubegc.tools.doctor import (
+    DEFAULT_STUCK_AFTER,
+    DoctorOptions,
+    DoctorReport,
+    Severity,
+    diagnose,
+)
 from kubegc.tools.finalizers import ControllerMap
 from kubegc.tools.inventory import Inventory, read_inventory
 from kubegc.tools.plan import SimulationFactory, plan_delete
@@ -45,6 +52,9 @@ from kubegc.tools.tree import build_tree
 from kubegc.tools.why import explain
 
 TOOLS = ("doctor", "plan", "tree", "why")
+#: Exit status of ``doctor --fail-on`` when a finding at that level exists (1 is for
+#: failures: bad input, an unreachable cluster).
+EXIT_FINDINGS = 3
 CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
 
 
@@ -92,10 +102,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                                    "ownerReferences; say what happens next and the safe fix.")
     _source(p)
     p.add_argument("--stuck-after", type=parse_duration, default=DEFAULT_STUCK_AFTER,
-                   metavar="DURATION", help="deleting for longer than this counts as stuck "
-                                            f"(default {int(DEFAULT_STUCK_AFTER)}s; 0 for all)")
+                   metavar="DURATION",
+                   help="deleting for longer than this is StuckDeletion (a warning, or an error "
+                        "when nothing will release it); younger deletions are listed as "
+                        f"Deleting (info) (default {int(DEFAULT_STUCK_AFTER)}s)")
     p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE",
                    help="YAML mapping of finalizers to the controllers that remove them")
+    p.add_argument("--fail-on", choices=tuple(s.label for s in Severity), default=None,
+                   help="exit with status 3 when a finding of this severity or worse exists "
+                        "(for CI gates; default: exit 0 whatever is found)")
     p = sub.add_parser("plan", help="what a delete would do, simulated (nothing is written)",
                        description="Load the cluster into an in-memory kubegc, run the real "
                                    "garbage collector, kubelet and namespace controller, issue "
@@ -154,7 +169,10 @@ def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
     progress = Progress(stderr)
     if args.from_file:
         if args.from_file == "-":
-            client = DumpClient.from_text(sys.stdin.read(), source="stdin")
+            try:
+                client = DumpClient.from_text(sys.stdin.read(), source="stdin")
+            except ValueError as e:
+                raise ToolError(f"cannot read dump from stdin: {e}") from e
             when = datetime.now(UTC)
         else:
             path = Path(args.from_file)
@@ -189,6 +207,8 @@ async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | Non
         finally:
             await session.close()
         _emit(report, args, out)
+        if _fails(report, getattr(args, "fail_on", None)):
+            return EXIT_FINDINGS
     except (ToolError, UnknownKind, GraphvizMissing, ValueError) as e:
         err.write(f"{prog}: {e}\n")
         return 1
@@ -199,6 +219,14 @@ async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | Non
         err.write(f"{prog}: cannot reach the cluster: {e}\n")
         return 1
     return 0
+
+
+def _fails(report: Report, fail_on: str | None) -> bool:
+    """``--fail-on``: a finding at that severity or worse."""
+    if fail_on is None or not isinstance(report, DoctorReport):
+        return False
+    worst = report.worst()
+    return worst is not None and worst <= Severity[fail_on.upper()]
 
 
 def _emit(report: Report, args: argparse.Namespace, out: TextIO) -> None:

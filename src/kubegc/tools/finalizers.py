@@ -180,6 +180,11 @@ def _mapped(finalizer: str, entry: ControllerEntry, inv: Inventory) -> Remover:
 #: The annotation by which a controller's Lease or Deployment names the finalizers that
 #: controller removes (kubegc's convention, docs/tools.md).
 REMOVES_FINALIZERS_ANNOTATION = "kubegc.io/removes-finalizers"
+UNKNOWN_REMOVER = "an unknown controller"
+NOTHING_NAMES_IT = "nothing names its controller"
+#: How a user tells the tools who removes a finalizer.
+HOW_TO_NAME_IT = ("name it in a --controllers-file, or annotate the controller's Lease or "
+                  f"Deployment with {REMOVES_FINALIZERS_ANNOTATION}")
 _UNKNOWN_SKIPS = ("whatever clean-up the controller does before releasing the object "
                   "(outside resources such as cloud resources, backups or connections stay "
                   "behind)")
@@ -199,10 +204,8 @@ def _published(finalizer: str, inv: Inventory) -> Remover:
     leases = [o for o in inv.of_kind("coordination.k8s.io", "Lease") if publishes(o, finalizer)]
     deploys = [o for o in inv.of_kind("apps", "Deployment") if publishes(o, finalizer)]
     if not leases and not deploys:
-        return Remover(finalizer, "unknown: nothing names the controller that removes it",
-                       "nothing names it (add it to --controllers-file, or annotate the "
-                       f"controller's Lease or Deployment with {REMOVES_FINALIZERS_ANNOTATION})",
-                       "once its clean-up is done", _UNKNOWN_SKIPS)
+        return Remover(finalizer, UNKNOWN_REMOVER, NOTHING_NAMES_IT, "once its clean-up is done",
+                       _UNKNOWN_SKIPS)
     names = [f"{ObjRef.of(o).kind} {ObjRef.of(o).namespace}/{ObjRef.of(o).name}"
              for o in (*leases, *deploys)]
     evidence = tuple([_lease(o, inv) for o in leases] + [_deployment(o) for o in deploys])

@@ -140,6 +140,17 @@ class Inventory:
             return True
         return namespace == self.namespace or (res.group, res.resource) in EVIDENCE
 
+    def may_hold(self, group: str, kind: str) -> bool:
+        """Whether every object of that kind (in the namespace read) is in the inventory:
+        its resource was listed, and, for a dump, the dump holds objects of it (a dump may
+        leave whole kinds out). A kind the cluster does not serve has no objects to miss."""
+        res = self._by_kind.get((group, kind))
+        if res is None:
+            return not self.dump or self.holds_kind(group, kind)
+        if (res.group, res.resource) not in self.read:
+            return False
+        return not self.dump or self.holds_kind(group, kind)
+
     def holds_kind(self, group: str, kind: str) -> bool:
         """Whether any object of that kind was read."""
         return (group, kind) in self._of_kind

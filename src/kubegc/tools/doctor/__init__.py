@@ -2,19 +2,23 @@
 
 ``diagnose(inv, options)`` runs every check over an ``Inventory`` (read from kubegc, a
 real cluster or a dump) and returns a ``DoctorReport`` whose findings are sorted by
-severity, kind and object. Every finding says what will happen next and the safe fix;
-a fix never suggests removing a finalizer without saying what clean-up that skips.
+severity, kind and object, and grouped by the root causes they share (``causes``). Every
+finding says what will happen next and the safe fix; a fix never suggests removing a
+finalizer without saying what clean-up that skips.
 """
 
 from __future__ import annotations
 
+from kubegc.tools.doctor.causes import root_causes
 from kubegc.tools.doctor.context import DEFAULT_STUCK_AFTER, Context, DoctorOptions
 from kubegc.tools.doctor.findings import (
     BlockingNode,
+    Cause,
     Deletion,
     DoctorReport,
     Finding,
     FindingKind,
+    RootCause,
     Severity,
 )
 from kubegc.tools.doctor.namespaces import namespace_findings
@@ -26,12 +30,14 @@ from kubegc.tools.ownership import OwnerGraph
 __all__ = [
     "DEFAULT_STUCK_AFTER",
     "BlockingNode",
+    "Cause",
     "Context",
     "Deletion",
     "DoctorOptions",
     "DoctorReport",
     "Finding",
     "FindingKind",
+    "RootCause",
     "Severity",
     "diagnose",
     "stuck_finding",
@@ -43,8 +49,10 @@ def diagnose(inv: Inventory, options: DoctorOptions | None = None) -> DoctorRepo
     findings = [*stuck_findings(ctx), *namespace_findings(ctx), *ownerref_findings(ctx)]
     if inv.namespace:  # that namespace's objects, and the namespace itself
         findings = [f for f in findings if f.object.namespace == inv.namespace or (
-            f.kind is FindingKind.STUCK_NAMESPACE and f.object.name == inv.namespace)]
+            f.kind in (FindingKind.STUCK_NAMESPACE, FindingKind.DELETING_NAMESPACE)
+            and f.object.name == inv.namespace)]
     findings.sort(key=Finding.sort_key)
+    causes = root_causes(findings)
     notes = list(inv.notes)
     if inv.dump:
         notes.append("read from a dump: an owner counts as absent only if the dump holds "
@@ -52,4 +60,4 @@ def diagnose(inv: Inventory, options: DoctorOptions | None = None) -> DoctorRepo
     return DoctorReport(source=inv.source, now=inv.now, namespace=inv.namespace,
                         stuck_after=ctx.options.stuck_after, findings=findings,
                         objects_read=len(inv.objects), read_errors=dict(inv.errors),
-                        notes=notes)
+                        notes=notes, root_causes=causes)

@@ -35,10 +35,18 @@ class Context:
     inv: Inventory
     graph: OwnerGraph
     options: DoctorOptions
+    #: finalizer -> its remover (the same for every object: asked once per finalizer)
+    _removers: dict[str, Remover] = field(default_factory=dict)
+
+    def remover(self, finalizer: str, obj: Obj) -> Remover:
+        found = self._removers.get(finalizer)
+        if found is None:
+            found = self._removers[finalizer] = who_removes(finalizer, obj, self.inv,
+                                                            self.options.mapping)
+        return found
 
     def removers(self, obj: Obj, *, skip: tuple[str, ...] = ()) -> list[Remover]:
-        return [who_removes(f, obj, self.inv, self.options.mapping)
-                for f in finalizers_of(obj) if f not in skip]
+        return [self.remover(f, obj) for f in finalizers_of(obj) if f not in skip]
 
     def kubelet(self, pod: Obj) -> Remover:
         """The kubelet as the remover of a terminating pod (no finalizer involved)."""

@@ -1,5 +1,7 @@
-"""Namespaces stuck in Terminating: their conditions, the content left, and the
-finalizers that hold that content (spec/gc-behaviour.md §7, NS-07).
+"""Namespaces being deleted: their conditions, the content left, and the finalizers that
+hold that content (cf. the namespace controller's ``NamespaceFinalizersRemaining`` and
+``NamespaceContentRemaining`` conditions, pkg/controller/namespace/deletion).
+``DeletingNamespace`` (info) for less than ``stuck_after`` seconds, then ``StuckNamespace``.
 
 The namespace controller deletes everything in a terminating namespace and removes the
 ``kubernetes`` spec finalizer once nothing is left; what keeps a namespace is almost
@@ -16,7 +18,8 @@ from kubegc.api.clock import format_time
 from kubegc.api.meta import finalizers_of, is_being_deleted
 from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import Context
-from kubegc.tools.doctor.findings import Deletion, Finding, FindingKind, Severity
+from kubegc.tools.doctor.findings import Cause, CauseDetail, Deletion, Finding, FindingKind
+from kubegc.tools.doctor.stuck import GC_FINALIZERS, remover_cause, severity_of_deletion
 from kubegc.tools.finalizers import Alive, Remover, who_removes
 from kubegc.tools.model import ObjRef, group_of, human_duration
 from kubegc.tools.state import deletion_timing
@@ -25,10 +28,8 @@ from kubegc.tools.state import deletion_timing
 def namespace_findings(ctx: Context) -> list[Finding]:
     out = []
     for ns in ctx.inv.of_kind("", "Namespace"):
-        timing = deletion_timing(ns, ctx.inv.now)
-        if timing is None or timing.overdue < ctx.options.stuck_after:
-            continue
-        out.append(namespace_finding(ctx, ns))
+        if deletion_timing(ns, ctx.inv.now) is not None:
+            out.append(namespace_finding(ctx, ns))
     return out
 
 
@@ -74,13 +75,40 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
             facts.append("finalizers on that content: " + ", ".join(
                 f"{f} in {n} object{'s' if n > 1 else ''}" for f, n in sorted(held.items())))
     next_steps, fix = _advice(ctx, name, removers, holders)
-    return Finding(FindingKind.STUCK_NAMESPACE, Severity.ERROR, ref,
+    causes = _causes(ctx, ns, removers, holders)
+    young = timing.overdue < ctx.options.stuck_after
+    return Finding(FindingKind.DELETING_NAMESPACE if young else FindingKind.STUCK_NAMESPACE,
+                   severity_of_deletion(young, causes), ref,
                    f"namespace {name} has been Terminating for "
                    f"{human_duration(timing.deleting_for)}",
                    next=next_steps, fix=fix, facts=facts,
                    deletion=Deletion(timing.deletion_timestamp, format_time(timing.requested),
                                      timing.deleting_for, timing.grace_seconds),
-                   removers=removers, related=sorted(ObjRef.of(o) for o in holders))
+                   removers=removers, related=sorted(ObjRef.of(o) for o in holders),
+                   causes=causes)
+
+
+def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj]
+            ) -> dict[Cause, CauseDetail]:
+    """What holds the namespace: the finalizers of its content (the same causes as those
+    objects' own deletions), else its own finalizer's controller."""
+    out: dict[Cause, CauseDetail] = {}
+    for obj in holders:
+        for r in ctx.removers(obj, skip=GC_FINALIZERS):
+            cause, detail = remover_cause(obj, r)
+            if cause in out:
+                out[cause].merge(detail)
+            else:
+                out[cause] = detail.copy()
+    if not out:
+        controller = next((r for r in removers if r.finalizer == "kubernetes"), None)
+        dead = controller is not None and controller.alive is Alive.NO
+        out[Cause("content being deleted by the namespace controller", ObjRef.of(ns))] = \
+            CauseDetail(["the namespace controller deletes what is left, then removes the "
+                         "'kubernetes' finalizer"],
+                        [f"bring back {controller.who}" if dead and controller
+                         else "nothing to do but wait"], dead=dead)
+    return out
 
 
 def _advice(ctx: Context, name: str, removers: list[Remover], holders: list[Obj]

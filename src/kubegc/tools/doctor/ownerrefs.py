@@ -23,7 +23,7 @@ import re
 from kubegc.api.meta import owner_references_of, uid_of
 from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import Context, remove_owner_ref_command
-from kubegc.tools.doctor.findings import Finding, FindingKind, Severity
+from kubegc.tools.doctor.findings import Cause, CauseDetail, Finding, FindingKind, Severity
 from kubegc.tools.model import ObjRef, age, human_duration
 from kubegc.tools.ownership import Action, Decision, RefCheck, RefState, check_refs, gc_decision
 
@@ -93,8 +93,50 @@ def _ref_finding(ctx: Context, obj: Obj, index: int, check: RefCheck, checks: li
     related = [owner]  # the referenced owner first, then what holds that name or uid
     if check.found is not None and ObjRef.of(check.found).uid != owner.uid:
         related.append(ObjRef.of(check.found))
-    return Finding(_finding_kind(check), severity, ref, f"{ref}: {title}",
-                   next=[_next(ref, verdict, checks)], fix=fix, facts=facts, related=related)
+    kind = _finding_kind(check)
+    next_steps = [_next(ref, verdict, checks)]
+    what = _CAUSE[kind] + (" (no object with that uid)"
+                           if check.state is RefState.UID_MISMATCH and not check.recreated
+                           else "")
+    return Finding(kind, severity, ref, f"{ref}: {title}", next=next_steps, fix=fix,
+                   facts=facts, related=related,
+                   causes={Cause(what, _cause_owner(check, owner)): _cause_detail(
+                       obj, index, check, ref, next_steps, fix)})
+
+
+_KEEP = "to keep an object that must live on, remove its reference first"
+
+
+def _cause_detail(obj: Obj, index: int, check: RefCheck, ref: ObjRef, next_steps: list[str],
+                  fix: list[str]) -> CauseDetail:
+    """What a group of children of the same broken owner is told once: the fix without
+    the per-object commands, which are listed on their own."""
+    if check.state is RefState.UNKNOWN_KIND:
+        return CauseDetail(next_steps, fix, at=[ref])
+    command = remove_owner_ref_command(obj, index, str(check.ref.get("uid") or ""))
+    advice = [line.split(": kubectl patch", 1)[0] for line in fix
+              if not line.startswith("if ") or "must live on" not in line]
+    by_hand = ("remove the reference" if check.state is RefState.CLUSTER_SCOPED_CHILD
+               else _KEEP)
+    return CauseDetail(next_steps, advice, at=[ref], commands=[command], by_hand=by_hand)
+
+
+def _cause_owner(check: RefCheck, owner: ObjRef) -> ObjRef:
+    """The owner a broken reference names, where it is (the object with that uid in its
+    own namespace, for a reference across namespaces)."""
+    if check.state is RefState.OTHER_NAMESPACE and check.found is not None:
+        return ObjRef.of(check.found)
+    return owner
+
+
+#: How a group of children with the same broken owner names its cause.
+_CAUSE = {
+    FindingKind.OWNER_ABSENT: "owner absent",
+    FindingKind.OWNER_RECREATED: "owner recreated",
+    FindingKind.OWNER_IN_OTHER_NAMESPACE: "owner in another namespace",
+    FindingKind.CLUSTER_SCOPED_DEPENDENT: "namespaced owner of a cluster-scoped object",
+    FindingKind.UNKNOWN_OWNER_KIND: "owner kind not served",
+}
 
 
 def _describe(ctx: Context, obj: Obj, index: int, check: RefCheck, owner: ObjRef,

@@ -1,11 +1,21 @@
-"""Objects stuck deleting: the seed's four questions, answered at once.
+"""Objects being deleted: the seed's four questions, answered at once.
 
-For every object whose deletionTimestamp is more than ``stuck_after`` seconds in the past
-(namespaces are ``namespaces.py``'s): (1) when deletion was asked for, (2) which
-finalizers remain, (3) who removes each and whether it is alive (``finalizers.py``), and
-(4) for ``foregroundDeletion``, the dependents with blockOwnerDeletion=true that are
-still there — followed down to the leaves that actually hold the owner, each with its
-reason (its own finalizer, the kubelet, a garbage collector that has not acted, ...).
+Every object with a deletionTimestamp (namespaces are ``namespaces.py``'s) is a finding,
+whatever its age: ``Deleting`` (info) while it has been deleting for less than
+``stuck_after`` seconds (for pods: counted from the end of the grace period), then
+``StuckDeletion`` — a warning, or an error when the evidence says nothing will release it
+(whoever must remove a finalizer on its path is not running, or the garbage collector
+cannot decide about a dependent it waits for). Each answers (1) when deletion was asked
+for, (2) which finalizers remain, (3) who removes each and whether it is alive
+(``finalizers.py``), and (4) for ``foregroundDeletion``, the dependents with
+blockOwnerDeletion=true that are still there, followed down to the leaves that actually
+hold the owner. What the garbage collector does with a dependent that is not being
+deleted is its own decision (``ownership.gc_decision``). Each leaf, and each finalizer of
+the object's own, is a ``Cause``; ``causes.py`` groups the findings that share one.
+
+An inventory that may not hold every kind (a dump; a list the cluster refused) cannot
+prove that no blocking dependent is left: then the finding says the dependents are not in
+the dump (or were not read) instead of "none left".
 """
 
 from __future__ import annotations
@@ -20,26 +30,53 @@ from kubegc.api.meta import (
 )
 from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import Context, remove_finalizer_command
-from kubegc.tools.doctor.findings import BlockingNode, Deletion, Finding, FindingKind, Severity
-from kubegc.tools.finalizers import Alive, Remover, controller_manager_evidence
+from kubegc.tools.doctor.findings import (
+    BlockingNode,
+    Cause,
+    CauseDetail,
+    Deletion,
+    Finding,
+    FindingKind,
+    Severity,
+)
+from kubegc.tools.finalizers import (
+    HOW_TO_NAME_IT,
+    UNKNOWN_REMOVER,
+    Alive,
+    Remover,
+    controller_manager_evidence,
+)
 from kubegc.tools.model import ObjRef, human_duration
-from kubegc.tools.ownership import RefState, check_refs
+from kubegc.tools.ownership import Action, RefState, check_refs, gc_decision
 from kubegc.tools.state import deletion_timing
 
 GC = "the garbage collector (kube-controller-manager)"
 MAX_DEPTH = 16
+GC_FINALIZERS = (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS)
+#: The kinds a built-in owner's dependents have (what a dump must hold to show them).
+DEPENDENT_KINDS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
+    ("apps", "Deployment"): (("apps", "ReplicaSet"),),
+    ("apps", "ReplicaSet"): (("", "Pod"),),
+    ("", "ReplicationController"): (("", "Pod"),),
+    ("batch", "Job"): (("", "Pod"),),
+    ("batch", "CronJob"): (("batch", "Job"),),
+    ("apps", "StatefulSet"): (("", "Pod"), ("apps", "ControllerRevision")),
+    ("apps", "DaemonSet"): (("", "Pod"), ("apps", "ControllerRevision")),
+    ("", "Service"): (("", "Endpoints"), ("discovery.k8s.io", "EndpointSlice")),
+}
+
+
+def severity_of_deletion(young: bool, causes: dict[Cause, CauseDetail]) -> Severity:
+    """Info while young; then an error if a cause is evidenced dead, else a warning."""
+    if young:
+        return Severity.INFO
+    return Severity.ERROR if any(d.dead for d in causes.values()) else Severity.WARNING
 
 
 def stuck_findings(ctx: Context) -> list[Finding]:
-    out = []
-    for obj in ctx.inv.objects:
-        if obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
-            continue
-        timing = deletion_timing(obj, ctx.inv.now)
-        if timing is None or timing.overdue < ctx.options.stuck_after:
-            continue
-        out.append(stuck_finding(ctx, obj))
-    return out
+    return [stuck_finding(ctx, obj) for obj in ctx.inv.objects
+            if is_being_deleted(obj)
+            and not (obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1")]
 
 
 def stuck_finding(ctx: Context, obj: Obj) -> Finding:
@@ -47,6 +84,7 @@ def stuck_finding(ctx: Context, obj: Obj) -> Finding:
     timing = deletion_timing(obj, ctx.inv.now)
     if timing is None:
         raise ValueError(f"{ref} is not being deleted")
+    young = timing.overdue < ctx.options.stuck_after
     fins = finalizers_of(obj)
     removers = ctx.removers(obj)
     if not fins and obj.get("kind") == "Pod" and (obj.get("spec") or {}).get("nodeName"):
@@ -60,17 +98,45 @@ def stuck_finding(ctx: Context, obj: Obj) -> Finding:
              + (f" (requested {format_time(timing.requested)}, grace period "
                 f"{timing.grace_seconds}s)" if timing.grace_seconds else ""),
              "finalizers: " + (", ".join(fins) if fins else "none")]
+    unread = unread_dependent_kinds(ctx, obj) if not blocking else []
     if FINALIZER_DELETE_DEPENDENTS in fins:
-        facts.append(f"blocking dependents (blockOwnerDeletion=true) left: {len(blocking)}")
+        facts.append("blocking dependents (blockOwnerDeletion=true) left: "
+                     + (str(len(blocking)) if blocking or not unread
+                        else f"none read — {_unread_text(ctx, unread)}"))
     if FINALIZER_ORPHAN_DEPENDENTS in fins:
         left = ctx.graph.dependents(uid_of(obj))
         facts.append(f"dependents still referencing it (to orphan): {len(left)}")
+    causes = _causes(ctx, obj, removers, blocking, unread)
+    kind = FindingKind.DELETING if young else FindingKind.STUCK_DELETION
+    title = (f"{ref} has been Terminating for {human_duration(timing.deleting_for)}"
+             + (f" (less than --stuck-after {human_duration(ctx.options.stuck_after)})"
+                if young else ""))
     return Finding(
-        FindingKind.STUCK_DELETION, Severity.ERROR, ref,
-        f"{ref} has been Terminating for {human_duration(timing.deleting_for)}",
-        next=_next(obj, removers, blocking), fix=_fix(obj, removers, blocking),
+        kind, severity_of_deletion(young, causes), ref, title,
+        next=_next(obj, removers, blocking, unread), fix=_fix(obj, removers, blocking, unread),
         facts=facts, deletion=deletion, removers=removers, blocking=blocking,
-        related=[leaf.object for b in blocking for leaf in b.leaves()])
+        related=[leaf.object for b in blocking for leaf in b.leaves()], causes=causes)
+
+
+def unread_dependent_kinds(ctx: Context, owner: Obj) -> list[str]:
+    """Kinds whose objects could be ``owner``'s dependents but that the inventory may not
+    hold: for a well-known owner kind, its dependents' kinds the inventory has none of
+    (a dump) or did not read; for any other owner in a dump, "every kind it lacks"."""
+    inv = ctx.inv
+    key = (str(owner.get("apiVersion") or "").rpartition("/")[0], str(owner.get("kind")))
+    known = DEPENDENT_KINDS.get(key)
+    if known is None:
+        return ["(kinds not in the dump)"] if inv.dump else []
+    return [kind if not group else f"{kind}.{group}" for group, kind in known
+            if not inv.may_hold(group, kind)]
+
+
+def _unread_text(ctx: Context, unread: list[str]) -> str:
+    if unread == ["(kinds not in the dump)"]:
+        return "its dependents may be of kinds the dump does not hold"
+    what = ", ".join(unread)
+    return (f"not in the dump (it holds no {what})" if ctx.inv.dump
+            else f"not read ({what} could not be listed)")
 
 
 def blocking_nodes(ctx: Context, owner: Obj, seen: set[str]) -> list[BlockingNode]:
@@ -80,7 +146,12 @@ def blocking_nodes(ctx: Context, owner: Obj, seen: set[str]) -> list[BlockingNod
                        key=lambda e: ObjRef.of(e.dependent)):
         dep = edge.dependent
         if uid_of(dep) in seen or len(seen) > MAX_DEPTH:
-            out.append(BlockingNode(ObjRef.of(dep), "-", "ownership cycle: already shown above"))
+            node = BlockingNode(ObjRef.of(dep), "-", "ownership cycle: already shown above")
+            node.causes[Cause("ownership cycle", node.object)] = CauseDetail(
+                ["a foreground deletion in a cycle makes the garbage collector set "
+                 "blockOwnerDeletion=false on it, so that the cycle does not wait forever"],
+                ["break the cycle: an object should not (indirectly) own its owner"])
+            out.append(node)
             continue
         out.append(blocking_node(ctx, dep, owner, seen | {uid_of(dep)}))
     return out
@@ -95,45 +166,179 @@ def blocking_node(ctx: Context, dep: Obj, owner: Obj, seen: set[str]) -> Blockin
     fins = finalizers_of(dep)
     removers = ctx.removers(dep, skip=(FINALIZER_DELETE_DEPENDENTS,))
     children = blocking_nodes(ctx, dep, seen) if FINALIZER_DELETE_DEPENDENTS in fins else []
+    unread = unread_dependent_kinds(ctx, dep) if not children else []
     reasons = []
     if children:
         reasons.append("it is deleting its own dependents in the foreground")
+    elif FINALIZER_DELETE_DEPENDENTS in fins and unread:
+        reasons.append(f"foregroundDeletion; its blocking dependents are "
+                       f"{_unread_text(ctx, unread)}")
     elif FINALIZER_DELETE_DEPENDENTS in fins:
         reasons.append("foregroundDeletion with no blocking dependent left: the garbage "
                        "collector should remove it now")
         removers = [Remover(FINALIZER_DELETE_DEPENDENTS, GC, "built-in",
                             "once no dependent with blockOwnerDeletion=true is left", "",
                             controller_manager_evidence(ctx.inv)), *removers]
-    if [r for r in removers if r.finalizer != FINALIZER_DELETE_DEPENDENTS]:
-        names = ", ".join(r.finalizer for r in removers if r.finalizer !=
-                          FINALIZER_DELETE_DEPENDENTS)
-        reasons.append(f"its own finalizer {names} is still there")
+    own = [r for r in removers if r.finalizer != FINALIZER_DELETE_DEPENDENTS]
+    if own:
+        reasons.append(f"its own finalizer {', '.join(r.finalizer for r in own)} is still "
+                       "there")
     if not fins and dep.get("kind") == "Pod" and (dep.get("spec") or {}).get("nodeName"):
         removers = [ctx.kubelet(dep)]
         reasons.append("graceful termination: waiting for " + removers[0].who)
     if not reasons:
         reasons.append("no finalizer left: it should already be gone (a stale read?)")
-    return BlockingNode(ref, state, "; ".join(reasons), removers, children, source=dep)
+    node = BlockingNode(ref, state, "; ".join(reasons), removers, children, source=dep)
+    if not children:
+        node.causes.update(_causes(ctx, dep, removers, [], unread))
+    return node
 
 
 def _not_deleting(ctx: Context, dep: Obj, owner: Obj) -> BlockingNode:
+    """A blocking dependent not being deleted yet: what the garbage collector decides for
+    it, now that its owner waits (its own decision core)."""
     ref = ObjRef.of(dep)
     checks = check_refs(ctx.inv, dep)
-    solid = [c for c in checks if c.state is RefState.OK]
+    made = gc_decision(ctx.graph, dep, checks)
+    owner_ref = ObjRef.of(owner).short
     gc = Remover("(not deleted yet)", GC, "built-in",
-                 f"when it processes the foreground deletion of {ObjRef.of(owner).short}", "",
+                 f"when it processes the foreground deletion of {owner_ref}", "",
                  controller_manager_evidence(ctx.inv))
-    if solid:
+    dead = gc.alive is Alive.NO
+    if made.action is Action.REMOVE_REFERENCES:
+        solid = [c for c in checks if c.state is RefState.OK]
         others = ", ".join(ObjRef.from_owner_ref(c.ref, "").short for c in solid)
         why = (f"it has another owner that stays ({others}): the garbage collector only removes "
-               f"its reference to {ObjRef.of(owner).short}, which then no longer blocks")
+               f"its reference to {owner_ref}, which then no longer blocks")
+    elif made.action is Action.DELETE:
+        why = ("not deleted yet: the garbage collector deletes it"
+               + (" in the foreground" if made.policy == "Foreground" else "")
+               + " while its owner waits; if it stays, the garbage collector is not running "
+               "or cannot delete it")
+    elif made.action is Action.RETRY:
+        stopped = made.classified.stopped_at if made.classified else None
+        what = f"{stopped.kind}/{stopped.name}" if stopped else "an owner"
+        why = (f"the garbage collector cannot decide about it: it cannot look up {what} (a "
+               "kind it cannot map, or an owner that was not read), so it retries and never "
+               f"deletes it; {owner_ref} waits until that reference is fixed")
+        dead = True
+    elif made.action is Action.NEVER:
+        why = ("a cluster-scoped object naming a namespaced owner: the garbage collector never "
+               f"collects it, so {owner_ref} waits until the reference is removed")
+        dead = True
     else:
-        why = ("not deleted yet: the garbage collector deletes it while its owner waits; if it "
-               "stays, the garbage collector is not running or cannot delete it")
-    return BlockingNode(ref, "not being deleted", why, [gc], source=dep)
+        why = (f"the garbage collector keeps it and does not remove its reference to "
+               f"{owner_ref} ({made.action.value})")
+    node = BlockingNode(ref, "not being deleted", why, [gc], source=dep)
+    if made.action in (Action.RETRY, Action.NEVER):  # its own broken reference
+        node.causes[Cause("blocking dependent the garbage collector cannot decide about",
+                          ref)] = CauseDetail([why], leaf_fix(node), dead=True, at=[ref])
+    else:
+        node.causes[Cause(GC_NOT_ACTED)] = CauseDetail(
+            ["the garbage collector deletes the blocking dependents (or removes their "
+             "reference) while their owners wait; these are still there"],
+            ["make sure the garbage collector runs: it acts on the dependents of an owner "
+             "deleted in the foreground within seconds"], dead=dead, at=[ref])
+    return node
 
 
-def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> list[str]:
+GC_NOT_ACTED = "blocking dependents the garbage collector has not deleted"
+
+
+def _causes(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
+            unread: list[str]) -> dict[Cause, CauseDetail]:
+    """What holds ``obj``: the leaves of its blocking chain, and its own finalizers
+    (or the kubelet) other than the garbage collector's."""
+    ref = ObjRef.of(obj)
+    out: dict[Cause, CauseDetail] = {}
+    for leaf in (leaf for b in blocking for leaf in b.leaves()):
+        for cause, detail in leaf.causes.items():
+            if cause in out:
+                out[cause].merge(detail)
+            else:
+                out[cause] = detail.copy()
+    fins = finalizers_of(obj)
+    for r in removers:
+        if r.finalizer not in GC_FINALIZERS:
+            cause, detail = remover_cause(obj, r)
+            out[cause] = detail
+    if FINALIZER_DELETE_DEPENDENTS in fins and not blocking:
+        if unread:
+            where = "not in the dump" if ctx.inv.dump else "not read"
+            out[Cause(f"foregroundDeletion whose blocking dependents are {where}")] = \
+                CauseDetail(
+                    [f"whether a blocking dependent is left cannot be told: {ref.short}'s are "
+                     f"{_unread_text(ctx, unread)}"],
+                    ["read the cluster itself (or a dump with every kind) to see what holds "
+                     "it"], at=[ref])
+        else:
+            gc = controller_manager_evidence(ctx.inv)
+            out[Cause("foregroundDeletion the garbage collector has not removed")] = \
+                CauseDetail(["no blocking dependent is left: the garbage collector removes "
+                             "foregroundDeletion now"],
+                            ["nothing to do but wait; if it stays, make sure the garbage "
+                             "collector runs"],
+                            dead=any(e.alive is Alive.NO for e in gc), at=[ref])
+    if FINALIZER_ORPHAN_DEPENDENTS in fins:
+        out[Cause("orphan finalizer: the garbage collector is orphaning dependents")] = \
+            CauseDetail(["the garbage collector removes the owner's references from its "
+                         "dependents, then the orphan finalizer"],
+                        ["nothing to do but wait; if it stays, make sure the garbage "
+                         "collector runs"], at=[ref])
+    return out
+
+
+def remover_cause(obj: Obj, r: Remover) -> tuple[Cause, CauseDetail]:
+    """A finalizer (not the garbage collector's), or a pod's graceful termination, as the
+    cause of what it holds; the same finalizer and remover on many objects is one cause."""
+    ref = ObjRef.of(obj)
+    dead = r.alive is Alive.NO
+    if r.finalizer.startswith("("):  # a pod's graceful termination: the kubelet
+        return Cause(f"graceful termination: {r.who} ({r.alive.value})"), CauseDetail(
+            [f"its pods stay Terminating until {r.who} has stopped their containers"
+             + (": it is not running" if dead else "")],
+            [f"bring {r.who} back (if the node is gone for good, the pod garbage collector "
+             "force-deletes its pods)"], dead=dead, at=[ref],
+            commands=[f"kubectl delete pod {ref.name} -n {ref.namespace} --grace-period=0 "
+                      "--force"], by_hand=f"forcing a pod out skips {r.skips}")
+    what = f"finalizer {r.finalizer}, removed by {r.who} ({r.alive.value})"
+    if r.alive is Alive.YES:
+        return Cause(what), CauseDetail(
+            [f"{r.who} is alive and removes it {r.removes_when}"],
+            [f"nothing to do but wait; if it stays, read the logs of {r.who}"], at=[ref])
+    if r.who == UNKNOWN_REMOVER:
+        advice = (f"find the controller that owns {r.finalizer} and make sure it runs "
+                  f"({HOW_TO_NAME_IT}, and the doctor checks it)")
+        when = "only if no controller will ever remove it"
+    else:
+        advice = f"start (or scale up) {r.who}: it does its clean-up and removes the finalizer"
+        when = "only if it is gone for good"
+    nexts = (f"the objects stay Terminating until {r.who} runs again" if dead else
+             "the objects stay Terminating until the controller that owns this finalizer "
+             "removes it; nothing shows whether it runs")
+    return Cause(what), CauseDetail(
+        [nexts], [advice], dead=dead, at=[ref],
+        commands=[remove_finalizer_command(obj, r.finalizer)],
+        by_hand=f"{when}, remove it by hand; this skips {r.skips}")
+
+
+def _remover_next(obj: Obj, r: Remover) -> list[str]:
+    ref = ObjRef.of(obj)
+    if r.alive is Alive.YES:
+        return [f"{r.finalizer}: {r.who} is alive and removes it {r.removes_when}"]
+    if r.alive is Alive.NO:
+        return [f"{r.finalizer}: {r.who} is not running, so {ref.short} stays Terminating "
+                "until it runs again"]
+    if r.who == UNKNOWN_REMOVER:
+        return [f"{r.finalizer}: {ref.short} stays Terminating until the controller that owns "
+                "this finalizer removes it; nothing names that controller, so nothing shows "
+                "whether it runs"]
+    return [f"{r.finalizer}: {ref.short} stays Terminating until {r.who} removes it; nothing "
+            "shows whether that runs"]
+
+
+def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
+          unread: list[str]) -> list[str]:
     ref = ObjRef.of(obj)
     parts = []
     leaves = [leaf for b in blocking for leaf in b.leaves()]
@@ -142,24 +347,24 @@ def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> li
             held = ", ".join(str(leaf.object) for leaf in leaves)
             parts.append(f"foregroundDeletion stays until its blocking dependents are gone "
                          f"(held at {held}); then the garbage collector removes it")
+        elif unread:
+            parts.append("whether a blocking dependent is left cannot be told: they are "
+                         f"{_unread_text_plain(unread)}")
         else:
             parts.append("no blocking dependent is left: the garbage collector should remove "
                          "foregroundDeletion now")
     for r in removers:
-        if r.finalizer == FINALIZER_DELETE_DEPENDENTS:
-            continue
-        if r.alive is Alive.YES:
-            parts.append(f"{r.finalizer}: {r.who} is alive and removes it {r.removes_when}")
-        elif r.alive is Alive.NO:
-            parts.append(f"{r.finalizer}: {r.who} is not running, so {ref.short} stays "
-                         "Terminating until it runs again")
-        else:
-            parts.append(f"{r.finalizer}: {ref.short} stays Terminating until {r.who} removes "
-                         "it; nothing shows whether that runs")
+        if r.finalizer != FINALIZER_DELETE_DEPENDENTS:
+            parts.extend(_remover_next(obj, r))
     return parts or [f"{ref.short} should disappear at once"]
 
 
-def _fix(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> list[str]:
+def _unread_text_plain(unread: list[str]) -> str:
+    return "of kinds not read (" + ", ".join(unread) + ")"
+
+
+def _fix(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
+         unread: list[str]) -> list[str]:
     parts = []
     for leaf in [leaf for b in blocking for leaf in b.leaves()]:
         parts.extend(leaf_fix(leaf))
@@ -167,6 +372,8 @@ def _fix(obj: Obj, removers: list[Remover], blocking: list[BlockingNode]) -> lis
         text = finalizer_fix(obj, r)
         if text:
             parts.append(text)
+    if not parts and unread and FINALIZER_DELETE_DEPENDENTS in finalizers_of(obj):
+        parts.append("read the cluster itself (or a dump with every kind) to see what holds it")
     if not parts:
         parts.append("nothing to do but wait: the garbage collector is processing it"
                      if finalizers_of(obj) else "re-read it: it may already be gone")
@@ -178,6 +385,9 @@ def leaf_fix(leaf: BlockingNode) -> list[str]:
     if leaf.source is None or not is_being_deleted(leaf.source):
         who = leaf.removers[0] if leaf.removers else None
         alive = f" ({who.who}: {who.alive.value})" if who else ""
+        if "cannot decide" in leaf.holds_because or "never collects" in leaf.holds_because:
+            return [f"{leaf.object.short}: fix or remove its broken owner reference (see its "
+                    "reference finding); the garbage collector then decides about it"]
         return [f"{leaf.object.short} is not being deleted{alive}: make sure the garbage "
                 "collector runs; it deletes the dependents of an owner deleted in the "
                 "foreground"]
@@ -201,6 +411,11 @@ def finalizer_fix(obj: Obj, r: Remover) -> str | None:
         return (f"bring {r.who} back (if the node is gone for good, the pod garbage collector "
                 "force-deletes its pods). Forcing it now, `kubectl delete pod "
                 f"{ref.name} -n {ref.namespace} --grace-period=0 --force`, skips {r.skips}")
+    if r.who == UNKNOWN_REMOVER:
+        return (f"{r.finalizer}: find the controller that owns this finalizer and make sure it "
+                f"runs ({HOW_TO_NAME_IT}, and the doctor checks it). Only if no controller will "
+                f"ever remove it, remove it by hand: "
+                f"{remove_finalizer_command(obj, r.finalizer)} — this skips {r.skips}")
     return (f"{r.finalizer}: start (or scale up) {r.who}: it does its clean-up and removes "
             f"the finalizer. Only if it is gone for good, remove the finalizer by hand: "
             f"{remove_finalizer_command(obj, r.finalizer)} — this skips {r.skips}")
