@@ -40,10 +40,24 @@ TYPED = {"apiVersion": "v1", "kind": "PodList",
                  "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n"
                  "  metadata: {name: s, namespace: a}\n", ["y", "s"], id="yaml-stream"),
     pytest.param(json.dumps([cm("x")]), ["x"], id="json-array"),
-    pytest.param("---\n# nothing\n", [], id="empty-yaml"),
 ])
 def test_parse_dump_flattens_lists(text: str, names: list[str]) -> None:
     assert [o["metadata"]["name"] for o in parse_dump(text)] == names
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("---\n# nothing\n", id="empty-yaml"),
+    pytest.param("", id="empty"),
+    pytest.param("hello world", id="a-word"),
+    pytest.param("{}", id="empty-object"),
+])
+def test_parse_dump_refuses_what_holds_no_kubernetes_object(text: str) -> None:
+    with pytest.raises(ValueError, match="not a Kubernetes dump"):
+        parse_dump(text)
+
+
+def test_parse_dump_accepts_an_empty_list() -> None:
+    assert parse_dump('{"apiVersion": "v1", "kind": "List", "items": []}') == []
 
 
 def test_typed_list_items_get_kind_and_api_version() -> None:
