@@ -10,7 +10,7 @@ from kubegc.testing import Cluster
 from kubegc.tools.why import explain
 
 from .conftest import inventory_of
-from .lab import kubegc_json
+from .lab import kubegc, kubegc_json
 
 CM = GroupVersionResource("", "v1", "configmaps")
 SECRETS = GroupVersionResource("", "v1", "secrets")
@@ -98,3 +98,96 @@ async def test_why_without_records_reads_events_and_says_they_expire() -> None:
     assert [e.action for e in report.entries] == ["OwnerRefInvalidNamespace"]
     assert "expire" in report.notes[0]
     assert "the events below are all that is left" in report.conclusion
+
+
+CRDS = GroupVersionResource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+WIDGETS = GroupVersionResource("example.com", "v1", "widgets")
+WIDGET_CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+              "metadata": {"name": "widgets.example.com"},
+              "spec": {"group": "example.com", "scope": "Namespaced",
+                       "names": {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                                 "listKind": "WidgetList"},
+                       "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                           "openAPIV3Schema": {"type": "object",
+                                               "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def test_why_of_a_kind_the_cluster_does_not_serve_is_an_error() -> None:
+    """As tree and plan: it used to answer "deleted by a request", exit 0."""
+    with Cluster() as cluster:
+        kc = str(cluster.kubeconfig)
+        for tool in (("why",), ("tree",), ("plan", "delete")):
+            code, out, err = kubegc(*tool, "widget/x", "--kubeconfig", kc)
+            assert (code, out) == (1, ""), (tool, out)
+            assert 'the server doesn\'t have a resource type "widget"' in err
+
+
+def test_why_still_explains_an_object_whose_crd_was_deleted() -> None:
+    """A kind no longer served is explained by the DeletionRecords that name it."""
+    with Cluster() as cluster:
+        async def build() -> None:
+            c = cluster.client
+            await c.create(CRDS, WIDGET_CRD)
+            await cluster.asettle()
+            await c.create(WIDGETS, {"apiVersion": "example.com/v1", "kind": "Widget",
+                                     "metadata": {"name": "w", "ownerReferences": [
+                                         {"apiVersion": "v1", "kind": "ConfigMap",
+                                          "name": "gone", "uid": "gone-uid"}]}},
+                           namespace="default")
+        cluster.run(build())
+        cluster.settle()
+        cluster.run(cluster.client.delete(CRDS, "widgets.example.com"))
+        cluster.settle()
+        report = kubegc_json("why", "widget/w", "--kubeconfig", str(cluster.kubeconfig))
+    assert "deleted by the garbage collector" in report["conclusion"]
+    assert report["entries"][0]["object"]["kind"] == "Widget"
+
+
+def test_why_of_an_object_being_deleted_says_who_deletes_it() -> None:
+    with Cluster() as cluster:
+        async def build() -> None:
+            c = cluster.client
+            await c.create(CM, body("ConfigMap", "by-user", finalizers=("x.io/hold",)),
+                           namespace="default")
+            await c.delete(CM, "by-user", namespace="default")
+            await c.create(CM, body("ConfigMap", "by-gc", {"apiVersion": "v1",
+                                                           "kind": "ConfigMap", "name": "gone",
+                                                           "uid": "gone-uid"},
+                                    finalizers=("x.io/hold",)), namespace="default")
+            await c.create(CM, body("ConfigMap", "kept"), namespace="default")
+        cluster.run(build())
+        cluster.settle()
+        kc = str(cluster.kubeconfig)
+        by_user = kubegc_json("why", "configmap/by-user", "--kubeconfig", kc)
+        by_gc = kubegc_json("why", "configmap/by-gc", "--kubeconfig", kc)
+        kept = kubegc_json("why", "configmap/kept", "--kubeconfig", kc)
+    assert by_user["exists"] and "exists and is being deleted" in by_user["conclusion"]
+    assert "deleted by a request" in by_user["conclusion"]
+    assert "it waits for its finalizers: x.io/hold" in by_user["conclusion"]
+    assert "deleted by the garbage collector (OwnerAbsent)" in by_gc["conclusion"]
+    assert kept["conclusion"] == "ConfigMap/kept exists and is not being deleted"
+
+
+def test_why_says_recreated_only_for_an_owner_that_was_seen() -> None:
+    """The owner was deleted and recreated under its name; a child made with the old uid
+    is collected with OwnerRecreated (the GC saw the old uid go). A made-up uid is
+    OwnerAbsent (see test_why_follows_the_chain_of_records)."""
+    with Cluster() as cluster:
+        async def build() -> dict[str, Any]:
+            c = cluster.client
+            old = await c.create(CM, body("ConfigMap", "owner"), namespace="default")
+            await cluster.asettle()
+            await c.delete(CM, "owner", namespace="default")
+            await cluster.asettle()
+            await c.create(CM, body("ConfigMap", "owner"), namespace="default")
+            await c.create(CM, body("ConfigMap", "stale-child", ref(old)), namespace="default")
+            return old
+        old = cluster.run(build())
+        cluster.settle()
+        why = kubegc_json("why", "configmap/stale-child", "--kubeconfig",
+                          str(cluster.kubeconfig))
+    (entry,) = why["entries"]
+    assert entry["reason"] == "OwnerRecreated"
+    assert entry["owners"][0] == {**entry["owners"][0], "uid": old["metadata"]["uid"],
+                                  "detail": "Recreated"}
+    assert "OwnerRecreated" in why["conclusion"]

@@ -49,7 +49,7 @@ from kubegc.tools.render import (
 )
 from kubegc.tools.resolve import UnknownKind, resolve_kind, split_target
 from kubegc.tools.tree import build_tree
-from kubegc.tools.why import explain
+from kubegc.tools.why import explain, recorded_kind
 
 TOOLS = ("doctor", "plan", "tree", "why")
 #: Exit status of ``doctor --fail-on`` when a finding at that level exists (1 is for
@@ -317,7 +317,14 @@ async def _why(args: argparse.Namespace, session: Session) -> Report:
         resource = resolve_kind(await session.client.discover(), kind)
         kind = resource.kind
     except UnknownKind:
-        resource = None  # the kind may be gone (its CRD deleted); records still name it
+        # a kind that is no longer served (its CRD deleted) is explained only by the
+        # records that name it; any other unknown kind is an error, as in tree and plan
+        resource = None
+        namespace = args.namespace or session.default_namespace
+        recorded = await recorded_kind(session.client, kind, name, namespace)
+        if recorded is None:
+            raise
+        kind = recorded
     namespaced = resource is None or resource.namespaced
     namespace = (args.namespace or session.default_namespace) if namespaced else ""
     inv = await session.inventory(namespace)

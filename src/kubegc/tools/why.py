@@ -42,7 +42,7 @@ from kubegc.tools.state import ObjectState, state_of
 
 EVENTS = GroupVersionResource("", "v1", "events")
 #: owner details (see DeletionRecord owners) worth following: the owner was deleted
-_FOLLOWED = ("NotFound", "ObservedDeleted", "Foreground")
+_FOLLOWED = ("NotFound", "ObservedDeleted", "Foreground", "Recreated")
 MAX_CAUSE_DEPTH = 3
 EVENTS_NOTE = ("this cluster keeps no DeletionRecords: only Events explain deletions, and "
                "they expire (kube-apiserver --event-ttl, 1 hour by default); anything older "
@@ -114,8 +114,32 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
     else:
         report.entries = await _events(client, query)
         report.notes.append(EVENTS_NOTE)
-    report.conclusion = _conclude(report)
+    report.conclusion = _conclude(report, _namespace_deleting(inv, query))
     return report
+
+
+def _namespace_deleting(inv: Inventory, query: ObjRef) -> bool:
+    ns = inv.find("", "Namespace", "", query.namespace) if query.namespace else None
+    return ns is not None and bool((ns.get("metadata") or {}).get("deletionTimestamp"))
+
+
+async def recorded_kind(client: Client, text: str, name: str, namespace: str) -> str | None:
+    """The kind, as DeletionRecords spell it, of a recorded object named ``name`` whose
+    kind ``text`` names (any case, singular or plural) though the cluster no longer
+    serves it (a custom resource whose CRD was deleted); None if no record names one."""
+    try:
+        listed = await client.list(DELETION_RECORDS, options=ListOptions(
+            label_selector=f"{LABEL_NAME}={label_value(name)}"))
+    except StatusError:
+        return None  # no records here (not kubegc), or not readable
+    wanted = text.lower().split(".", 1)[0]
+    for record in listed.get("items") or []:
+        about = record.get("object") or {}
+        kind = str(about.get("kind") or "")
+        if (kind.lower() in (wanted, wanted.removesuffix("s"), wanted.removesuffix("es"))
+                and str(about.get("namespace") or "") in ("", namespace)):
+            return kind
+    return None
 
 
 async def _has_records(client: Client, inv: Inventory) -> bool:
@@ -188,6 +212,28 @@ async def _events(client: Client, query: ObjRef) -> list[Entry]:
     return sorted(out, key=lambda e: e.time)
 
 
+def _deleted_by(report: WhyReport, deletes: list[Entry], namespace_deleting: bool) -> str:
+    """Who asked for the deletion under way."""
+    mine = [e for e in deletes if e.object.uid == report.query.uid]
+    if mine:
+        return f"deleted by the garbage collector ({mine[-1].reason}): {mine[-1].message}"
+    if namespace_deleting:
+        return (f"its namespace {report.query.namespace} is being deleted: the namespace "
+                "controller deletes everything in it")
+    if report.evidence == "DeletionRecords":
+        return ("deleted by a request (a user or a controller), not by the garbage collector "
+                "(no record of a garbage collector delete)")
+    return "deleted by a request or by the garbage collector (this cluster keeps no records)"
+
+
+def _held_by(report: WhyReport) -> str:
+    """What keeps it, from the doctor's answer."""
+    state = report.state
+    if state is None or not state.finalizers:
+        return ""
+    return "; it waits for its finalizers: " + ", ".join(state.finalizers)
+
+
 async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, depth: int) -> None:
     if depth <= 0:
         return
@@ -213,14 +259,19 @@ async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, dept
             report.causes.append(cause)
 
 
-def _conclude(report: WhyReport) -> str:
+def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     q = report.query
     deletes = [e for e in report.entries if e.source == "DeletionRecord" and e.action == "delete"]
     if report.state is not None and report.state.terminating:
-        return f"{q.short} is being deleted (Terminating since {report.state.deletion_timestamp})"
+        return (f"{q.short} exists and is being deleted (Terminating since "
+                f"{report.state.deletion_timestamp}): "
+                + _deleted_by(report, deletes, namespace_deleting)
+                + _held_by(report))
     if report.state is not None:
         gone_before = [e for e in deletes if e.object.uid != q.uid]
+        going = [f for f in report.findings if f.object.uid == q.uid]
         return f"{q.short} exists and is not being deleted" + (
+            f"; {going[0].next[0]}" if going and going[0].next else "") + (
             f"; an earlier {q.kind} of that name was deleted by the garbage collector "
             f"({gone_before[-1].reason})" if gone_before else "")
     if deletes:
