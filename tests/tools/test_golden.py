@@ -89,3 +89,20 @@ def test_no_color_env_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     assert use_color(Tty(), "auto")  # type: ignore[arg-type]
     monkeypatch.setenv("NO_COLOR", "1")
     assert not use_color(Tty(), "auto")  # type: ignore[arg-type]
+
+
+def test_graphs_point_from_dependent_to_owner_mark_holders_and_carry_a_legend(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's complaints: "Deployment blocks ReplicaSet" edges (owner to dependent),
+    no mark on what holds everything, no legend."""
+    monkeypatch.chdir(TESTDATA)
+    _, dot, _ = kubegc("doctor", *COMMON, "-o", "dot")
+    assert '"cm-hold-me" -> "site-epsilon" [style="solid", label="blocks"]' in dot
+    assert '"site-epsilon" -> "cm-hold-me"' not in dot
+    holders = [line for line in dot.splitlines() if "HOLDS:" in line and "legend" not in line]
+    assert any('"cm-hold-me"' in line and "finalizer manual.labhub.io/hold" in line
+               for line in holders)
+    assert not any('"site-epsilon"' in line for line in holders)  # held, not holding
+    assert "subgraph cluster_legend" in dot
+    _, tree, _ = kubegc("tree", "site/epsilon", "-n", "lab", *COMMON, "-o", "dot")
+    assert '"cm-hold-me" -> "site-epsilon"' in tree and "cluster_legend" in tree
