@@ -63,7 +63,8 @@ def _header(report: DoctorReport, style: Style) -> list[str]:
            f"{format_time(report.now)}"]
     counts = [severity_color(style, s, f"{report.count(s)} {s.label}") for s in Severity]
     out.append(f"{report.objects_read} objects read; {len(report.findings)} findings: "
-               + ", ".join(counts) + f"; {len(report.root_causes)} root causes")
+               + ", ".join(counts) + f"; {len(report.root_causes)} root cause"
+               + ("" if len(report.root_causes) == 1 else "s"))
     out.append(f"{report.deleting} being deleted ({report.young} for less than --stuck-after "
                f"{int(report.stuck_after)}s: info)")
     for name, message in sorted(report.read_errors.items()):
