@@ -187,10 +187,13 @@ class OwnerGraph:
             yield ref, self.inv.by_uid(str(ref.get("uid") or ""))
 
     def cycles(self) -> list[list[Obj]]:
-        """Ownership cycles (each once, starting from its smallest uid)."""
+        """Ownership cycles (each once, starting from its smallest uid). Only an object
+        that is an owner and has an owner in the inventory can be on one."""
         found: dict[tuple[str, ...], list[Obj]] = {}
         for start in self.inv.objects:
-            self._walk(start, [start], found)
+            if uid_of(start) in self._dependents and any(
+                    owner is not None for _, owner in self.owners(start)):
+                self._walk(start, [start], found)
         return list(found.values())
 
     def _walk(self, obj: Obj, path: list[Obj], found: dict[tuple[str, ...], list[Obj]]) -> None:

@@ -18,7 +18,7 @@ from kubegc.tools.finalizers import (
 )
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef
-from kubegc.tools.ownership import OwnerGraph
+from kubegc.tools.ownership import OwnerGraph, RefCheck, check_refs
 
 DEFAULT_STUCK_AFTER = 30.0
 
@@ -37,12 +37,21 @@ class Context:
     options: DoctorOptions
     #: finalizer -> its remover (the same for every object: asked once per finalizer)
     _removers: dict[str, Remover] = field(default_factory=dict)
+    #: id(object) -> its owner references looked up (the inventory outlives the context)
+    _checks: dict[int, list[RefCheck]] = field(default_factory=dict)
 
     def remover(self, finalizer: str, obj: Obj) -> Remover:
         found = self._removers.get(finalizer)
         if found is None:
             found = self._removers[finalizer] = who_removes(finalizer, obj, self.inv,
                                                             self.options.mapping)
+        return found
+
+    def checks(self, obj: Obj) -> list[RefCheck]:
+        """``ownership.check_refs`` of ``obj``, once per object (several checks ask)."""
+        found = self._checks.get(id(obj))
+        if found is None:
+            found = self._checks[id(obj)] = check_refs(self.inv, obj)
         return found
 
     def removers(self, obj: Obj, *, skip: tuple[str, ...] = ()) -> list[Remover]:

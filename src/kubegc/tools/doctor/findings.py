@@ -93,10 +93,20 @@ class CauseDetail:
                        commands=list(self.commands))
 
     def merge(self, other: CauseDetail) -> None:
-        """Another object with the same cause."""
+        """Another object with the same cause (thousands of pods can share one: the
+        lists are kept in order, their members also in sets)."""
         self.dead = self.dead or other.dead
-        self.at.extend(o for o in other.at if o not in self.at)
-        self.commands.extend(c for c in other.commands if c not in self.commands)
+        seen: set[object] | None = self.__dict__.get("_seen")
+        if seen is None:
+            seen = self.__dict__["_seen"] = {*self.at, *self.commands}
+        for ref in other.at:
+            if ref not in seen:
+                seen.add(ref)
+                self.at.append(ref)
+        for command in other.commands:
+            if command not in seen:
+                seen.add(command)
+                self.commands.append(command)
 
 
 @dataclass

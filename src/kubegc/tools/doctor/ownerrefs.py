@@ -25,7 +25,7 @@ from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import Context, remove_owner_ref_command
 from kubegc.tools.doctor.findings import Cause, CauseDetail, Finding, FindingKind, Severity
 from kubegc.tools.model import ObjRef, age, human_duration
-from kubegc.tools.ownership import Action, Decision, RefCheck, RefState, check_refs, gc_decision
+from kubegc.tools.ownership import Action, Decision, RefCheck, RefState, gc_decision
 
 INVALID_NAMESPACE_REASON = "OwnerRefInvalidNamespace"
 
@@ -52,7 +52,7 @@ def ownerref_findings(ctx: Context) -> list[Finding]:
         refs = owner_references_of(obj)
         if not refs:
             continue
-        checks = check_refs(ctx.inv, obj)
+        checks = ctx.checks(obj)
         if not any(check.state in _KIND for check in checks):
             verdict = None
         else:

@@ -47,7 +47,7 @@ from kubegc.tools.finalizers import (
     controller_manager_evidence,
 )
 from kubegc.tools.model import ObjRef, human_duration
-from kubegc.tools.ownership import Action, RefState, check_refs, gc_decision
+from kubegc.tools.ownership import Action, RefState, gc_decision
 from kubegc.tools.state import deletion_timing
 
 GC = "the garbage collector (kube-controller-manager)"
@@ -198,7 +198,7 @@ def _not_deleting(ctx: Context, dep: Obj, owner: Obj) -> BlockingNode:
     """A blocking dependent not being deleted yet: what the garbage collector decides for
     it, now that its owner waits (its own decision core)."""
     ref = ObjRef.of(dep)
-    checks = check_refs(ctx.inv, dep)
+    checks = ctx.checks(dep)
     made = gc_decision(ctx.graph, dep, checks)
     owner_ref = ObjRef.of(owner).short
     gc = Remover("(not deleted yet)", GC, "built-in",
