@@ -6,7 +6,8 @@ write to it: the planner runs its what-if in a separate in-memory kubegc that th
 composition root builds (injected as a ``SimulationFactory``).
 
 Pipeline: ``inventory`` reads objects → ``ownership`` / ``finalizers`` / ``state``
-interpret them with the garbage collector's rules (spec/gc-behaviour.md) → ``doctor/``,
+interpret them with the garbage collector's own decision code
+(``kubegc.controllers.garbagecollector.decision``) → ``doctor/``,
 ``plan/``, ``tree``, ``why`` build reports (plain dataclasses with ``to_dict()``) →
 ``render/`` turns reports into coloured text, JSON, DOT or SVG; ``commands`` is the
 command-line glue that ``kubegc.cli`` calls.

@@ -23,7 +23,7 @@ class RESTMappingError(GCError):
 
     Either a custom type not discovered yet (transient: the next sync fixes it) or an
     invalid or no-longer-served version; the two cannot be told apart, so the item is
-    retried with backoff and never treated as absent (rule 7).
+    retried with backoff and never treated as absent (cf. ``restMappingError``).
     """
 
     def __init__(self, kind: str, api_version: str) -> None:
@@ -42,7 +42,8 @@ class RESTMappingError(GCError):
 
 
 class NamespacedOwnerOfClusterScopedObjectError(GCError):
-    """A cluster-scoped object refers to a namespaced owner kind (rule 10)."""
+    """A cluster-scoped object refers to a namespaced owner kind (cf.
+    ``namespacedOwnerOfClusterScopedObjectErr``): never retried."""
 
     def __init__(self) -> None:
         super().__init__("cluster-scoped objects cannot refer to namespaced owners")

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from kubegc.api.clock import Clock
-from kubegc.api.errors import is_conflict, is_not_found
+from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
@@ -43,6 +43,7 @@ from kubegc.controllers.garbagecollector.classify import ReferenceClassifier
 from kubegc.controllers.garbagecollector.decision import Classified
 from kubegc.controllers.garbagecollector.errors import (
     NamespacedOwnerOfClusterScopedObjectError,
+    OrphanDependentsError,
     RESTMappingError,
 )
 from kubegc.controllers.garbagecollector.graph import Node, OwnerRef, owner_refs_of
@@ -215,7 +216,8 @@ class GarbageCollector:
         """No queued, delayed or in-flight work anywhere in the GC (for ``settle()``).
 
         Items *parked* on a REST-mapping error do not count: they wait (with backoff) for
-        discovery to learn their kind, which may never happen (rule 7, IT-13/IT-14), and
+        discovery to learn their kind, which may never happen (upstream's integration tests
+        TestCrossNamespaceReferences and TestClusterScopedOwners wait on it), and
         would otherwise keep the GC busy forever. Every other delayed retry counts.
         """
         return (self._busy == 0 and self.graph_builder.is_idle()
@@ -288,7 +290,8 @@ class GarbageCollector:
         try:
             outcome = await self.attempt_to_delete_item(n)
         except NamespacedOwnerOfClusterScopedObjectError:
-            return WorkItemAction.FORGET  # will not resolve on retry (rule 10)
+            # will not resolve on retry (cf. namespacedOwnerOfClusterScopedObjectErr)
+            return WorkItemAction.FORGET
         except RESTMappingError as exc:
             # an unserved or not yet discovered kind: retry with backoff, never delete
             log.debug("error syncing item %s: %s", n.identity, exc)
@@ -306,7 +309,13 @@ class GarbageCollector:
         return WorkItemAction.FORGET
 
     def handle_error(self, exc: BaseException, *, item: Node) -> None:
-        log.error("error syncing item %s: %s", item.identity, exc)
+        """Log an unexpected failure of one work item, with its traceback (the item is
+        retried with backoff; cf. ``utilruntime.HandleError``). API errors (a Status from
+        the server) are expected and logged without one."""
+        if isinstance(exc, StatusError | OrphanDependentsError):
+            log.error("error syncing item %s: %s", item.identity, exc)
+        else:
+            log.error("error syncing item %s: %s", item.identity, exc, exc_info=exc)
 
     async def attempt_to_delete_item(self, item: Node) -> DeleteItemOutcome:
         """Decide ``item`` (``decision``: cf. ``attemptToDeleteItem``) on its cached copy
@@ -325,7 +334,7 @@ class GarbageCollector:
             return DeleteItemOutcome.DONE
         try:
             latest = await self.operations.get_object(item.identity)
-        except Exception as exc:
+        except StatusError as exc:
             if not is_not_found(exc):
                 raise
             self.graph_builder.enqueue_virtual_delete_event(item.identity)
@@ -356,7 +365,7 @@ class GarbageCollector:
             try:
                 await self.actions.delete(item, made.policy, made.classified,
                                           resource_version=on_cache.resource_version)
-            except Exception as exc:
+            except StatusError as exc:
                 if is_conflict(exc) or is_not_found(exc):
                     return False  # stale or gone: decide again on a live GET
                 raise
@@ -379,7 +388,7 @@ class GarbageCollector:
                 await self.actions.unblock_owner_references(item, suspect, c)
             try:
                 await self.actions.delete(item, made.policy, c)
-            except Exception as exc:
+            except StatusError as exc:
                 if not is_not_found(exc):
                     raise
                 # gone since the GET: what upstream's retry finds, without the error log

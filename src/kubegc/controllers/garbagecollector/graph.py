@@ -8,7 +8,8 @@ an ``await`` (the graph may have changed when they resume).
 
 Memory: a node holds its identity, a tuple of ``OwnerRef`` and its dependents (a dict
 used as an insertion-ordered set) created only when the first dependent is added (an
-empty ``set()`` would cost ~216 B, about a third of a node; see spec/limits.md §5).
+empty ``set()`` would cost ~216 B, about a third of a node; bench/bench_gc.py measures
+bytes per node).
 Strings are the ones decoded by the informer, so the graph shares them with the informer
 cache.
 """
@@ -110,7 +111,7 @@ class Node:
     workers read through the accessor methods (each returns a consistent snapshot, since
     nothing else runs on the loop while it executes).
 
-    Invariants (rule 45):
+    Invariants (upstream's TestDependentsRace / TestConflictingData keep them):
       * d in n.dependents  <=>  n.identity.uid in {r.uid for r in d.owners}, while both
         are in the graph.
       * being_deleted and deleting_dependents only ever go False -> True.

@@ -40,6 +40,7 @@ from kubegc.controllers.garbagecollector.graph import (
 )
 from kubegc.controllers.garbagecollector.monitors import Monitors
 from kubegc.controllers.garbagecollector.references import (
+    ReferencesDiff,
     get_alternate_owner_identity,
     partition_dependents,
     references_diffs,
@@ -169,7 +170,8 @@ class GraphBuilder:
             self._handle_delete(event, existing)
 
     def _observe(self, existing: Node, event: Event) -> Node:
-        """First informer event for a virtual node: fix its identity (rule 18)."""
+        """First informer event for a virtual node: take its observed identity and requeue the
+        dependents that disagree with it (cf. ``processGraphChanges``, "observed")."""
         observed = metaonly.identity_from(event.gvk, event.obj)
         if observed != existing.identity:
             # bad child -> good parent order; the reverse is caught in add_dependent_to_owners
@@ -208,18 +210,23 @@ class GraphBuilder:
         diff = references_diffs(node.owners, owners)
         if not diff:
             return
-        # a removed or unblocked blocking reference may release a waiting owner (rule 27)
-        for uid in unblocked_owner_uids(diff):
-            owner = self.uid_to_node.read(uid)
-            if owner is not None:
-                self.attempt_to_delete.add(owner)
+        self.add_unblocked_owners_to_delete_queue(diff)
         node.owners = owners
         self.add_dependent_to_owners(node, diff.added)
         self.remove_dependent_from_owners(node, diff.removed)
 
+    def add_unblocked_owners_to_delete_queue(self, diff: ReferencesDiff) -> None:
+        """A removed or unblocked blocking reference may release an owner waiting for its
+        dependents: queue it (cf. ``addUnblockedOwnersToDeleteQueue``)."""
+        for uid in unblocked_owner_uids(diff):
+            owner = self.uid_to_node.read(uid)
+            if owner is not None:
+                self.attempt_to_delete.add(owner)
+
     def _handle_virtual_delete(self, event: Event, existing: Node) -> bool:
         """A virtual delete verified one identity absent; return whether to remove the
-        node (only if no dependent uses another identity for its uid; rule 19)."""
+        node (only if no dependent uses another identity for its uid; cf. the virtual-delete
+        branch of ``processGraphChanges`` and ``getAlternateOwnerIdentity``)."""
         deleted = metaonly.identity_from(event.gvk, event.obj)
         reason = AbsentReason(event.absent_reason or AbsentReason.NOT_FOUND)
         if existing.virtual:
@@ -270,7 +277,8 @@ class GraphBuilder:
             self.attempt_to_delete.add(dep)
         for ref in existing.owners:
             owner = self.uid_to_node.read(ref.uid)
-            # a waiting owner may now have no blocking dependent left (rule 28)
+            # a waiting owner may now have no blocking dependent left (cf. ``processGraphChanges``,
+            # "delete": owners that are deleting dependents are re-queued)
             if owner is not None and owner.is_deleting_dependents():
                 self.attempt_to_delete.add(owner)
 
@@ -318,7 +326,8 @@ class GraphBuilder:
 
     def _relink(self, node: Node) -> None:
         """Give a node that (re)appears for a uid the dependents still referencing that
-        uid since an earlier node for it was removed (keeps rule 45 for any event order)."""
+        uid since an earlier node for it was removed (keeps the invariant of ``Node`` in
+        graph.py for any event order)."""
         uid = node.identity.uid
         for dep in self._unlinked.pop(uid, ()):
             if self.uid_to_node.read(dep.identity.uid) is dep and any(
@@ -327,7 +336,8 @@ class GraphBuilder:
 
     def add_dependent_to_owners(self, node: Node, owners: Iterable[OwnerRef]) -> None:
         """Link ``node`` under each owner, creating virtual owners for unseen uids
-        (rule 16) and queueing ``node`` if a reference looks invalid (rules 11-13)."""
+        (cf. ``addDependentToOwners``) and queueing ``node`` if a reference looks invalid (its
+        namespace or coordinates disagree with the observed owner; kubernetes PR 92743)."""
         potentially_invalid = False
         for ref in owners:
             owner = self.uid_to_node.read(ref.uid)
@@ -360,7 +370,8 @@ class GraphBuilder:
         return not owner_ns and owner_ns != node.identity.namespace and owner.virtual
 
     def report_invalid_namespace_owner_ref(self, node: Node, invalid_owner_uid: str) -> None:
-        """Warning event ``OwnerRefInvalidNamespace`` on the child (rule 12)."""
+        """Warning event ``OwnerRefInvalidNamespace`` on the child (cf.
+        ``reportInvalidNamespaceOwnerRef``)."""
         ref = next((r for r in node.owners if r.uid == invalid_owner_uid), None)
         if ref is None:
             return

@@ -56,7 +56,7 @@ def deletion_starts_with_finalizer(old: Meta | None, new: Meta, finalizer: str) 
 
     A missing ``old`` (add event, or an update the informer could not pair) counts as
     "was not", so a re-added GC finalizer on an object already being deleted is a new
-    transition too (IT-07).
+    transition too (upstream's TestDoubleDeletionWithFinalizer).
     """
     if not being_deleted(new) or not has_finalizer(new, finalizer):
         return False

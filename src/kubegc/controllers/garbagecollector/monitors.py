@@ -4,11 +4,12 @@ into the ``graph_changes`` queue (cf. graph_builder.go ``monitor``, ``syncMonito
 A monitor's handler turns informer callbacks into ``Event``s; it runs in the informer's
 task and only enqueues. Removing a monitor deactivates and unregisters its handler at
 once (later callbacks are dropped). When the resource vanished from discovery (a deleted
-CRD) its informer is stopped too, so a re-created CRD gets a fresh one (IT-11); when the
+CRD) its informer is stopped too, so a re-created CRD gets a fresh one (upstream's
+TestCRDDeletionCascading); when the
 GC merely stops, the shared informers are left to their owner (the controller manager),
 as upstream leaves shared informers running when a monitor stops. A resource whose
 informer cannot sync does not hold back the others: ``is_synced`` is false, events of
-the other resources keep flowing (rule 44, IT-12).
+the other resources keep flowing (upstream's TestCascadingDeleteOnCRDConversionFailure).
 
 Ownership: the GarbageCollector's sync task is the only caller of ``sync``/``start``/
 ``stop``; readers (``is_synced``, ``store_for``) may run anywhere on the loop.

@@ -3,8 +3,10 @@ patch.go ``patch``/``getMetadata``).
 
 Every call resolves ``apiVersion``/``kind`` with the RESTMapper first (``RESTMappingError``
 if it cannot) and addresses namespaced kinds in the identity's namespace, cluster-scoped
-kinds without one (rules 8-9). Deletes always carry a uid precondition and an explicit
-propagation policy (rule 20); a delete decided on the monitor cache's copy also carries
+kinds without one (cf. ``resourceDefaultNamespace``). Deletes always carry a uid
+precondition and an explicit
+propagation policy (cf. ``deleteObject``); a delete decided on the monitor cache's copy
+also carries
 that copy's resourceVersion. API failures surface as ``StatusError``.
 """
 
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubegc.api.clock import Clock
-from kubegc.api.errors import is_conflict, is_not_found, is_unsupported_media_type
+from kubegc.api.errors import StatusError, is_conflict, is_not_found, is_unsupported_media_type
 from kubegc.api.meta import DeletionPropagation, ObjectReference
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
@@ -117,7 +119,7 @@ class Operations:
         metadata if the resource does not support SMP (custom resources)."""
         try:
             return await self.patch_object(identity, smp, PatchType.STRATEGIC)
-        except Exception as exc:
+        except StatusError as exc:
             if not is_unsupported_media_type(exc):
                 raise
         latest = await self.get_metadata(identity)
@@ -138,7 +140,7 @@ class Operations:
         for attempt in range(self._backoff.steps):
             try:
                 return await self._remove_finalizer_once(identity, finalizer)
-            except Exception as exc:
+            except StatusError as exc:
                 if not is_conflict(exc):
                     raise
                 if attempt + 1 == self._backoff.steps:
@@ -153,7 +155,7 @@ class Operations:
     async def _remove_finalizer_once(self, identity: ObjectReference, finalizer: str) -> bool:
         try:
             latest = await self.get_object(identity)
-        except Exception as exc:
+        except StatusError as exc:
             if is_not_found(exc):
                 return False
             raise

@@ -27,7 +27,7 @@ async def orphan_dependents(
     actions: Actions, owner: ObjectReference, dependents: Sequence[Node],
 ) -> None:
     """Remove ``owner``'s reference from each dependent, ``ORPHAN_PATCH_CONCURRENCY`` at
-    a time. A dependent already gone (404) is skipped (rule 30); any other failure is
+    a time. A dependent already gone (404) is skipped, as upstream; any other failure is
     collected and raised, after every patch ended, as one ``OrphanDependentsError``."""
     semaphore = asyncio.Semaphore(ORPHAN_PATCH_CONCURRENCY)
 

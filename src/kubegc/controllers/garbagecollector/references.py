@@ -2,7 +2,8 @@
 
 No graph mutation and no I/O here: GraphBuilder uses these to decide what to relink,
 which dependents disagree with an owner's observed identity, and which alternate identity
-a virtual owner takes after one of its identities is verified absent (rule 19).
+a virtual owner takes after one of its identities is verified absent (cf.
+``getAlternateOwnerIdentity``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def references_diffs(old: Iterable[OwnerRef], new: Iterable[OwnerRef]) -> Refere
 
 def unblocked_owner_uids(diff: ReferencesDiff) -> list[str]:
     """UIDs of owners a dependent stopped blocking: a blocking ref was removed, or
-    changed from ``blockOwnerDeletion: true`` to false/unset (rule 27)."""
+    changed from ``blockOwnerDeletion: true`` to false/unset (cf.
+    ``addUnblockedOwnersToDeleteQueue``)."""
     uids = [ref.uid for ref in diff.removed if ref.blocks_owner_deletion]
     uids += [
         pair.new_ref.uid for pair in diff.changed

@@ -2,8 +2,10 @@
 
 Each sync asks ``Client.discover()`` for the served resources, rebuilds the RESTMapper
 from that snapshot and, if the set of deletable resources changed, starts monitors for new
-resources and stops those of vanished ones (rule 43). A failed or empty discovery keeps
-every monitor (rule 44); a monitor that could not be created leaves the previous set
+resources and stops those of vanished ones (cf. ``GarbageCollector.Sync``). A failed or
+empty discovery keeps
+every monitor (upstream's TestGarbageCollectorSync); a monitor that could not be created
+leaves the previous set
 recorded, so the next sync retries. Syncs are serialised: the periodic loop and an
 explicit ``resync()`` (the cluster calls it when CRDs change) never interleave.
 """

@@ -2,7 +2,8 @@
 
 Keys are ``ObjectReference`` values: the ownerReference coordinates (apiVersion, kind,
 name, uid) plus a namespace -- the dependent's namespace for namespaced owners, ``""`` for
-cluster-scoped owners (rule 14). ``controller``/``blockOwnerDeletion`` never take part.
+cluster-scoped owners (cf. ``isDangling``'s ``absentOwnerCacheKey``).
+``controller``/``blockOwnerDeletion`` never take part.
 
 Each entry also remembers *why* the owner is absent (``AbsentReason``), so a later cache
 hit can still explain a deletion ("owner recreated with another uid" rather than only

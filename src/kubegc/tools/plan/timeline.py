@@ -161,7 +161,7 @@ class Timeline:
 
     def unblocked(self) -> list[tuple[str, str, Step | None]]:
         """(dependent uid, owner uid, its step) of each reference the GC set to
-        blockOwnerDeletion=false to unblock an ownership cycle (spec rules 22-23)."""
+        blockOwnerDeletion=false to unblock an ownership cycle (cf. ``unblockOwnerReferences``)."""
         steps = [s for s in self.steps if s.action is StepAction.OWNER_REF_UNBLOCKED]
         out: list[tuple[str, str, Step | None]] = []
         for change in self.changes:
