@@ -29,6 +29,7 @@ from datetime import datetime
 from kubegc.api.clock import Clock, format_time, parse_time_or_none
 from kubegc.api.content import is_valid_label_value
 from kubegc.api.errors import StatusError
+from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions
@@ -84,6 +85,7 @@ class Inventory:
         for res in preferred_resources(self.resources):
             self._by_kind.setdefault((res.group, res.kind), res)
         self._served = {(r.group, r.version, r.kind) for r in self.resources}
+        self._served_kinds: dict[tuple[str, str], tuple[str, APIResource | None]] = {}
         by_uid, by_key, of_kind, in_ns = (self._by_uid, self._by_key, self._of_kind,
                                           self._in_namespace)
         for obj in self.objects:  # the hot loop of a 100k-object inventory: kept lean
@@ -128,6 +130,20 @@ class Inventory:
 
     def served(self, group: str, version: str, kind: str) -> bool:
         return (group, version, kind) in self._served
+
+    def served_kind(self, api_version: str, kind: str) -> tuple[str, APIResource | None]:
+        """The group of ``api_version`` and the resource serving ``kind`` at that version
+        (None if the cluster does not serve it), remembered: 100,000s of owner
+        references name a handful of kinds."""
+        key = (api_version, kind)
+        found = self._served_kinds.get(key)
+        if found is None:
+            group, version = split_api_version(api_version)
+            res = self._by_kind.get((group, kind))
+            found = (group, res if res is not None and self.served(group, version, kind)
+                     else None)
+            self._served_kinds[key] = found
+        return found
 
     def was_read(self, group: str, kind: str, namespace: str) -> bool:
         """Whether the absence of a ``group``/``kind`` object in ``namespace`` is conclusive."""
@@ -245,7 +261,11 @@ async def read_inventory(
         now, notes = _judging_time(objects, now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes)
-    if any((r.group, r.resource) == RECORDS for r in resources):
+    if isinstance(client, DumpClient):  # the records a dump holds are all there is
+        if any((r.group, r.resource) == RECORDS for r in resources):
+            for record in client.shared_items(DELETION_RECORDS):
+                remember_record(inv.history, record)
+    elif any((r.group, r.resource) == RECORDS for r in resources):
         await _read_records_of_absent_owners(client, inv)
     return inv
 

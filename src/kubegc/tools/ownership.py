@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from kubegc.api.meta import finalizers_of, is_being_deleted, owner_references_of, uid_of
-from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
 from kubegc.controllers.garbagecollector import decision
 from kubegc.controllers.garbagecollector.graph import OwnerRef
@@ -110,11 +109,10 @@ class RefCheck:
 
 def check_ref(inv: Inventory, obj: Obj, ref: dict[str, Any]) -> RefCheck:
     child_ns = str((obj.get("metadata") or {}).get("namespace") or "")
-    group, version = split_api_version(str(ref.get("apiVersion") or ""))
     kind, name, uid = str(ref.get("kind") or ""), str(ref.get("name") or ""), str(
         ref.get("uid") or "")
-    res = inv.resource_for_kind(group, kind)
-    if res is None or not inv.served(group, version, kind):
+    group, res = inv.served_kind(str(ref.get("apiVersion") or ""), kind)
+    if res is None:
         return RefCheck(ref, RefState.UNKNOWN_KIND)
     if res.namespaced and not child_ns:
         return RefCheck(ref, RefState.CLUSTER_SCOPED_CHILD)
