@@ -21,19 +21,28 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from email.utils import formatdate
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 import httptools
 
 from kubegc.server.http.request import Headers, Request
 from kubegc.server.http.response import AnyResponse, BodyNotAllowed, Response, StreamResponse
 
-if TYPE_CHECKING:
-    from kubegc.server.http.server import HTTPServer
-
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Request], Awaitable[AnyResponse]]
+
+
+class ConnectionOwner(Protocol):
+    """What a connection uses of the ``HTTPServer`` that accepted it."""
+
+    handler: Handler
+    max_body: int
+    connections: set[HttpProtocol]
+    stopping: bool
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
 
 #: Queued (pipelined) requests before the connection stops reading.
 MAX_PIPELINE = 32
@@ -68,7 +77,7 @@ class _BodyRefused(Exception):
 class HttpProtocol(asyncio.Protocol):
     """One client connection. Owner of everything below: the event loop thread only."""
 
-    def __init__(self, server: HTTPServer) -> None:
+    def __init__(self, server: ConnectionOwner) -> None:
         self._server = server
         self._loop = server.loop
         self._handler = server.handler
