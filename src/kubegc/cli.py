@@ -38,11 +38,20 @@ if TYPE_CHECKING:
     from kubegc.cluster import Cluster
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each flag's default, unless there is none to show (None, a switch's False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # every default is the configuration's (kubegc.component.config), shown by --help
     cfg, gc, kubelet = ClusterConfig, GarbageCollectorControllerConfiguration, KubeletConfiguration
     p = sub.add_parser("serve", help="run the API server and the controllers",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                       formatter_class=_DefaultsFormatter,
                        description="Run a kubegc API server (kubectl-compatible) with its "
                                    "controllers until interrupted.")
     p.add_argument("--host", default=cfg.host, help="address to listen on")
@@ -53,21 +62,21 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--storage", default=cfg.storage,
                    help="sqlite (in the data dir), memory, or etcd://HOST:PORT[/PREFIX]")
     p.add_argument("--kubeconfig", type=Path, default=None,
-                   help="where to write the kubeconfig (None: <data-dir>/kubeconfig)")
+                   help="where to write the kubeconfig (default: <data-dir>/kubeconfig)")
     p.add_argument("--insecure-http", action="store_true",
                    help="serve plain HTTP without authentication (loopback only)")
     p.add_argument("--controllers", default=",".join(ControllerManagerConfiguration().controllers),
                    help="comma-separated controllers to run; '*' for all, '-name' to disable "
                         "one (e.g. '*,-kubelet'); '' for none")
     p.add_argument("--concurrent-gc-syncs", type=int, default=gc.concurrent_gc_syncs,
-                   help="garbage collector workers (upstream default 20)")
+                   help="garbage collector workers (upstream's --concurrent-gc-syncs)")
     p.add_argument("--gc-sync-period", type=float, default=gc.gc_sync_period,
                    help="seconds between GC resource re-discovery")
     p.add_argument("--nodes", type=int, default=kubelet.nodes, help="simulated nodes to register")
     p.add_argument("--event-ttl", type=float, default=EventTTLConfiguration.event_ttl,
-                   help="seconds an Event lives (upstream default 1h)")
+                   help="seconds an Event lives (kube-apiserver's --event-ttl)")
     p.add_argument("--decision-ttl", type=float, default=gc.decision_ttl,
-                   help="seconds GC deletion records are kept (7 days)")
+                   help="seconds GC deletion records are kept (604800: 7 days)")
     p.add_argument("--pod-exit-delay", type=float, default=kubelet.pod_exit_delay,
                    metavar="SECONDS",
                    help="how long simulated pods take to exit after TERM (0: at once); "

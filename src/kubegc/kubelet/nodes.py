@@ -34,6 +34,7 @@ from kubegc.api.pod import NODES
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client
+from kubegc.component.config import KubeletConfiguration
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,6 @@ LEASE_DURATION_SECONDS = 40
 LEASE_RENEW_INTERVAL = 10.0
 #: upstream nodeStatusReportFrequency (5 minutes when node leases are on)
 NODE_STATUS_REPORT_FREQUENCY = 300.0
-DEFAULT_MAX_PODS = 110
 CLUSTER_CIDR = ipaddress.IPv4Network("10.244.0.0/16")
 #: used when N nodes do not fit in CLUSTER_CIDR (more than 256 nodes of a /24)
 WIDE_CLUSTER_CIDR = ipaddress.IPv4Network("10.128.0.0/9")
@@ -80,7 +80,8 @@ def node_ip(index: int) -> str:
     return str(FIRST_NODE_IP + (index - 1))
 
 
-def pod_cidr(index: int, *, nodes: int, max_pods: int = DEFAULT_MAX_PODS) -> ipaddress.IPv4Network:
+def pod_cidr(index: int, *, nodes: int, max_pods: int = KubeletConfiguration.node_max_pods,
+             ) -> ipaddress.IPv4Network:
     """Node ``index``'s pod CIDR: the ``index``-th subnet (a /24 unless ``max_pods`` needs a
     larger one) of 10.244.0.0/16, or of 10.128.0.0/9 when the nodes do not fit."""
     prefix = min(24, 32 - math.ceil(math.log2(max_pods + 3)))
@@ -134,7 +135,8 @@ def node_status(name: str, index: int, *, now: datetime, max_pods: int,
     }
 
 
-def build_node(name: str, *, nodes: int, now: datetime, max_pods: int = DEFAULT_MAX_PODS) -> Obj:
+def build_node(name: str, *, nodes: int, now: datetime,
+               max_pods: int = KubeletConfiguration.node_max_pods) -> Obj:
     """The Node object a simulated kubelet registers."""
     index = node_index(name)
     cidr = str(pod_cidr(index, nodes=nodes, max_pods=max_pods))
@@ -215,7 +217,7 @@ class NodeStatusReporter:
     through the API) stops the heartbeats of that node for good."""
 
     def __init__(self, client: Client, *, clock: Clock, names: list[str],
-                 max_pods: int = DEFAULT_MAX_PODS) -> None:
+                 max_pods: int = KubeletConfiguration.node_max_pods) -> None:
         self.client = client
         self.clock = clock
         self.names = list(names)
