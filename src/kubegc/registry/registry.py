@@ -16,8 +16,9 @@ from kubegc.api.types import Obj, clone
 from kubegc.registry import crd as crds
 from kubegc.registry import crd_finalizer
 from kubegc.registry.conversion import to_storage
-from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
+from kubegc.registry.deletion import check_delete_options, delete
 from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
+from kubegc.registry.namespace import finalize_namespace
 from kubegc.registry.patching import patch
 from kubegc.registry.store import Store
 from kubegc.registry.target import Created, Target, decode, encode, is_direct
