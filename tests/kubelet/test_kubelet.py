@@ -1,5 +1,5 @@
 """The simulated kubelet: pod settings and termination timelines (pure), the runtime and
-status it reports, and seed 003's termination flow against a real in-process kubegc."""
+status it reports, and the termination flow of docs/kubelet.md against a real in-process kubegc."""
 
 from __future__ import annotations
 
@@ -280,6 +280,33 @@ async def test_registers_nodes_with_leases() -> None:
                          != first, what="lease renewed")
 
 
+@pytest.mark.parametrize("error, traceback", [
+    pytest.param(StatusError(409, "Conflict", "the object has been modified"), False,
+                 id="api-refusal-by-its-message"),
+    pytest.param(KeyError("containers"), True, id="bug-with-its-traceback"),
+])
+async def test_a_failed_pod_sync_is_logged_and_retried(monkeypatch, caplog, error,
+                                                       traceback) -> None:
+    client, clock = FakeClient(), ManualClock()
+    async with fake_kubelet(client, clock) as kubelet:
+        calls: list[str] = []
+
+        async def failing_sync(key: str) -> float | None:
+            calls.append(key)
+            if len(calls) == 1:
+                raise error
+            return None
+
+        monkeypatch.setattr(kubelet, "sync_pod", failing_sync)
+        with caplog.at_level("ERROR", logger="kubegc.kubelet.kubelet"):
+            client.add_object(PODS, pod(node="kubegc-node-1"), namespace="ns")
+            await eventually(lambda: len(calls) == 1, what="first sync")
+            clock.advance(1)  # the rate limiter's retry
+            await eventually(lambda: len(calls) == 2, what="retried")
+        [record] = [r for r in caplog.records if "error syncing pod ns/web" in r.getMessage()]
+        assert bool(record.exc_info) is traceback
+
+
 async def test_pod_with_finalizer_gets_exactly_one_final_delete() -> None:
     client, clock = FakeClient(), ManualClock()
     async with fake_kubelet(client, clock) as kubelet:
@@ -301,7 +328,7 @@ async def test_pod_with_finalizer_gets_exactly_one_final_delete() -> None:
         assert status["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 0
 
 
-# -- seed 003 against a real kubegc ------------------------------------------------------------
+# -- termination against a real kubegc ------------------------------------------------------------
 
 async def settle(cluster: Cluster) -> None:
     await asyncio.wait_for(cluster.asettle(), 30)  # a ManualClock never times settle() out

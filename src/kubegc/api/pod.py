@@ -103,7 +103,8 @@ def _log_rank(t: datetime | None, now: datetime) -> int:
 
 def _compare_time(t1: datetime | None, t2: datetime | None, uid1: str, uid2: str,
                   now: datetime) -> bool | None:
-    """Newer first on a log2 scale, UID as tie-break (rules 6 and 8); None if equal."""
+    """Newer first on a log2 scale, UID as tie-break (steps 6 and 8 of upstream's
+    ``ActivePodsWithRanks.Less``); None if equal."""
     if t1 == t2:
         return None
     if t1 is None or t2 is None:

@@ -1,6 +1,7 @@
 """The simulated kubelets: pods without containers, run and terminated like the real
-kubelet does it (cf. pkg/kubelet: pod workers, ``syncPod``/``syncTerminatingPod``,
-``killContainer``, the status manager's ``canBeDeleted`` + final DELETE).
+kubelet does it (cf. pkg/kubelet: pod workers, ``SyncPod``/``SyncTerminatingPod`` (``sync_pod``,
+``sync_terminating_pod``), ``killPod``/``killContainer`` (``kill_pod``), the status
+manager's ``canBeDeleted`` (``can_be_deleted``) + final DELETE).
 
 One ``Kubelet`` controller runs the kubelets of all simulated nodes (``--nodes N``:
 ``kubegc-node-1`` .. ``kubegc-node-N``, registered with leases by ``nodes.py``). For every
@@ -10,10 +11,10 @@ pod bound to one of those nodes it:
    ``podIP`` from the node's CIDR, ``hostIP``, ``startTime``; events Pulled/Created/Started;
 2. runs it: pods with ``kubegc.io/run-seconds`` (or ``restartPolicy`` Never/OnFailure,
    after ``job_pod_duration``) exit on their own -> Succeeded/Failed, or restart;
-3. on ``deletionTimestamp`` terminates it as in seed 003: event ``Killing`` "Stopping
-   container <name>", the preStop hook, TERM, wait until the processes exit or the
-   grace period ends, KILL (Warning event ``Killed``), containers ``terminated`` (exit
-   code 0 after a clean TERM exit, 137 after KILL), then the final
+3. on ``deletionTimestamp`` terminates it (docs/kubelet.md, Termination): event
+   ``Killing`` "Stopping container <name>", the preStop hook, TERM, wait until the
+   processes exit or the grace period ends, KILL (Warning event ``Killed``), containers
+   ``terminated`` (exit code 0 after a clean TERM exit, 137 after KILL), then the final
    ``DELETE`` with ``gracePeriodSeconds: 0`` and ``preconditions.uid``.
 
 Per-pod annotations and their defaults: see ``termination`` and docs/kubelet.md.
@@ -175,8 +176,10 @@ class Kubelet:
             return False
         try:
             wake = await self.sync_pod(key)
-        except Exception as exc:
-            log.error("error syncing pod %s: %s", key, exc)
+        except Exception as exc:  # utilruntime.HandleError: log and retry later
+            # an API refusal is told by its message; anything else is a bug: its traceback
+            log.error("error syncing pod %s: %s", key, exc,
+                      exc_info=not isinstance(exc, StatusError))
             self._retrying.add(key)
             self.queue.add_rate_limited(key)
         else:
@@ -204,7 +207,7 @@ class Kubelet:
         if rec is None:
             rec = self._admit(pod)
         if is_being_deleted(pod):
-            return await self._sync_terminating(pod, rec, settings)
+            return await self.sync_terminating_pod(pod, rec, settings)
         return await self._sync_running(pod, rec, settings)
 
     def _admit(self, pod: Obj) -> PodRecord:
@@ -239,11 +242,30 @@ class Kubelet:
             await self._post_status(pod, rec)
         return wake
 
-    async def _sync_terminating(self, pod: Obj, rec: PodRecord,
-                                settings: PodSettings) -> float | None:
+    async def sync_terminating_pod(self, pod: Obj, rec: PodRecord,
+                                   settings: PodSettings) -> float | None:
+        """``Kubelet.SyncTerminatingPod`` (pkg/kubelet/kubelet.go): ``kill_pod``, post the
+        terminal status, then — once the pod ``can_be_deleted`` — the status manager's
+        final DELETE. Returns when to look again while containers are still stopping."""
         if rec.final_delete_sent:
             return None  # held by finalizers: the kubelet is done with it
         now = self.clock.monotonic()
+        plan = self.kill_pod(pod, rec, settings, now=now)
+        if not plan.done(now):
+            return plan.next_deadline(now)
+        if rec.posted != rec.version and await self._post_status(pod, rec) is None:
+            return None
+        if self.can_be_deleted(pod, rec, now=now):
+            await self._final_delete(pod, rec)
+        return None
+
+    def kill_pod(self, pod: Obj, rec: PodRecord, settings: PodSettings, *,
+                 now: float) -> TerminationPlan:
+        """``Kubelet.killPod`` (and kuberuntime's ``killContainer`` for each container):
+        the pod's termination plan, started on first sight of its deletion (Killing,
+        preStop) and shortened by a later shorter grace period; the containers killed when
+        the grace period ends are reported, and once every container has stopped the
+        record says so. ``plan.done(now)``: every container has stopped."""
         plan = rec.termination
         if plan is None:
             running = rec.running() if rec.phase not in runtime.TERMINAL_PHASES else []
@@ -252,14 +274,18 @@ class Kubelet:
         else:
             plan.shorten(grace_period_of(pod), now=now)
         self._record_kills(pod, rec, plan, now)
-        if not plan.done(now):
-            return plan.next_deadline(now)
-        if rec.containers and rec.phase not in runtime.TERMINAL_PHASES:
+        if plan.done(now) and rec.containers and rec.phase not in runtime.TERMINAL_PHASES:
             runtime.terminate(rec, plan, now=now, now_wall=self.clock.now())
-        if rec.posted != rec.version and await self._post_status(pod, rec) is None:
-            return None
-        await self._final_delete(pod, rec)
-        return None
+        return plan
+
+    @staticmethod
+    def can_be_deleted(pod: Obj, rec: PodRecord, *, now: float) -> bool:
+        """The status manager's ``canBeDeleted`` (pkg/kubelet/status/status_manager.go):
+        the pod is being deleted, every container has stopped, and the status that says so
+        has been posted."""
+        plan = rec.termination
+        return (is_being_deleted(pod) and plan is not None and plan.done(now)
+                and rec.posted == rec.version)
 
     def _record_kill_start(self, pod: Obj, rec: PodRecord, plan: TerminationPlan,
                            settings: PodSettings) -> None:
@@ -304,7 +330,8 @@ class Kubelet:
         return result
 
     async def _final_delete(self, pod: Obj, rec: PodRecord) -> None:
-        """The status manager's last word: DELETE with grace 0 and a UID precondition."""
+        """The status manager's last word (its ``syncPod`` once ``canBeDeleted``): DELETE with
+        grace 0 and a UID precondition."""
         options = DeleteOptions(grace_period_seconds=0, preconditions_uid=rec.uid)
         try:
             await self.client.delete(PODS, name_of(pod), namespace=namespace_of(pod),

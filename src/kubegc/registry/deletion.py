@@ -1,7 +1,11 @@
 """DELETE with Kubernetes semantics (cf. generic ``Store.Delete``, ``rest.BeforeDelete``,
-``deletionFinalizersForGarbageCollection`` and the namespace storage's own ``Delete``).
+``updateForGracefulDeletionAndFinalizers`` and ``deletionFinalizersForGarbageCollection``;
+a resource's own Delete, the namespaces', is ``Strategy.delete``: ``namespace.py``).
 
-The decision table is gc-behaviour.md ST-01..ST-06, NS-08..NS-14 and §6:
+The decision tables are upstream's store_test.go (``TestStoreDeleteWithOrphanDependents``,
+``TestStoreDeletionPropagation``, ``TestGracefulStoreHandleFinalizers``,
+``TestNonGracefulStoreHandleFinalizers``) and each strategy's
+``DefaultGarbageCollectionPolicy``:
 * GC finalizers: ``orphanDependents`` > ``propagationPolicy`` > an existing GC finalizer >
   the resource's default policy; ``Unsupported`` resources (events) never get them.
 * Graceful resources (pods) get ``deletionTimestamp = now + grace`` and

@@ -203,8 +203,10 @@ async def test_recreate_waits_for_old_pods_before_scaling_up() -> None:
 
 
 async def test_new_deployment_adopts_orphaned_replicaset() -> None:
-    """E2E-05's second half: the ReplicaSet an orphan-deleted Deployment left behind is
-    adopted by a new Deployment with the same selector and template; nothing new is made."""
+    """The second half of upstream's e2e "should orphan RS created by deployment when
+    deleteOptions.PropagationPolicy is Orphan": the ReplicaSet an orphan-deleted Deployment
+    left behind is adopted by a new Deployment with the same selector and template; nothing
+    new is made."""
     client = FakeClient()
     client.add_object(DEPLOY, deployment(2, name="old"))
     async with running_all(CONTROLLERS, client) as controllers:
@@ -358,7 +360,8 @@ async def test_e2e_05_orphan_delete_keeps_replicaset_for_adoption() -> None:
 
 @pytest.mark.kubectl
 def test_kubectl_orphan_delete_then_new_deployment_adopts(tmp_path: Path) -> None:
-    """E2E-05 as a user types it: ``kubectl delete deploy --cascade=orphan``."""
+    """Upstream's e2e "should orphan RS created by deployment ..." as a user types it:
+    ``kubectl delete deploy --cascade=orphan``."""
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is not installed")
     manifest = tmp_path / "web.yaml"

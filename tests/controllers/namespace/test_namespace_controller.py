@@ -1,6 +1,7 @@
-"""The namespace controller: the NS-07 conditions (pure, upstream's table), one deleter
-pass against FakeClient (pods first, finalizers, finalize), and namespace termination in
-a real kubegc (NS-01/NS-02/NS-07)."""
+"""The namespace controller: the deletion conditions (pure, the table of upstream's
+TestNamespaceCondition), one deleter pass against FakeClient (pods first, finalizers,
+finalize), and namespace termination in a real kubegc (upstream's e2e "should ensure that
+all pods/services are removed when a namespace is deleted")."""
 
 from __future__ import annotations
 

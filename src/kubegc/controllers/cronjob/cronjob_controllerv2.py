@@ -25,7 +25,7 @@ from typing import Any
 
 import kubegc.controllers.cronjob.utils as cu
 from kubegc.api.clock import format_time, parse_time
-from kubegc.api.errors import is_already_exists, is_not_found
+from kubegc.api.errors import StatusError, is_already_exists, is_not_found
 from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
@@ -179,7 +179,7 @@ class CronJobController(BaseController):
                 continue
             try:
                 await self.client.get(JOBS, str(ref.get("name")), namespace=namespace_of(cj))
-            except Exception as err:
+            except StatusError as err:
                 if not is_not_found(err):
                     raise
                 self.recorder.event(cj, EVENT_TYPE_NORMAL, "MissingJob",

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import kubegc.controllers.deployment.conditions as dcond
 import kubegc.controllers.deployment.util as du
 from kubegc.api.clock import Clock
-from kubegc.api.errors import is_already_exists, is_not_found
+from kubegc.api.errors import StatusError, is_already_exists, is_not_found
 from kubegc.api.meta import (
     controller_ref_of,
     is_being_deleted,
@@ -289,7 +289,7 @@ async def cleanup_deployment(dc: DeploymentControllerLike, old_rss: list[Obj], d
         try:
             await dc.client.delete(REPLICASETS, name_of(rs), namespace=namespace_of(rs),
                                    options=DeleteOptions())
-        except Exception as err:
+        except StatusError as err:
             if not is_not_found(err):
                 raise
 

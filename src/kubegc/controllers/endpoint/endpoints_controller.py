@@ -4,7 +4,7 @@ pkg/controller/endpoint/endpoints_controller.go ``syncService``).
 A pod is listed when it matches the selector, has a ``podIP``, is not in a terminal
 phase and has no ``deletionTimestamp`` (``ShouldPodBeInEndpoints`` without
 terminating pods): a pod being deleted leaves its Services' endpoints at once, before its
-processes even get TERM (step 5 of seed 003's flow). Ready pods go to ``addresses``, the
+processes even get TERM (docs/kubelet.md, Termination). Ready pods go to ``addresses``, the
 others to ``notReadyAddresses`` (all to ``addresses`` with ``publishNotReadyAddresses``).
 Addresses carry ``ip``, ``nodeName`` and a ``targetRef`` to the pod; each Service port
 becomes an endpoint port (named ``targetPort``s resolved against the pod's container

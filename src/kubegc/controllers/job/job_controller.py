@@ -29,7 +29,7 @@ import copy
 from typing import Any
 
 import kubegc.controllers.job.util as ju
-from kubegc.api.errors import is_not_found
+from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.meta import (
     controller_ref_of,
@@ -206,7 +206,7 @@ class JobController(BaseController):
             try:
                 cached = await self.client.get(JOBS, name_of(cached),
                                                namespace=namespace_of(cached))
-            except Exception as err:
+            except StatusError as err:
                 if is_not_found(err):
                     return None
                 raise

@@ -7,9 +7,10 @@ task answers them in order (keep-alive, pipelining). A ``Response`` leaves in on
 announced over the limit with ``Expect: 100-continue`` is refused before it is sent: the
 request is answered at once (413), its body never read, and the connection closes.
 
-Why not aiohttp's server: limits.md §3 measured it at ~12k POST/s doing no work at all on
-this machine, against ~50k/s for a protocol like this one; at kubegc's create rate
-aiohttp's per-request machinery was a quarter of the server's CPU.
+Why not aiohttp's server: measured at ~12k POST/s doing no work at all on this machine
+(docs/architecture.md, "Our own HTTP/1.1 server"), against ~50k/s for a protocol like this
+one; at kubegc's create rate aiohttp's per-request machinery was a quarter of the server's
+CPU.
 """
 
 from __future__ import annotations

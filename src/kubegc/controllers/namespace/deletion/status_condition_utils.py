@@ -1,5 +1,6 @@
 """The five conditions a Terminating namespace reports (cf.
-pkg/controller/namespace/deletion/status_condition_utils.go; gc-behaviour.md NS-07).
+pkg/controller/namespace/deletion/status_condition_utils.go, and upstream's
+``TestNamespaceCondition``, test/integration/namespace/ns_conditions_test.go).
 
 Each sync of a Terminating namespace collects failures in a ``NamespaceConditionUpdater``
 and ``update`` writes all five condition types into ``status.conditions``: a failure as
