@@ -45,20 +45,23 @@ def context_for(factory: Any, client: FakeClient, clock: Clock, options: Any = N
 
 @asynccontextmanager
 async def running(factory: Callable[[Any], Any], client: FakeClient,
-                  clock: Clock | None = None) -> AsyncIterator[Any]:
-    """One controller, started with its informers."""
-    async with running_all([factory], client, clock) as controllers:
+                  clock: Clock | None = None, *, options: Any = None) -> AsyncIterator[Any]:
+    """One controller, started with its informers (``options``: its configuration section,
+    default the default one)."""
+    async with running_all([factory], client, clock, options=[options]) as controllers:
         yield controllers[0]
 
 
 @asynccontextmanager
 async def running_all(factories: Sequence[Callable[[Any], Any]], client: FakeClient,
-                      clock: Clock | None = None) -> AsyncIterator[list[Any]]:
+                      clock: Clock | None = None, *, options: Sequence[Any] = ()
+                      ) -> AsyncIterator[list[Any]]:
     """Several controllers sharing one informer factory, as in the controller manager."""
     clock = clock or ManualClock()
     informers = SharedInformerFactory(client, clock=clock)
-    controllers = [factory(context_for(factory, client, clock, informers=informers))
-                   for factory in factories]
+    sections = list(options) or [None] * len(factories)
+    controllers = [factory(context_for(factory, client, clock, section, informers=informers))
+                   for factory, section in zip(factories, sections, strict=True)]
     for controller in controllers:
         await controller.start()
     informers.start()

@@ -28,7 +28,7 @@ from kubegc.kubelet.termination import (
     TerminationPlan,
 )
 from kubegc.testing import Cluster
-from tests.controllers.workload_harness import context_for, eventually
+from tests.controllers.workload_harness import eventually, running
 
 PODS = GroupVersionResource("", "v1", "pods")
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
@@ -249,16 +249,10 @@ def test_pod_cidrs_and_ip_allocation() -> None:
 
 @contextlib.asynccontextmanager
 async def fake_kubelet(client: FakeClient, clock: ManualClock, **options):
-    ctx = context_for(Kubelet, client, clock, KubeletConfiguration(**options))
-    kubelet = Kubelet(ctx)
-    await kubelet.start()
-    ctx.informer_factory.start()
-    try:
+    async with running(Kubelet, client, clock,
+                       options=KubeletConfiguration(**options)) as kubelet:
         await eventually(kubelet.ready, what="nodes registered")
         yield kubelet
-    finally:
-        await kubelet.stop()
-        await ctx.informer_factory.stop()
 
 
 async def test_registers_nodes_with_leases() -> None:

@@ -22,8 +22,9 @@ import asyncio
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Protocol
 
+from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.types import Obj
 from kubegc.client.cache import (
@@ -31,10 +32,27 @@ from kubegc.client.cache import (
     SharedInformer,
     deletion_handling_meta_namespace_key,
 )
+from kubegc.client.events import EventRecorder
+from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.context import ControllerContext
 
 log = logging.getLogger(__name__)
+
+
+class ControllerView(Protocol):
+    """What the helper modules of a controller read of it (upstream's methods of that
+    controller, split into modules that must not import it back): its context's client,
+    clock and recorder. Extended by each controller's own view."""
+
+    @property
+    def client(self) -> Client: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def recorder(self) -> EventRecorder: ...
 
 
 class BaseController(ABC):

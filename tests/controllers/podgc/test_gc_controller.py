@@ -15,7 +15,7 @@ from kubegc.controllers.podgc.gc_controller import PodGCController
 from kubegc.kubelet.nodes import NODES, build_node
 from kubegc.testing import Cluster
 
-from ..workload_harness import PODS, context_for, eventually
+from ..workload_harness import PODS, eventually, running
 
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 
@@ -36,16 +36,10 @@ def pod(name: str, *, node: str = "", phase: str = "Running", created: str = "",
 
 @contextlib.asynccontextmanager
 async def podgc(client: FakeClient, clock: ManualClock, **options):
-    ctx = context_for(PodGCController, client, clock, PodGCControllerConfiguration(**options))
-    controller = PodGCController(ctx)
-    await controller.start()
-    ctx.informer_factory.start()
-    try:
+    async with running(PodGCController, client, clock,
+                       options=PodGCControllerConfiguration(**options)) as controller:
         await asyncio.gather(controller.pods.wait_for_sync(), controller.nodes.wait_for_sync())
         yield controller
-    finally:
-        await controller.stop()
-        await ctx.informer_factory.stop()
 
 
 def names(client: FakeClient) -> list[str]:

@@ -18,7 +18,6 @@ from typing import Any, Protocol
 
 import kubegc.controllers.deployment.conditions as dcond
 import kubegc.controllers.deployment.util as du
-from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError, is_already_exists, is_not_found
 from kubegc.api.meta import (
     controller_ref_of,
@@ -30,8 +29,9 @@ from kubegc.api.meta import (
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache import SharedInformer
-from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, EventRecorder
-from kubegc.client.interface import Client, DeleteOptions, PatchType
+from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING
+from kubegc.client.interface import DeleteOptions, PatchType
+from kubegc.component.base_controller import ControllerView
 from kubegc.controllers.controller_ref_manager import REPLICASETS
 from kubegc.controllers.controller_utils import (
     NAMESPACE_TERMINATING_CAUSE,
@@ -43,19 +43,10 @@ from kubegc.controllers.controller_utils import (
 )
 
 
-class DeploymentControllerLike(Protocol):
+class DeploymentControllerLike(ControllerView, Protocol):
     """What the sync and rollout steps use of the ``DeploymentController`` that calls
     them (a protocol: the steps are upstream's methods of that controller, split into
     modules that must not import it back)."""
-
-    @property
-    def client(self) -> Client: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def recorder(self) -> EventRecorder: ...
 
     @property
     def gvr(self) -> GroupVersionResource: ...
@@ -64,6 +55,7 @@ class DeploymentControllerLike(Protocol):
     def rs_informer(self) -> SharedInformer: ...
 
     def enqueue_rate_limited(self, obj: Obj) -> None: ...
+
 
 DEPLOYMENTS_API_VERSION = "apps/v1"
 

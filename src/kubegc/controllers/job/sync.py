@@ -17,7 +17,7 @@ import copy
 from typing import Any, Protocol
 
 import kubegc.controllers.job.util as ju
-from kubegc.api.clock import Clock, format_time
+from kubegc.api.clock import format_time
 from kubegc.api.errors import is_not_found
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.pod import (
@@ -29,8 +29,9 @@ from kubegc.api.pod import (
 )
 from kubegc.api.types import Obj
 from kubegc.client.cache import meta_namespace_key
-from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, EventRecorder
-from kubegc.client.interface import Client, PatchType
+from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING
+from kubegc.client.interface import PatchType
+from kubegc.component.base_controller import ControllerView
 from kubegc.controllers.controller_utils import (
     SLOW_START_INITIAL_BATCH_SIZE,
     PodControl,
@@ -42,18 +43,9 @@ from kubegc.controllers.controller_utils import (
 )
 
 
-class JobControllerLike(Protocol):
+class JobControllerLike(ControllerView, Protocol):
     """What one sync uses of the ``JobController`` that runs it (a protocol: the sync is
     upstream's methods of that controller, in a module that must not import it back)."""
-
-    @property
-    def client(self) -> Client: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def recorder(self) -> EventRecorder: ...
 
     @property
     def pod_control(self) -> PodControl: ...
@@ -69,6 +61,7 @@ class JobControllerLike(Protocol):
 
     @property
     def written_status(self) -> dict[str, str]: ...
+
 
 #: Most pods created or deleted by one sync (upstream ``MaxPodCreateDeletePerSync``).
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
