@@ -173,10 +173,10 @@ async def delete(store: Store, t: Target, name: str, options: dict[str, Any]) ->
     A resource with a Delete of its own (``Strategy.delete``: namespaces) gets the
     generic one to finish with."""
     check_delete_options(options)
-    own = strategy_for(t.info).delete
-    if own is not None:
-        return await own(store, t, name, options, generic=generic_delete)
-    return await generic_delete(store, t, name, options)
+    strategy = strategy_for(t.info)
+    if strategy.delete is not None:
+        return await strategy.delete(store, t, name, options, generic=generic_delete)
+    return await _generic_delete(store, t, name, options, strategy)
 
 
 async def generic_delete(
@@ -184,7 +184,12 @@ async def generic_delete(
 ) -> tuple[Obj, bool]:
     """The generic ``Store.Delete``: one guaranteed update of
     ``update_for_graceful_deletion_and_finalizers``."""
-    update = update_for_graceful_deletion_and_finalizers(store, t, strategy_for(t.info), options)
+    return await _generic_delete(store, t, name, options, strategy_for(t.info))
+
+
+async def _generic_delete(store: Store, t: Target, name: str, options: dict[str, Any],
+                          strategy: Strategy) -> tuple[Obj, bool]:
+    update = update_for_graceful_deletion_and_finalizers(store, t, strategy, options)
     return await store.guaranteed_update(t, name, update, dry_run=bool(options.get("dryRun")))
 
 

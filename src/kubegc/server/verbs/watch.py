@@ -13,7 +13,7 @@ import contextlib
 
 import orjson
 
-from kubegc.api.meta import EventType
+from kubegc.api.meta import BOOKMARK, ERROR
 from kubegc.registry import Change, Target, WatchRequest
 from kubegc.server.context import JSON, ServerContext
 from kubegc.server.http import Request, StreamResponse
@@ -48,7 +48,7 @@ async def watch(ctx: ServerContext, request: Request, t: Target,
     first_table = [True]
 
     def encode(change: Change) -> bytes:
-        if change.type in (EventType.ERROR, EventType.BOOKMARK):
+        if change.type in (ERROR, BOOKMARK):
             obj = change.object
         elif shape is Shape.TABLE:
             obj = to_table(t.info.group, t.info.resource, [change.object], now=ctx.clock.now(),
