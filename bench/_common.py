@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 def pod(name: str, namespace: str = "default", *, index: int = 0,
         owner: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A realistic Deployment-made Pod manifest, ~1.6 KB as stored (limits.md §2 shape:
+    """A realistic Deployment-made Pod manifest, ~1.6 KB as stored (the shape of a kind-created Pod:
     labels, annotations, a controller ownerReference, one container with ports, env,
     resources and probes)."""
     meta: dict[str, Any] = {
@@ -95,7 +95,7 @@ def remove_db(path: Path) -> None:
 def raw_inserts(directory: str, n: int, per_txn: int, value: bytes,
                 synchronous: str = "FULL") -> float:
     """Rows/s inserting ``n`` rows of ``value`` into a plain table, ``per_txn`` rows per
-    ``BEGIN IMMEDIATE ... COMMIT`` (stdlib sqlite3, WAL), as limits.md §1a."""
+    ``BEGIN IMMEDIATE ... COMMIT`` (stdlib sqlite3, WAL)."""
     path = fresh_db(directory)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")

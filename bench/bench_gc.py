@@ -64,8 +64,9 @@ from _common import (
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.interface import DeleteOptions, WatchOptions
+from kubegc.component.config import GarbageCollectorControllerConfiguration
+from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
-from kubegc.controllers.gc_controller import GarbageCollectorController
 from kubegc.storage import KV, MemoryKV, SqliteKV
 from kubegc.testing import Cluster
 
@@ -73,7 +74,7 @@ HERE = Path(__file__).resolve()
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 NS = "bench-gc"
-GC_WORKERS = 20
+GC_WORKERS = GarbageCollectorControllerConfiguration.concurrent_gc_syncs
 TARGET_DELETES = 5_000.0
 TARGET_NODE_BYTES = 1024.0
 

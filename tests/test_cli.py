@@ -1,13 +1,18 @@
-"""``kubegc serve --loop``: which event loop runs the server."""
+"""``kubegc serve``: which event loop runs the server; its flags' defaults are the
+configuration's (``kubegc.config``, ``kubegc.component.config``), and ``--help`` shows them."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import sys
 
 import pytest
 
-from kubegc.cli import build_parser, run_loop
+from kubegc.cli import build_parser, run_loop, serve_config
+from kubegc.component.config import ControllerManagerConfiguration
+from kubegc.config import ClusterConfig
 
 
 async def _loop_module() -> int:
@@ -30,3 +35,34 @@ def test_uvloop_asked_for_but_missing_is_an_error(monkeypatch: pytest.MonkeyPatc
     assert run_loop(_loop_module(), "auto") == 0
     with pytest.raises(SystemExit, match="uvloop is not installed"):
         run_loop(_loop_module(), "uvloop")
+
+
+def test_serve_without_flags_runs_the_default_configuration() -> None:
+    config = serve_config(build_parser().parse_args(["serve"]))
+    defaults = ClusterConfig()
+    assert config.controller_manager == ControllerManagerConfiguration()
+    assert (config.host, config.port, config.storage, config.tls, config.time_scale) == (
+        defaults.host, defaults.port, defaults.storage, defaults.tls, defaults.time_scale)
+
+
+def test_serve_help_shows_the_defaults() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    text = " ".join(out.getvalue().split("options:")[1].split())
+    for flag, default in (("--concurrent-gc-syncs", "20"), ("--gc-sync-period", "30.0"),
+                          ("--event-ttl", "3600.0"), ("--decision-ttl", "604800.0"),
+                          ("--node-max-pods", "110"), ("--port", "6443")):
+        section = text[text.index(f"{flag} "):]
+        assert f"(default: {default})" in section[:400], flag
+
+
+def test_serve_flags_fill_their_sections() -> None:
+    config = serve_config(build_parser().parse_args([
+        "serve", "--controllers", "*,-kubelet", "--concurrent-gc-syncs", "3",
+        "--nodes", "4", "--event-ttl", "60", "--pod-ignore-term"]))
+    manager = config.controller_manager
+    assert manager.controllers == ["*", "-kubelet"]
+    assert manager.garbage_collector.concurrent_gc_syncs == 3
+    assert (manager.kubelet.nodes, manager.kubelet.pod_ignore_term) == (4, True)
+    assert manager.event_ttl.event_ttl == 60.0

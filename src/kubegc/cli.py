@@ -24,52 +24,76 @@ from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kubegc.component.config import (
+    ControllerManagerConfiguration,
+    EventTTLConfiguration,
+    GarbageCollectorControllerConfiguration,
+    KubeletConfiguration,
+)
+from kubegc.config import ClusterConfig
+
 DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
 
 if TYPE_CHECKING:
     from kubegc.cluster import Cluster
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each flag's default, unless there is none to show (None, a switch's False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # every default is the configuration's (kubegc.component.config), shown by --help
+    cfg, gc, kubelet = ClusterConfig, GarbageCollectorControllerConfiguration, KubeletConfiguration
     p = sub.add_parser("serve", help="run the API server and the controllers",
+                       formatter_class=_DefaultsFormatter,
                        description="Run a kubegc API server (kubectl-compatible) with its "
                                    "controllers until interrupted.")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    p.add_argument("--port", type=int, default=6443, help="port to listen on (0: any free port)")
+    p.add_argument("--host", default=cfg.host, help="address to listen on")
+    p.add_argument("--port", type=int, default=cfg.port,
+                   help="port to listen on (0: any free port)")
     p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
-                   help="where the store, the CA and the kubeconfig live (default ~/.kubegc)")
-    p.add_argument("--storage", default="sqlite",
-                   help="sqlite (default, in the data dir), memory, or etcd://HOST:PORT[/PREFIX]")
+                   help="where the store, the CA and the kubeconfig live ($KUBEGC_DATA_DIR)")
+    p.add_argument("--storage", default=cfg.storage,
+                   help="sqlite (in the data dir), memory, or etcd://HOST:PORT[/PREFIX]")
     p.add_argument("--kubeconfig", type=Path, default=None,
-                   help="where to write the kubeconfig (default <data-dir>/kubeconfig)")
+                   help="where to write the kubeconfig (default: <data-dir>/kubeconfig)")
     p.add_argument("--insecure-http", action="store_true",
                    help="serve plain HTTP without authentication (loopback only)")
-    p.add_argument("--controllers", default="*",
+    p.add_argument("--controllers", default=",".join(ControllerManagerConfiguration().controllers),
                    help="comma-separated controllers to run; '*' for all, '-name' to disable "
                         "one (e.g. '*,-kubelet'); '' for none")
-    p.add_argument("--concurrent-gc-syncs", type=int, default=20,
-                   help="garbage collector workers (upstream default 20)")
-    p.add_argument("--gc-sync-period", type=float, default=30.0,
+    p.add_argument("--concurrent-gc-syncs", type=int, default=gc.concurrent_gc_syncs,
+                   help="garbage collector workers (upstream's --concurrent-gc-syncs)")
+    p.add_argument("--gc-sync-period", type=float, default=gc.gc_sync_period,
                    help="seconds between GC resource re-discovery")
-    p.add_argument("--nodes", type=int, default=1, help="simulated nodes to register")
-    p.add_argument("--event-ttl", type=float, default=3600.0,
-                   help="seconds an Event lives (upstream default 1h)")
-    p.add_argument("--decision-ttl", type=float, default=7 * 24 * 3600.0,
-                   help="seconds GC deletion records are kept (default 7 days)")
-    p.add_argument("--pod-exit-delay", type=float, default=0.0, metavar="SECONDS",
-                   help="how long simulated pods take to exit after TERM (default: at once); "
+    p.add_argument("--nodes", type=int, default=kubelet.nodes, help="simulated nodes to register")
+    p.add_argument("--event-ttl", type=float, default=EventTTLConfiguration.event_ttl,
+                   help="seconds an Event lives (kube-apiserver's --event-ttl)")
+    p.add_argument("--decision-ttl", type=float, default=gc.decision_ttl,
+                   help="seconds GC deletion records are kept (604800: 7 days)")
+    p.add_argument("--pod-exit-delay", type=float, default=kubelet.pod_exit_delay,
+                   metavar="SECONDS",
+                   help="how long simulated pods take to exit after TERM (0: at once); "
                         "per pod: annotation kubegc.io/exit-delay-seconds")
-    p.add_argument("--pod-prestop-delay", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--pod-prestop-delay", type=float, default=kubelet.pod_prestop_delay,
+                   metavar="SECONDS",
                    help="how long a preStop hook runs; per pod: kubegc.io/prestop-seconds")
-    p.add_argument("--pod-ignore-term", action="store_true",
+    p.add_argument("--pod-ignore-term", action="store_true", default=kubelet.pod_ignore_term,
                    help="simulated processes ignore TERM and die only at KILL when the grace "
                         "period ends; per pod: kubegc.io/ignore-term")
-    p.add_argument("--job-pod-duration", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--job-pod-duration", type=float, default=kubelet.job_pod_duration,
+                   metavar="SECONDS",
                    help="how long a Job's pod runs before it succeeds; per pod: "
                         "kubegc.io/run-seconds")
-    p.add_argument("--node-max-pods", type=int, default=110,
+    p.add_argument("--node-max-pods", type=int, default=kubelet.node_max_pods,
                    help="pods each simulated node accepts")
-    p.add_argument("--time-scale", type=float, default=1.0,
+    p.add_argument("--time-scale", type=float, default=cfg.time_scale,
                    help="run the cluster's clock N times faster than real time (grace periods, "
                         "CronJob schedules, TTLs); for demos and tests. The clock's lead over "
                         "real time is kept in the data dir: a restart resumes from it, so "
@@ -78,6 +102,24 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                    help="event loop: uvloop (~6%% less CPU per request here) or the standard "
                         "library's; auto: uvloop when it is installed")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+
+
+def serve_config(args: argparse.Namespace) -> ClusterConfig:
+    """The configuration ``kubegc serve``'s flags ask for."""
+    controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
+    return ClusterConfig(
+        data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
+        tls=not args.insecure_http, kubeconfig=args.kubeconfig, time_scale=args.time_scale,
+        controller_manager=ControllerManagerConfiguration(
+            controllers=controllers,
+            garbage_collector=GarbageCollectorControllerConfiguration(
+                concurrent_gc_syncs=args.concurrent_gc_syncs,
+                gc_sync_period=args.gc_sync_period, decision_ttl=args.decision_ttl),
+            event_ttl=EventTTLConfiguration(event_ttl=args.event_ttl),
+            kubelet=KubeletConfiguration(
+                nodes=args.nodes, node_max_pods=args.node_max_pods,
+                pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
+                pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration)))
 
 
 def run_loop(main: Coroutine[Any, Any, int], loop: str = "auto") -> int:
@@ -118,7 +160,7 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from kubegc.cluster import CLOCK_FILE, Cluster, ClusterConfig, DataDirInUse
+    from kubegc.cluster import CLOCK_FILE, Cluster, DataDirInUse
     from kubegc.tools.model import human_duration
 
     if args.time_scale <= 0:
@@ -127,15 +169,7 @@ async def _serve(args: argparse.Namespace) -> int:
     if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("kubegc: --insecure-http serves only on loopback", file=sys.stderr)
         return 2
-    controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
-    config = ClusterConfig(
-        data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
-        tls=not args.insecure_http, kubeconfig=args.kubeconfig, controllers=controllers,
-        concurrent_gc_syncs=args.concurrent_gc_syncs, gc_sync_period=args.gc_sync_period,
-        nodes=args.nodes, event_ttl=args.event_ttl, decision_ttl=args.decision_ttl,
-        pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
-        pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration,
-        node_max_pods=args.node_max_pods, time_scale=args.time_scale)
+    config = serve_config(args)
     started = time.monotonic()
     cluster = Cluster(config)
     stop = asyncio.Event()
@@ -252,21 +286,22 @@ class ClusterSimulationFactory:
     controller (those of them this kubegc has) on the planner's clock."""
 
     def node_names(self, count: int) -> list[str]:
-        from kubegc.controllers.nodes import node_names
+        from kubegc.kubelet.nodes import node_names
 
         return node_names(count)
 
     @contextlib.asynccontextmanager
     async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int
                     ) -> AsyncIterator[_ClusterSimulation]:
-        from kubegc.cluster import Cluster, ClusterConfig
-        from kubegc.controllers.registry import CONTROLLERS
+        from kubegc.cluster import Cluster
+        from kubegc.controllermanager import CONTROLLERS
         from kubegc.tools.plan import PLAN_CONTROLLERS
 
         controllers = [c for c in PLAN_CONTROLLERS if c in CONTROLLERS]
         cluster = Cluster(ClusterConfig(
-            storage="memory", serve_http=False, snapshot=objects, controllers=controllers,
-            clock=clock, nodes=nodes, compaction_interval=0, gc_sync_period=30.0))
+            storage="memory", serve_http=False, snapshot=objects, clock=clock,
+            compaction_interval=0, controller_manager=ControllerManagerConfiguration(
+                controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes))))
         await cluster.start()
         try:
             yield _ClusterSimulation(cluster, controllers)

@@ -1,4 +1,5 @@
-"""The composition root: builds a running kubegc from a ``ClusterConfig``.
+"""The composition root: builds a running kubegc from a ``ClusterConfig``
+(``kubegc.component.config``, where every default is written).
 
 ``kubegc serve``, ``kubegc.testing`` and the planner all assemble the system here, so
 there is one way to wire storage → registry → server → controllers.
@@ -10,7 +11,6 @@ import asyncio
 import fcntl
 import logging
 import os
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
@@ -21,7 +21,9 @@ from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
-from kubegc.controllers.manager import ControllerManager, DebugDocument, ManagerOptions
+from kubegc.component.context import DebugDocument
+from kubegc.config import ClusterConfig
+from kubegc.controllermanager import ControllerManager
 from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.context import DebugHandler
@@ -29,39 +31,6 @@ from kubegc.server.http import Request, Response
 from kubegc.storage import KV, connect_kv, run_compactor
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class ClusterConfig:
-    data_dir: Path | None = None  # None: nothing on disk (memory storage, plain HTTP)
-    storage: str = "sqlite"  # sqlite | memory | etcd://host:port[/prefix]
-    host: str = "127.0.0.1"
-    port: int = 6443  # 0: a free port
-    tls: bool = True
-    kubeconfig: Path | None = None  # default <data_dir>/kubeconfig
-    controllers: list[str] = field(default_factory=lambda: ["*"])
-    concurrent_gc_syncs: int = 20
-    gc_sync_period: float = 30.0
-    nodes: int = 1
-    event_ttl: float = 3600.0
-    decision_ttl: float = 7 * 24 * 3600.0
-    # kubelet simulator defaults (pods' kubegc.io/* annotations override them; docs/kubelet.md)
-    pod_exit_delay: float = 0.0
-    pod_prestop_delay: float = 0.0
-    pod_ignore_term: bool = False
-    job_pod_duration: float = 0.0
-    node_max_pods: int = 110
-    serve_http: bool = True
-    #: None: real time, or ``time_scale`` times faster — resumed, for a durable store, from
-    #: the lead the cluster's clock had over real time when it last ran (``CLOCK_FILE``)
-    clock: Clock | None = None
-    time_scale: float = 1.0
-    kv: KV | None = None  # an already open store (the planner's)
-    #: objects to load as they are before controllers start (the planner's dump); the
-    #: default namespaces are then not created
-    snapshot: list[Obj] | None = None
-    compaction_interval: float = 300.0  # as kube-apiserver: compact every 5 minutes
-    compaction_keep: int = 100_000  # revisions kept for watches to resume
 
 
 def _document_handler(document: DebugDocument) -> DebugHandler:
@@ -233,16 +202,8 @@ class Cluster:
     async def _start_controllers(self) -> None:
         if self.client is None:
             raise RuntimeError("client not ready")
-        manager = ControllerManager(self.client, clock=self.clock, options=ManagerOptions(
-            controllers=self.config.controllers,
-            concurrent_gc_syncs=self.config.concurrent_gc_syncs,
-            gc_sync_period=self.config.gc_sync_period, nodes=self.config.nodes,
-            event_ttl=self.config.event_ttl, decision_ttl=self.config.decision_ttl,
-            pod_exit_delay=self.config.pod_exit_delay,
-            pod_prestop_delay=self.config.pod_prestop_delay,
-            pod_ignore_term=self.config.pod_ignore_term,
-            job_pod_duration=self.config.job_pod_duration,
-            node_max_pods=self.config.node_max_pods))
+        manager = ControllerManager(self.client, clock=self.clock,
+                                    config=self.config.controller_manager)
         self.controller_manager = manager
         await manager.start()
         if self.server is not None:

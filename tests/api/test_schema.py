@@ -1,4 +1,4 @@
-"""Built-in OpenAPI schemas and the required-field check (spec §12: the Python client cannot
+"""Built-in OpenAPI schemas and the required-field check (the official Python client cannot
 read objects that lack fields the schema marks required)."""
 
 from __future__ import annotations

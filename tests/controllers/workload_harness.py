@@ -1,8 +1,8 @@
 """A small harness for unit tests of the workload controllers against ``FakeClient``.
 
-``running(factory, client)`` builds the controller over a minimal stand-in for the
-``ControllerManager`` (client, clock, shared informers, options), starts it and its
-informers, and stops everything afterwards. ``eventually`` waits on a condition with a
+``running(factory, client)`` builds the controller from a ``ControllerContext`` (client,
+clock, shared informers, options, recorder) as the controller manager does, starts it and
+its informers, and stops everything afterwards. ``eventually`` waits on a condition with a
 deadline (never a sleep); ``quiet`` waits until the controller and informers are idle for
 a number of consecutive loop turns, to check that something did *not* happen.
 """
@@ -20,47 +20,57 @@ from kubegc.api.clock import Clock, ManualClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache import SharedInformerFactory
-from kubegc.client.events import EventRecorder
 from kubegc.client.fake import FakeClient
-from kubegc.controllers.manager import ManagerOptions
+from kubegc.component import ControllerContext
+from kubegc.component.config import ControllerManagerConfiguration
+from kubegc.controllermanager import CONTROLLERS
 
 PODS = GroupVersionResource("", "v1", "pods")
 EVENTS = GroupVersionResource("", "v1", "events")
 NODES = GroupVersionResource("", "v1", "nodes")
 
 
-class FakeManager:
-    def __init__(self, client: FakeClient, clock: Clock) -> None:
-        self.client = client
-        self.clock = clock
-        self.options = ManagerOptions()
-        self.informers = SharedInformerFactory(client, clock=clock)
-        self.recorder = EventRecorder(client, component="test", clock=clock)
+def context_for(factory: Any, client: FakeClient, clock: Clock, options: Any = None, *,
+                informers: SharedInformerFactory | None = None) -> ControllerContext[Any]:
+    """The context the controller manager would hand ``factory`` (a controller class);
+    ``options`` default to its section of the default configuration."""
+    if options is None:
+        [descriptor] = [d for d in CONTROLLERS.values() if d.constructor is factory]
+        options = descriptor.options(ControllerManagerConfiguration())
+    return ControllerContext(
+        client=client, clock=clock,
+        informer_factory=informers or SharedInformerFactory(client, clock=clock),
+        options=options, component=factory.component)
 
 
 @asynccontextmanager
 async def running(factory: Callable[[Any], Any], client: FakeClient,
-                  clock: Clock | None = None) -> AsyncIterator[Any]:
-    """One controller, started with its informers."""
-    async with running_all([factory], client, clock) as controllers:
+                  clock: Clock | None = None, *, options: Any = None) -> AsyncIterator[Any]:
+    """One controller, started with its informers (``options``: its configuration section,
+    default the default one)."""
+    async with running_all([factory], client, clock, options=[options]) as controllers:
         yield controllers[0]
 
 
 @asynccontextmanager
 async def running_all(factories: Sequence[Callable[[Any], Any]], client: FakeClient,
-                      clock: Clock | None = None) -> AsyncIterator[list[Any]]:
+                      clock: Clock | None = None, *, options: Sequence[Any] = ()
+                      ) -> AsyncIterator[list[Any]]:
     """Several controllers sharing one informer factory, as in the controller manager."""
-    manager = FakeManager(client, clock or ManualClock())
-    controllers = [factory(manager) for factory in factories]
+    clock = clock or ManualClock()
+    informers = SharedInformerFactory(client, clock=clock)
+    sections = list(options) or [None] * len(factories)
+    controllers = [factory(context_for(factory, client, clock, section, informers=informers))
+                   for factory, section in zip(factories, sections, strict=True)]
     for controller in controllers:
         await controller.start()
-    manager.informers.start()
+    informers.start()
     try:
         yield controllers
     finally:
         for controller in controllers:
             await controller.stop()
-        await manager.informers.stop()
+        await informers.stop()
 
 
 async def eventually(predicate: Callable[[], object], timeout: float = 5.0,

@@ -1,6 +1,7 @@
-"""The garbage collector's e2e scenarios (gc-behaviour.md §3, E2E-01..E2E-11) against a
-``kubegc serve`` running every controller — the RC, Deployment, Job and CronJob controllers
-build the owner chains, with controller references, as in a real cluster."""
+"""The garbage collector's e2e scenarios (upstream's
+test/e2e/apimachinery/garbage_collector.go) against a ``kubegc serve`` running every
+controller — the RC, Deployment, Job and CronJob controllers build the owner chains, with
+controller references, as in a real cluster."""
 
 from __future__ import annotations
 

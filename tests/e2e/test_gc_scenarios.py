@@ -1,6 +1,7 @@
-"""The garbage collector's integration scenarios (gc-behaviour.md §2, IT-01..IT-14) against a
-real ``kubegc serve`` running only the garbage collector, as upstream's integration tests
-run no other controller. Requests go over HTTP, as kubectl sends them."""
+"""The garbage collector's integration scenarios (upstream's
+test/integration/garbagecollector) against a real ``kubegc serve`` running only the garbage
+collector, as upstream's integration tests run no other controller. Requests go over HTTP,
+as kubectl sends them."""
 
 from __future__ import annotations
 
@@ -116,7 +117,9 @@ async def test_it03_stressing_cascading_deletion(c: RestClient, ns: str,
                                    for k in range(3)))
 
     await asyncio.gather(*(collection(i) for i in range(10)))
-    await settle(gc_server)  # every pod observed before its owner's deletion (IT-03's wait)
+    # every pod observed before its owner's deletion (the wait of upstream's
+    # TestStressingCascadingDeletion)
+    await settle(gc_server)
 
     async def delete_all(i: int) -> None:
         for g, (_, options, _) in enumerate(STRESS_GROUPS, start=1):

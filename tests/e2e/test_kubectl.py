@@ -118,7 +118,8 @@ def test_patch(server: Server, ns: str, patch_type: str, patch: str) -> None:
 
 
 def test_get_watch_sees_changes(server: Server, ns: str) -> None:
-    """``get NAME -w`` discards the first watch event (§6.2); every later change shows."""
+    """``get NAME -w`` discards the first watch event (kubectl's ``get -w`` of one object); every
+    later change shows."""
     server.kubectl("create", "configmap", "w1", "-n", ns)
     proc = subprocess.Popen(
         [KUBECTL or "kubectl", "--kubeconfig", str(server.kubeconfig), "--cache-dir",

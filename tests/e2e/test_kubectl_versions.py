@@ -1,7 +1,7 @@
 """get / apply / delete with every kubectl version on the machine (1.27–1.33): discovery
 negotiation differs (1.27–1.29 accept only aggregated v2beta1) and so does validation
 (1.27/1.28 validate against OpenAPI v2, which kubegc does not serve — they need
-``--validate=false``, as kubectl-protocol.md §11 measured)."""
+``--validate=false``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Namespace conformance behaviours (gc-behaviour.md NS-01..NS-06) through the official
-Python client and kubectl, against ``kubegc serve`` with all controllers."""
+"""Namespace conformance behaviours (upstream's test/e2e/apimachinery/namespace.go) through
+the official Python client and kubectl, against ``kubegc serve`` with all controllers."""
 
 from __future__ import annotations
 

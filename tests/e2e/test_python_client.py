@@ -1,5 +1,5 @@
 """The official ``kubernetes`` Python client (37.x) against ``kubegc serve``: typed APIs,
-CustomObjectsApi, ``watch.Watch().stream`` and DynamicClient (kubectl-protocol.md §12)."""
+CustomObjectsApi, ``watch.Watch().stream`` and DynamicClient."""
 
 from __future__ import annotations
 

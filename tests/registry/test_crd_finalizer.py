@@ -2,8 +2,8 @@
 carries ``Terminating`` = True / InstanceDeletionInProgress; the write that drops the
 cleanup finalizer sets InstanceDeletionCompleted and removes the CRD.
 
-``crd.finalize`` runs here on a bare Store and WatchCache (the Registry would start its own
-cleanup of the same CRD)."""
+``crd_finalizer.finalize`` runs here on a bare Store and WatchCache (the Registry would start
+its own cleanup of the same CRD)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from kubegc.api.clock import ManualClock, format_time
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import Catalog
-from kubegc.registry import Registry
+from kubegc.registry import Registry, crd_finalizer
 from kubegc.registry import crd as crds
 from kubegc.registry.deletion import delete
 from kubegc.registry.store import Store
@@ -47,7 +47,7 @@ class Parts:
 
     async def terminating(self) -> dict[str, Any] | None:
         crd = await self.store.get(self.crd_t, NAME)
-        found = [c for c in crd["status"]["conditions"] if c["type"] == crds.TERMINATING]
+        found = [c for c in crd["status"]["conditions"] if c["type"] == crd_finalizer.TERMINATING]
         return found[0] if found else None
 
 
@@ -84,7 +84,7 @@ async def test_terminating_while_instances_are_deleted(parts: Parts) -> None:
     await parts.store.create(parts.widgets, {"metadata": {"name": "free"}})
     await delete(parts.store, parts.crd_t, NAME, {})
     parts.clock.advance(5)
-    task = asyncio.create_task(crds.finalize(parts.store, parts.cache, parts.crd_t, NAME,
+    task = asyncio.create_task(crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
                                              stopping=lambda: False))
     condition = await _until(parts.terminating)
     assert condition == {"type": "Terminating", "status": "True",
@@ -113,18 +113,18 @@ async def test_another_finalizer_keeps_the_finalized_crd(parts: Parts) -> None:
     crd["metadata"]["finalizers"].append("example.com/keep")
     await parts.store.update(parts.crd_t, NAME, crd)
     await delete(parts.store, parts.crd_t, NAME, {})
-    result, removed = await crds.finalize(parts.store, parts.cache, parts.crd_t, NAME,
+    result, removed = await crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
                                           stopping=lambda: False)
     assert not removed
     assert result["metadata"]["finalizers"] == ["example.com/keep"]
-    assert await parts.terminating() == {**crds.COMPLETED, "lastTransitionTime": format_time(
-        parts.clock.now())}
+    assert await parts.terminating() == {
+        **crd_finalizer.COMPLETED, "lastTransitionTime": format_time(parts.clock.now())}
 
 
 async def test_stopping_leaves_the_finalizer(parts: Parts) -> None:
     await parts.store.create(parts.widgets, {"metadata": {"name": "w"}})
     await delete(parts.store, parts.crd_t, NAME, {})
-    result, removed = await crds.finalize(parts.store, parts.cache, parts.crd_t, NAME,
+    result, removed = await crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
                                           stopping=lambda: True)
     assert not removed
     assert crds.CLEANUP_FINALIZER in result["metadata"]["finalizers"]
@@ -134,12 +134,13 @@ async def test_stopping_leaves_the_finalizer(parts: Parts) -> None:
 def test_set_condition_keeps_the_transition_time_unless_the_status_flips() -> None:
     crd: dict[str, Any] = {"status": {"conditions": [
         {"type": "Established", "status": "True", "lastTransitionTime": "t0"}]}}
-    crds.set_condition(crd, crds.IN_PROGRESS, "t1")
-    crds.set_condition(crd, crds.terminating("True", "InstanceDeletionFailed", "boom"), "t2")
+    crds.set_condition(crd, crd_finalizer.IN_PROGRESS, "t1")
+    failed = crd_finalizer.terminating("True", "InstanceDeletionFailed", "boom")
+    crds.set_condition(crd, failed, "t2")
     assert crd["status"]["conditions"][1] == {
         "type": "Terminating", "status": "True", "reason": "InstanceDeletionFailed",
         "message": "boom", "lastTransitionTime": "t1"}
-    crds.set_condition(crd, crds.COMPLETED, "t3")
+    crds.set_condition(crd, crd_finalizer.COMPLETED, "t3")
     assert crd["status"]["conditions"][1]["lastTransitionTime"] == "t3"
     assert crd["status"]["conditions"][0] == {"type": "Established", "status": "True",
                                               "lastTransitionTime": "t0"}

@@ -1,4 +1,7 @@
-"""The DELETE decision tables of gc-behaviour.md: ST-01, ST-02, §6, ST-03..ST-06."""
+"""The DELETE decision tables of upstream's registry/generic/registry/store_test.go
+(TestStoreDeleteWithOrphanDependents, TestStoreDeletionPropagation, the per-resource
+DefaultGarbageCollectionPolicy, TestGracefulStoreHandleFinalizers and the other delete
+tests)."""
 
 from __future__ import annotations
 
@@ -18,10 +21,10 @@ C: list[str] = []
 D = ["orphan"]
 DELETED = None  # the object is gone
 
-# ST-01: (options, strategy resource, existing finalizers, expected finalizers or DELETED).
-# "configmaps" has the default strategy (DeleteDependents); v1 "replicationcontrollers" the
-# orphan-default strategy, as upstream's store tests use defaultDeleteStrategy and
-# orphanDeleteStrategy.
+# TestStoreDeleteWithOrphanDependents: (options, strategy resource, existing finalizers, expected
+# finalizers or DELETED). "configmaps" has the default strategy (DeleteDependents); v1
+# "replicationcontrollers" the orphan-default strategy, as upstream's store tests use
+# defaultDeleteStrategy and orphanDeleteStrategy.
 ST01 = [
     ({"orphanDependents": True}, "configmaps", A, A),
     ({"orphanDependents": True}, "configmaps", B, ["foo.com/x", "bar.com/y", "orphan"]),
@@ -121,7 +124,8 @@ async def test_st02_propagation_policy(
         assert left is not None and left["metadata"]["finalizers"] == expected
 
 
-# §6: what a DELETE without options adds, per resource (default GC policy).
+# DefaultGarbageCollectionPolicy: what a DELETE without options adds, per resource (default GC
+# policy).
 DEFAULT_POLICY = [
     ("replicationcontrollers", ["orphan"]),
     ("jobs", ["orphan"]),

@@ -1,4 +1,6 @@
-"""Namespace deletion in storage: NS-08..NS-14 of gc-behaviour.md."""
+"""Namespace deletion in storage, as upstream's pkg/registry/core/namespace/storage/
+storage_test.go (TestDeleteNamespaceWith*Finalizers, TestUpdateDeletingNamespaceWith*,
+TestFinalizeDeletingNamespaceWith*, TestDeleteWithGCFinalizers)."""
 
 from __future__ import annotations
 

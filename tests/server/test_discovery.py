@@ -1,4 +1,4 @@
-"""Discovery documents as kubectl and the Python client read them (spec §3)."""
+"""Discovery documents as kubectl and the Python client read them (KEP-3352)."""
 
 from __future__ import annotations
 

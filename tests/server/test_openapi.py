@@ -1,4 +1,4 @@
-"""OpenAPI v3 documents as kubectl's validation, apply and explain read them (spec §4)."""
+"""OpenAPI v3 documents as kubectl's validation, apply and explain read them (KEP-2896)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ def patch_operations(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
 
 
 def kubectl_supports_field_validation(doc: dict[str, Any], gvk: dict[str, str]) -> bool:
-    """kubectl 1.29+'s check before `create -f`/`apply -f` (spec §4.2 step 3)."""
+    """kubectl 1.29+'s check before `create -f`/`apply -f` (cli-runtime's
+    query_param_verifier_v3.go: a ``patch`` with ``fieldValidation``)."""
     return any(
         op.get("x-kubernetes-group-version-kind") == gvk
         and any(p["name"] == "fieldValidation" and p["in"] == "query" for p in op["parameters"])

@@ -1,4 +1,4 @@
-"""Decoding kubectl's protobuf request bodies (spec §10.2).
+"""Decoding kubectl's protobuf request bodies (``application/vnd.kubernetes.protobuf``).
 
 The golden ``testdata/*.pb`` files are the exact bodies kubectl 1.32 POSTed for
 ``kubectl create ...`` to a capture server; each ``.json`` beside it is what the same kubectl

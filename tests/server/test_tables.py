@@ -1,4 +1,5 @@
-"""``metav1.Table`` rendering for ``kubectl get`` (spec §5, upstream printers.go)."""
+"""``metav1.Table`` rendering for ``kubectl get`` (upstream
+pkg/printers/internalversion/printers.go)."""
 
 from __future__ import annotations
 

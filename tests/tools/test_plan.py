@@ -105,7 +105,8 @@ async def deployment(c: Client) -> Obj:
 
 
 async def cycle(c: Client) -> Obj:
-    """a → c → b → a (→: owned by), every reference blocking, as E2E-08's pods."""
+    """a → c → b → a (→: owned by), every reference blocking, as the pods of upstream's e2e "should
+    not be blocked by dependency circle"."""
     a = await make(c, CM, "ConfigMap", "cyc-a")
     b = await make(c, CM, "ConfigMap", "cyc-b", ref(a, block=True, controller=True))
     last = await make(c, CM, "ConfigMap", "cyc-c", ref(b, block=True, controller=True))

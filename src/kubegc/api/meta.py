@@ -27,11 +27,19 @@ class DeletionPropagation(enum.StrEnum):
 
 
 class EventType(enum.StrEnum):
+    """A watch event's ``type``. A ``StrEnum``: the string a server sent compares equal."""
+
     ADDED = "ADDED"
     MODIFIED = "MODIFIED"
     DELETED = "DELETED"
     BOOKMARK = "BOOKMARK"
     ERROR = "ERROR"
+
+
+# The members as module constants, for the per-event paths (reflectors, watchers): a global
+# lookup costs a quarter of ``EventType.ADDED``'s attribute lookup on the enum class.
+ADDED, MODIFIED, DELETED = EventType.ADDED, EventType.MODIFIED, EventType.DELETED
+BOOKMARK, ERROR = EventType.BOOKMARK, EventType.ERROR
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ does not check built-in objects against their OpenAPI schema; each kind's hand-w
 validation rejects missing fields (``field.Required``: ``spec.containers: Required value``),
 and kubegc does the same in ``registry/strategy.py`` for the kinds it validates (pods and
 the workloads' pod templates). Clients rely on that: the official Python client cannot even
-read a Pod without ``spec.containers`` (spec/kubectl-protocol.md §12).
+read a Pod without ``spec.containers`` (tests/e2e/test_python_client.py).
 """
 
 from __future__ import annotations

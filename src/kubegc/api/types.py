@@ -8,13 +8,9 @@ revision inside storage; only the registry converts between the two.
 from __future__ import annotations
 
 import copy
-from typing import Any, NewType, TypeVar
+from typing import Any, TypeVar
 
 import orjson
-
-Uid = NewType("Uid", str)
-ResourceVersion = NewType("ResourceVersion", str)
-Revision = NewType("Revision", int)
 
 #: A Kubernetes object as decoded from JSON (``{"apiVersion", "kind", "metadata", ...}``).
 Obj = dict[str, Any]

@@ -35,8 +35,10 @@ def validate_name(name: str, validator: NameValidator, path: str = "metadata.nam
 def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences") -> list[
     StatusCause
 ]:
-    """VAL: non-empty apiVersion/kind/name/uid, no ``v1 Event`` owner, one controller at most
-    (``ValidateOwnerReferences``: each reference's errors name the list's path, no index)."""
+    """Non-empty apiVersion/kind/name/uid, no ``v1 Event`` owner, one controller at most
+    (``validateOwnerReference`` and ``ValidateOwnerReferences``,
+    apimachinery/pkg/api/validation/objectmeta.go: each reference's errors name the list's
+    path, no index)."""
     if refs is None:
         return []
     if not isinstance(refs, list):

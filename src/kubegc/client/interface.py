@@ -29,7 +29,8 @@ class PatchType(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class WatchEvent:
-    """One watch event: ``type`` is ADDED/MODIFIED/DELETED/BOOKMARK/ERROR."""
+    """One watch event: ``type`` is one of ``kubegc.api.meta.EventType`` (a ``StrEnum``: the
+    string a server sent compares equal to its member)."""
 
     type: str
     object: Obj

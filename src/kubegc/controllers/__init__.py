@@ -1,4 +1,13 @@
-"""Controllers: the control loops of kubegc (cf. kube-controller-manager).
+"""Controllers: the control loops of kubegc, one package per upstream pkg/controller/<name>
+(garbagecollector, namespace, deployment, replicaset, replication, job, cronjob,
+statefulset, daemon, endpoint, podgc; kubegc's own eventttl and deletionrecords), each
+built from a ``kubegc.component.ControllerContext`` by ``kubegc.controllermanager``. The
+modules beside the packages are upstream's pkg/controller/*.go every controller shares
+(``controller_utils``, ``controller_ref_manager``).
+
+Controller packages do not import each other, except where upstream's do (replication on
+replicaset, cronjob on job.util) and deletionrecords on the garbage collector's records;
+import-linter checks it (pyproject.toml).
 
 Concurrency model: asyncio, one event loop per process. A controller is a set of tasks
 (informer tasks, a single-threaded event processor, N workers) that cooperate on that one
@@ -18,5 +27,5 @@ Loops are stoppable by cancelling their tasks and shutting down their queues; a
 controller exposes ``is_idle()`` (nothing queued, delayed or in flight that could still
 make progress) so tests and ``settle()`` wait on conditions instead of sleeping.
 
-May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
+May import: ``kubegc.api``, ``kubegc.client``, ``kubegc.component`` and the standard library.
 """

@@ -25,10 +25,11 @@ from typing import Any
 from kubegc.api.errors import StatusError, is_conflict, is_invalid, is_not_found
 from kubegc.api.labels import LabelSelector
 from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of, uid_of
+from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, PatchType
-from kubegc.controllers.controller_utils import PODS, raise_aggregate
+from kubegc.controllers.controller_utils import raise_aggregate
 
 REPLICASETS = GroupVersionResource("apps", "v1", "replicasets")
 

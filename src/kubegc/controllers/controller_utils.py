@@ -35,6 +35,7 @@ from typing import Any
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.meta import controller_ref_of, name_of, namespace_of, uid_of
+from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache import SharedInformer
@@ -43,7 +44,6 @@ from kubegc.client.interface import Client, DeleteOptions, PatchType
 
 log = logging.getLogger(__name__)
 
-PODS = GroupVersionResource("", "v1", "pods")
 
 #: Seconds after which unmet expectations are ignored (upstream ``ExpectationsTimeout``).
 EXPECTATIONS_TIMEOUT = 300.0

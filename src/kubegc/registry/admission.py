@@ -65,7 +65,8 @@ def check_fields(t: Target, obj: Obj, mode: str, warnings: list[str] | None) -> 
 
 
 def validate_object_meta(t: Target, strategy: Strategy, obj: Obj) -> list[StatusCause]:
-    """``ValidateObjectMeta`` plus the kubegc-wide metadata rules (VAL)."""
+    """``ValidateObjectMeta`` (apimachinery/pkg/api/validation/objectmeta.go), owner
+    references included."""
     meta = obj["metadata"]
     causes: list[StatusCause] = []
     name = str(meta.get("name") or "")

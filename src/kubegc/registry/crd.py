@@ -1,7 +1,7 @@
 """CustomResourceDefinitions (cf. apiextensions-apiserver): an established CRD adds its
 resource to the catalog; a deleted CRD first deletes every instance (the
-``customresourcecleanup.apiextensions.k8s.io`` finalizer, with the ``Terminating``
-condition ``CRDFinalizer`` keeps), then leaves the catalog.
+``customresourcecleanup.apiextensions.k8s.io`` finalizer, run by ``crd_finalizer``), then
+leaves the catalog.
 
 The resource a CRD serves is a ``CustomResourceInfo``: a ``ResourceInfo`` that also carries
 the compiled structural schemas of its versions (``CustomResourceSchemas``). Schemas are
@@ -11,34 +11,20 @@ changes keeps an equal info and the catalog does not churn.
 
 from __future__ import annotations
 
-import logging
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-from kubegc.api import errors
-from kubegc.api.clock import format_time
 from kubegc.api.errors import StatusCause
-from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import ResourceInfo, Subresource, split_api_version
 from kubegc.api.structural import Structural, compile_schema, default, prune
 from kubegc.api.structural import validate as validate_schema
 from kubegc.api.structural import validate_status as validate_status_schema
 from kubegc.api.types import Obj
-from kubegc.registry.keys import key_root
-from kubegc.registry.target import Target, decode
-
-if TYPE_CHECKING:
-    from kubegc.registry.store import Store
-    from kubegc.registry.watch_cache import WatchCache
-
-log = logging.getLogger(__name__)
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
-TERMINATING = "Terminating"
 
 
 class CustomResourceSchemas:
@@ -200,87 +186,3 @@ def set_condition(crd: Obj, condition: dict[str, str], now: str) -> None:
     else:
         conditions.append({**condition, "lastTransitionTime": now})
     status["conditions"] = conditions
-
-
-def terminating(status: str, reason: str, message: str) -> dict[str, str]:
-    return {"type": TERMINATING, "status": status, "reason": reason, "message": message}
-
-
-IN_PROGRESS = terminating("True", "InstanceDeletionInProgress",
-                          "CustomResource deletion is in progress")
-COMPLETED = terminating("False", "InstanceDeletionCompleted", "removed all instances")
-
-
-def _failed(err: Exception) -> dict[str, str]:
-    return terminating("True", "InstanceDeletionFailed", f"could not issue all deletes: {err}")
-
-
-async def finalize(store: Store, cache: WatchCache, crd_t: Target, name: str, *,
-                   stopping: Callable[[], bool]) -> tuple[Obj, bool]:
-    """``CRDFinalizer.sync`` for a CRD being deleted: ``Terminating`` =
-    InstanceDeletionInProgress, delete every instance and wait until they are gone, then
-    drop the cleanup finalizer with ``Terminating`` = InstanceDeletionCompleted in the same
-    write (which removes the CRD when no other finalizer is left). A failure to delete sets
-    InstanceDeletionFailed and is raised. Returns ``guaranteed_update``'s (object, removed).
-
-    Raises NotFound when the CRD is gone; returns early (the CRD as it is) once
-    ``stopping()`` is true."""
-    crd, _ = await _update_status(store, crd_t, name, IN_PROGRESS)
-    info = resource_info_for(crd)
-    try:
-        if info is not None:
-            await _delete_instances(store, cache, info, stopping=stopping)
-    except errors.StatusError as e:
-        if not errors.is_not_found(e):
-            await _update_status(store, crd_t, name, _failed(e))
-        raise
-    if stopping():
-        return crd, False
-    return await _update_status(store, crd_t, name, COMPLETED, drop_finalizer=True)
-
-
-async def _update_status(store: Store, crd_t: Target, name: str, condition: dict[str, str],
-                         *, drop_finalizer: bool = False) -> tuple[Obj, bool]:
-    from kubegc.registry.strategy import strategy_for  # strategy imports this module
-
-    async def update(current: Obj) -> Any:
-        new = {**current, "status": dict(current.get("status") or {})}
-        set_condition(new, condition, format_time(store.clock.now()))
-        if drop_finalizer:
-            # the status subresource keeps the stored metadata: drop the finalizer there,
-            # so that this one write both finalizes and (with no finalizer left) removes
-            meta = current["metadata"]
-            meta["finalizers"] = [f for f in meta.get("finalizers") or []
-                                  if f != CLEANUP_FINALIZER]
-        return store.prepare_update(crd_t, strategy_for(crd_t.info), current, new,
-                                    subresource="status", check_resource_version=False)
-
-    return await store.guaranteed_update(crd_t, name, update)
-
-
-async def _delete_instances(store: Store, cache: WatchCache, info: ResourceInfo, *,
-                            stopping: Callable[[], bool]) -> None:
-    """Delete every instance (each as a DELETE with default options would) and wait, on
-    the watch cache, until none is left."""
-    from kubegc.registry.deletion import delete  # deletion -> store -> strategy -> here
-
-    prefix = key_root(info)
-    while not stopping():
-        watcher = cache.subscribe(prefix, cache.revision)
-        try:
-            listed = await store.kv.range(prefix, prefix=True)
-            if not listed.kvs:
-                return
-            for kv in listed.kvs:
-                obj = decode(kv)
-                if is_being_deleted(obj):
-                    continue
-                item_t = Target(info, info.storage_version, obj["metadata"].get("namespace", ""))
-                try:
-                    await delete(store, item_t, obj["metadata"]["name"], {})
-                except errors.StatusError as e:
-                    if not errors.is_not_found(e):
-                        raise
-            await watcher.next_batch(timeout=5.0)
-        finally:
-            watcher.close()

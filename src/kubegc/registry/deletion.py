@@ -1,7 +1,11 @@
 """DELETE with Kubernetes semantics (cf. generic ``Store.Delete``, ``rest.BeforeDelete``,
-``deletionFinalizersForGarbageCollection`` and the namespace storage's own ``Delete``).
+``updateForGracefulDeletionAndFinalizers`` and ``deletionFinalizersForGarbageCollection``;
+a resource's own Delete, the namespaces', is ``Strategy.delete``: ``namespace.py``).
 
-The decision table is gc-behaviour.md ST-01..ST-06, NS-08..NS-14 and §6:
+The decision tables are upstream's store_test.go (``TestStoreDeleteWithOrphanDependents``,
+``TestStoreDeletionPropagation``, ``TestGracefulStoreHandleFinalizers``,
+``TestNonGracefulStoreHandleFinalizers``) and each strategy's
+``DefaultGarbageCollectionPolicy``:
 * GC finalizers: ``orphanDependents`` > ``propagationPolicy`` > an existing GC finalizer >
   the resource's default policy; ``Unsupported`` resources (events) never get them.
 * Graceful resources (pods) get ``deletionTimestamp = now + grace`` and
@@ -25,11 +29,9 @@ from kubegc.api.meta import (
 )
 from kubegc.api.types import Obj
 from kubegc.api.validation import validate_delete_options
-from kubegc.registry.store import DELETE, Store
+from kubegc.registry.store import Store, UpdateFn
 from kubegc.registry.strategy import GCPolicy, Strategy, strategy_for
-from kubegc.registry.target import Target
-
-_UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
+from kubegc.registry.target import DELETE, Target
 
 
 class _PendingGraceful(Exception):
@@ -167,18 +169,37 @@ def mark_as_deleting(store: Store, obj: Obj) -> None:
 
 
 async def delete(store: Store, t: Target, name: str, options: dict[str, Any]) -> tuple[Obj, bool]:
-    """DELETE one object. Returns (object as left, whether it was removed from storage)."""
+    """DELETE one object. Returns (object as left, whether it was removed from storage).
+    A resource with a Delete of its own (``Strategy.delete``: namespaces) gets the
+    generic one to finish with."""
     check_delete_options(options)
-    if t.info.group == "" and t.info.resource == "namespaces":
-        return await delete_namespace(store, t, name, options)
-    return await _generic_delete(store, t, name, options)
+    strategy = strategy_for(t.info)
+    if strategy.delete is not None:
+        return await strategy.delete(store, t, name, options, generic=generic_delete)
+    return await _generic_delete(store, t, name, options, strategy)
 
 
-async def _generic_delete(
+async def generic_delete(
     store: Store, t: Target, name: str, options: dict[str, Any],
 ) -> tuple[Obj, bool]:
-    strategy = strategy_for(t.info)
-    dry_run = bool(options.get("dryRun"))
+    """The generic ``Store.Delete``: one guaranteed update of
+    ``update_for_graceful_deletion_and_finalizers``."""
+    return await _generic_delete(store, t, name, options, strategy_for(t.info))
+
+
+async def _generic_delete(store: Store, t: Target, name: str, options: dict[str, Any],
+                          strategy: Strategy) -> tuple[Obj, bool]:
+    update = update_for_graceful_deletion_and_finalizers(store, t, strategy, options)
+    return await store.guaranteed_update(t, name, update, dry_run=bool(options.get("dryRun")))
+
+
+def update_for_graceful_deletion_and_finalizers(
+    store: Store, t: Target, strategy: Strategy, options: dict[str, Any],
+) -> UpdateFn:
+    """Upstream's ``Store.updateForGracefulDeletionAndFinalizers``: the update a DELETE
+    applies to the current object — ``BeforeDelete`` (preconditions, the grace period),
+    then the GC finalizers the options ask for; the result keeps the object (graceful, or
+    finalizers pending: ``markAsDeleting``) or is ``DELETE``."""
 
     async def update(current: Obj) -> Any:
         opts = dict(options)  # before_delete sets gracePeriodSeconds; nested values: read only
@@ -200,93 +221,12 @@ async def _generic_delete(
             return current
         return DELETE
 
-    return await store.guaranteed_update(t, name, update, dry_run=dry_run)
-
-
-async def delete_namespace(
-    store: Store, t: Target, name: str, options: dict[str, Any],
-) -> tuple[Obj, bool]:
-    """The namespace storage's Delete (NS-08..NS-14): the first DELETE only marks the
-    namespace Terminating; it is removed once spec and metadata finalizers are empty."""
-    if name in _UNDELETABLE_NAMESPACES:
-        raise errors.forbidden(t.gr, name, "this namespace may not be deleted")
-    current = await store.get(t, name)
-    pre = dict(options.get("preconditions") or {})
-    meta = current["metadata"]
-    if pre.get("uid") is not None and pre["uid"] != meta["uid"]:
-        raise errors.conflict(t.gr, name, f"Precondition failed: UID in precondition: "
-                                          f"{pre['uid']}, UID in object meta: {meta['uid']}")
-    if pre.get("resourceVersion") is not None and pre["resourceVersion"] != meta[
-            "resourceVersion"]:
-        raise errors.conflict(
-            t.gr, name, f"Precondition failed: ResourceVersion in precondition: "
-                        f"{pre['resourceVersion']}, ResourceVersion in object meta: "
-                        f"{meta['resourceVersion']}")
-    dry_run = bool(options.get("dryRun"))
-    uid = meta["uid"]
-    if not meta.get("deletionTimestamp"):
-        async def start_terminating(existing: Obj) -> Any:
-            emeta = existing["metadata"]
-            if emeta["uid"] != uid:
-                raise errors.conflict(t.gr, name, f"Precondition failed: UID in precondition: "
-                                                  f"{uid}, UID in object meta: {emeta['uid']}")
-            if not emeta.get("deletionTimestamp"):
-                emeta["deletionTimestamp"] = format_time(store.clock.now())
-            existing.setdefault("status", {})["phase"] = "Terminating"
-            current_f = list(emeta.get("finalizers") or [])
-            want = _namespace_gc_finalizers(options, current_f)
-            new_f = [f for f in current_f if f not in GC_FINALIZERS] + want
-            if set(new_f) != set(current_f):
-                emeta["finalizers"] = new_f
-            if not emeta.get("finalizers"):
-                emeta.pop("finalizers", None)
-            return existing
-
-        return await store.guaranteed_update(t, name, start_terminating, dry_run=dry_run)
-    if (current.get("spec") or {}).get("finalizers"):
-        return current, False
-    return await _generic_delete(store, t, name, options)
-
-
-def _namespace_gc_finalizers(options: dict[str, Any], current: list[str]) -> list[str]:
-    orphan_opt, policy = options.get("orphanDependents"), options.get("propagationPolicy")
-    if orphan_opt is not None:
-        orphan, foreground = bool(orphan_opt), False
-    elif policy is not None:
-        orphan = policy == DeletionPropagation.ORPHAN
-        foreground = policy == DeletionPropagation.FOREGROUND
-    else:
-        orphan = FINALIZER_ORPHAN_DEPENDENTS in current
-        foreground = FINALIZER_DELETE_DEPENDENTS in current
-    return ([FINALIZER_ORPHAN_DEPENDENTS] if orphan else []) + (
-        [FINALIZER_DELETE_DEPENDENTS] if foreground else [])
-
-
-async def finalize_namespace(store: Store, t: Target, name: str, obj: Obj, *,
-                             dry_run: bool = False) -> Obj:
-    """PUT /api/v1/namespaces/<name>/finalize: only ``spec.finalizers`` changes."""
-    spec = obj.get("spec") or {}
-    finalizers = spec.get("finalizers") or []
-    rv = (obj.get("metadata") or {}).get("resourceVersion")
-
-    async def update(existing: Obj) -> Any:
-        if rv and rv != existing["metadata"]["resourceVersion"]:
-            raise errors.conflict(t.gr, name, errors.OBJECT_MODIFIED)
-        existing.setdefault("spec", {})["finalizers"] = list(finalizers)
-        if not finalizers:
-            existing["spec"].pop("finalizers", None)
-        meta = existing["metadata"]
-        if meta.get("deletionTimestamp") and not finalizers and not meta.get("finalizers"):
-            return DELETE
-        return existing
-
-    result, _ = await store.guaranteed_update(t, name, update, dry_run=dry_run)
-    return result
+    return update
 
 
 __all__ = [
     "check_delete_options",
     "delete",
     "deletion_finalizers_for_garbage_collection",
-    "finalize_namespace",
+    "update_for_graceful_deletion_and_finalizers",
 ]

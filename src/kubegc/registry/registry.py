@@ -14,9 +14,11 @@ from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
 from kubegc.api.types import Obj, clone
 from kubegc.registry import crd as crds
+from kubegc.registry import crd_finalizer
 from kubegc.registry.conversion import to_storage
-from kubegc.registry.deletion import check_delete_options, delete, finalize_namespace
+from kubegc.registry.deletion import check_delete_options, delete
 from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
+from kubegc.registry.namespace import finalize_namespace
 from kubegc.registry.patching import patch
 from kubegc.registry.store import Store
 from kubegc.registry.target import Created, Target, decode, encode, is_direct
@@ -300,12 +302,12 @@ class Registry:
 
     async def _cleanup(self, crd: Obj) -> None:
         """Finalize a deleted CRD: its instances, its Terminating condition and the cleanup
-        finalizer (``crd.finalize``)."""
+        finalizer (``crd_finalizer.finalize``)."""
         name = crd["metadata"]["name"]
         crd_t = self.target("apiextensions.k8s.io", "v1", "customresourcedefinitions")
         try:
-            result, removed = await crds.finalize(self.store, self.cache, crd_t, name,
-                                                  stopping=lambda: self._stopping)
+            result, removed = await crd_finalizer.finalize(
+                self.store, self.cache, crd_t, name, stopping=lambda: self._stopping)
             if not self._stopping:
                 self._after_write(crd_t, result, removed=removed)
         except errors.StatusError as e:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from kubegc.api import errors
@@ -28,6 +27,7 @@ from kubegc.registry.conversion import from_storage, to_storage
 from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
     Created,
+    DeleteAs,
     Target,
     decode,
     encode,
@@ -39,19 +39,6 @@ from kubegc.storage import KV, ConflictError, KeyExistsError, KeyNotFoundError
 
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_ATTEMPTS = 8
-
-@dataclass(frozen=True)
-class DeleteAs:
-    """Returned by an update function to remove the object; the request answers with
-    ``obj`` — an update that empties a deleting object's finalizers answers with that
-    updated object, as upstream's ``finalizeDelete`` does (kubectl then says "patched")."""
-
-    obj: Obj | None = None  # None: the object as it was stored
-
-
-#: Marker returned by an update function to remove the object (answering with it as stored).
-DELETE = DeleteAs()
-
 
 UpdateFn = Callable[[Obj], Awaitable[Any]]
 
@@ -139,7 +126,7 @@ class Store:
                 being_deleted = existing is not None and is_being_deleted(decode(existing))
                 raise errors.already_exists(
                     t.gr, meta["name"], being_deleted=being_deleted) from None
-            if _is_namespace(t):
+            if strategy.namespace_lifecycle:
                 self.active_namespaces.add(meta["name"])
             return Created(t, value, revision)
         raise errors.server_timeout(
@@ -208,6 +195,7 @@ class Store:
         ``DELETE``. When the key is absent, ``create`` (if given) runs instead. Returns
         (object as served, whether the object was removed)."""
         key = t.key(name)
+        namespace = strategy_for(t.info).namespace_lifecycle
         while True:
             kv = await self.kv.get(key)
             if kv is None:
@@ -216,7 +204,6 @@ class Store:
                 raise errors.not_found(t.gr, name)
             current = decode(kv)
             new = await update(decode(kv))  # a second copy to edit: cheaper than clone()
-            namespace = _is_namespace(t)
             if namespace and (isinstance(new, DeleteAs) or is_being_deleted(new)):
                 # before the write: no content may be admitted once it is terminating
                 self.active_namespaces.discard(name)
@@ -331,7 +318,7 @@ class Store:
         causes += validate_object_meta_update(old_meta, new_meta)
         if causes:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
-        if should_delete_during_update(t, old, new):
+        if should_delete_during_update(strategy, old, new):
             new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
             return DeleteAs(new)
         # As upstream's field manager: managedFields sent with the request replace the live
@@ -376,19 +363,13 @@ class Store:
 
 
 
-def should_delete_during_update(t: Target, old: Obj, new: Obj) -> bool:
-    """``ShouldDeleteDuringUpdate`` (+ the namespace variant): an update that leaves a
-    deleting object with no finalizers (and, for namespaces, no spec finalizers) and a
-    zero/unset grace period removes it."""
+def should_delete_during_update(strategy: Strategy, old: Obj, new: Obj) -> bool:
+    """``ShouldDeleteDuringUpdate``: an update that leaves a deleting object with no
+    finalizers and a zero/unset grace period removes it — if the resource's own condition
+    (``Strategy.delete_during_update``; namespaces: no spec finalizers) agrees."""
     old_meta, new_meta = old["metadata"], new["metadata"]
     if new_meta.get("finalizers") or not old_meta.get("deletionTimestamp"):
         return False
     if old_meta.get("deletionGracePeriodSeconds") not in (None, 0):
         return False
-    if t.info.group == "" and t.info.resource == "namespaces":
-        return not (new.get("spec") or {}).get("finalizers")
-    return True
-
-
-def _is_namespace(t: Target) -> bool:
-    return t.info.resource == "namespaces" and t.info.group == ""
+    return strategy.delete_during_update(new)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from kubegc.api.content import is_dns1123_label, is_dns1123_subdomain, is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
@@ -21,6 +21,8 @@ from kubegc.api.types import Obj
 from kubegc.api.validation import NameValidator
 from kubegc.registry.crd import CLEANUP_FINALIZER, CustomResourceInfo, established_status
 from kubegc.registry.defaults import DEFAULTERS, Defaulter
+from kubegc.registry.namespace import GenericDelete, delete_namespace, no_spec_finalizers
+from kubegc.registry.target import Target
 
 
 class GCPolicy(enum.Enum):
@@ -45,6 +47,18 @@ def _no_causes(obj: Obj) -> list[StatusCause]:
     return []
 
 
+def _always(obj: Obj) -> bool:
+    return True
+
+
+class Deleter(Protocol):
+    """A resource's own Delete (upstream: a REST that overrides ``Store.Delete``), handed
+    the store and the generic delete to finish with."""
+
+    def __call__(self, store: Any, t: Target, name: str, options: dict[str, Any], *,
+                 generic: GenericDelete) -> Awaitable[tuple[Obj, bool]]: ...
+
+
 @dataclass(frozen=True)
 class Strategy:
     default_gc_policy: GCPolicy = GCPolicy.DELETE_DEPENDENTS
@@ -66,7 +80,14 @@ class Strategy:
     validate_status: UpdateValidator | None = None
     #: fields of the top level that a main-resource update may not change (status subresource)
     status_fields: tuple[str, ...] = ("status",)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: the resource's condition on ``ShouldDeleteDuringUpdate`` beyond the generic rule
+    #: (upstream's ``Store.ShouldDeleteDuringUpdate``; namespaces: no spec finalizers)
+    delete_during_update: Callable[[Obj], bool] = _always
+    #: the resource's own Delete in place of the generic one (namespaces)
+    delete: Deleter | None = None
+    #: the objects are namespaces: the store keeps which are active for the
+    #: NamespaceLifecycle admission of their content
+    namespace_lifecycle: bool = False
 
     def spec_changed(self, old: Obj, new: Obj) -> bool:
         """Whether ``generation`` must be bumped by this update."""
@@ -266,6 +287,8 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
         default_gc_policy=GCPolicy.DELETE_DEPENDENTS, tracks_generation=False,
         name_validator=is_dns1123_label, prepare_for_create=_namespace_create,
         status_fields=("status", "spec"), return_deleted_object=True,
+        delete_during_update=no_spec_finalizers, delete=delete_namespace,
+        namespace_lifecycle=True,
     ),
     ("", "pods"): Strategy(graceful=True, tracks_generation=True, prepare_for_create=_pod_create,
                            validate=_validate_pod, return_deleted_object=True),

@@ -131,3 +131,16 @@ class Created:
         if not is_direct(self.t):
             return orjson.dumps(self.object())
         return with_resource_version(self.value, self.revision) if self.revision else self.value
+
+
+@dataclass(frozen=True)
+class DeleteAs:
+    """Returned by an update function to remove the object; the request answers with
+    ``obj`` — an update that empties a deleting object's finalizers answers with that
+    updated object, as upstream's ``finalizeDelete`` does (kubectl then says "patched")."""
+
+    obj: Obj | None = None  # None: the object as it was stored
+
+
+#: Marker returned by an update function to remove the object (answering with it as stored).
+DELETE = DeleteAs()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubegc.api import errors
+from kubegc.api.meta import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
 from kubegc.api.types import Obj
 from kubegc.registry.keys import key_for, key_root
 from kubegc.registry.listing import Filter, list_objects
@@ -93,7 +94,7 @@ class RegistryWatch:
             self.store, self.t, label_selector=self.req.label_selector,
             field_selector=self.req.field_selector)
         revision = int(listed["metadata"]["resourceVersion"])
-        return [Change("ADDED", item) for item in listed["items"]], revision
+        return [Change(ADDED, item) for item in listed["items"]], revision
 
     async def start(self) -> None:
         """List the initial state (when asked) and subscribe; bad requests raise here,
@@ -116,7 +117,7 @@ class RegistryWatch:
         if not self._started:
             await self.start()
         if self._error is not None:
-            yield [Change("ERROR", self._error)]
+            yield [Change(ERROR, self._error)]
             return
         if self._initial:
             yield self._initial
@@ -160,22 +161,22 @@ class RegistryWatch:
     def _event_type(self, event: CachedEvent) -> str | None:
         if self.filter.empty:
             if event.deleted:
-                return "DELETED"
-            return "ADDED" if event.created else "MODIFIED"
+                return DELETED
+            return ADDED if event.created else MODIFIED
         if event.deleted:
             prev = event.prev_obj
-            return "DELETED" if prev is not None and self.filter(prev) else None
+            return DELETED if prev is not None and self.filter(prev) else None
         now = self.filter(event.obj)
         before = not event.created and (event.prev_obj is None or self.filter(event.prev_obj))
         if now:
-            return "MODIFIED" if before else "ADDED"
-        return "DELETED" if before else None
+            return MODIFIED if before else ADDED
+        return DELETED if before else None
 
     def _bookmark(self, revision: int, *, initial_events_end: bool = False) -> Change:
         meta: dict[str, Any] = {"resourceVersion": str(revision)}
         if initial_events_end:
             meta["annotations"] = {"k8s.io/initial-events-end": "true"}
-        return Change("BOOKMARK", {
+        return Change(BOOKMARK, {
             "kind": self.t.info.kind, "apiVersion": self.t.info.api_version(self.t.version),
             "metadata": meta,
         })

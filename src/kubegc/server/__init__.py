@@ -21,8 +21,10 @@ from kubegc.server.tls import ServingCredentials, serving_credentials
 
 @dataclass
 class ServingOptions:
-    host: str = "127.0.0.1"
-    port: int = 6443  # 0: pick a free port
+    """Where and how to serve (the defaults are ``kubegc.config.ClusterConfig``'s)."""
+
+    host: str
+    port: int  # 0: pick a free port
     ssl_context: ssl.SSLContext | None = None
     token: str | None = None
 

@@ -4,7 +4,7 @@ Pure functions of the resource ``Catalog``; the HTTP layer picks the form with
 ``negotiate_discovery`` and serializes the returned dicts (caching them per
 ``catalog.generation``, since CRDs add and remove resources at run time).
 
-Two forms, both required (spec/kubectl-protocol.md §3):
+Two forms, both required (KEP-3352 aggregated discovery; tests/server/test_discovery.py):
   * aggregated (``APIGroupDiscoveryList``, apidiscovery.k8s.io v2 or v2beta1): kubectl 1.27+
     reads every resource of every group from ``/api`` + ``/apis`` in two requests. It is only
     understood when sent with ``discovery_content_type(version)`` as Content-Type, and only in
@@ -37,7 +37,7 @@ def negotiate_discovery(accept: str) -> DiscoveryVersion | None:
     serve: an aggregated JSON ``APIGroupDiscoveryList`` in v2 or v2beta1, or anything else
     JSON-compatible (``application/json``, ``application/*``, ``*/*``), which means legacy.
     Ranges it cannot serve (protobuf, other versions, ``q=0``) are skipped. Answering v2 to a
-    client that listed only v2beta1 would silently give it zero resources (§3.2).
+    client that listed only v2beta1 (kubectl 1.27-1.29) would silently give it zero resources.
     """
     for media_range in accept.split(","):
         mime, params = _parse_media_range(media_range)

@@ -2,9 +2,10 @@
 
 Pure functions of the resource ``Catalog`` and the CRD schemas; the HTTP layer serializes
 the returned dicts and caches them (per ``catalog.generation`` and CRD schema change).
-``/openapi/v2`` is not served: kubectl asks for it only as protobuf (spec §4.2 step 5).
+``/openapi/v2`` is not served: kubectl asks for it only as protobuf
+(``application/com.github.proto-openapi.spec.v2@v1.0+protobuf``).
 
-Who reads these documents (spec/kubectl-protocol.md §4):
+Who reads these documents (KEP-2896, OpenAPI v3):
   * ``kubectl create -f`` / ``apply -f`` (validation on by default) read the index, then the
     object's group-version document, and look for a path whose ``patch`` operation carries
     ``x-kubernetes-group-version-kind`` = the object's GVK and a ``fieldValidation`` query

@@ -1,7 +1,8 @@
 """Automatic compaction (cf. the apiserver's etcd compactor, which compacts every 5 minutes).
 
 ``run_compactor`` keeps a window of the newest ``keep`` revisions so watches and paged
-lists can resume, and forgets the rest. It works with every ``KV`` backend.
+lists can resume, and forgets the rest (its owner passes both; the defaults are
+``kubegc.config.ClusterConfig``'s). It works with every ``KV`` backend.
 May import: the standard library and ``kubegc.api``.
 """
 
@@ -14,9 +15,6 @@ from kubegc.storage.errors import CompactedError, StorageClosedError, StorageErr
 from kubegc.storage.kv import KV
 
 log = logging.getLogger(__name__)
-
-DEFAULT_COMPACTION_INTERVAL = 300.0  # seconds, as kube-apiserver's --etcd-compaction-interval
-DEFAULT_COMPACTION_KEEP = 10_000  # revisions of history kept for resuming watches
 
 
 async def compact_once(kv: KV, *, keep: int) -> int | None:

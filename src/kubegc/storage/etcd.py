@@ -2,7 +2,7 @@
 
 aetcd owns the channel (and auth); requests are built from its generated protobufs
 (``aetcd.rpc``) because its helpers lack ``limit``/``revision`` on ranges and deliver watch
-events one by one (see limits.md §4). What this module owns:
+events one by one. What this module owns:
 
   * Keys: every key is stored as ``prefix + key`` (UTF-8), so several kubegc instances or
     test runs can share one etcd; ``prefix`` is stripped on the way out.

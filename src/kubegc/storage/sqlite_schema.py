@@ -14,7 +14,8 @@ and keep it in ``sqlite_sequence``; new ones do not (SQLite then writes no
   ``prev_kv`` and compaction find superseded rows without scanning by name.
 * The latest state of a key is its row with the highest id; it is absent if that row is a
   tombstone. Lists take ``MAX(id) GROUP BY name`` over the covering index ``(name, id)``
-  with range predicates (``name >= ? AND name < ?``, never ``LIKE``, see limits.md §1).
+  with range predicates (``name >= ? AND name < ?``; never ``LIKE``, which SQLite's
+  case-insensitive default keeps off the index: sqlite.org/optoverview.html#the_like_optimization).
 
 ``kine_meta`` holds ``compact_revision`` (reads below fail) and ``compact_progress``
 (superseded rows below it are deleted; it lags only while a compaction runs).

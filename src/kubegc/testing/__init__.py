@@ -24,11 +24,22 @@ from typing import Any, TypeVar
 
 from kubegc.api.clock import Clock, RealClock
 from kubegc.cluster import Cluster as _Cluster
-from kubegc.cluster import ClusterConfig
+from kubegc.component.config import (
+    ControllerManagerConfiguration,
+    GarbageCollectorControllerConfiguration,
+    KubeletConfiguration,
+)
+from kubegc.config import ClusterConfig
 
 T = TypeVar("T")
 
 __all__ = ["Cluster"]
+
+_GC = GarbageCollectorControllerConfiguration
+
+#: Tests add CRDs and want the GC to see them soon: it rediscovers resources every 5 s
+#: instead of ``kubegc serve``'s 30 (``GarbageCollectorControllerConfiguration``).
+TEST_GC_SYNC_PERIOD = 5.0
 
 
 class Cluster:
@@ -39,15 +50,19 @@ class Cluster:
 
     def __init__(self, *, controllers: Sequence[str] = ("*",), clock: Clock | None = None,
                  storage: str = "memory", data_dir: Path | None = None,
-                 gc_sync_period: float = 5.0, concurrent_gc_syncs: int = 20,
-                 nodes: int = 1) -> None:
+                 gc_sync_period: float = TEST_GC_SYNC_PERIOD,
+                 concurrent_gc_syncs: int = _GC.concurrent_gc_syncs,
+                 nodes: int = KubeletConfiguration.nodes) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="kubegc-")
         root = Path(self._tmp.name)
         self.config = ClusterConfig(
             data_dir=data_dir, storage=storage, host="127.0.0.1", port=0, tls=False,
-            kubeconfig=root / "kubeconfig", controllers=list(controllers),
-            gc_sync_period=gc_sync_period, concurrent_gc_syncs=concurrent_gc_syncs,
-            nodes=nodes, clock=clock or RealClock())
+            kubeconfig=root / "kubeconfig", clock=clock or RealClock(),
+            controller_manager=ControllerManagerConfiguration(
+                controllers=list(controllers),
+                garbage_collector=GarbageCollectorControllerConfiguration(
+                    gc_sync_period=gc_sync_period, concurrent_gc_syncs=concurrent_gc_syncs),
+                kubelet=KubeletConfiguration(nodes=nodes)))
         self.cluster = _Cluster(self.config)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None

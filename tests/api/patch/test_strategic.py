@@ -4,7 +4,7 @@ The first tables replay cases of apimachinery's strategicpatch/patch_test.go aga
 ``MergeItem`` test type (rebuilt below as a patch schema): each case is (object, patch,
 expected result), from the cases' two-way (original → modified) and three-way (current →
 result) applications. The last tables exercise the built-in kinds' metadata, including the
-kubectl client-side apply acceptance case of spec/kubectl-protocol.md §8.3.
+patch kubectl's client-side apply sends for a Deployment.
 """
 
 from __future__ import annotations
@@ -310,7 +310,7 @@ def deployment(**container: Any) -> dict[str, Any]:
 
 
 def test_kubectl_client_side_apply_keeps_ports() -> None:
-    """spec/kubectl-protocol.md §8.3: the patch kubectl apply sends must not drop ports."""
+    """The patch kubectl apply sends must not drop ports."""
     patch = {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration":
                                           "{}\n"}},
              "spec": {"replicas": 3, "template": {"spec": {

@@ -4,7 +4,8 @@ A scenario is a list of steps run in order against one ``GarbageCollector`` whos
 are ``TrackingQueue``s and whose client is the shared ``FakeClient`` set up as upstream's
 tests drive it (``fake_client``); no task runs in the background, each step drives one
 piece (``process_event``, ``process_attempt_to_delete``) and ``assert_state`` checks
-everything observable. After every step the graph invariant (rule 45) is verified.
+everything observable. After every step the graph invariant (upstream's
+``verifyGraphInvariants``) is verified.
 """
 
 from __future__ import annotations

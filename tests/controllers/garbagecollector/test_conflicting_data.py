@@ -154,7 +154,8 @@ bad_cluster_child_child_first = [
         events=[INVALID_NS_NODE],
         pending_attempt_to_delete=[node(node1, pod1ns1)],
     ),
-    process_attempt_to_delete(1),  # never deleted, never retried (rule 10)
+    # never deleted, never retried (namespacedOwnerOfClusterScopedObjectErr)
+    process_attempt_to_delete(1),
     assert_state(
         client_actions=[GET_NODE],
         graph_nodes=[node(node1, pod1nonamespace), node(pod1ns1)],

@@ -1,5 +1,6 @@
 """GarbageCollector decisions (attempt_to_delete_item, orphaning, foreground finalizer
-removal) against a FakeClient, one work item at a time (spec §4, rules 4-7, 20-30)."""
+removal) against a FakeClient, one work item at a time (upstream's
+``attemptToDeleteItem``, ``orphanDependents``, ``processDeletingDependentsItem``)."""
 
 from __future__ import annotations
 

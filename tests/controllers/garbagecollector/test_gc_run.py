@@ -1,6 +1,6 @@
 """The whole GC running (informers, graph builder, workers, sync) against a FakeClient with
-API-server deletion semantics: the integration scenarios IT-01..IT-12 and E2E-06/08 in
-miniature. Waits are on conditions with deadlines, never fixed sleeps."""
+API-server deletion semantics: upstream's test/integration/garbagecollector scenarios and two
+of its e2e tests in miniature. Waits are on conditions with deadlines, never fixed sleeps."""
 
 from __future__ import annotations
 
@@ -113,7 +113,8 @@ def ref(obj: dict[str, Any], **flags: Any) -> Any:
                           obj["metadata"]["name"], obj["metadata"]["uid"]), **flags)
 
 
-async def test_cascading_background_deletion(running: Running) -> None:  # IT-01
+# upstream: TestCascadingDeletion
+async def test_cascading_background_deletion(running: Running) -> None:
     rc1, rc2 = running.client.add_object(RCS, rc("rc1")), running.client.add_object(RCS, rc("rc2"))
     pods = [running.client.add_object(PODS, p) for p in (
         pod("pod1", ref(rc1)), pod("pod2"), pod("pod3", ref(rc1), ref(rc2)))]
@@ -132,7 +133,8 @@ async def test_cascading_background_deletion(running: Running) -> None:  # IT-01
     assert by_object["pod3"].action is RecordAction.REMOVE_DANGLING_REFS
 
 
-async def test_create_with_non_existent_owner_is_collected(running: Running) -> None:  # IT-02
+# upstream: TestCreateWithNonExistentOwner
+async def test_create_with_non_existent_owner_is_collected(running: Running) -> None:
     ghost = make_id("v1", "ReplicationController", "ns1", "test.rc.1", "doesn't matter")
     running.client.add_object(PODS, pod("test.pod.1", ghost))
     await eventually(lambda: not running.exists(PODS, "test.pod.1"), what="pod deleted")
@@ -140,7 +142,8 @@ async def test_create_with_non_existent_owner_is_collected(running: Running) -> 
     assert record.reason is DecisionReason.OWNER_ABSENT
 
 
-async def test_orphaning_strips_references_and_keeps_dependents(running: Running) -> None:  # IT-04
+# upstream: TestOrphaning
+async def test_orphaning_strips_references_and_keeps_dependents(running: Running) -> None:
     owner = running.client.add_object(RCS, rc("test.rc.1"))
     pods = [running.client.add_object(PODS, pod(f"pod{i}", ref(owner))) for i in range(3)]
     await running.observed(owner, *pods)
@@ -157,7 +160,8 @@ async def test_orphaning_strips_references_and_keeps_dependents(running: Running
 
 
 async def test_foreground_owner_outlives_its_blocking_dependents(running: Running) -> None:
-    """E2E-06."""
+    """e2e "should keep the rc around until all its pods are deleted if the deleteOptions
+    says so"."""
     owner = running.client.add_object(RCS, rc("rc"))
     pods = [running.client.add_object(PODS, pod(f"p{i}", ref(owner, controller=True,
                                                                   block_owner_deletion=True)))
@@ -172,7 +176,8 @@ async def test_foreground_owner_outlives_its_blocking_dependents(running: Runnin
     assert (last.object.name, last.reason) == ("rc", DecisionReason.NO_BLOCKING_DEPENDENTS)
 
 
-async def test_solid_owner_does_not_block_waiting_owner(running: Running) -> None:  # IT-05
+# upstream: TestSolidOwnerDoesNotBlockWaitingOwner
+async def test_solid_owner_does_not_block_waiting_owner(running: Running) -> None:
     rc1, rc2 = running.client.add_object(RCS, rc("rc1")), running.client.add_object(RCS, rc("rc2"))
     p = running.client.add_object(PODS, pod("pod", ref(rc1, block_owner_deletion=True), ref(rc2)))
     await running.observed(rc1, rc2, p)
@@ -184,7 +189,8 @@ async def test_solid_owner_does_not_block_waiting_owner(running: Running) -> Non
     assert [r["uid"] for r in refs] == ["uid-rc2"]
 
 
-async def test_non_blocking_references_do_not_block(running: Running) -> None:  # IT-06
+# upstream: TestNonBlockingOwnerRefDoesNotBlock
+async def test_non_blocking_references_do_not_block(running: Running) -> None:
     owner = running.client.add_object(RCS, rc("rc"))
     p1 = running.client.add_object(PODS, pod("pod1", ref(owner), finalizers=("x/y",)))
     p2 = running.client.add_object(PODS, pod("pod2", ref(owner, block_owner_deletion=False),
@@ -197,7 +203,8 @@ async def test_non_blocking_references_do_not_block(running: Running) -> None:  
     assert running.exists(PODS, "pod1") and running.exists(PODS, "pod2")
 
 
-async def test_blocking_reference_that_cannot_go_away_blocks(running: Running) -> None:  # IT-08
+# upstream: TestBlockingOwnerRefDoesBlock
+async def test_blocking_reference_that_cannot_go_away_blocks(running: Running) -> None:
     owner = running.client.add_object(RCS, rc("rc"))
     p = running.client.add_object(PODS, pod("pod", ref(owner, block_owner_deletion=True),
                                             finalizers=("x/y",)))
@@ -210,7 +217,8 @@ async def test_blocking_reference_that_cannot_go_away_blocks(running: Running) -
     assert running.get(RCS, "rc")["metadata"]["finalizers"] == ["foregroundDeletion"]
 
 
-async def test_dependency_cycle_does_not_block_deletion(running: Running) -> None:  # E2E-08
+# upstream e2e: "should not be blocked by dependency circle"
+async def test_dependency_cycle_does_not_block_deletion(running: Running) -> None:
     ids = {n: make_id("v1", "Pod", "ns1", n, f"uid-{n}") for n in ("pod1", "pod2", "pod3")}
     flags = {"controller": True, "block_owner_deletion": True}
     for name, owner in (("pod1", "pod3"), ("pod2", "pod1"), ("pod3", "pod2")):
@@ -223,7 +231,8 @@ async def test_dependency_cycle_does_not_block_deletion(running: Running) -> Non
     assert RecordAction.UNBLOCK_PATCH in [r.action for r in running.decisions]
 
 
-async def test_double_foreground_deletion_with_finalizer(running: Running) -> None:  # IT-07
+# upstream: TestDoubleDeletionWithFinalizer
+async def test_double_foreground_deletion_with_finalizer(running: Running) -> None:
     lucy = running.client.add_object(PODS, pod("lucy", finalizers=("x/y",)))
     await running.observed(lucy)
 
@@ -238,7 +247,8 @@ async def test_double_foreground_deletion_with_finalizer(running: Running) -> No
     assert not running.exists(PODS, "lucy")
 
 
-async def test_custom_resource_owner_cascades_to_core_dependent(running: Running) -> None:  # IT-10
+# upstream: TestMixedRelationships
+async def test_custom_resource_owner_cascades_to_core_dependent(running: Running) -> None:
     owner = running.client.add_object(WIDGETS, make_obj(make_id("example.com/v1", "Widget", "ns1",
                                                                 "owner", "uid-widget")))
     cm = running.client.add_object(CONFIGMAPS, make_obj(
@@ -251,7 +261,8 @@ async def test_custom_resource_owner_cascades_to_core_dependent(running: Running
     assert not running.exists(CONFIGMAPS, "cm")
 
 
-async def test_resync_starts_and_stops_monitors(running: Running) -> None:  # rule 43, IT-11
+# upstream: TestCRDDeletionCascading
+async def test_resync_starts_and_stops_monitors(running: Running) -> None:
     gadgets = api_resource("example.com", "v1", "gadgets", "Gadget")
     assert GADGETS not in running.gc.graph_builder.monitors
     running.client.register(gadgets)
@@ -267,7 +278,8 @@ async def test_resync_starts_and_stops_monitors(running: Running) -> None:  # ru
     assert GADGETS not in running.gc.graph_builder.monitors
 
 
-async def test_discovery_failure_keeps_monitors(running: Running) -> None:  # rule 44
+# upstream: TestGarbageCollectorSync
+async def test_discovery_failure_keeps_monitors(running: Running) -> None:
     before = running.gc.graph_builder.monitors.resources()
 
     def discovery_down(action: Action) -> None:
@@ -279,12 +291,14 @@ async def test_discovery_failure_keeps_monitors(running: Running) -> None:  # ru
     assert running.gc.graph_builder.monitors.resources() == before
 
 
-async def test_events_are_never_monitored(running: Running) -> None:  # rule 1
+# upstream: DefaultIgnoredResources
+async def test_events_are_never_monitored(running: Running) -> None:
     assert GroupVersionResource("", "v1", "events") not in running.gc.graph_builder.monitors
     assert PODS in running.gc.graph_builder.monitors
 
 
-async def test_unsyncable_resource_does_not_stop_collection() -> None:  # IT-12
+# upstream: TestCascadingDeleteOnCRDConversionFailure
+async def test_unsyncable_resource_does_not_stop_collection() -> None:
     clock = RealClock()
     client = fake_client(clock=clock)
     client.fail_matching({"list /v1, Resource=secrets": errors.internal_error(
@@ -342,8 +356,9 @@ async def test_stop_leaves_shared_informers_to_their_owner() -> None:
 
 
 async def test_unresolvable_kind_is_parked_and_gc_still_settles(running: Running) -> None:
-    """IT-13/14: a reference to a kind the server does not serve is retried with backoff,
-    never deleted, and does not keep the GC from being idle."""
+    """As in TestCrossNamespaceReferences and TestClusterScopedOwners: a reference to a kind the
+    server does not serve is retried with backoff, never deleted, and does not keep the GC from
+    being idle."""
     unknown = make_id("unknown.group/v1", "UnknownType", "ns1", "invalid-name", "uid-unknown")
     running.client.add_object(PODS, pod("cm-invalid", unknown))
 

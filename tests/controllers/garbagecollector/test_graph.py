@@ -1,4 +1,5 @@
-"""Graph nodes: lazy dependents, blocking dependents, memory budget (spec/limits.md §5)."""
+"""Graph nodes: lazy dependents, blocking dependents, memory budget (bench/bench_gc.py's
+``TARGET_NODE_BYTES``)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_clone_copies_dependents_and_is_a_different_item() -> None:
 
 
 def test_memory_per_node_stays_within_budget() -> None:
-    """limits.md §5: at most ~1 KB per node including strings; the structure itself (the
+    """At most ~1 KB per node including strings; the structure itself (the
     strings are shared with the informer cache) must stay well below that."""
     count = 20_000
     inputs = [(f"ns-{i % 50}", f"pod-{i}", f"uid-{i}", f"rs-{(i - 1) // 10}",

@@ -1,5 +1,5 @@
 """GraphBuilder: events -> graph -> queues (upstream TestProcessEvent, graph_builder_test.go,
-and the transition rules 15-19, 24, 27-28, IT-07)."""
+processGraphChanges' transitions, virtual nodes, and TestDoubleDeletionWithFinalizer)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,8 @@ async def test_orphan_deletion_start_queues_owner_for_orphaning_only() -> None:
 
 
 async def test_readded_foreground_finalizer_is_a_new_transition() -> None:
-    """IT-07: DELETE Foreground again after the GC removed ``foregroundDeletion``."""
+    """TestDoubleDeletionWithFinalizer: DELETE Foreground again after the GC removed
+    ``foregroundDeletion``."""
     h = Harness.create()
     deleting_plain = make_obj(pod, finalizers=("x/y",), deleting=True)
     await _process(h, add_event(pod, finalizers=("x/y", "foregroundDeletion"), deleting=True))

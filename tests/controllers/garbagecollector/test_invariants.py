@@ -1,6 +1,6 @@
-"""Property: whatever the order of informer and virtual events, the graph keeps rule 45
-(each dependent lists its owner in its ownerRefs and each present owner lists the
-dependent), and no node is left pointing at a removed dependent."""
+"""Property: whatever the order of informer and virtual events, the graph keeps upstream's
+``verifyGraphInvariants`` (each dependent lists its owner in its ownerRefs and each present owner
+lists the dependent), and no node is left pointing at a removed dependent."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Discovery for the GC: deletable resources and the RESTMapper (upstream
-TestGetDeletableResources; rule 1 and rule 7)."""
+TestGetDeletableResources: events are never tracked; a kind the mapper cannot resolve is
+never dangling)."""
 
 from __future__ import annotations
 

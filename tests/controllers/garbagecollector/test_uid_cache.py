@@ -1,4 +1,4 @@
-"""The absent-owner LRU cache (rule 14)."""
+"""The absent-owner LRU cache (upstream's ``absentOwnerCache``, uid_cache.go)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ async def api_server() -> AsyncIterator[APIServer]:
     kv = MemoryKV()
     registry = Registry(kv, clock=clock)
     await registry.start()
-    server = APIServer(registry, clock=clock, options=ServingOptions(port=0))
+    server = APIServer(registry, clock=clock, options=ServingOptions(host="127.0.0.1", port=0))
     await server.start()
     try:
         yield server

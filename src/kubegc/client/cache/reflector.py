@@ -29,7 +29,14 @@ from typing import Protocol
 
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError, is_gone
-from kubegc.api.meta import resource_version_of
+from kubegc.api.meta import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    ERROR,
+    MODIFIED,
+    resource_version_of,
+)
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, ListOptions, WatchEvent, WatchOptions
@@ -214,22 +221,22 @@ class Reflector:
 
     def _handle(self, event: WatchEvent) -> None:
         obj = event.object
-        if event.type == "ERROR":
+        if event.type == ERROR:
             err = StatusError.from_status(obj)
             if err.code == 410 or is_gone(err):
                 raise _Relist
             raise err
         rv = resource_version_of(obj)
-        if event.type == "BOOKMARK":
+        if event.type == BOOKMARK:
             self._last_rv = rv or self._last_rv
             return
         if self.transform is not None:
             obj = self.transform(obj)
-        if event.type == "ADDED":
+        if event.type == ADDED:
             self.store.add(obj)
-        elif event.type == "MODIFIED":
+        elif event.type == MODIFIED:
             self.store.update(obj)
-        elif event.type == "DELETED":
+        elif event.type == DELETED:
             self.store.delete(obj)
         else:
             logger.warning("%s: unable to understand watch event %r", self.name, event.type)

@@ -15,7 +15,7 @@ from kubegc.api import errors
 from kubegc.api.clock import Clock, RealClock, format_time
 from kubegc.api.fields import object_fields, parse_field_selector
 from kubegc.api.labels import parse_label_selector
-from kubegc.api.meta import metadata
+from kubegc.api.meta import ERROR, metadata
 from kubegc.api.patch import apply_patch
 from kubegc.api.resources import Catalog, GroupVersionResource
 from kubegc.api.types import Obj
@@ -171,7 +171,7 @@ class FakeClient(Client):
         self, error: errors.StatusError, gvr: GroupVersionResource | None = None,
     ) -> None:
         """Send ``error`` as an ERROR event to open watches (all, or of ``gvr``); end them."""
-        self.tracker.end_watches(gvr, WatchEvent("ERROR", error.to_status()))
+        self.tracker.end_watches(gvr, WatchEvent(ERROR, error.to_status()))
 
     def close_watches(self, gvr: GroupVersionResource | None = None) -> None:
         """End open watch streams normally (as a server-side timeout does)."""

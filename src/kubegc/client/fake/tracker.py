@@ -16,9 +16,14 @@ from dataclasses import dataclass, field
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time
 from kubegc.api.meta import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    ERROR,
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
     GC_FINALIZERS,
+    MODIFIED,
     DeletionPropagation,
     finalizers_of,
     metadata,
@@ -96,7 +101,7 @@ class ObjectTracker:
             new.setdefault("kind", info.kind)
         meta.setdefault("uid", str(uuid.uuid4()))
         meta.setdefault("creationTimestamp", format_time(self.clock.now()))
-        return self._store(gvr, new, "ADDED")
+        return self._store(gvr, new, ADDED)
 
     def commit(self, gvr: GroupVersionResource, new: Obj) -> Obj:
         """Store ``new`` (taken over, not copied) over the object of the same key, without
@@ -109,7 +114,7 @@ class ObjectTracker:
         if new["metadata"].get("deletionTimestamp") and not finalizers_of(new):
             self.remove(gvr, new)
             return copy.deepcopy(new)
-        return self._store(gvr, new, "MODIFIED")
+        return self._store(gvr, new, MODIFIED)
 
     def remove(self, gvr: GroupVersionResource, final: Obj) -> None:
         """Remove the object of ``final``'s key; watchers get ``final`` as DELETED."""
@@ -118,7 +123,7 @@ class ObjectTracker:
         gone = copy.deepcopy(final)
         self.resource_version += 1
         gone["metadata"]["resourceVersion"] = str(self.resource_version)
-        self._notify(gvr, WatchEvent("DELETED", gone))
+        self._notify(gvr, WatchEvent(DELETED, gone))
 
     def delete(
         self, gvr: GroupVersionResource, existing: Obj, options: DeleteOptions,
@@ -138,7 +143,7 @@ class ObjectTracker:
         meta["finalizers"] = finalizers
         meta.setdefault("deletionTimestamp", format_time(self.clock.now()))
         meta["deletionGracePeriodSeconds"] = 0
-        return self._store(gvr, new, "MODIFIED")
+        return self._store(gvr, new, MODIFIED)
 
     def _store(self, gvr: GroupVersionResource, obj: Obj, event_type: str) -> Obj:
         self.resource_version += 1
@@ -157,10 +162,10 @@ class ObjectTracker:
         """""/"0": synthetic ADDED events for what exists, then live events; ``N``: the kept
         history after N (410 Expired ERROR if compacted away), then live events."""
         if resource_version in ("", "0"):
-            backlog = [WatchEvent("ADDED", o) for o in self.items(gvr, matches)]
+            backlog = [WatchEvent(ADDED, o) for o in self.items(gvr, matches)]
         elif int(resource_version) < self._compacted:
             message = f"too old resource version: {resource_version} ({self._compacted + 1})"
-            yield WatchEvent("ERROR", errors.resource_expired(message).to_status())
+            yield WatchEvent(ERROR, errors.resource_expired(message).to_status())
             return
         else:
             backlog = [WatchEvent(e.type, copy.deepcopy(e.object)) for r, g, e in self._history
@@ -192,7 +197,7 @@ class ObjectTracker:
     def send_bookmark(self, gvr: GroupVersionResource, bookmark: Obj) -> None:
         for w in self._watchers:
             if w.gvr == gvr and w.bookmarks:
-                w.queue.put_nowait(WatchEvent("BOOKMARK", copy.deepcopy(bookmark)))
+                w.queue.put_nowait(WatchEvent(BOOKMARK, copy.deepcopy(bookmark)))
 
     def watcher_count(self, gvr: GroupVersionResource | None = None) -> int:
         return sum(1 for w in self._watchers if gvr is None or w.gvr == gvr)

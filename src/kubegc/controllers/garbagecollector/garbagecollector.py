@@ -31,6 +31,7 @@ from kubegc.api.meta import (
 )
 from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
+from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.controllers.garbagecollector import decision, dump, metaonly
 from kubegc.controllers.garbagecollector import records as rec
 from kubegc.controllers.garbagecollector.actions import Actions
@@ -89,7 +90,9 @@ class GarbageCollector:
     def __init__(
         self, client: Client, *, informer_factory: SharedInformerFactory,
         recorder: EventRecorderLike, clock: Clock, decisions: rec.DecisionSink | None = None,
-        workers: int = 20, sync_period: float = 30.0, initial_sync_timeout: float | None = None,
+        workers: int = GarbageCollectorControllerConfiguration.concurrent_gc_syncs,
+        sync_period: float = GarbageCollectorControllerConfiguration.gc_sync_period,
+        initial_sync_timeout: float | None = None,
         ignored_resources: Iterable[tuple[str, str]] = DEFAULT_IGNORED_RESOURCES,
     ) -> None:
         if workers < 1:

@@ -7,9 +7,10 @@ task answers them in order (keep-alive, pipelining). A ``Response`` leaves in on
 announced over the limit with ``Expect: 100-continue`` is refused before it is sent: the
 request is answered at once (413), its body never read, and the connection closes.
 
-Why not aiohttp's server: limits.md §3 measured it at ~12k POST/s doing no work at all on
-this machine, against ~50k/s for a protocol like this one; at kubegc's create rate
-aiohttp's per-request machinery was a quarter of the server's CPU.
+Why not aiohttp's server: measured at ~12k POST/s doing no work at all on this machine
+(docs/architecture.md, "Our own HTTP/1.1 server"), against ~50k/s for a protocol like this
+one; at kubegc's create rate aiohttp's per-request machinery was a quarter of the server's
+CPU.
 """
 
 from __future__ import annotations
@@ -21,19 +22,28 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from email.utils import formatdate
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 import httptools
 
 from kubegc.server.http.request import Headers, Request
 from kubegc.server.http.response import AnyResponse, BodyNotAllowed, Response, StreamResponse
 
-if TYPE_CHECKING:
-    from kubegc.server.http.server import HTTPServer
-
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Request], Awaitable[AnyResponse]]
+
+
+class ConnectionOwner(Protocol):
+    """What a connection uses of the ``HTTPServer`` that accepted it."""
+
+    handler: Handler
+    max_body: int
+    connections: set[HttpProtocol]
+    stopping: bool
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
 
 #: Queued (pipelined) requests before the connection stops reading.
 MAX_PIPELINE = 32
@@ -68,7 +78,7 @@ class _BodyRefused(Exception):
 class HttpProtocol(asyncio.Protocol):
     """One client connection. Owner of everything below: the event loop thread only."""
 
-    def __init__(self, server: HTTPServer) -> None:
+    def __init__(self, server: ConnectionOwner) -> None:
         self._server = server
         self._loop = server.loop
         self._handler = server.handler

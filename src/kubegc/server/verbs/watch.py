@@ -1,9 +1,9 @@
 """WATCH: a chunked stream of newline-delimited ``{"type","object"}`` events.
 
-Events queued for a watcher are coalesced into one write (limits.md §3: per-write
-overhead, not bandwidth, limits fan-out); each event's JSON is encoded once and shared by
-every watcher serving the same version. With the Table Accept header every event object is
-a one-row Table, as kubectl's ``get -w`` expects.
+Events queued for a watcher are coalesced into one write (per-write overhead, not
+bandwidth, limits fan-out: docs/architecture.md, "A watch cache"); each event's JSON is
+encoded once and shared by every watcher serving the same version. With the Table Accept
+header every event object is a one-row Table, as kubectl's ``get -w`` expects.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import contextlib
 
 import orjson
 
+from kubegc.api.meta import BOOKMARK, ERROR
 from kubegc.registry import Change, Target, WatchRequest
 from kubegc.server.context import JSON, ServerContext
 from kubegc.server.http import Request, StreamResponse
@@ -47,7 +48,7 @@ async def watch(ctx: ServerContext, request: Request, t: Target,
     first_table = [True]
 
     def encode(change: Change) -> bytes:
-        if change.type in ("ERROR", "BOOKMARK"):
+        if change.type in (ERROR, BOOKMARK):
             obj = change.object
         elif shape is Shape.TABLE:
             obj = to_table(t.info.group, t.info.resource, [change.object], now=ctx.clock.now(),

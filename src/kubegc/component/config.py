@@ -1,0 +1,91 @@
+"""The components' configuration, each default written once (cf. upstream's component
+configs: ``KubeControllerManagerConfiguration`` with one section per controller, each
+defaulted in ``pkg/controller/<name>/config/v1alpha1/defaults.go``, and the kubelet's
+``KubeletConfiguration``).
+
+``ControllerManagerConfiguration`` is the controller manager's part of the cluster's
+configuration (``kubegc.config.ClusterConfig``); its sections are what each component is
+handed as ``ControllerContext.options``. ``kubegc serve``'s flags, ``kubegc.testing.Cluster``,
+the components' constructors and the benches take their defaults from these fields (read
+them off the class: ``KubeletConfiguration.nodes``); nothing else writes a default for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class GarbageCollectorControllerConfiguration:
+    #: workers deciding deletions (upstream ``--concurrent-gc-syncs``)
+    concurrent_gc_syncs: int = 20
+    #: seconds between re-discoveries of the deletable resources (upstream: 30 s, fixed,
+    #: in ``startGarbageCollectorController``)
+    gc_sync_period: float = 30.0
+    #: seconds the ``DeletionRecord`` of a decision is kept (kubegc's own)
+    decision_ttl: float = 7 * 24 * 3600.0
+
+
+@dataclass
+class NamespaceControllerConfiguration:
+    #: namespaces emptied at once (upstream ``--concurrent-namespace-syncs``)
+    concurrent_namespace_syncs: int = 10
+
+
+@dataclass
+class EndpointControllerConfiguration:
+    #: Services synced at once (upstream ``--concurrent-endpoint-syncs``)
+    concurrent_endpoint_syncs: int = 5
+
+
+@dataclass
+class PodGCControllerConfiguration:
+    #: terminated pods kept before the oldest are deleted, 0: keep all (upstream
+    #: ``--terminated-pod-gc-threshold``)
+    terminated_pod_gc_threshold: int = 12500
+    #: seconds between pod GC passes (upstream ``gcCheckPeriod``)
+    gc_check_period: float = 20.0
+    #: seconds a missing node is awaited before its pods go (upstream ``quarantineTime``)
+    quarantine_time: float = 40.0
+
+
+@dataclass
+class EventTTLConfiguration:
+    #: seconds an Event lives after its last write (kube-apiserver ``--event-ttl``)
+    event_ttl: float = 3600.0
+
+
+@dataclass
+class KubeletConfiguration:
+    """The simulated kubelets; pods' ``kubegc.io/*`` annotations override the pod
+    defaults (docs/kubelet.md)."""
+
+    #: simulated nodes, one kubelet each
+    nodes: int = 1
+    #: allocatable pods of each node (upstream ``maxPods``)
+    node_max_pods: int = 110
+    #: seconds a pod's processes take to exit after TERM
+    pod_exit_delay: float = 0.0
+    #: seconds a preStop hook runs
+    pod_prestop_delay: float = 0.0
+    #: processes ignore TERM and die only at KILL
+    pod_ignore_term: bool = False
+    #: seconds a ``Never``/``OnFailure`` pod (a Job's) runs before it exits
+    job_pod_duration: float = 0.0
+
+
+@dataclass
+class ControllerManagerConfiguration:
+    """What the controller manager runs, and each component's section."""
+
+    #: ``*`` for all, a name to add one, ``-name`` to drop one (``kubegc serve --controllers``)
+    controllers: list[str] = field(default_factory=lambda: ["*"])
+    garbage_collector: GarbageCollectorControllerConfiguration = field(
+        default_factory=GarbageCollectorControllerConfiguration)
+    namespace: NamespaceControllerConfiguration = field(
+        default_factory=NamespaceControllerConfiguration)
+    endpoint: EndpointControllerConfiguration = field(
+        default_factory=EndpointControllerConfiguration)
+    pod_gc: PodGCControllerConfiguration = field(default_factory=PodGCControllerConfiguration)
+    event_ttl: EventTTLConfiguration = field(default_factory=EventTTLConfiguration)
+    kubelet: KubeletConfiguration = field(default_factory=KubeletConfiguration)

@@ -1,0 +1,48 @@
+"""The configuration a kubegc is built from (``kubegc.cluster.Cluster``), each default
+written once: serving, storage, the clock here, the components' sections in
+``kubegc.component.config``. ``kubegc serve``'s flags and ``kubegc.testing.Cluster`` read
+their defaults from these fields (``ClusterConfig.port``); ``kubegc serve --help`` shows them.
+
+A module of its own (not part of ``kubegc.cluster``) so that the command line can read the
+defaults without importing the whole server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kubegc.api.types import Obj
+from kubegc.component.config import ControllerManagerConfiguration
+
+if TYPE_CHECKING:
+    from kubegc.api.clock import Clock
+    from kubegc.storage import KV
+
+
+@dataclass
+class ClusterConfig:
+    """Everything ``kubegc.cluster.Cluster`` builds a kubegc from."""
+
+    data_dir: Path | None = None  # None: nothing on disk (memory storage, plain HTTP)
+    storage: str = "sqlite"  # sqlite | memory | etcd://host:port[/prefix]
+    host: str = "127.0.0.1"
+    port: int = 6443  # 0: a free port
+    tls: bool = True
+    kubeconfig: Path | None = None  # default <data_dir>/kubeconfig
+    serve_http: bool = True
+    #: None: real time, or ``time_scale`` times faster — resumed, for a durable store, from
+    #: the lead the cluster's clock had over real time when it last ran (``CLOCK_FILE``)
+    clock: Clock | None = None
+    time_scale: float = 1.0
+    kv: KV | None = None  # an already open store (the planner's)
+    #: objects to load as they are before controllers start (the planner's dump); the
+    #: default namespaces are then not created
+    snapshot: list[Obj] | None = None
+    #: seconds between compactions, 0: never (kube-apiserver's ``--etcd-compaction-interval``)
+    compaction_interval: float = 300.0
+    #: revisions kept for watches to resume
+    compaction_keep: int = 100_000
+    controller_manager: ControllerManagerConfiguration = field(
+        default_factory=ControllerManagerConfiguration)

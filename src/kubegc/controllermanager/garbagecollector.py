@@ -1,0 +1,63 @@
+"""The garbage collector as a controller of the manager (cf. kube-controller-manager's
+``startGarbageCollectorController``): wiring, debug graph, resync on CRD changes, and its
+decision records."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kubegc.component.config import GarbageCollectorControllerConfiguration
+from kubegc.component.context import ControllerContext, DebugDocument
+from kubegc.controllers.deletionrecords import DeletionRecordSink
+from kubegc.controllers.garbagecollector import GarbageCollector
+from kubegc.controllers.garbagecollector.graph_builder import COMPONENT
+from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES
+
+#: kubegc's own deletion records are never owners or dependents.
+IGNORED_RESOURCES = DEFAULT_IGNORED_RESOURCES | {("kubegc.io", "deletionrecords")}
+
+
+class GarbageCollectorController:
+    name = "garbagecollector"
+    #: its events' source is upstream's: garbage-collector-controller
+    component = COMPONENT
+
+    def __init__(self, ctx: ControllerContext[GarbageCollectorControllerConfiguration]) -> None:
+        opts = ctx.options
+        # records wait while the GC works: they would slow the cascades they explain
+        self.sink = DeletionRecordSink(ctx.client, clock=ctx.clock, ttl=opts.decision_ttl,
+                                       busy=lambda: not self.gc.is_idle())
+        self.recorder = ctx.recorder
+        self.gc = GarbageCollector(
+            ctx.client, informer_factory=ctx.informer_factory, recorder=self.recorder,
+            clock=ctx.clock, decisions=self.sink, workers=opts.concurrent_gc_syncs,
+            sync_period=opts.gc_sync_period, ignored_resources=IGNORED_RESOURCES)
+        self._resync: asyncio.Task[object] | None = None
+
+    async def start(self) -> None:
+        self.recorder.start()
+        self.sink.start()
+        self.gc.start()
+
+    async def stop(self) -> None:
+        await self.gc.stop()
+        await self.sink.stop()  # after the GC: writes every record the GC made
+        await self.recorder.stop()
+
+    def is_idle(self) -> bool:
+        return self.gc.is_idle() and self.sink.is_idle() and self.recorder.is_idle() and (
+            self._resync is None or self._resync.done())
+
+    def ready(self) -> bool:
+        return True
+
+    def on_catalog_change(self) -> None:
+        """A CRD came or went: rediscover resources now rather than at the next period."""
+        self._resync = asyncio.ensure_future(self.gc.resync())
+
+    def debug_documents(self) -> dict[str, DebugDocument]:
+        def graph(query: dict[str, str]) -> tuple[str, bytes]:
+            uids = [u for u in query.get("uid", "").split(",") if u]
+            return "text/vnd.graphviz", self.gc.dot(uids or None).encode()
+
+        return {"/debug/controllers/garbagecollector/graph": graph}

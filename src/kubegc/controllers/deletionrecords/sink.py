@@ -1,0 +1,271 @@
+"""Durable "why was this deleted": the GC's decisions as ``kubegc.io/v1 DeletionRecord``
+objects, written through the API and pruned after a TTL (default 7 days — far longer than
+the one hour an Event lives).
+
+A record is cluster-scoped (it must outlive the namespace of the object it explains) and
+labelled with the object's uid, namespace, kind and name so that ``kubegc why`` — or
+``kubectl get deletionrecords -l kubegc.io/object-uid=<uid>`` — finds it on any kubegc.
+
+Writes are queued, deferred and batched: ``record`` only queues (it never blocks the GC);
+one task writes the queue as concurrent creates, ``WRITE_BATCH`` at a time, so that they
+share the store's group commits. Writing competes with the GC for the one event loop, so
+while the GC is busy (the ``busy`` callable) it waits until the GC goes idle, the oldest
+queued record is ``MAX_DEFER`` seconds old, or ``MAX_PENDING`` records are queued. ``stop``
+writes every queued record before it returns, so a clean shutdown loses none (a crash can
+lose what was queued: at most ``MAX_DEFER`` seconds' or ``MAX_PENDING`` records' worth).
+A failing write is logged and retried a few times, never raised into the GC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import Any
+
+from kubegc.api.clock import Clock, format_time, parse_time
+from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.resources import GroupVersionResource
+from kubegc.api.types import Obj
+from kubegc.client.interface import Client, ListOptions
+from kubegc.component.config import GarbageCollectorControllerConfiguration
+from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRecord
+
+log = logging.getLogger(__name__)
+
+DELETION_RECORDS = GroupVersionResource("kubegc.io", "v1", "deletionrecords")
+LABEL_UID = "kubegc.io/object-uid"
+LABEL_NAMESPACE = "kubegc.io/object-namespace"
+LABEL_KIND = "kubegc.io/object-kind"
+LABEL_NAME = "kubegc.io/object-name"
+LABEL_ACTION = "kubegc.io/action"
+LABEL_REASON = "kubegc.io/reason"
+#: How often expired records are pruned.
+PRUNE_PERIOD = 300.0
+_WRITE_ATTEMPTS = 5
+#: A repeated decision about the same object within this many seconds is one record.
+DUPLICATE_WINDOW = 60.0
+_RECENT_LIMIT = 10_000
+#: Records created concurrently, hence in one group commit of a SQLite store.
+WRITE_BATCH = 500
+#: Longest a record is held back (real seconds) while the GC is busy.
+MAX_DEFER = 30.0
+#: Most records held back while the GC is busy (~0.7 KB each: ~35 MB at most). A cascade
+#: of more dependents writes the excess as it goes.
+MAX_PENDING = 50_000
+#: How often a held-back writer looks whether the GC went idle (real seconds).
+DEFER_POLL = 0.02
+#: Longest ``stop`` waits (real seconds) for the API to take the queued records.
+STOP_TIMEOUT = 60.0
+
+
+def label_value(text: str) -> str:
+    """A label-safe form of ``text`` (names can be longer than a label value may be)."""
+    if len(text) <= 63:
+        return text
+    return text[:52] + "-" + hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def to_object(rec: DeletionRecord, seq: int) -> Obj:
+    """The DeletionRecord object for ``rec``, the ``seq``-th record (names are unique)."""
+    return _object_of(_queued(rec, seq))
+
+
+#: A queued record: ``(queued_at, seq, time, action, apiVersion, kind, name, uid,
+#: namespace, reason, message, propagationPolicy, owners)``, owners as tuples of
+#: ``(apiVersion, kind, name, uid, classification, detail)``. Plain tuples of strings and
+#: numbers, because the cyclic GC stops tracking those at their first collection: the
+#: thousands queued during a cascade would otherwise be rescanned by every collection and
+#: bring full ones forward (a DeletionRecord, a dataclass, stays tracked for life).
+_Queued = tuple[Any, ...]
+
+
+def _queued(rec: DeletionRecord, seq: int) -> _Queued:
+    ref = rec.object
+    owners = tuple((o.api_version, o.kind, o.name, o.uid, o.classification.value, o.detail)
+                   for o in rec.owners)
+    return (time.monotonic(), seq, rec.time, rec.action.value, ref.api_version, ref.kind,
+            ref.name, ref.uid, ref.namespace, rec.reason.value, rec.message,
+            rec.propagation_policy, owners)
+
+
+def _object_of(q: _Queued) -> Obj:
+    (_, seq, when, action, api_version, kind, name, uid, namespace, reason, message, policy,
+     owners) = q
+    labels = {LABEL_UID: uid, LABEL_KIND: label_value(kind), LABEL_NAME: label_value(name),
+              LABEL_ACTION: action, LABEL_REASON: reason}
+    if namespace:
+        labels[LABEL_NAMESPACE] = namespace
+    body: dict[str, Any] = {
+        "apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
+        "metadata": {"name": f"{uid or 'unknown'}.{action}.{seq:x}", "labels": labels},
+        "time": format_time(when),
+        "action": action,
+        "reason": reason,
+        "message": message,
+        "object": {"apiVersion": api_version, "kind": kind, "namespace": namespace,
+                   "name": name, "uid": uid},
+        "owners": [{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
+                    "detail": d} for a, k, n, u, c, d in owners],
+    }
+    if policy:
+        body["propagationPolicy"] = policy
+    return body
+
+
+def _never_busy() -> bool:
+    return False
+
+
+class DeletionRecordSink(DecisionSink):
+    """Queues records and writes them as DeletionRecord objects; prunes expired ones.
+
+    Ownership: ``record`` (the GC, on the loop) appends to ``_pending``; the writer task
+    alone pops from it. ``busy`` says whether the GC has work (default: never busy).
+    """
+
+    def __init__(
+        self, client: Client, *, clock: Clock,
+        ttl: float = GarbageCollectorControllerConfiguration.decision_ttl,
+        busy: Callable[[], bool] = _never_busy, max_defer: float = MAX_DEFER,
+        max_pending: int = MAX_PENDING,
+    ) -> None:
+        self.client = client
+        self.clock = clock
+        self.ttl = ttl
+        self.max_defer = max_defer
+        self.max_pending = max_pending
+        self.busy = busy
+        self._pending: deque[_Queued] = deque()
+        self._writing = 0
+        self._wakeup = asyncio.Event()
+        self._stopping = False
+        self._seq = 0
+        self._writer: asyncio.Task[None] | None = None
+        self._pruner: asyncio.Task[None] | None = None
+        self._recent: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+        self.written = 0  # records the API has taken
+        self.failed = 0  # records given up on after retries
+
+    def record(self, rec: DeletionRecord) -> None:
+        # The GC may repeat a decision (a second DELETE of a dependent its informer has not
+        # yet seen terminating); one record per decision is what "why" needs.
+        key = (rec.object.uid, rec.action.value, rec.reason.value)
+        now = self.clock.monotonic()
+        seen = self._recent.get(key)
+        if seen is not None and now - seen < DUPLICATE_WINDOW:
+            return
+        self._recent[key] = now
+        if len(self._recent) > _RECENT_LIMIT:
+            self._recent.popitem(last=False)
+        self._seq += 1
+        seq = int(rec.time.timestamp() * 1e6) * 1000 + self._seq % 1000
+        self._pending.append(_queued(rec, seq))
+        self._wakeup.set()
+
+    def pending(self) -> int:
+        """Records queued or being written."""
+        return len(self._pending) + self._writing
+
+    def start(self) -> None:
+        self._stopping = False
+        self._writer = asyncio.create_task(self._write_loop(), name="deletionrecords-writer")
+        self._pruner = asyncio.create_task(self._prune_loop(), name="deletionrecords-pruner")
+
+    async def stop(self) -> None:
+        """Write every queued record (without holding back), then stop. Gives up after
+        ``STOP_TIMEOUT`` seconds if the API does not take them, logging how many are lost."""
+        self._stopping = True
+        self._wakeup.set()
+        if self.pending():
+            log.info("writing %d queued deletion records before stopping", self.pending())
+        writer, self._writer = self._writer, None
+        if writer is None or writer.done():
+            writer = asyncio.create_task(self._write_loop(), name="deletionrecords-flush")
+        try:
+            await asyncio.wait_for(asyncio.shield(writer), STOP_TIMEOUT)
+        except TimeoutError:
+            log.error("%d deletion records were not written before shutdown", self.pending())
+        finally:
+            for task in (writer, self._pruner):
+                if task is not None:
+                    task.cancel()
+            await asyncio.gather(*(t for t in (writer, self._pruner) if t is not None),
+                                 return_exceptions=True)
+            self._pruner = None
+
+    def is_idle(self) -> bool:
+        return not self._pending and self._writing == 0
+
+    async def _write_loop(self) -> None:
+        """Until stopped and drained: wait for records, hold back while the GC is busy,
+        write a batch."""
+        while True:
+            if not self._pending:
+                if self._stopping:
+                    return
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            await self._hold_back()
+            await self._write_batch()
+
+    async def _hold_back(self) -> None:
+        while (not self._stopping and self._pending and self.busy()
+               and len(self._pending) < self.max_pending
+               and time.monotonic() - self._pending[0][0] < self.max_defer):
+            # real time: the wait is about sharing the loop's CPU with the GC
+            await asyncio.sleep(DEFER_POLL)
+
+    async def _write_batch(self) -> None:
+        batch = [self._pending.popleft() for _ in range(min(WRITE_BATCH, len(self._pending)))]
+        self._writing += len(batch)
+        try:
+            done = await asyncio.gather(*(self._write(_object_of(q)) for q in batch))
+        finally:
+            self._writing -= len(batch)
+        self.written += sum(done)
+        self.failed += len(done) - sum(done)
+
+    async def _write(self, obj: Obj) -> bool:
+        for attempt in range(_WRITE_ATTEMPTS):
+            try:
+                await self.client.create(DELETION_RECORDS, obj)
+                return True
+            except Exception as e:  # never into the GC; a later attempt may succeed
+                if isinstance(e, StatusError) and e.reason == "AlreadyExists":
+                    return True
+                log.warning("writing deletion record %s failed (%s); attempt %d",
+                            obj["metadata"]["name"], e, attempt + 1)
+            if attempt + 1 < _WRITE_ATTEMPTS:
+                await self.clock.sleep(0.1 * 2 ** attempt)
+        log.error("deletion record %s lost after %d attempts", obj["metadata"]["name"],
+                  _WRITE_ATTEMPTS)
+        return False
+
+    async def _prune_loop(self) -> None:
+        while True:
+            try:
+                await self.prune()
+            except StatusError as e:
+                log.warning("pruning deletion records failed: %s", e)
+            await self.clock.sleep(PRUNE_PERIOD)
+
+    async def prune(self) -> int:
+        """Delete records older than the TTL; returns how many were deleted."""
+        listed = await self.client.list(DELETION_RECORDS, options=ListOptions())
+        now = self.clock.now()
+        deleted = 0
+        for item in listed.get("items") or []:
+            stamp = item.get("time") or item["metadata"].get("creationTimestamp")
+            if stamp and (now - parse_time(stamp)).total_seconds() > self.ttl:
+                try:
+                    await self.client.delete(DELETION_RECORDS, item["metadata"]["name"])
+                    deleted += 1
+                except StatusError as e:
+                    if not is_not_found(e):
+                        raise
+        return deleted

@@ -1,0 +1,286 @@
+"""Deletes everything in a Terminating namespace, then releases it (cf.
+pkg/controller/namespace/deletion/namespaced_resources_deleter.go, with the
+``OrderedNamespaceDeletion`` behaviour of Kubernetes 1.33+: pods first).
+
+``NamespacedResourcesDeleter.delete(name)`` is one pass, to be repeated until it returns:
+
+1. GET the namespace (gone, or not being deleted: nothing to do); make sure its
+   ``status.phase`` is Terminating; if ``spec.finalizers`` is empty it is finalized.
+2. Discover every namespaced resource supporting ``delete`` (custom resources included;
+   one preferred version per group/resource). Pods first: list them and DELETE each with
+   default options (Background propagation, their own grace period); while any pod
+   remains, nothing else is touched. Then every other resource the same way.
+3. List again what was deleted: items still there with finalizers, or pods still within
+   their grace period, mean "wait" (``ResourcesRemainingError`` with an estimate in
+   seconds: the longest pod grace period not yet elapsed since the namespace's deletion,
+   or 15 s for finalizers); items without either are an error.
+4. Keep the five NamespaceDeletion* conditions up to date (``namespace_conditions``).
+5. Nothing left: remove the ``kubernetes`` token from ``spec.finalizers`` by PUT to the
+   ``finalize`` subresource; the API server removes the namespace once its metadata
+   finalizers are empty too.
+
+The client offers no ``deletecollection``, so every resource is listed and deleted item by
+item, as upstream does when ``deletecollection`` is not supported.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kubegc.api.clock import Clock, format_time, parse_time
+from kubegc.api.errors import StatusError, is_conflict, is_not_found
+from kubegc.api.meta import FINALIZER_KUBERNETES, finalizers_of, name_of, uid_of
+from kubegc.api.pod import PODS
+from kubegc.api.resources import GroupVersionResource
+from kubegc.api.types import Obj
+from kubegc.client.interface import APIResource, Client, DeleteOptions
+from kubegc.controllers.namespace.deletion.status_condition_utils import NamespaceConditionUpdater
+
+log = logging.getLogger(__name__)
+
+NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+#: upstream's default estimate for finalizers to complete on items pending deletion
+FINALIZER_ESTIMATE_SECONDS = 15
+#: how long a discovery result is reused (``invalidate`` drops it at once)
+DISCOVERY_TTL = 5.0
+_BACKGROUND = DeleteOptions(propagation_policy="Background")
+
+
+class ResourcesRemainingError(Exception):
+    """Some content is still there; try again in about ``estimate`` seconds."""
+
+    def __init__(self, estimate: int, *, pods_remaining: bool = False) -> None:
+        super().__init__(f"some content remains in the namespace, estimate {estimate} seconds "
+                         "before it is removed")
+        self.estimate = estimate
+        self.pods_remaining = pods_remaining
+
+
+class NamespaceDeletionError(Exception):
+    """One or more resources could not be deleted (the aggregated messages)."""
+
+
+@dataclass(slots=True)
+class GVRDeletionMetadata:
+    finalizer_estimate_seconds: int = 0
+    num_remaining: int = 0
+    finalizers_to_num_remaining: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Totals:
+    estimate: int = 0
+    errors: list[str] = field(default_factory=list)
+    gvr_to_num_remaining: dict[tuple[str, str], int] = field(default_factory=dict)
+    finalizers_to_num_remaining: dict[str, int] = field(default_factory=dict)
+
+    def add(self, gvr: GroupVersionResource, meta: GVRDeletionMetadata) -> None:
+        self.estimate = max(self.estimate, meta.finalizer_estimate_seconds)
+        if meta.num_remaining > 0:
+            self.gvr_to_num_remaining[(gvr.group, gvr.resource)] = meta.num_remaining
+            for finalizer, n in meta.finalizers_to_num_remaining.items():
+                self.finalizers_to_num_remaining[finalizer] = (
+                    self.finalizers_to_num_remaining.get(finalizer, 0) + n)
+
+
+def deletable_namespaced_resources(resources: list[APIResource]) -> list[GroupVersionResource]:
+    """Namespaced resources with ``delete`` and ``list``, one version per group/resource
+    (the first listed: the preferred one), subresources excluded."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for r in resources:
+        if not r.namespaced or "/" in r.resource or (r.group, r.resource) in seen:
+            continue
+        if "delete" in r.verbs and "list" in r.verbs:
+            seen.add((r.group, r.resource))
+            out.append(r.gvr)
+    return out
+
+
+def gvr_string(gvr: GroupVersionResource) -> str:
+    """Go's ``GroupVersionResource.String()``: ``apps/v1, Resource=deployments``."""
+    return f"{gvr.group}/{gvr.version}, Resource={gvr.resource}"
+
+
+class NamespacedResourcesDeleter:
+    """Stateless between passes except for the discovery cache."""
+
+    def __init__(self, client: Client, *, clock: Clock,
+                 finalizer_token: str = FINALIZER_KUBERNETES) -> None:
+        self.client = client
+        self.clock = clock
+        self.finalizer_token = finalizer_token
+        self._discovered: list[APIResource] | None = None
+        self._discovered_at = 0.0
+
+    def invalidate(self) -> None:
+        """Forget the cached discovery (a CRD came or went)."""
+        self._discovered = None
+
+    async def delete(self, name: str) -> None:
+        """One pass over namespace ``name``; raises ``ResourcesRemainingError`` to be
+        called again later, other errors to be retried with backoff."""
+        try:
+            namespace = await self.client.get(NAMESPACES, name)
+        except StatusError as exc:
+            if is_not_found(exc):
+                return
+            raise
+        if not namespace["metadata"].get("deletionTimestamp"):
+            return
+        try:
+            namespace = await self._retry_on_conflict(namespace, self._update_status_phase)
+        except StatusError as exc:
+            if is_not_found(exc):
+                return
+            raise
+        if not (namespace.get("spec") or {}).get("finalizers"):
+            return
+        estimate, pods_remaining = await self.delete_all_content(namespace)
+        if estimate > 0:
+            raise ResourcesRemainingError(estimate, pods_remaining=pods_remaining)
+        try:
+            await self._retry_on_conflict(namespace, self._finalize)
+        except StatusError as exc:
+            if not is_not_found(exc):
+                raise
+
+    async def _retry_on_conflict(self, namespace: Obj,
+                                 fn: Callable[[Obj], Awaitable[Obj]]) -> Obj:
+        latest = namespace
+        while True:
+            try:
+                return await fn(latest)
+            except StatusError as exc:
+                if not is_conflict(exc):
+                    raise
+            previous = latest
+            latest = await self.client.get(NAMESPACES, name_of(previous))
+            if uid_of(previous) != uid_of(latest):
+                raise NamespaceDeletionError("namespace uid has changed across retries")
+
+    async def _update_status_phase(self, namespace: Obj) -> Obj:
+        if (namespace.get("status") or {}).get("phase") == "Terminating":
+            return namespace
+        updated = copy.deepcopy(namespace)
+        updated.setdefault("status", {})["phase"] = "Terminating"
+        return await self.client.update(NAMESPACES, updated, subresource="status")
+
+    async def _finalize(self, namespace: Obj) -> Obj:
+        updated = copy.deepcopy(namespace)
+        kept = sorted({f for f in updated["spec"].get("finalizers") or []
+                       if f != self.finalizer_token})
+        updated["spec"]["finalizers"] = kept
+        return await self.client.update(NAMESPACES, updated, subresource="finalize")
+
+    async def _discover(self) -> list[APIResource]:
+        now = self.clock.monotonic()
+        if self._discovered is None or now - self._discovered_at > DISCOVERY_TTL:
+            self._discovered = await self.client.discover()
+            self._discovered_at = now
+        return self._discovered
+
+    async def delete_all_content(self, namespace: Obj) -> tuple[int, bool]:
+        """Delete what can be deleted; (estimate of seconds left, whether pods remain)."""
+        name = name_of(namespace)
+        updater = NamespaceConditionUpdater(format_time(self.clock.now()))
+        totals = _Totals()
+        try:
+            resources = deletable_namespaced_resources(await self._discover())
+        except Exception as exc:  # not fatal: upstream goes on with what it has
+            totals.errors.append(str(exc))
+            updater.process_discover_resources_err(str(exc))
+            resources = []
+        deleted_at = parse_time(str(namespace["metadata"]["deletionTimestamp"]))
+        pods_remaining = False
+        if PODS in resources:
+            resources.remove(PODS)
+            await self._delete_gvr(PODS, name, deleted_at, totals, updater)
+            pods_remaining = totals.gvr_to_num_remaining.get(("", "pods"), 0) > 0
+        if not pods_remaining:
+            for gvr in resources:
+                await self._delete_gvr(gvr, name, deleted_at, totals, updater)
+        updater.process_content_totals(totals.gvr_to_num_remaining,
+                                       totals.finalizers_to_num_remaining)
+        if updater.update(namespace):
+            try:
+                await self.client.update(NAMESPACES, namespace, subresource="status")
+            except StatusError as exc:
+                log.warning("couldn't update status condition for namespace %s: %s", name, exc)
+        if totals.errors:
+            raise NamespaceDeletionError("; ".join(sorted(totals.errors)))
+        return totals.estimate, pods_remaining
+
+    async def _delete_gvr(self, gvr: GroupVersionResource, namespace: str, deleted_at: datetime,
+                          totals: _Totals, updater: NamespaceConditionUpdater) -> None:
+        try:
+            meta = await self.delete_all_content_for_gvr(gvr, namespace, deleted_at)
+        except _GVRError as exc:
+            totals.errors.append(str(exc))
+            updater.process_delete_content_err(str(exc))
+            meta = exc.meta
+        totals.add(gvr, meta)
+
+    async def delete_all_content_for_gvr(self, gvr: GroupVersionResource, namespace: str,
+                                         deleted_at: datetime) -> GVRDeletionMetadata:
+        """Delete every ``gvr`` object of ``namespace`` (cf.
+        ``deleteAllContentForGroupVersionResource``)."""
+        items = await self._list(gvr, namespace)
+        if items is None or not items:
+            return GVRDeletionMetadata()
+        estimate = self._estimate(gvr, items, deleted_at)
+        for item in items:
+            try:
+                await self.client.delete(gvr, name_of(item), namespace=namespace,
+                                         options=_BACKGROUND)
+            except StatusError as exc:
+                if not (is_not_found(exc) or exc.code == 405):
+                    raise _GVRError(str(exc), GVRDeletionMetadata(estimate)) from exc
+        remaining = await self._list(gvr, namespace)
+        if not remaining:
+            return GVRDeletionMetadata()
+        finalizers: dict[str, int] = {}
+        for item in remaining:
+            for finalizer in finalizers_of(item):
+                finalizers[finalizer] = finalizers.get(finalizer, 0) + 1
+        if estimate:
+            return GVRDeletionMetadata(estimate, len(remaining), finalizers)
+        if finalizers:
+            return GVRDeletionMetadata(FINALIZER_ESTIMATE_SECONDS, len(remaining), finalizers)
+        raise _GVRError(f"unexpected items still remain in namespace: {namespace} for gvr: "
+                        f"{gvr_string(gvr)}", GVRDeletionMetadata(estimate, len(remaining)))
+
+    async def _list(self, gvr: GroupVersionResource, namespace: str) -> list[Obj] | None:
+        """The items, or None where listing is not supported (404/405)."""
+        try:
+            listed = await self.client.list(gvr, namespace=namespace)
+        except StatusError as exc:
+            if is_not_found(exc) or exc.code == 405:
+                return None
+            raise _GVRError(str(exc), GVRDeletionMetadata()) from exc
+        return list(listed.get("items") or [])
+
+    def _estimate(self, gvr: GroupVersionResource, items: list[Obj], deleted_at: datetime) -> int:
+        """Pods: the longest grace period of a non-terminal pod, 0 once that long has
+        passed since the namespace's deletion (cf. ``estimateGracefulTermination``)."""
+        if (gvr.group, gvr.resource) != ("", "pods"):
+            return 0
+        estimate = 0
+        for pod in items:
+            if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+            if grace is not None:
+                estimate = max(estimate, int(grace))
+        elapsed = (self.clock.now() - deleted_at).total_seconds()
+        return 0 if elapsed >= estimate else estimate
+
+
+class _GVRError(Exception):
+    def __init__(self, message: str, meta: GVRDeletionMetadata) -> None:
+        super().__init__(message)
+        self.meta = meta

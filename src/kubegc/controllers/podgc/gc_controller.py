@@ -1,0 +1,187 @@
+"""The pod garbage collector (cf. pkg/controller/podgc/gc_controller.go).
+
+Every ``gc_check_period`` seconds (upstream ``gcCheckPeriod``, 20 s) of the injected clock:
+
+* orphaned pods: a pod bound to a node missing from the node informer puts that node in
+  quarantine for ``quarantine_time`` seconds (upstream 40 s); a node still missing then
+  and confirmed absent by a GET gets its pods marked ``Failed`` with condition
+  ``DisruptionTarget`` (reason ``DeletionByPodGC``, "PodGC: node no longer exists") and
+  force-deleted (``gracePeriodSeconds: 0``);
+* unscheduled terminating pods (``deletionTimestamp`` without ``nodeName``) are marked
+  Failed and force-deleted;
+* terminated pods (Succeeded/Failed) beyond ``terminated_pod_gc_threshold`` (0 = off;
+  upstream's default 12500) are deleted oldest first.
+
+The check also runs as soon as a Node is deleted (the quarantine still applies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import logging
+from collections.abc import Awaitable
+from typing import Any
+
+from kubegc.api.clock import format_time
+from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.meta import is_being_deleted, name_of, namespace_of
+from kubegc.api.pod import NODES, PODS
+from kubegc.api.types import Obj
+from kubegc.client.cache import FuncHandler
+from kubegc.client.interface import DeleteOptions, PatchType
+from kubegc.client.workqueue import DelayingQueue
+from kubegc.component.config import PodGCControllerConfiguration
+from kubegc.component.context import ControllerContext
+
+log = logging.getLogger(__name__)
+
+_TERMINAL = ("Succeeded", "Failed")
+
+
+def is_pod_terminated(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") not in ("Pending", "Running", "Unknown", None)
+
+
+def _creation_order(pod: Obj) -> tuple[str, str]:
+    return (str(pod["metadata"].get("creationTimestamp") or ""), name_of(pod))
+
+
+class PodGCController:
+    """Deletes pods nobody else will. ``gc`` runs in one task at a time (the periodic
+    loop, or a run triggered by a Node deletion), so the node queue has one consumer."""
+
+    name = "podgc"
+    component = "pod-garbage-collector"
+
+    def __init__(self, ctx: ControllerContext[PodGCControllerConfiguration]) -> None:
+        opts = ctx.options
+        self.client, self.clock = ctx.client, ctx.clock
+        self.period = opts.gc_check_period
+        self.quarantine = opts.quarantine_time
+        self.threshold = opts.terminated_pod_gc_threshold
+        self.pods = ctx.informer_factory.for_resource(PODS)
+        self.nodes = ctx.informer_factory.for_resource(NODES)
+        self.node_queue: DelayingQueue[str] = DelayingQueue(name="orphaned_pods_nodes",
+                                                            clock=self.clock)
+        self._lock = asyncio.Lock()
+        self._wakeup = asyncio.Event()
+        self._busy = False
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.nodes.add_event_handler(FuncHandler(delete=lambda _: self._wakeup.set()))
+        self._task = asyncio.ensure_future(self._run())
+
+    async def stop(self) -> None:
+        self.node_queue.shut_down()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def is_idle(self) -> bool:
+        """Not in a gc pass and not asked to run one; quarantine timers do not count."""
+        return not self._busy and not self._wakeup.is_set()
+
+    def ready(self) -> bool:
+        return True
+
+    async def _run(self) -> None:
+        await asyncio.gather(self.pods.wait_for_sync(), self.nodes.wait_for_sync())
+        while True:
+            timer = asyncio.ensure_future(self.clock.sleep(self.period))
+            waker = asyncio.ensure_future(self._wakeup.wait())
+            try:
+                await asyncio.wait({timer, waker}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                timer.cancel()
+                waker.cancel()
+            self._busy = True
+            self._wakeup.clear()
+            try:
+                await self.gc()
+            except Exception:
+                log.exception("pod garbage collection failed")
+            finally:
+                self._busy = False
+
+    async def gc(self) -> None:
+        """One pass (cf. ``PodGCController.gc``)."""
+        async with self._lock:
+            pods = self.pods.indexer.list()
+            if self.threshold > 0:
+                await self.gc_terminated(pods)
+            await self.gc_orphaned(pods)
+            await self.gc_unscheduled_terminating(pods)
+
+    async def gc_terminated(self, pods: list[Obj]) -> None:
+        terminated = sorted((p for p in pods if is_pod_terminated(p)), key=_creation_order)
+        for pod in terminated[: max(len(terminated) - self.threshold, 0)]:
+            await self._safely(self.mark_failed_and_delete_pod(pod))
+
+    async def gc_orphaned(self, pods: list[Obj]) -> None:
+        existing = {name_of(n) for n in self.nodes.indexer.list()}
+        for pod in pods:
+            node = (pod.get("spec") or {}).get("nodeName")
+            if node and node not in existing:
+                self.node_queue.add_after(str(node), self.quarantine)
+        deleted = await self._discover_deleted_nodes(existing)
+        condition = {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByPodGC",
+                     "message": "PodGC: node no longer exists"}
+        for pod in pods:
+            if (pod.get("spec") or {}).get("nodeName") in deleted:
+                log.info("found orphaned pod %s/%s assigned to the deleted node %s, deleting",
+                         namespace_of(pod), name_of(pod), pod["spec"]["nodeName"])
+                await self._safely(self.mark_failed_and_delete_pod(pod, condition))
+
+    async def _discover_deleted_nodes(self, existing: set[str]) -> set[str]:
+        deleted: set[str] = set()
+        while len(self.node_queue) > 0:
+            name, shutdown = await self.node_queue.get()
+            if shutdown:
+                break
+            try:
+                if name not in existing:
+                    await self.client.get(NODES, name)
+            except StatusError as exc:
+                if is_not_found(exc):
+                    deleted.add(name)
+                else:
+                    log.error("error while getting node %s: %s", name, exc)
+            finally:
+                self.node_queue.done(name)
+        return deleted
+
+    async def gc_unscheduled_terminating(self, pods: list[Obj]) -> None:
+        for pod in pods:
+            if is_being_deleted(pod) and not (pod.get("spec") or {}).get("nodeName"):
+                await self._safely(self.mark_failed_and_delete_pod(pod))
+
+    async def mark_failed_and_delete_pod(self, pod: Obj,
+                                         condition: dict[str, Any] | None = None) -> None:
+        """Patch a non-terminal pod to ``Failed`` (with ``condition``), then force-delete
+        it (cf. ``markFailedAndDeletePodWithCondition``)."""
+        status = pod.get("status") or {}
+        if status.get("phase") not in _TERMINAL:
+            new_status = copy.deepcopy(status)
+            new_status["phase"] = "Failed"
+            if condition is not None:
+                conditions = [c for c in new_status.get("conditions") or []
+                              if c.get("type") != condition["type"]]
+                conditions.append({**condition, "lastTransitionTime":
+                                   format_time(self.clock.now())})
+                new_status["conditions"] = conditions
+            patch = {"metadata": {"uid": pod["metadata"].get("uid")}, "status": new_status}
+            await self.client.patch(PODS, name_of(pod), patch, namespace=namespace_of(pod),
+                                    patch_type=PatchType.MERGE, subresource="status")
+        await self.client.delete(PODS, name_of(pod), namespace=namespace_of(pod),
+                                 options=DeleteOptions(grace_period_seconds=0))
+
+    async def _safely(self, coro: Awaitable[None]) -> None:
+        try:
+            await coro
+        except StatusError as exc:
+            if not is_not_found(exc):
+                log.error("pod gc: %s", exc)

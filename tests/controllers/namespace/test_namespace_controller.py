@@ -1,0 +1,227 @@
+"""The namespace controller: the deletion conditions (pure, the table of upstream's
+TestNamespaceCondition), one deleter pass against FakeClient (pods first, finalizers,
+finalize), and namespace termination in a real kubegc (upstream's e2e "should ensure that
+all pods/services are removed when a namespace is deleted")."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kubegc.api.clock import ManualClock
+from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.resources import GroupVersionResource
+from kubegc.client.fake import FakeClient, builtin_api_resources
+from kubegc.client.interface import PatchType
+from kubegc.controllers.namespace.deletion.namespaced_resources_deleter import (
+    NamespacedResourcesDeleter,
+    ResourcesRemainingError,
+)
+from kubegc.controllers.namespace.deletion.status_condition_utils import (
+    CONDITION_TYPES,
+    NamespaceConditionUpdater,
+    successful_condition,
+    update_conditions,
+)
+from kubegc.testing import Cluster
+
+NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+PODS = GroupVersionResource("", "v1", "pods")
+SERVICES = GroupVersionResource("", "v1", "services")
+CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
+DEPLOYMENTS = GroupVersionResource("apps", "v1", "deployments")
+NOW = "2026-01-01T00:00:00Z"
+OK = [successful_condition(t, NOW) for t in CONDITION_TYPES]
+
+
+def bare(conditions: list[dict]) -> list[tuple]:
+    return [(c["type"], c["status"], c.get("reason"), c.get("message")) for c in conditions]
+
+
+@pytest.mark.parametrize(("new", "start", "expected"), [
+    pytest.param([], [{"type": "unknown", "status": "True"}],
+                 [{"type": "unknown", "status": "True"}, *OK], id="leave-unknown"),
+    pytest.param([], [{"type": "NamespaceDeletionDiscoveryFailure", "status": "True"}], OK,
+                 id="replace-with-success"),
+    pytest.param([], [{"type": "NamespaceDeletionGroupVersionParsingFailure", "status": "True"},
+                      {"type": "NamespaceDeletionDiscoveryFailure", "status": "True"}],
+                 [OK[1], OK[0], *OK[2:]], id="leave-different-order"),
+    pytest.param([{"type": "NamespaceDeletionGroupVersionParsingFailure", "status": "True",
+                   "reason": "foo", "message": "bar"}],
+                 [{"type": "NamespaceDeletionGroupVersionParsingFailure", "status": "False"},
+                  {"type": "NamespaceDeletionDiscoveryFailure", "status": "True"}],
+                 [{"type": "NamespaceDeletionGroupVersionParsingFailure", "status": "True",
+                   "reason": "foo", "message": "bar"}, OK[0], *OK[2:]],
+                 id="overwrite-with-failure"),
+])
+def test_update_conditions(new, start, expected) -> None:
+    status = {"conditions": start}
+    update_conditions(status, new, now=NOW)
+    assert bare(status["conditions"]) == bare(expected)
+
+
+def test_process_content_totals_messages() -> None:
+    updater = NamespaceConditionUpdater(NOW)
+    updater.process_content_totals({("apps.k8s.io", "daemonsets"): 5,
+                                    ("apps.k8s.io", "deployments"): 5},
+                                   {"service-catalog": 6, "kubedb": 5})
+    assert bare(updater.new_conditions) == [
+        ("NamespaceContentRemaining", "True", "SomeResourcesRemain",
+         "Some resources are remaining: daemonsets.apps.k8s.io has 5 resource instances, "
+         "deployments.apps.k8s.io has 5 resource instances"),
+        ("NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain",
+         "Some content in the namespace has finalizers remaining: kubedb in 5 resource "
+         "instances, service-catalog in 6 resource instances"),
+    ]
+
+
+def test_delete_content_errors_are_aggregated() -> None:
+    updater = NamespaceConditionUpdater(NOW)
+    updater.process_delete_content_err("b failed")
+    updater.process_delete_content_err("a failed")
+    ns: dict = {}
+    assert updater.update(ns)
+    failure = {c["type"]: c for c in ns["status"]["conditions"]}[
+        "NamespaceDeletionContentFailure"]
+    assert (failure["reason"], failure["message"]) == (
+        "ContentDeletionFailed", "Failed to delete all resource types, 2 remaining: a failed, "
+        "b failed")
+    assert not updater.update(ns)  # unchanged: nothing to write
+
+
+# -- one pass against FakeClient --------------------------------------------------------------
+
+def terminating_namespace(client: FakeClient) -> None:
+    client.add_object(NAMESPACES, {"metadata": {
+        "name": "ns", "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["hold"]},
+        "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Terminating"}})
+
+
+def verbs(client: FakeClient) -> list[str]:
+    return [a for a in client.actions if a.split()[0] in ("delete", "update")]
+
+
+async def test_pods_first_then_the_rest_then_finalize() -> None:
+    client = FakeClient(resources=builtin_api_resources())
+    terminating_namespace(client)
+    client.add_object(PODS, {"metadata": {"name": "p", "finalizers": ["example.com/x"]},
+                             "spec": {"terminationGracePeriodSeconds": 30}}, namespace="ns")
+    client.add_object(CONFIGMAPS, {"metadata": {"name": "cm"}}, namespace="ns")
+    deleter = NamespacedResourcesDeleter(client, clock=ManualClock())
+    with pytest.raises(ResourcesRemainingError) as remaining:
+        await deleter.delete("ns")
+    assert remaining.value.pods_remaining and remaining.value.estimate == 30
+    assert [a for a in verbs(client) if a.startswith("delete")] == ["delete v1 pods ns/p"]
+    assert client.stored(CONFIGMAPS, "cm", namespace="ns") is not None  # not yet
+    await client.patch(PODS, "p", {"metadata": {"finalizers": None}}, namespace="ns")
+    client.clear_actions()
+    await deleter.delete("ns")
+    assert "delete v1 configmaps ns/cm" in verbs(client)
+    assert verbs(client)[-1] == "update v1 namespaces/finalize ns"
+    ns = client.stored(NAMESPACES, "ns")
+    assert ns["spec"]["finalizers"] == []
+    assert {c["type"]: c["status"] for c in ns["status"]["conditions"]} == dict.fromkeys(
+        CONDITION_TYPES, "False")
+
+
+async def test_content_held_by_finalizers_is_reported_and_waited_for() -> None:
+    client = FakeClient(resources=builtin_api_resources())
+    terminating_namespace(client)
+    client.add_object(DEPLOYMENTS, {"metadata": {"name": "d", "finalizers": [
+        "custom.io/finalizer"]}}, namespace="ns")
+    deleter = NamespacedResourcesDeleter(client, clock=ManualClock())
+    with pytest.raises(ResourcesRemainingError) as remaining:
+        await deleter.delete("ns")
+    assert (remaining.value.estimate, remaining.value.pods_remaining) == (15, False)
+    conditions = {c["type"]: c for c in client.stored(NAMESPACES, "ns")["status"]["conditions"]}
+    assert conditions["NamespaceContentRemaining"]["message"] == (
+        "Some resources are remaining: deployments.apps has 1 resource instances")
+    assert "update v1 namespaces/finalize ns" not in verbs(client)
+
+
+# -- a real kubegc ------------------------------------------------------------------------------
+
+
+def web_pod(name: str) -> dict:
+    return {"metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+
+
+async def gone(client, gvr, name, namespace="") -> bool:
+    try:
+        await client.get(gvr, name, namespace=namespace)
+    except StatusError as exc:
+        return is_not_found(exc)
+    return False
+
+
+async def test_ns01_ns02_pods_and_services_go_with_the_namespace() -> None:
+    async with Cluster(controllers=["garbagecollector", "kubelet", "scheduler", "endpoints",
+                                    "namespace"], clock=ManualClock()) as c:
+        client = c.client
+        await client.create(NAMESPACES, {"metadata": {"name": "nsdeletetest"}})
+        await client.create(PODS, web_pod("p"), namespace="nsdeletetest")
+        await client.create(SERVICES, {"metadata": {"name": "s"}, "spec": {
+            "selector": {"app": "web"}, "ports": [{"port": 80}]}}, namespace="nsdeletetest")
+        await asyncio.wait_for(c.asettle(), 30)
+        await client.delete(NAMESPACES, "nsdeletetest")
+        await asyncio.wait_for(c.asettle(), 30)
+        assert await gone(client, NAMESPACES, "nsdeletetest")
+        await client.create(NAMESPACES, {"metadata": {"name": "nsdeletetest"}})
+        assert (await client.list(PODS, namespace="nsdeletetest"))["items"] == []
+        assert (await client.list(SERVICES, namespace="nsdeletetest"))["items"] == []
+
+
+async def test_ns07_conditions_while_content_holds_finalizers() -> None:
+    clock = ManualClock()
+    async with Cluster(controllers=["garbagecollector", "kubelet", "scheduler", "namespace"],
+                       clock=clock) as c:
+        client = c.client
+        await client.create(NAMESPACES, {"metadata": {"name": "ns07"}})
+        await client.create(PODS, web_pod("p"), namespace="ns07")
+        await client.create(DEPLOYMENTS, {"metadata": {"name": "d", "finalizers": [
+            "custom.io/finalizer"]}, "spec": {
+            "selector": {"matchLabels": {"app": "web"}}, "template": web_pod("")}},
+            namespace="ns07")
+        await asyncio.wait_for(c.asettle(), 30)
+        await client.delete(NAMESPACES, "ns07")
+        await asyncio.wait_for(c.asettle(), 30)
+        ns = await client.get(NAMESPACES, "ns07")
+        assert ns["status"]["phase"] == "Terminating"
+        assert {cond["type"]: cond["message"] for cond in ns["status"]["conditions"]} == {
+            "NamespaceDeletionGroupVersionParsingFailure":
+                "All legacy kube types successfully parsed",
+            "NamespaceDeletionDiscoveryFailure": "All resources successfully discovered",
+            "NamespaceDeletionContentFailure":
+                "All content successfully deleted, may be waiting on finalization",
+            "NamespaceContentRemaining":
+                "Some resources are remaining: deployments.apps has 1 resource instances",
+            "NamespaceFinalizersRemaining": "Some content in the namespace has finalizers "
+                                            "remaining: custom.io/finalizer in 1 resource "
+                                            "instances",
+        }
+        assert await gone(client, PODS, "p", "ns07")
+        await client.patch(DEPLOYMENTS, "d", {"metadata": {"finalizers": None}},
+                           namespace="ns07", patch_type=PatchType.MERGE)
+        for _ in range(10):  # the controller polls content held by finalizers with backoff
+            clock.advance(1)
+            await asyncio.wait_for(c.asettle(), 30)
+        assert await gone(client, NAMESPACES, "ns07")
+
+
+async def test_many_namespaces_terminate_concurrently() -> None:
+    async with Cluster(controllers=["garbagecollector", "kubelet", "scheduler", "namespace"],
+                       nodes=2) as c:
+        client = c.client
+        names = [f"nslifetest-{i}" for i in range(20)]
+        for name in names:
+            await client.create(NAMESPACES, {"metadata": {"name": name}})
+            for i in range(5):
+                await client.create(PODS, web_pod(f"p{i}"), namespace=name)
+        await c.asettle()
+        await asyncio.gather(*(client.delete(NAMESPACES, name) for name in names))
+        await c.asettle()
+        left = [n["metadata"]["name"] for n in (await client.list(NAMESPACES))["items"]]
+        assert not set(names) & set(left)
+        assert (await client.list(PODS))["items"] == []
