@@ -157,10 +157,6 @@ class Monitors:
         """True if there is at least one monitor and all have synced (cf. ``IsSynced``)."""
         return bool(self._monitors) and all(m.has_synced() for m in self._monitors.values())
 
-    def is_resource_synced(self, resource: GroupVersionResource) -> bool:
-        monitor = self._monitors.get(resource)
-        return monitor is not None and monitor.has_synced()
-
     def unsynced(self) -> list[GroupVersionResource]:
         return sorted(r for r, m in self._monitors.items() if not m.has_synced())
 
