@@ -62,6 +62,9 @@ class StatusError(Exception):
         self.details = _Details(name, group, kind, uid, tuple(causes), retry_after_seconds)
 
     def to_status(self) -> dict[str, Any]:
+        """The ``metav1.Status`` body, its keys in the Go struct's field order (kind,
+        apiVersion, metadata, status, message, reason, details, code), as
+        kube-apiserver's JSON encoder writes them."""
         status: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
@@ -69,11 +72,11 @@ class StatusError(Exception):
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
-            "code": self.code,
         }
         details = self.details.to_dict()
         if details:
             status["details"] = details
+        status["code"] = self.code
         return status
 
     @classmethod

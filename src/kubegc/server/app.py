@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 from typing import Any
 
@@ -72,7 +73,9 @@ async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
             return Response(text="ok")
         return Response(text="[-]controllers not ready\nreadyz check failed", status=503)
     if path == "/version":
-        return json_response(KUBERNETES_VERSION)
+        # responsewriters.WriteRawJSON: json.MarshalIndent, no trailing newline
+        return Response(body=json.dumps(KUBERNETES_VERSION, indent=2).encode(),
+                        content_type="application/json")
     if path.startswith("/openapi/"):
         return _openapi(ctx, request, path)
     for prefix, handler in ctx.debug_handlers.items():
@@ -115,7 +118,7 @@ def _discovery(ctx: ServerContext, request: Request, path: str) -> Response | No
 
 
 def _typed_json(doc: Any, content_type: str) -> Response:
-    response = Response(body=orjson.dumps(doc))
+    response = json_response(doc)
     response.headers["Content-Type"] = content_type
     return response
 
@@ -149,7 +152,8 @@ def _openapi(ctx: ServerContext, request: Request, path: str) -> Response:
     doc = _openapi_cache[cache_key]
     if doc is None:
         raise errors.route_not_found()
-    return json_response(doc)
+    # kube-openapi writes json.Marshal's bytes: no trailing newline
+    return Response(body=orjson.dumps(doc), content_type="application/json")
 
 
 def _openapi_document(ctx: ServerContext, path: str) -> Any:
