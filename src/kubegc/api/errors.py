@@ -70,9 +70,11 @@ class StatusError(Exception):
             "apiVersion": "v1",
             "metadata": {},
             "status": "Failure",
-            "message": self.message,
-            "reason": self.reason,
         }
+        if self.message:  # omitempty
+            status["message"] = self.message
+        if self.reason:
+            status["reason"] = self.reason
         details = self.details.to_dict()
         if details:
             status["details"] = details
@@ -247,6 +249,12 @@ def internal_error(err: str) -> StatusError:
         f"Internal error occurred: {err}",
         causes=[StatusCause("UnexpectedServerResponse", err)],
     )
+
+
+def resource_version_set_on_create() -> StatusError:
+    """``storage.ErrResourceVersionSetOnCreate``: not a Status error upstream, so
+    ``ErrorToAPIStatus`` answers it as a 500 with no reason."""
+    return StatusError(500, "", "resourceVersion should not be set on objects to be created")
 
 
 def server_timeout(message: str) -> StatusError:
