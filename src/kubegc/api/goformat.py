@@ -37,6 +37,17 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Controller", "controller", "*bool"),
         ("BlockOwnerDeletion", "blockOwnerDeletion", "*bool"),
     ),
+    "rbac.RoleRef": (
+        ("APIGroup", "apiGroup", "string"), ("Kind", "kind", "string"),
+        ("Name", "name", "string"),
+    ),
+    "policy.PodDisruptionBudgetSpec": (
+        ("MinAvailable", "minAvailable", "*intstr.IntOrString"),
+        ("Selector", "selector", "*v1.LabelSelector"),
+        ("MaxUnavailable", "maxUnavailable", "*intstr.IntOrString"),
+        ("UnhealthyPodEvictionPolicy", "unhealthyPodEvictionPolicy",
+         "*policy.UnhealthyPodEvictionPolicyType"),
+    ),
 }
 _STRINGS = ("string", "types.UID")
 _INTS = ("int", "int32", "int64")

@@ -309,7 +309,7 @@ class Store:
                 f"meta: {old_meta['uid']}")
         new = to_storage(t.info, new)
         new_meta = new["metadata"]
-        if subresource == "status":
+        if subresource in ("status", "approval"):  # approval: a CSR's conditions
             new = self._status_update(strategy, old, new)
             new_meta = new["metadata"]
         elif strategy.status_subresource and subresource == "":

@@ -7,13 +7,26 @@ from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import AnyResponse, Request, Response
 from kubegc.server.request_info import RequestInfo
-from kubegc.server.verbs import create, delete, get, patch, scale, update, watch
+from kubegc.server.verbs import (
+    componentstatus,
+    create,
+    delete,
+    get,
+    patch,
+    scale,
+    update,
+    watch,
+)
 from kubegc.server.verbs.params import flag
 
 
 async def handle_resource(ctx: ServerContext, request: Request,
                           info: RequestInfo) -> AnyResponse:
     t = ctx.registry.target(info.group, info.version, info.resource, info.namespace)
+    if t.info.group == "" and t.info.resource == "componentstatuses":  # computed, not stored
+        if info.subresource or info.namespace:
+            raise errors.route_not_found()
+        return await componentstatus.serve(ctx, request, t, info.name)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
