@@ -490,8 +490,8 @@ def generate() -> dict[str, Any]:
     roots_by_group: dict[str, list[str]] = {}
     kinds: dict[str, tuple[str, str, str]] = {}
     for info in BUILTIN_RESOURCES:
-        for version, kind in ((v, k) for v in info.versions
-                              for k in (info.kind, info.list_kind_name)):
+        kinds_of = (info.kind, info.list_kind_name) if info.supports("list") else (info.kind,)
+        for version, kind in ((v, k) for v in info.versions for k in kinds_of):
             name = class_for(info.group, version, kind)
             if name is None:
                 print(f"skipped {info.group}/{version} {kind}: not an upstream kind")

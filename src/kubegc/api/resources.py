@@ -141,7 +141,8 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
        subresources=(_STATUS, Subresource("finalize", verbs=("update",))),
        verbs=("create", "delete", "get", "list", "patch", "update", "watch")),
     _r("", "v1", "pods", "Pod", short="po", categories="all",
-       subresources=(_STATUS, Subresource("log", verbs=("get",)))),
+       subresources=(Subresource("binding", kind="Binding", verbs=("create",)), _STATUS,
+                     Subresource("log", verbs=("get",)))),
     _r("", "v1", "services", "Service", short="svc", categories="all", subresources=(_STATUS,),
        verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")),
     _r("", "v1", "endpoints", "Endpoints", short="ep", singular="endpoints"),
@@ -173,6 +174,7 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
        namespaced=False, short="crd crds", categories="api-extensions", subresources=(_STATUS,)),
     # The rest of a v1.32 kube-apiserver's default resources (its api-resources, but the
     # create-only review APIs and bindings), as its REST storages declare them.
+    _r("", "v1", "bindings", "Binding", verbs=("create",)),
     _r("", "v1", "podtemplates", "PodTemplate"),
     _r("", "v1", "limitranges", "LimitRange", short="limits"),
     _r("", "v1", "resourcequotas", "ResourceQuota", short="quota", subresources=(_STATUS,)),

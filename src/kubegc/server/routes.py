@@ -8,6 +8,7 @@ from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import AnyResponse, Request, Response
 from kubegc.server.request_info import RequestInfo
 from kubegc.server.verbs import (
+    binding,
     componentstatus,
     create,
     delete,
@@ -27,6 +28,10 @@ async def handle_resource(ctx: ServerContext, request: Request,
         if info.subresource or info.namespace:
             raise errors.route_not_found()
         return await componentstatus.serve(ctx, request, t, info.name)
+    if t.info.group == "" and t.info.resource == "bindings":  # create-only, not stored
+        if info.name or not info.namespace:
+            raise _not_allowed(t.gr, request.method)
+        return await binding.create(ctx, request, info.namespace)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
@@ -64,6 +69,8 @@ async def _subresource(ctx: ServerContext, request: Request, info: RequestInfo,
     if not t.info.has_subresource(info.subresource):
         raise errors.route_not_found()
     method = request.method
+    if info.subresource == "binding":
+        return await binding.create(ctx, request, info.namespace, info.name)
     if info.subresource == "scale":
         return await scale.scale(ctx, request, t, info.name)
     if info.subresource == "log":
