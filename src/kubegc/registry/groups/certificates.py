@@ -40,18 +40,24 @@ def validate_csr(obj: Obj) -> list[StatusCause]:
     request = value_at(obj, "spec.request")
     if request:
         error = _csr_error(str(request))
-        if error:
-            causes.append(field_error("FieldValueInvalid", "spec.request", error, request,
-                                      go_type="[]uint8"))
+        if error:  # the value is the decoded []byte, as Go's %#v prints it
+            shown = ", ".join(f"0x{b:x}" for b in _decoded(str(request)))
+            causes.append(StatusCause("FieldValueInvalid",
+                                      f"Invalid value: []byte{{{shown}}}: {error}",
+                                      "spec.request"))
     return causes
+
+
+def _decoded(request: str) -> bytes:
+    try:
+        return base64.b64decode(request, validate=True)
+    except (binascii.Error, ValueError):
+        return request.encode()
 
 
 def _csr_error(request: str) -> str:
     """``certificates.ParseCSR`` and ``CheckSignature``: "" when valid."""
-    try:
-        pem = base64.b64decode(request, validate=True)
-    except (binascii.Error, ValueError):
-        return "PEM block type must be CERTIFICATE REQUEST"
+    pem = _decoded(request)
     if _PEM_BEGIN not in pem:
         return "PEM block type must be CERTIFICATE REQUEST"
     try:
