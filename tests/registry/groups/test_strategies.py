@@ -283,3 +283,19 @@ async def test_a_signed_request_is_accepted_and_its_status_cleared(registry: Reg
         "status": {"certificate": "Zm9v"}})
     assert created["status"] == {}
     assert created["metadata"].get("generation") is None
+
+
+async def test_strategic_merge_patch_merges_webhooks_by_name(registry: Registry) -> None:
+    """``webhooks`` carries ``patchStrategy:"merge" patchMergeKey:"name"``: a patch naming
+    one webhook changes that one and keeps the others, as kubectl apply relies on."""
+    hook = {"sideEffects": "None", "admissionReviewVersions": ["v1"],
+            "clientConfig": {"url": "https://example.com/x"}}
+    await create(registry, "validatingwebhookconfigurations", {"webhooks": [
+        {"name": "a.example.com", **hook}, {"name": "b.example.com", **hook}]})
+    t = registry.target(GROUPS["validatingwebhookconfigurations"], "v1",
+                        "validatingwebhookconfigurations")
+    patched, _ = await registry.patch(
+        t, "x", "application/strategic-merge-patch+json",
+        b'{"webhooks":[{"name":"b.example.com","timeoutSeconds":3}]}')
+    assert [(w["name"], w["timeoutSeconds"]) for w in patched["webhooks"]] == [
+        ("a.example.com", 10), ("b.example.com", 3)]
