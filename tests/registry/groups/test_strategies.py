@@ -200,35 +200,33 @@ async def test_invalid(registry: Registry, resource: str, body: dict[str, Any],
     assert message in caught.value.message
 
 
-async def test_role_binding_role_ref_is_immutable(registry: Registry) -> None:
-    created = await create(registry, "rolebindings", {"roleRef": {"kind": "Role", "name": "r"}})
-    created["roleRef"]["name"] = "other"
+IMMUTABLE = [
+    pytest.param("rolebindings", {"roleRef": {"kind": "Role", "name": "r"}},
+                 {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                              "name": "other"}},
+                 'RoleBinding.rbac.authorization.k8s.io "x" is invalid: roleRef: Invalid value: '
+                 'rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: '
+                 "cannot change roleRef", id="rolebinding-role-ref"),
+    pytest.param("storageclasses", {"provisioner": "example.com/a",
+                                    "parameters": {"type": "ssd"}},
+                 {"provisioner": "example.com/b", "parameters": {"type": "hdd"}},
+                 'StorageClass.storage.k8s.io "x" is invalid: [parameters: Forbidden: updates to '
+                 "parameters are forbidden., provisioner: Forbidden: updates to provisioner are "
+                 "forbidden.]", id="storageclass-provisioning"),
+    pytest.param("priorityclasses", {"value": 10}, {"value": 20},
+                 'PriorityClass.scheduling.k8s.io "x" is invalid: value: Forbidden: may not be '
+                 "changed in an update.", id="priorityclass-value"),
+]
+
+
+@pytest.mark.parametrize(("resource", "body", "change", "message"), IMMUTABLE)
+async def test_immutable_fields(registry: Registry, resource: str, body: dict[str, Any],
+                                change: dict[str, Any], message: str) -> None:
+    created = await create(registry, resource, body)
+    created.update(change)
     with pytest.raises(StatusError) as caught:
-        await update(registry, "rolebindings", created)
-    assert caught.value.message == (
-        'RoleBinding.rbac.authorization.k8s.io "x" is invalid: roleRef: Invalid value: '
-        'rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: '
-        "cannot change roleRef")
-
-
-async def test_storage_class_provisioning_fields_are_frozen(registry: Registry) -> None:
-    created = await create(registry, "storageclasses", {"provisioner": "example.com/a",
-                                                       "parameters": {"type": "ssd"}})
-    created.update(provisioner="example.com/b", parameters={"type": "hdd"})
-    with pytest.raises(StatusError) as caught:
-        await update(registry, "storageclasses", created)
-    assert caught.value.message == (
-        'StorageClass.storage.k8s.io "x" is invalid: [parameters: Forbidden: updates to '
-        "parameters are forbidden., provisioner: Forbidden: updates to provisioner are "
-        "forbidden.]")
-
-
-async def test_priority_class_value_is_frozen(registry: Registry) -> None:
-    created = await create(registry, "priorityclasses", {"value": 10})
-    created["value"] = 20
-    with pytest.raises(StatusError) as caught:
-        await update(registry, "priorityclasses", created)
-    assert "value: Forbidden: may not be changed in an update." in caught.value.message
+        await update(registry, resource, created)
+    assert caught.value.message == message
 
 
 @pytest.mark.parametrize(("resource", "body", "change", "tracked"), [
