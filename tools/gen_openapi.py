@@ -58,11 +58,24 @@ GROUP_PACKAGES = {
     "events.k8s.io": "io.k8s.api.events",
     "scheduling.k8s.io": "io.k8s.api.scheduling",
     "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
+    "admissionregistration.k8s.io": "io.k8s.api.admissionregistration",
+    "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
+    "certificates.k8s.io": "io.k8s.api.certificates",
+    "discovery.k8s.io": "io.k8s.api.discovery",
+    "flowcontrol.apiserver.k8s.io": "io.k8s.api.flowcontrol",
+    "networking.k8s.io": "io.k8s.api.networking",
+    "node.k8s.io": "io.k8s.api.node",
+    "policy": "io.k8s.api.policy",
+    "rbac.authorization.k8s.io": "io.k8s.api.rbac",
+    "storage.k8s.io": "io.k8s.api.storage",
 }
 #: The client prefixes a model with its group when two groups share a kind name.
 CLIENT_GROUP_PREFIXES = {
     "Core": "", "Events": "events.k8s.io", "Apiextensions": "apiextensions.k8s.io",
-    "Apps": "apps", "Batch": "batch",
+    "Apps": "apps", "Batch": "batch", "Admissionregistration": "admissionregistration.k8s.io",
+    "Apiregistration": "apiregistration.k8s.io", "Discovery": "discovery.k8s.io",
+    "Flowcontrol": "flowcontrol.apiserver.k8s.io", "Rbac": "rbac.authorization.k8s.io",
+    "Storage": "storage.k8s.io",
 }
 #: Models that live in apimachinery's meta/v1 (the client gives them a bare ``V1`` prefix).
 META_MODELS = {
@@ -77,6 +90,7 @@ EXTRA_ROOTS = ("V1Status", "V1DeleteOptions", "V1Scale")
 #: Mirrors the ``patchStrategy``/``patchMergeKey`` struct tags of k8s.io/api; every
 #: (field, strategy, key) triple here appears in ``strings kubectl.1.32 | grep patchStrategy``.
 _CORE = "io.k8s.api.core.v1."
+_ADMISSION = "io.k8s.api.admissionregistration.v1."
 _CONTAINER_LISTS = {
     "ports": ("merge", "containerPort"), "env": ("merge", "name"),
     "volumeMounts": ("merge", "mountPath"), "volumeDevices": ("merge", "devicePath"),
@@ -115,6 +129,20 @@ PATCH_META: dict[tuple[str, str], tuple[str, str]] = {
     ("io.k8s.api.apps.v1.StatefulSetStatus", "conditions"): ("merge", "type"),
     ("io.k8s.api.apps.v1.DaemonSetStatus", "conditions"): ("merge", "type"),
     ("io.k8s.api.batch.v1.JobStatus", "conditions"): ("merge", "type"),
+    (_CORE + "ComponentStatus", "conditions"): ("merge", "type"),
+    ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus", "conditions"): ("merge", "type"),
+    ("io.k8s.api.policy.v1.PodDisruptionBudgetSpec", "selector"): ("replace", ""),
+    ("io.k8s.api.policy.v1.PodDisruptionBudgetStatus", "conditions"): ("merge", "type"),
+    ("io.k8s.api.storage.v1.CSINodeSpec", "drivers"): ("merge", "name"),
+    ("io.k8s.api.flowcontrol.v1.FlowSchemaStatus", "conditions"): ("merge", "type"),
+    ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", "conditions"):
+        ("merge", "type"),
+    **{(f"{_ADMISSION}{kind}WebhookConfiguration", "webhooks"): ("merge", "name")
+       for kind in ("Mutating", "Validating")},
+    **{(f"{_ADMISSION}{kind}Webhook", "matchConditions"): ("merge", "name")
+       for kind in ("Mutating", "Validating")},
+    (_ADMISSION + "ValidatingAdmissionPolicySpec", "matchConditions"): ("merge", "name"),
+    (_ADMISSION + "ValidatingAdmissionPolicySpec", "variables"): ("merge", "name"),
 }
 METADATA_DESCRIPTION = (
     "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/"
@@ -462,8 +490,8 @@ def generate() -> dict[str, Any]:
     roots_by_group: dict[str, list[str]] = {}
     kinds: dict[str, tuple[str, str, str]] = {}
     for info in BUILTIN_RESOURCES:
-        version = info.storage_version
-        for kind in (info.kind, info.list_kind_name):
+        kinds_of = (info.kind, info.list_kind_name) if info.supports("list") else (info.kind,)
+        for version, kind in ((v, k) for v in info.versions for k in kinds_of):
             name = class_for(info.group, version, kind)
             if name is None:
                 print(f"skipped {info.group}/{version} {kind}: not an upstream kind")

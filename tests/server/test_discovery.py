@@ -95,6 +95,9 @@ def test_aggregated_pod_entry_matches_what_kubectl_accepted() -> None:
         "shortNames": ["po"],
         "categories": ["all"],
         "subresources": [
+            {"subresource": "binding",
+             "responseKind": {"group": "", "version": "v1", "kind": "Binding"},
+             "verbs": ["create"]},
             {"subresource": "status", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
              "verbs": ["get", "patch", "update"]},
             {"subresource": "log", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},

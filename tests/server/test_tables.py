@@ -281,8 +281,8 @@ def template(*images: str) -> dict[str, Any]:
             "metadata": {"name": "widgets.example.com",
                          "creationTimestamp": "2026-02-01T10:00:00Z"}},
             ["widgets.example.com", "2026-02-01T10:00:00Z"], id="crd-created-at"),
-        pytest.param("", "limitranges", {"metadata": meta("lr", age=3 * 86400)},
-                     ["lr", "3d"], id="default-name-age"),
+        pytest.param("example.com", "gadgets", {"metadata": meta("g", age=3 * 86400)},
+                     ["g", "3d"], id="default-name-age"),
     ],
 )
 def test_builtin_rows(group: str, resource: str, obj: dict[str, Any],

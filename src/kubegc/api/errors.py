@@ -62,18 +62,23 @@ class StatusError(Exception):
         self.details = _Details(name, group, kind, uid, tuple(causes), retry_after_seconds)
 
     def to_status(self) -> dict[str, Any]:
+        """The ``metav1.Status`` body, its keys in the Go struct's field order (kind,
+        apiVersion, metadata, status, message, reason, details, code), as
+        kube-apiserver's JSON encoder writes them."""
         status: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
             "metadata": {},
             "status": "Failure",
-            "message": self.message,
-            "reason": self.reason,
-            "code": self.code,
         }
+        if self.message:  # omitempty
+            status["message"] = self.message
+        if self.reason:
+            status["reason"] = self.reason
         details = self.details.to_dict()
         if details:
             status["details"] = details
+        status["code"] = self.code
         return status
 
     @classmethod
@@ -244,6 +249,12 @@ def internal_error(err: str) -> StatusError:
         f"Internal error occurred: {err}",
         causes=[StatusCause("UnexpectedServerResponse", err)],
     )
+
+
+def resource_version_set_on_create() -> StatusError:
+    """``storage.ErrResourceVersionSetOnCreate``: not a Status error upstream, so
+    ``ErrorToAPIStatus`` answers it as a 500 with no reason."""
+    return StatusError(500, "", "resourceVersion should not be set on objects to be created")
 
 
 def server_timeout(message: str) -> StatusError:

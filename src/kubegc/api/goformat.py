@@ -37,6 +37,17 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Controller", "controller", "*bool"),
         ("BlockOwnerDeletion", "blockOwnerDeletion", "*bool"),
     ),
+    "rbac.RoleRef": (
+        ("APIGroup", "apiGroup", "string"), ("Kind", "kind", "string"),
+        ("Name", "name", "string"),
+    ),
+    "policy.PodDisruptionBudgetSpec": (
+        ("MinAvailable", "minAvailable", "*intstr.IntOrString"),
+        ("Selector", "selector", "*v1.LabelSelector"),
+        ("MaxUnavailable", "maxUnavailable", "*intstr.IntOrString"),
+        ("UnhealthyPodEvictionPolicy", "unhealthyPodEvictionPolicy",
+         "*policy.UnhealthyPodEvictionPolicyType"),
+    ),
 }
 _STRINGS = ("string", "types.UID")
 _INTS = ("int", "int32", "int64")
@@ -264,3 +275,23 @@ def _json_quote(text: str) -> str:
             out.append(ch)
     out.append('"')
     return "".join(out)
+
+
+#: What ``encoding/json``'s encoder escapes in strings beyond JSON's own escapes (its
+#: default ``SetEscapeHTML(true)``, ``json.HTMLEscape``).
+_HTML_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
+                 ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"))
+
+
+def html_escape(encoded: bytes) -> bytes:
+    """Encoded JSON as Go's ``json.NewEncoder(w).Encode`` writes it: ``<``, ``>``, ``&``,
+    U+2028 and U+2029 escaped (``"<nil>"`` → ``"\\u003cnil\\u003e"``). These characters
+    occur in JSON only inside strings, so replacing bytes is exact (UTF-8 never has the
+    bytes of U+2028 inside another character). Returns ``encoded`` itself when there is
+    nothing to escape (the common case: three byte searches and an ASCII check)."""
+    if (encoded.find(b"<") < 0 and encoded.find(b">") < 0 and encoded.find(b"&") < 0
+            and encoded.isascii()):
+        return encoded
+    for raw, escaped in _HTML_ESCAPES:
+        encoded = encoded.replace(raw, escaped)
+    return encoded

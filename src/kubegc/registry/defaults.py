@@ -215,8 +215,14 @@ def default_persistentvolume(obj: Obj) -> None:
     _status(obj).setdefault("phase", "Pending")
 
 
+def default_pod_template(obj: Obj) -> None:
+    """``SetDefaults_PodSpec`` of the template (``PodTemplate.template``)."""
+    _default_template(obj)
+
+
 DEFAULTERS: dict[tuple[str, str], Defaulter] = {
     ("", "namespaces"): default_namespace,
+    ("", "podtemplates"): default_pod_template,
     ("", "pods"): default_pod,
     ("", "services"): default_service,
     ("", "secrets"): default_secret,

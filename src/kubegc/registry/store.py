@@ -31,6 +31,7 @@ from kubegc.registry.target import (
     Target,
     decode,
     encode,
+    resource_version_set,
     same_content,
     same_object,
     with_resource_version,
@@ -102,6 +103,7 @@ class Store:
         obj = self._check_kind(t, obj)
         check_fields(t, obj, field_validation, warnings)
         meta = self._prepare_meta_for_create(t, obj)
+        rv_set = resource_version_set(t, meta.pop("resourceVersion", None))
         strategy.defaulter(obj)
         if field_manager:
             # As upstream's create handler: what the request set, defaults included, before
@@ -117,6 +119,8 @@ class Store:
             value = encode(to_storage(t.info, obj))
             if dry_run:
                 return Created(t, value, 0)
+            if rv_set:  # etcd3 store.Create: after validation and admission, not dry-run
+                raise errors.resource_version_set_on_create()
             try:
                 revision = await self.kv.create(t.key(meta["name"]), value)
             except KeyExistsError:
@@ -162,8 +166,6 @@ class Store:
             meta["namespace"] = t.namespace or ns
         else:
             meta.pop("namespace", None)
-        if meta.get("resourceVersion"):
-            raise errors.bad_request("resourceVersion should not be set on objects to be created")
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(key, None)
         meta["uid"] = new_uid()
@@ -294,7 +296,7 @@ class Store:
                 f"meta: {old_meta['uid']}")
         new = to_storage(t.info, new)
         new_meta = new["metadata"]
-        if subresource == "status":
+        if subresource in ("status", "approval"):  # approval: a CSR's conditions
             new = self._status_update(strategy, old, new)
             new_meta = new["metadata"]
         elif strategy.status_subresource and subresource == "":

@@ -21,6 +21,8 @@ from kubegc.api.types import Obj
 from kubegc.api.validation import NameValidator
 from kubegc.registry.crd import CLEANUP_FINALIZER, CustomResourceInfo, established_status
 from kubegc.registry.defaults import DEFAULTERS, Defaulter
+from kubegc.registry.groups import DEFAULTERS as GROUP_DEFAULTERS
+from kubegc.registry.groups import STRATEGY_OPTIONS
 from kubegc.registry.namespace import GenericDelete, delete_namespace, no_spec_finalizers
 from kubegc.registry.target import Target
 
@@ -88,13 +90,16 @@ class Strategy:
     #: the objects are namespaces: the store keeps which are active for the
     #: NamespaceLifecycle admission of their content
     namespace_lifecycle: bool = False
+    #: top-level fields whose change bumps ``generation`` (a PodTemplate's ``template``, a
+    #: webhook configuration's ``webhooks``)
+    generation_fields: tuple[str, ...] = ("spec",)
 
     def spec_changed(self, old: Obj, new: Obj) -> bool:
         """Whether ``generation`` must be bumped by this update."""
         if self.custom:
             keys = (set(old) | set(new)) - {"metadata", "status", "apiVersion", "kind"}
             return any(old.get(k) != new.get(k) for k in keys)
-        return old.get("spec") != new.get("spec")
+        return any(old.get(k) != new.get(k) for k in self.generation_fields)
 
 
 def _clear_status(obj: Obj) -> None:
@@ -249,6 +254,14 @@ def _validate_job(obj: Obj) -> list[StatusCause]:
     return _validate_pod_spec(template.get("spec"), "spec.template.spec")
 
 
+def _validate_pod_template(obj: Obj) -> list[StatusCause]:
+    """``ValidatePodTemplate``: the template's pod spec."""
+    template = obj.get("template")
+    if not isinstance(template, dict):
+        return [field_error("FieldValueRequired", "template.spec.containers", "")]
+    return _validate_pod_spec(template.get("spec"), "template.spec")
+
+
 def _validate_cronjob(obj: Obj) -> list[StatusCause]:
     causes = _required(obj, "spec.schedule", "spec.jobTemplate")
     if causes:
@@ -325,6 +338,10 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
                                                 tracks_generation=False),
     ("apiextensions.k8s.io", "customresourcedefinitions"): Strategy(
         prepare_for_create=_crd_create, validate=_validate_crd),
+    ("", "podtemplates"): Strategy(generation_fields=("template",), return_deleted_object=True,
+                                   validate=_validate_pod_template),
+    # the other groups' built-ins (registry.groups)
+    **{key: Strategy(**options) for key, options in STRATEGY_OPTIONS.items()},
 }
 
 
@@ -345,7 +362,8 @@ def strategy_for(info: ResourceInfo) -> Strategy:
             base = replace(base, validate=schemas.validate,
                            validate_update=schemas.validate_update,
                            validate_status=schemas.validate_status)
-    defaulter = DEFAULTERS.get((info.group, info.resource))
+    defaulter = DEFAULTERS.get((info.group, info.resource)) or GROUP_DEFAULTERS.get(
+        (info.group, info.resource))
     status = info.has_subresource("status")
     if defaulter is not None or status != base.status_subresource:
         base = replace(base, defaulter=defaulter or base.defaulter, status_subresource=status)

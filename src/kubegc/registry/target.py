@@ -9,10 +9,13 @@ storage ``mod_revision`` becomes the opaque string ``resourceVersion`` (this mod
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
+from kubegc.api import errors
 from kubegc.api.errors import GroupResource
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
@@ -38,6 +41,24 @@ class Target:
 
 
 _METADATA = b'"metadata":{'
+_UINT = re.compile(r"[0-9]+")
+
+
+def resource_version_set(t: Target, value: Any) -> bool:
+    """Whether an object to create carries a resourceVersion that storage refuses: one that
+    parses as a non-zero integer (``APIObjectVersioner.ObjectResourceVersion`` is
+    ``strconv.ParseUint``; etcd3 ``store.Create`` refuses only ``err == nil && version !=
+    0``). Anything else — ``""``, ``"0"``, ``"v1"``, ``"-1"`` — is accepted and cleared
+    (``PrepareObjectForStorage``). A non-string fails decoding into ObjectMeta (400); a
+    custom resource's unstructured accessor reads it as ``""``."""
+    if value is None or (t.info.custom and not isinstance(value, str)):
+        return False
+    if not isinstance(value, str):
+        what = ("bool" if isinstance(value, bool) else "number" if isinstance(value, int | float)
+                else "array" if isinstance(value, list) else "object")
+        raise errors.bad_request(f"json: cannot unmarshal {what} into Go struct field "
+                                 "ObjectMeta.metadata.resourceVersion of type string")
+    return _UINT.fullmatch(value) is not None and 0 < int(value) < 1 << 64
 _STORED_ORDER = ("apiVersion", "kind", "metadata")
 
 

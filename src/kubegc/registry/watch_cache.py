@@ -25,6 +25,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kubegc.api.goformat import html_escape
 from kubegc.api.types import Obj
 from kubegc.registry.keys import ROOT
 from kubegc.registry.target import decode_value, with_resource_version
@@ -71,13 +72,14 @@ class CachedEvent:
         return self._prev
 
     def line(self, event_type: str) -> bytes:
-        """The watch line ``{"type":..,"object":..}\\n`` for the stored version, built once
-        and shared by every HTTP watcher."""
+        """The watch line ``{"type":..,"object":..}\\n`` for the stored version, as Go's
+        JSON encoder writes it (``html_escape``), built once and shared by every HTTP
+        watcher."""
         key = (event_type, "")
         cached = self.lines.get(key)
         if cached is None:
-            cached = (b'{"type":"' + event_type.encode() + b'","object":'
-                      + with_resource_version(self.value, self.revision) + b"}\n")
+            cached = html_escape(b'{"type":"' + event_type.encode() + b'","object":'
+                                 + with_resource_version(self.value, self.revision) + b"}\n")
             self.lines[key] = cached
         return cached
 

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 from typing import Any
 
-import orjson
-
 from kubegc.api import errors
 from kubegc.api.errors import StatusError
-from kubegc.registry.crd import resource_info_for, schema_for
-from kubegc.server import discovery, openapi
+from kubegc.server import discovery
 from kubegc.server.context import ServerContext, json_response, status_response
 from kubegc.server.http import AnyResponse, Handler, Request, RequestEntityTooLarge, Response
+from kubegc.server.openapi_handler import serve_openapi
 from kubegc.server.request_info import parse_resource_path
 from kubegc.server.routes import handle_resource
 
@@ -72,9 +71,11 @@ async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
             return Response(text="ok")
         return Response(text="[-]controllers not ready\nreadyz check failed", status=503)
     if path == "/version":
-        return json_response(KUBERNETES_VERSION)
+        # responsewriters.WriteRawJSON: json.MarshalIndent, no trailing newline
+        return Response(body=json.dumps(KUBERNETES_VERSION, indent=2).encode(),
+                        content_type="application/json")
     if path.startswith("/openapi/"):
-        return _openapi(ctx, request, path)
+        return serve_openapi(ctx, request, path)
     for prefix, handler in ctx.debug_handlers.items():
         if path == prefix or path.startswith(prefix + "/"):
             return await handler(request)
@@ -115,49 +116,6 @@ def _discovery(ctx: ServerContext, request: Request, path: str) -> Response | No
 
 
 def _typed_json(doc: Any, content_type: str) -> Response:
-    response = Response(body=orjson.dumps(doc))
+    response = json_response(doc)
     response.headers["Content-Type"] = content_type
     return response
-
-
-def _crd_schemas(ctx: ServerContext) -> dict[tuple[str, str, str], dict[str, Any]]:
-    out: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for crd in ctx.registry.crds.values():
-        info = resource_info_for(crd)
-        if info is None:
-            continue
-        for version in info.versions:
-            schema = schema_for(crd, version)
-            if schema is not None:
-                out[(info.group, version, info.kind)] = schema
-    return out
-
-
-_openapi_cache: dict[tuple[Any, ...], Any] = {}
-
-
-def _openapi(ctx: ServerContext, request: Request, path: str) -> Response:
-    """OpenAPI v3 documents, cached until the catalog or a CRD changes."""
-    catalog = ctx.registry.catalog
-    version_key = (id(ctx), catalog.generation, tuple(sorted(
-        (n, c["metadata"].get("resourceVersion", "")) for n, c in ctx.registry.crds.items())))
-    cache_key = (*version_key, path)
-    if cache_key not in _openapi_cache:
-        if len(_openapi_cache) > 256:
-            _openapi_cache.clear()
-        _openapi_cache[cache_key] = _openapi_document(ctx, path)
-    doc = _openapi_cache[cache_key]
-    if doc is None:
-        raise errors.route_not_found()
-    return json_response(doc)
-
-
-def _openapi_document(ctx: ServerContext, path: str) -> Any:
-    catalog = ctx.registry.catalog
-    if path == "/openapi/v3":
-        return openapi.openapi_v3_index(catalog, _crd_schemas(ctx))
-    if path.startswith("/openapi/v3/"):
-        gv = openapi.parse_group_version_path(path[len("/openapi/v3/"):])
-        if gv is not None:
-            return openapi.openapi_v3_group_version(catalog, gv[0], gv[1], _crd_schemas(ctx))
-    return None

@@ -10,6 +10,7 @@ import orjson
 
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
+from kubegc.api.goformat import html_escape
 from kubegc.registry import Registry
 from kubegc.server.http import AnyResponse, Request, Response
 
@@ -32,11 +33,19 @@ class ServerContext:
 
 
 def json_response(obj: Any, status: int = 200) -> Response:
-    return Response(body=orjson.dumps(obj), status=status, content_type=JSON)
+    """An API object, list, Status, Table or discovery document as kube-apiserver's
+    serializer writes it (``json.NewEncoder(w).Encode(obj)``): HTML characters escaped,
+    and a newline after the body."""
+    return encoded_response(orjson.dumps(obj), status)
+
+
+def encoded_response(encoded: bytes, status: int = 200) -> Response:
+    """``json_response`` of an object already encoded (the stored bytes)."""
+    return Response(body=html_escape(encoded) + b"\n", status=status, content_type=JSON)
 
 
 def status_response(err: StatusError) -> Response:
-    return Response(body=orjson.dumps(err.to_status()), status=err.code, content_type=JSON)
+    return json_response(err.to_status(), err.code)
 
 
 def success_status(details: dict[str, Any]) -> dict[str, Any]:

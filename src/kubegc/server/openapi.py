@@ -1,9 +1,9 @@
 """OpenAPI v3 documents: ``GET /openapi/v3`` and ``GET /openapi/v3/<api|apis/g>/<v>``.
 
-Pure functions of the resource ``Catalog`` and the CRD schemas; the HTTP layer serializes
-the returned dicts and caches them (per ``catalog.generation`` and CRD schema change).
-``/openapi/v2`` is not served: kubectl asks for it only as protobuf
-(``application/com.github.proto-openapi.spec.v2@v1.0+protobuf``).
+Pure functions of the resource ``Catalog`` and the CRD schemas; the HTTP layer
+(``openapi_handler``) serializes the returned dicts and caches them (per
+``catalog.generation`` and CRD schema change). ``/openapi/v2`` is built from these
+documents (``openapi_v2``).
 
 Who reads these documents (KEP-2896, OpenAPI v3):
   * ``kubectl create -f`` / ``apply -f`` (validation on by default) read the index, then the

@@ -16,8 +16,9 @@ Each message maps a field number to ``(json_name, kind)``, taken from the
   any other capitalised name              a message from ``MESSAGES``
 
 Fields not listed here are skipped when decoding; the tables cover what the ``kubectl create
-namespace|configmap|secret|deployment|job|cronjob|service|serviceaccount`` generators set
-and the common Pod template fields.
+namespace|configmap|secret|deployment|job|cronjob|service|serviceaccount|role|clusterrole|
+rolebinding|clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota`` generators
+set and the common Pod template fields.
 """
 
 from __future__ import annotations
@@ -250,7 +251,68 @@ MESSAGES: dict[str, Schema] = {
 }
 
 #: The top-level kinds a protobuf body may carry: (apiVersion, kind) → message name.
+# --- the other generators' kinds (kubectl create role|clusterrole|rolebinding|
+# clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota) -------------------
+_BINDING = {1: ("metadata", "ObjectMeta"), 2: ("subjects", "[]Subject"),
+            3: ("roleRef", "RoleRef")}
+MESSAGES.update({
+    "PolicyRule": {1: ("verbs", "[]string"), 2: ("apiGroups", "[]string"),
+                   3: ("resources", "[]string"), 4: ("resourceNames", "[]string"),
+                   5: ("nonResourceURLs", "[]string")},
+    "Role": {1: ("metadata", "ObjectMeta"), 2: ("rules", "[]PolicyRule")},
+    "ClusterRole": {1: ("metadata", "ObjectMeta"), 2: ("rules", "[]PolicyRule"),
+                    3: ("aggregationRule", "AggregationRule")},
+    "AggregationRule": {1: ("clusterRoleSelectors", "[]LabelSelector")},
+    "RoleBinding": _BINDING,
+    "ClusterRoleBinding": _BINDING,
+    "RoleRef": {1: ("apiGroup", "string"), 2: ("kind", "string"), 3: ("name", "string")},
+    "Subject": {1: ("kind", "string"), 2: ("apiGroup", "string"), 3: ("name", "string"),
+                4: ("namespace", "string")},
+    "Ingress": {1: ("metadata", "ObjectMeta"), 2: ("spec", "IngressSpec"),
+                3: ("status", "IngressStatus")},
+    "IngressSpec": {4: ("ingressClassName", "*string"), 1: ("defaultBackend", "IngressBackend"),
+                    2: ("tls", "[]IngressTLS"), 3: ("rules", "[]IngressRule")},
+    "IngressStatus": {},
+    "IngressTLS": {1: ("hosts", "[]string"), 2: ("secretName", "string")},
+    "IngressRule": {1: ("host", "string"), 2: ("", "inline:IngressRuleValue")},
+    "IngressRuleValue": {1: ("http", "HTTPIngressRuleValue")},
+    "HTTPIngressRuleValue": {1: ("paths", "[]HTTPIngressPath")},
+    "HTTPIngressPath": {1: ("path", "string"), 3: ("pathType", "*string"),
+                        2: ("backend", "IngressBackend")},
+    "IngressBackend": {4: ("service", "IngressServiceBackend"),
+                       3: ("resource", "TypedLocalObjectReference")},
+    "IngressServiceBackend": {1: ("name", "string"), 2: ("port", "ServiceBackendPort")},
+    "ServiceBackendPort": {1: ("name", "string"), 2: ("number", "int")},
+    "TypedLocalObjectReference": {1: ("apiGroup", "*string"), 2: ("kind", "string"),
+                                  3: ("name", "string")},
+    "PodDisruptionBudget": {1: ("metadata", "ObjectMeta"),
+                            2: ("spec", "PodDisruptionBudgetSpec"),
+                            3: ("status", "PodDisruptionBudgetStatus")},
+    "PodDisruptionBudgetSpec": {1: ("minAvailable", "IntOrString"),
+                                2: ("selector", "LabelSelector"),
+                                3: ("maxUnavailable", "IntOrString"),
+                                4: ("unhealthyPodEvictionPolicy", "*string")},
+    "PodDisruptionBudgetStatus": {},
+    "PriorityClass": {1: ("metadata", "ObjectMeta"), 2: ("value", "int"),
+                      3: ("globalDefault", "bool"), 4: ("description", "string"),
+                      5: ("preemptionPolicy", "*string")},
+    "ResourceQuota": {1: ("metadata", "ObjectMeta"), 2: ("spec", "ResourceQuotaSpec"),
+                      3: ("status", "ResourceQuotaStatus")},
+    "ResourceQuotaSpec": {1: ("hard", "map:Quantity"), 2: ("scopes", "[]string"),
+                          3: ("scopeSelector", "ScopeSelector")},
+    "ResourceQuotaStatus": {},
+    "ScopeSelector": {1: ("matchExpressions", "[]ScopedResourceSelectorRequirement")},
+    "ScopedResourceSelectorRequirement": {1: ("scopeName", "string"), 2: ("operator", "string"),
+                                          3: ("values", "[]string")},
+})
+
 TOP_LEVEL: dict[tuple[str, str], str] = {
+    **{("rbac.authorization.k8s.io/v1", kind): kind
+       for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")},
+    ("networking.k8s.io/v1", "Ingress"): "Ingress",
+    ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
+    ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
+    ("v1", "ResourceQuota"): "ResourceQuota",
     ("v1", "Namespace"): "Namespace",
     ("v1", "ConfigMap"): "ConfigMap",
     ("v1", "Secret"): "Secret",

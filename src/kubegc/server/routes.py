@@ -7,13 +7,31 @@ from kubegc.registry import Target
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import AnyResponse, Request, Response
 from kubegc.server.request_info import RequestInfo
-from kubegc.server.verbs import create, delete, get, patch, scale, update, watch
+from kubegc.server.verbs import (
+    binding,
+    componentstatus,
+    create,
+    delete,
+    get,
+    patch,
+    scale,
+    update,
+    watch,
+)
 from kubegc.server.verbs.params import flag
 
 
 async def handle_resource(ctx: ServerContext, request: Request,
                           info: RequestInfo) -> AnyResponse:
     t = ctx.registry.target(info.group, info.version, info.resource, info.namespace)
+    if t.info.group == "" and t.info.resource == "componentstatuses":  # computed, not stored
+        if info.subresource or info.namespace:
+            raise errors.route_not_found()
+        return await componentstatus.serve(ctx, request, t, info.name)
+    if t.info.group == "" and t.info.resource == "bindings":  # create-only, not stored
+        if info.name or not info.namespace:
+            raise _not_allowed(t.gr, request.method)
+        return await binding.create(ctx, request, info.namespace)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
@@ -51,6 +69,8 @@ async def _subresource(ctx: ServerContext, request: Request, info: RequestInfo,
     if not t.info.has_subresource(info.subresource):
         raise errors.route_not_found()
     method = request.method
+    if info.subresource == "binding":
+        return await binding.create(ctx, request, info.namespace, info.name)
     if info.subresource == "scale":
         return await scale.scale(ctx, request, t, info.name)
     if info.subresource == "log":

@@ -4,7 +4,7 @@ Strategic merge patch (``strategic.py``) and server-side apply (``apply.py``) bo
 know, for a field of a built-in type, how a list is merged (by a key, as a set, or replaced
 whole) and which type its values have. Upstream reads this from Go struct tags; here it is a
 table of the types that carry such tags and the paths that lead to them. The tags come from
-``k8s.io/api`` (core/v1, apps/v1, batch/v1) and ``k8s.io/apimachinery`` meta/v1 types.go;
+``k8s.io/api`` types.go (v0.32) and ``k8s.io/apimachinery`` meta/v1 types.go;
 they match the ``x-kubernetes-patch-*`` extensions of the generated OpenAPI schemas.
 
 A field missing from the table has no metadata: maps merge key by key, lists are replaced
@@ -162,6 +162,11 @@ _TYPES: dict[str, dict[str, FieldMeta]] = {
     "WorkloadSpec": {"selector": _ATOMIC, "template": _t("PodTemplateSpec")},
     "CronJobSpec": {"jobTemplate": _t("JobTemplateSpec")},
     "JobTemplateSpec": {"metadata": _t("ObjectMeta"), "spec": _t("WorkloadSpec")},
+    "PodDisruptionBudgetSpec": {"selector": FieldMeta(strategy=REPLACE, atomic=True)},
+    "CSINodeSpec": {"drivers": _merge("name", "CSINodeDriver")},
+    "Webhook": {"matchConditions": _merge("name", "MatchCondition")},
+    "ValidatingAdmissionPolicySpec": {"matchConditions": _merge("name", "MatchCondition"),
+                                      "variables": _merge("name", "Variable")},
 }
 
 
@@ -189,6 +194,11 @@ _ROOTS: dict[str, dict[str, FieldMeta]] = {
     "Workload": _kind("WorkloadSpec", "StatusWithConditions"),
     "CronJob": _kind("CronJobSpec"),
     "PodTemplate": _kind(template=_t("PodTemplateSpec")),
+    "ComponentStatus": _kind(conditions=_merge("type", "ComponentCondition")),
+    "PodDisruptionBudget": _kind("PodDisruptionBudgetSpec", "StatusWithConditions"),
+    "CSINode": _kind("CSINodeSpec"),
+    "WebhookConfiguration": _kind(webhooks=_merge("name", "Webhook")),
+    "ValidatingAdmissionPolicy": _kind("ValidatingAdmissionPolicySpec"),
 }
 
 _KINDS: dict[tuple[str, str], str] = {
@@ -200,6 +210,15 @@ _KINDS: dict[tuple[str, str], str] = {
     ("", "ServiceAccount"): "ServiceAccount",
     ("", "ReplicationController"): "ReplicationController",
     ("", "PodTemplate"): "PodTemplate",
+    ("", "ComponentStatus"): "ComponentStatus",
+    ("policy", "PodDisruptionBudget"): "PodDisruptionBudget",
+    ("storage.k8s.io", "CSINode"): "CSINode",
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): "WebhookConfiguration",
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): "WebhookConfiguration",
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): "ValidatingAdmissionPolicy",
+    ("autoscaling", "HorizontalPodAutoscaler"): "ConditionedObject",
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): "ConditionedObject",
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): "ConditionedObject",
     ("apps", "Deployment"): "Deployment",
     ("apps", "ReplicaSet"): "Workload",
     ("apps", "StatefulSet"): "Workload",
@@ -211,7 +230,7 @@ _KINDS: dict[tuple[str, str], str] = {
         ("", "PersistentVolume"), ("", "LimitRange"), ("", "ResourceQuota"),
         ("coordination.k8s.io", "Lease"), ("events.k8s.io", "Event"),
         ("apiextensions.k8s.io", "CustomResourceDefinition"), ("autoscaling", "Scale"),
-        ("policy", "PodDisruptionBudget"), ("networking.k8s.io", "Ingress"),
+        ("networking.k8s.io", "Ingress"),
         ("rbac.authorization.k8s.io", "Role"), ("rbac.authorization.k8s.io", "RoleBinding"),
         ("rbac.authorization.k8s.io", "ClusterRole"),
         ("rbac.authorization.k8s.io", "ClusterRoleBinding"),

@@ -95,8 +95,9 @@ class Response:
         return self._headers
 
     def render(self, date: bytes, *, head_only: bool = False) -> bytes:
-        head = render_head(self.status, self.content_type, self._headers,
-                           f"Content-Length: {len(self.body)}\r\n", date)
+        # 204 and 304 have no body and no Content-Length (net/http, RFC 9110 §8.6)
+        framing = "" if self.status in (204, 304) else f"Content-Length: {len(self.body)}\r\n"
+        head = render_head(self.status, self.content_type, self._headers, framing, date)
         return head if head_only else head + self.body
 
 

@@ -15,8 +15,10 @@ Contract:
     (``human_duration``).
 
 Modules: ``pods``, ``workloads`` (apps and batch), ``events``, ``core`` (the other core
-objects, leases and CRDs), ``volumes`` (PVs and PVCs); ``helpers`` holds the shared cells
-and ``duration`` apimachinery's duration formatting.
+objects, leases and CRDs), ``volumes`` (PVs and PVCs), ``networking``, ``storage``
+(storage.k8s.io), ``policy`` (autoscalers, budgets, priorities, templates, revisions,
+quotas), ``access`` (RBAC, CSRs, admission, flow control, APIServices); ``helpers`` holds
+the shared cells and ``duration`` apimachinery's duration formatting.
 May import: ``kubegc.api``.
 """
 
@@ -24,7 +26,18 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from kubegc.server.printers import core, events, kubegc, pods, volumes, workloads
+from kubegc.server.printers import (
+    access,
+    core,
+    events,
+    kubegc,
+    networking,
+    pods,
+    policy,
+    storage,
+    volumes,
+    workloads,
+)
 from kubegc.server.printers.duration import human_duration, short_human_duration
 from kubegc.server.printers.helpers import AGE, NAME, RowFn, name_and
 
@@ -75,6 +88,65 @@ HANDLERS: dict[tuple[str, str], TableHandler] = {
         kubegc.DELETION_RECORD_COLUMN_DEFINITIONS, kubegc.print_deletion_record),
     ("apiextensions.k8s.io", "customresourcedefinitions"): TableHandler(
         core.CUSTOM_RESOURCE_DEFINITION_COLUMN_DEFINITIONS, core.print_custom_resource_definition),
+    **{key: TableHandler(core.CUSTOM_RESOURCE_DEFINITION_COLUMN_DEFINITIONS,
+                         core.print_custom_resource_definition)  # Name, Created At
+       for key in (("", "limitranges"), ("rbac.authorization.k8s.io", "roles"),
+                   ("rbac.authorization.k8s.io", "clusterroles"))},
+    ("", "podtemplates"):
+        TableHandler(policy.POD_TEMPLATE_COLUMN_DEFINITIONS, policy.print_pod_template),
+    ("", "resourcequotas"):
+        TableHandler(policy.RESOURCE_QUOTA_COLUMN_DEFINITIONS, policy.print_resource_quota),
+    ("", "componentstatuses"): TableHandler(
+        policy.COMPONENT_STATUS_COLUMN_DEFINITIONS, policy.print_component_status),
+    ("apps", "controllerrevisions"): TableHandler(
+        policy.CONTROLLER_REVISION_COLUMN_DEFINITIONS, policy.print_controller_revision),
+    ("autoscaling", "horizontalpodautoscalers"):
+        TableHandler(policy.HPA_COLUMN_DEFINITIONS, policy.print_hpa),
+    ("policy", "poddisruptionbudgets"):
+        TableHandler(policy.PDB_COLUMN_DEFINITIONS, policy.print_pdb),
+    ("scheduling.k8s.io", "priorityclasses"):
+        TableHandler(policy.PRIORITY_CLASS_COLUMN_DEFINITIONS, policy.print_priority_class),
+    ("node.k8s.io", "runtimeclasses"):
+        TableHandler(policy.RUNTIME_CLASS_COLUMN_DEFINITIONS, policy.print_runtime_class),
+    ("networking.k8s.io", "ingresses"):
+        TableHandler(networking.INGRESS_COLUMN_DEFINITIONS, networking.print_ingress),
+    ("networking.k8s.io", "ingressclasses"): TableHandler(
+        networking.INGRESS_CLASS_COLUMN_DEFINITIONS, networking.print_ingress_class),
+    ("networking.k8s.io", "networkpolicies"): TableHandler(
+        networking.NETWORK_POLICY_COLUMN_DEFINITIONS, networking.print_network_policy),
+    ("discovery.k8s.io", "endpointslices"): TableHandler(
+        networking.ENDPOINT_SLICE_COLUMN_DEFINITIONS, networking.print_endpoint_slice),
+    ("storage.k8s.io", "storageclasses"): TableHandler(
+        storage.STORAGE_CLASS_COLUMN_DEFINITIONS, storage.print_storage_class),
+    ("storage.k8s.io", "csidrivers"):
+        TableHandler(storage.CSI_DRIVER_COLUMN_DEFINITIONS, storage.print_csi_driver),
+    ("storage.k8s.io", "csinodes"):
+        TableHandler(storage.CSI_NODE_COLUMN_DEFINITIONS, storage.print_csi_node),
+    ("storage.k8s.io", "csistoragecapacities"): TableHandler(
+        storage.CSI_STORAGE_CAPACITY_COLUMN_DEFINITIONS, storage.print_csi_storage_capacity),
+    ("storage.k8s.io", "volumeattachments"): TableHandler(
+        storage.VOLUME_ATTACHMENT_COLUMN_DEFINITIONS, storage.print_volume_attachment),
+    ("rbac.authorization.k8s.io", "rolebindings"):
+        TableHandler(access.ROLE_BINDING_COLUMN_DEFINITIONS, access.print_role_binding),
+    ("rbac.authorization.k8s.io", "clusterrolebindings"): TableHandler(
+        access.CLUSTER_ROLE_BINDING_COLUMN_DEFINITIONS, access.print_role_binding),
+    ("certificates.k8s.io", "certificatesigningrequests"): TableHandler(
+        access.CSR_COLUMN_DEFINITIONS, access.print_certificate_signing_request),
+    **{("admissionregistration.k8s.io", resource): TableHandler(
+        access.WEBHOOK_COLUMN_DEFINITIONS, access.print_webhook_configuration)
+       for resource in ("mutatingwebhookconfigurations", "validatingwebhookconfigurations")},
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies"): TableHandler(
+        access.VALIDATING_ADMISSION_POLICY_COLUMN_DEFINITIONS,
+        access.print_validating_admission_policy),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): TableHandler(
+        access.VALIDATING_ADMISSION_POLICY_BINDING_COLUMN_DEFINITIONS,
+        access.print_validating_admission_policy_binding),
+    ("flowcontrol.apiserver.k8s.io", "flowschemas"):
+        TableHandler(access.FLOW_SCHEMA_COLUMN_DEFINITIONS, access.print_flow_schema),
+    ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"): TableHandler(
+        access.PRIORITY_LEVEL_COLUMN_DEFINITIONS, access.print_priority_level),
+    ("apiregistration.k8s.io", "apiservices"):
+        TableHandler(access.API_SERVICE_COLUMN_DEFINITIONS, access.print_api_service),
 }
 PRINTERS: dict[tuple[str, str], RowFn] = {key: h.print_row for key, h in HANDLERS.items()}
 COLUMNS: dict[tuple[str, str], ColumnDefinitions] = {key: h.columns for key, h in HANDLERS.items()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kubegc.api import errors
 from kubegc.registry import Target
-from kubegc.server.context import JSON, ServerContext
+from kubegc.server.context import ServerContext, encoded_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body
 from kubegc.server.verbs.params import dry_run, field_manager, field_validation, with_warnings
@@ -18,5 +18,5 @@ async def create(ctx: ServerContext, request: Request, t: Target) -> Response:
     created = await ctx.registry.create_stored(
         t, body, dry_run=dry_run(request), field_manager=field_manager(request),
         field_validation=field_validation(request), warnings=warnings)
-    return with_warnings(Response(body=created.encoded(), status=201, content_type=JSON),
+    return with_warnings(encoded_response(created.encoded(), 201),
                          warnings)

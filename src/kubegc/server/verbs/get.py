@@ -9,7 +9,7 @@ from kubegc.api.types import Obj
 from kubegc.api.validation import validate_list_options
 from kubegc.registry import Target
 from kubegc.registry.crd import printer_columns
-from kubegc.server.context import JSON, ServerContext, json_response
+from kubegc.server.context import ServerContext, encoded_response, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import Shape, partial_metadata, partial_metadata_list, response_shape
 from kubegc.server.tables import table_version, to_table
@@ -39,7 +39,7 @@ async def get(ctx: ServerContext, request: Request, t: Target, name: str) -> Res
     if shape is Shape.OBJECT:
         encoded = await ctx.registry.get_encoded(t, name)
         if encoded is not None:
-            return Response(body=encoded, content_type=JSON)
+            return encoded_response(encoded)
     obj = await ctx.registry.get(t, name)
     if shape is Shape.TABLE:
         return json_response(table(ctx, request, t, [obj], {
@@ -63,7 +63,7 @@ async def list_(ctx: ServerContext, request: Request, t: Target) -> Response:
             resource_version=q.get("resourceVersion", ""),
             resource_version_match=q.get("resourceVersionMatch", ""))
         if encoded is not None:
-            return Response(body=encoded, content_type=JSON)
+            return encoded_response(encoded)
     listed = await ctx.registry.list(
         t, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
         limit=int_param(request, "limit"), continue_=q.get("continue", ""),

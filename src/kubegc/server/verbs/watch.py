@@ -13,6 +13,7 @@ import contextlib
 
 import orjson
 
+from kubegc.api.goformat import html_escape
 from kubegc.api.meta import BOOKMARK, ERROR
 from kubegc.registry import Change, Target, WatchRequest
 from kubegc.server.context import JSON, ServerContext
@@ -62,7 +63,7 @@ async def watch(ctx: ServerContext, request: Request, t: Target,
             if line is not None:
                 return line
             obj = change.object
-        return orjson.dumps({"type": change.type, "object": obj}) + b"\n"
+        return html_escape(orjson.dumps({"type": change.type, "object": obj})) + b"\n"
 
     response = StreamResponse(status=200, headers={"Content-Type": JSON})
     await registry_watch.start()  # bad requests fail here, before the headers
