@@ -6,7 +6,9 @@
     kubegc plan delete KIND/NAME [-n NS] [--cascade background|foreground|orphan]
     kubegc tree KIND/NAME [-n NS] [--owners]
     kubegc why KIND/NAME [-n NS] [--uid UID]
-(the last four are also ``kubectl gc ...``; see kubegc.tools.commands and docs/tools.md)
+    kubegc ui [--kubeconfig K | --context C | --from FILE] [--port P] [--open]
+(doctor, plan, tree and why are also ``kubectl gc ...``; see kubegc.tools.commands,
+kubegc.tools.ui and docs/tools.md)
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--loop", choices=("auto", "uvloop", "asyncio"), default="auto",
                    help="event loop: uvloop (~6%% less CPU per request here) or the standard "
                         "library's; auto: uvloop when it is installed")
+    p.add_argument("--no-ui", action="store_true",
+                   help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
 
 
@@ -114,6 +118,10 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
     if not plugin:
         _serve_parser(sub)
     add_parsers(sub)
+    if not plugin:
+        from kubegc.tools.ui.command import add_parser as add_ui_parser
+
+        add_ui_parser(sub)
     return parser
 
 
@@ -135,7 +143,8 @@ async def _serve(args: argparse.Namespace) -> int:
         nodes=args.nodes, event_ttl=args.event_ttl, decision_ttl=args.decision_ttl,
         pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
         pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration,
-        node_max_pods=args.node_max_pods, time_scale=args.time_scale)
+        node_max_pods=args.node_max_pods, time_scale=args.time_scale,
+        ui=not args.no_ui, ui_planner=ClusterSimulationFactory())
     started = time.monotonic()
     cluster = Cluster(config)
     stop = asyncio.Event()
@@ -169,6 +178,8 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"kubeconfig: {cluster.kubeconfig_path}\n"
               f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
               f"  kubectl get namespaces", flush=True)
+    if cluster.ui is not None:
+        print(f"owner-graph page (login works once): {cluster.ui.login_url()}", flush=True)
     ready = asyncio.create_task(_say_when_ready(cluster, started), name="ready-line")
     await stop.wait()
     ready.cancel()
@@ -193,6 +204,11 @@ def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "serve":
         return run_loop(_serve(args), args.loop)
+    if args.command == "ui":
+        from kubegc.cluster import serve_ui
+        from kubegc.tools.ui.command import run as run_ui
+
+        return asyncio.run(run_ui(args, serve=serve_ui, plan_factory=ClusterSimulationFactory()))
     from kubegc.tools.commands import TOOLS, run
 
     if args.command in TOOLS:
