@@ -285,7 +285,7 @@ class Cluster:
         if config.ui and self.client is not None:
             self.ui = UIApp(self.client, clock=self.clock, source=f"kubegc {self.server.url}",
                             plan_factory=config.ui_planner, secure=config.tls,
-                            api_token=self.token)
+                            api_token=self.token, open_api=not config.tls)
             self.ui.base_url = self.server.url
             self.server.mount(PREFIX, ui_handler(self.ui))
 

@@ -12,6 +12,7 @@ loopback — both in the composition root) turns each request under ``/ui`` into
     GET /ui/api/details?id=ID
     GET /ui/api/whatif?id=ID&policy=Background|Foreground|Orphan
     GET /ui/api/login          a fresh login URL, for the API server's bearer token
+                               (``kubectl get --raw /ui/api/login``)
 
 Everything but ``/ui/login`` needs the session cookie (401 without it); only GET and HEAD
 are served (405 otherwise): the page is read-only. The live picture (informers) starts
@@ -102,7 +103,8 @@ def _assets() -> dict[str, Any]:
 class UIApp:
     def __init__(self, client: Client, *, clock: Clock, source: str,
                  plan_factory: SimulationFactory | None = None, secure: bool = False,
-                 follow_cluster_clock: bool = True, api_token: str | None = None) -> None:
+                 follow_cluster_clock: bool = True, api_token: str | None = None,
+                 open_api: bool = False) -> None:
         self.sessions = Sessions(secure=secure)
         self.base_url = ""  # where the page is served, for login URLs (set by the host)
         self._client = client
@@ -110,7 +112,10 @@ class UIApp:
         self._source = source
         self._follow = follow_cluster_clock
         self._factory = plan_factory
+        #: who may ask /ui/api/login for a login URL: a holder of the API server's bearer
+        #: token, or anyone when that API asks for none (``kubegc serve --insecure-http``)
         self._api_token = api_token
+        self._open_api = open_api
         self._assets = _assets()
         self._live: LiveObjects | None = None
         self._feed: Feed | None = None
@@ -172,8 +177,10 @@ class UIApp:
 
     def _new_login(self, authorization: str) -> UIResponse:
         scheme, _, given = authorization.partition(" ")
-        if self._api_token is None or scheme.lower() != "bearer" or not hmac.compare_digest(
-                given.strip(), self._api_token):
+        allowed = self._open_api or (
+            self._api_token is not None and scheme.lower() == "bearer"
+            and hmac.compare_digest(given.strip(), self._api_token))
+        if not allowed:
             return _error(401, "Unauthorized: send the API server's bearer token "
                                "(kubectl get --raw /ui/api/login)")
         return UIResponse(body=(self.login_url() + "\n").encode())

@@ -62,11 +62,11 @@ def doctor_marks(report: dict[str, Any]) -> dict[str, Any]:
             verdict = "dangling" if kind in DANGLING else "invalid"
             references.setdefault(uid, {})[related[0]["uid"]] = verdict
         if kind == FindingKind.STUCK_DELETION.value and finding.get("blockingDependents"):
-            chains[uid] = _chain(uid, finding["blockingDependents"])
+            chains[uid] = _chain(finding["object"], finding["blockingDependents"])
     return {"references": references, "findings": findings, "chains": chains}
 
 
-def _chain(root: str, blocking: list[dict[str, Any]]) -> dict[str, Any]:
+def _chain(root: dict[str, Any], blocking: list[dict[str, Any]]) -> dict[str, Any]:
     edges: list[list[str]] = []
     leaves: list[str] = []
     text: list[str] = []
@@ -82,7 +82,7 @@ def _chain(root: str, blocking: list[dict[str, Any]]) -> dict[str, Any]:
                 leaves.append(uid)
                 text.append(" ← ".join(here) + f" (holds it: {node.get('holdsBecause')})")
 
-    walk(root, blocking, [])
+    walk(root["uid"], blocking, [_short(root)])
     return {"edges": edges, "leaves": leaves, "text": text}
 
 

@@ -17,14 +17,14 @@ const state = {
 window.kubegcUI = {firstRender: null, renders: 0, lastRender: null, state};
 
 cytoscape.use(cytoscapeDagre);
-const cy = cytoscape({
+const cy = window.kubegcUI.cy = cytoscape({
   container: $("graph"), boxSelectionEnabled: false,
   minZoom: 0.05, maxZoom: 3, textureOnViewport: true, hideEdgesOnViewport: true,
   style: [
     {selector: "node", style: {"shape": "round-rectangle", "label": "data(label)", "text-wrap": "wrap",
       "text-valign": "center", "font-size": 10, "width": 150, "height": 46, "background-color": "#e8eefc",
       "border-width": 1, "border-color": "#5a6b8c", "color": "#1d2330", "text-max-width": 144}},
-    {selector: "node.deleting", style: {"background-color": "#ffd8a8", "border-style": "dashed", "border-width": 2, "border-color": "#c46a00"}},
+    {selector: "node.deleting", style: {"height": 58, "background-color": "#ffd8a8", "border-style": "dashed", "border-width": 2, "border-color": "#c46a00"}},
     {selector: "node.external", style: {"opacity": 0.7, "border-style": "dotted"}},
     {selector: "node.group", style: {"background-color": "#eef0f3", "shape": "round-rectangle", "height": 56, "border-width": 2, "border-color": "#8a93a6"}},
     {selector: "node.group.deleting", style: {"background-color": "#ffe6c7"}},

@@ -26,6 +26,7 @@ function primaryOwner(node) {
 
 function nodeLabel(n) {
   let state = n.deleting ? "Terminating" : (n.status && n.status !== "-" ? n.status : "");
+  if (n.deleting && n.finalizers.length) state += `\nheld by ${n.finalizers.join(", ")}`;
   if (n.ready && n.ready.includes("/") && !n.deleting) state += (state ? " " : "") + n.ready;
   return `${n.kind}\n${n.name}` + (state ? `\n${state}` : "");
 }
