@@ -7,8 +7,8 @@ and ``doctor`` (new marks). A namespace's stream carries that namespace's object
 the owners they reference elsewhere (``external``, not counted: a cluster-scoped owner,
 or one in another namespace).
 
-The doctor runs over the whole picture after changes, never more often than
-``DOCTOR_PERIOD`` nor than four times its own last run time, so that a cascade over
+The doctor runs over the whole picture after changes (``DOCTOR_DEBOUNCE`` later), never
+more often than ``DOCTOR_PERIOD`` nor than four times its own last run time, so that a cascade over
 thousands of objects costs the event loop a bounded share, and only while a page is open.
 A stream whose page reads too slowly has its queue dropped and gets a new snapshot.
 
@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: Shortest time between two doctor runs (seconds).
 DOCTOR_PERIOD = 0.5
+#: Seconds the doctor waits after a change for the rest of its burst (and lets the
+#: changes reach the pages first).
+DOCTOR_DEBOUNCE = 0.1
 #: Seconds of silence after which a stream sends a comment (keeps proxies from closing it).
 KEEPALIVE = 15.0
 #: Events queued for one stream before it is resent a snapshot instead.
@@ -162,6 +165,7 @@ class Feed:
     async def _doctor_loop(self) -> None:
         while True:
             await self._wake.wait()
+            await asyncio.sleep(DOCTOR_DEBOUNCE)
             self._wake.clear()
             if not self.streams or self.live.generation == self._marks_generation:
                 continue

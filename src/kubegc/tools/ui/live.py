@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 #: Watched for the doctor, not drawn.
 NOT_DRAWN = frozenset({("", "events")})
 #: Seconds changes are gathered before listeners get them (one batch per cascade burst).
-BATCH_DELAY = 0.05
+BATCH_DELAY = 0.02
 #: Seconds between two discoveries of the served resources (a CRD installed later).
 REDISCOVER_EVERY = 30.0
 

@@ -14,7 +14,8 @@ const state = {
   view: null, source: "", connected: false,
 };
 // for tests and benches: when the page last drew what it received
-window.kubegcUI = {firstRender: null, renders: 0, lastRender: null, state};
+window.kubegcUI = {firstRender: null, renders: 0, lastRender: null, snapshotAt: null,
+  scriptAt: performance.now(), state};
 
 cytoscape.use(cytoscapeDagre);
 const cy = window.kubegcUI.cy = cytoscape({
@@ -53,7 +54,7 @@ const cy = window.kubegcUI.cy = cytoscape({
 
 let redrawTimer = null, layoutPending = false, layoutRunning = false;
 
-function scheduleRedraw(delay = 60) {
+function scheduleRedraw(delay = 20) {
   if (redrawTimer === null) redrawTimer = setTimeout(redraw, delay);
 }
 
@@ -127,6 +128,7 @@ function connect() {
   source = new EventSource(`api/stream?namespace=${encodeURIComponent(state.namespace)}`);
   source.addEventListener("snapshot", (ev) => {
     const snap = JSON.parse(ev.data);
+    window.kubegcUI.snapshotAt = performance.now();
     state.connected = true;
     state.nodes = new Map(snap.nodes.map((n) => [n.id, n]));
     state.marks = snap.marks;
