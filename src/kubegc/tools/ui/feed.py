@@ -8,8 +8,9 @@ the owners they reference elsewhere (``external``, not counted: a cluster-scoped
 or one in another namespace).
 
 The doctor runs over the whole picture after changes (``DOCTOR_DEBOUNCE`` later), never
-more often than ``DOCTOR_PERIOD`` nor than four times its own last run time, so that a cascade over
-thousands of objects costs the event loop a bounded share, and only while a page is open.
+more often than ``DOCTOR_PERIOD`` nor sooner than ``DOCTOR_SHARE`` times its own last run
+time after it, so that a cascade over thousands of objects costs the event loop a bounded
+share, and only while a page is open.
 A stream whose page reads too slowly has its queue dropped and gets a new snapshot.
 
 Ownership: the feed is driven from the event loop only; each stream's queue has one
@@ -39,6 +40,9 @@ DOCTOR_PERIOD = 0.5
 #: Seconds the doctor waits after a change for the rest of its burst (and lets the
 #: changes reach the pages first).
 DOCTOR_DEBOUNCE = 0.1
+#: The doctor waits this many times its own run time before the next run (so it takes at
+#: most a tenth of the event loop).
+DOCTOR_SHARE = 9
 #: Seconds of silence after which a stream sends a comment (keeps proxies from closing it).
 KEEPALIVE = 15.0
 #: Events queued for one stream before it is resent a snapshot instead.
@@ -79,6 +83,7 @@ class Feed:
         self.marks: dict[str, Any] = {"references": {}, "findings": {}, "chains": {}}
         self.unsynced: list[str] = []
         self._marks_generation = -1
+        self._namespaces: list[str] = []  # as last sent
         self._wake = asyncio.Event()
         self._doctor: asyncio.Task[None] | None = None
         live.add_listener(self._on_changes)
@@ -125,15 +130,8 @@ class Feed:
         nodes = [n for n in (node_of(o, now) for o in objects) if stream.wants(n, referenced)]
         stream.shown = {n["id"] for n in nodes}
         return sse("snapshot", {"source": self.live.source, "namespace": stream.namespace,
-                                "namespaces": self._namespaces(objects), "nodes": nodes,
+                                "namespaces": self.live.namespaces(), "nodes": nodes,
                                 "marks": self.marks, "unlisted": self.unsynced})
-
-    @staticmethod
-    def _namespaces(objects: list[Obj]) -> list[str]:
-        names = {str((o.get("metadata") or {}).get("namespace") or "") for o in objects}
-        names |= {str(o["metadata"].get("name")) for o in objects
-                  if o.get("kind") == "Namespace" and o.get("apiVersion") == "v1"}
-        return sorted(n for n in names if n)
 
     def _on_changes(self, batch: dict[str, Obj | None]) -> None:
         self._wake.set()
@@ -144,7 +142,8 @@ class Feed:
         objects: list[Obj] | None = None
         for stream in list(self.streams):
             referenced: set[str] = set()
-            if stream.namespace:
+            if stream.namespace and any(n["namespace"] != stream.namespace
+                                        for n in nodes.values()):
                 objects = objects if objects is not None else self.live.objects()
                 referenced = self._referenced(stream.namespace, objects)
             upserts = [n for n in nodes.values() if stream.wants(n, referenced)]
@@ -154,9 +153,9 @@ class Feed:
             stream.shown.update(kept)
             if upserts or gone:
                 stream.put(sse("changes", {"upserts": upserts, "deletes": gone}))
-        if any(n["kind"] == "Namespace" for n in nodes.values()) or any(
-                obj is None for obj in batch.values()):
-            names = self._namespaces(objects if objects is not None else self.live.objects())
+        names = self.live.namespaces()
+        if names != self._namespaces:
+            self._namespaces = names
             for stream in self.streams:
                 stream.put(sse("namespaces", names))
 
@@ -172,7 +171,7 @@ class Feed:
             took = await self._run_doctor()
             for stream in list(self.streams):
                 stream.put(sse("doctor", self.marks))
-            await asyncio.sleep(max(DOCTOR_PERIOD, 4 * took))
+            await asyncio.sleep(max(DOCTOR_PERIOD, DOCTOR_SHARE * took))
 
     async def _run_doctor(self) -> float:
         started = time.perf_counter()

@@ -78,6 +78,7 @@ class LiveObjects:
         self.generation = 0  # counts batches of changes
         self._informers: dict[tuple[str, str], SharedInformer] = {}
         self._objects: dict[str, Obj] = {}
+        self._in_namespace: dict[str, int] = {}  # drawn objects per namespace
         self._pending: dict[str, Obj | None] = {}
         self._flush: asyncio.TimerHandle | None = None
         self._listeners: list[Listener] = []
@@ -167,13 +168,31 @@ class LiveObjects:
             self.generation += 1  # the doctor's answers may change with an Event
             return
         oid = object_id(obj)
-        if deleted:
-            self._objects.pop(oid, None)
-        else:
+        old = self._objects.pop(oid, None) if deleted else self._objects.get(oid)
+        if not deleted:
             self._objects[oid] = obj
+            if old is None:
+                self._count(obj, 1)
+        elif old is not None:
+            self._count(old, -1)
         self._pending[oid] = None if deleted else obj
         if self._flush is None:
             self._flush = asyncio.get_running_loop().call_later(BATCH_DELAY, self._deliver)
+
+    def _count(self, obj: Obj, delta: int) -> None:
+        namespace = namespace_of(obj)
+        if obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
+            namespace = str((obj.get("metadata") or {}).get("name") or "")
+        if namespace:
+            left = self._in_namespace.get(namespace, 0) + delta
+            if left > 0:
+                self._in_namespace[namespace] = left
+            else:
+                self._in_namespace.pop(namespace, None)
+
+    def namespaces(self) -> builtins.list[str]:
+        """The namespaces that exist or hold objects, sorted."""
+        return sorted(self._in_namespace)
 
     def _deliver(self) -> None:
         self._flush = None
