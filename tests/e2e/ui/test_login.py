@@ -85,11 +85,15 @@ def test_the_printed_login_url_works_once(fresh_server: Server, browser: Any) ->
                              Authorization=f"Bearer {server.token}")
     assert status == 200
     page = new_page(browser, bypass_csp=False)
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
     try:
         page.goto(fresh.strip())
         assert page.url == f"{server.url}/ui/"
         wait_text(page, "#summary", lambda t: "objects" in t and "(live)" in t)
         assert page.js_errors == []
+        # everything it loads comes from kubegc itself: no CDN, no network needed
+        assert requested and all(u.startswith(server.url + "/ui/") for u in requested), requested
         other = new_page(browser)  # another browser, the same (spent) URL
         try:
             other.goto(fresh.strip())

@@ -105,6 +105,9 @@ def test_summary_counts_what_kubectl_lists(server: Server, ns: str, browser: Any
         open_page(page, login_url(server))  # no ?namespace: the whole cluster
         eventually(lambda: summary(page) == counts(cluster_objects(server)), timeout=60)
         assert "in the whole cluster" in page.inner_text("#summary")
+        page.select_option("#namespace", ns)  # chosen in the page: the URL follows
+        eventually(lambda: summary(page) == counts(cluster_objects(server, ns)))
+        assert page.url.endswith(f"?namespace={ns}")
         assert page.js_errors == []
     finally:
         release(server, ns, "configmap/held")
@@ -134,7 +137,11 @@ def test_blocking_chain_of_a_held_foreground_deletion(server: Server, ns: str,
         rs_uid = uid(server, "rs", rs_name, ns)
         eventually(lambda: "chain" in node_classes(page, rs_uid))
         for pod in pods:
-            assert "leaf" in node_classes(page, uid(server, "pod", pod.split("/")[1], ns))
+            pod_uid = uid(server, "pod", pod.split("/")[1], ns)
+            assert "leaf" in node_classes(page, pod_uid)
+            label = page.evaluate("(id) => window.kubegcUI.cy.getElementById(id).data('label')",
+                                  pod_uid)
+            assert label.endswith(f"Terminating\nheld by {HOLD}")
         assert page.js_errors == []
     finally:
         release(server, ns, *pods)
@@ -248,16 +255,34 @@ def test_owners_edges_and_bad_references_are_drawn(server: Server, ns: str,
         page.context.close()
 
 
+def group_of(page: Any, deployment: str) -> str:
+    """The id of the group node folding ``deployment``'s ReplicaSet's 12 pods."""
+    found: str = wait_for(page, """const g = window.kubegcUI.cy.nodes('.group').filter((n) =>
+            n.data('label').startsWith('12 Pods') &&
+            n.incomers('node').some((o) => o.data('label').includes('\\n' + arg + '-')));
+        return g.length === 1 && g[0].id();""", deployment)
+    return found
+
+
 def test_keyboard_and_counted_groups(server: Server, ns: str, browser: Any) -> None:
-    server.kubectl("create", "deployment", "web", "--image=nginx", "--replicas=12", "-n", ns)
+    for name in ("web", "api"):
+        server.kubectl("create", "deployment", name, "--image=nginx", "--replicas=12", "-n", ns)
     eventually(lambda: len(server.kubectl("get", "pods", "-n", ns, "-o", "name")
-                           .stdout.split()) == 12)
+                           .stdout.split()) == 24)
     page = new_page(browser)
     try:
         open_page(page, login_url(server), ns)
-        eventually(lambda: summary(page) == (14, 0))
-        group = wait_for(page, """const g = window.kubegcUI.cy.nodes('.group');
-            return g.length === 1 && g[0].data('label').startsWith('12 Pods') && g[0].id();""")
+        eventually(lambda: summary(page) == (28, 0))
+        api = group_of(page, "api")
+        # a click on a group shows its members
+        box = page.locator("#graph").bounding_box()
+        wait_for(page, "return !window.kubegcUI.cy.animated()")
+        at = page.evaluate("(id) => window.kubegcUI.cy.getElementById(id).renderedPosition()",
+                           api)
+        page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
+        wait_for(page, "return window.kubegcUI.cy.getElementById(arg).empty() && "
+                       "window.kubegcUI.cy.nodes('.obj').length === 16", api)
+        group = group_of(page, "web")
         find(page, "deployment/web")
         page.focus("#graph")
         page.keyboard.press("ArrowDown")  # its dependent: the ReplicaSet
@@ -265,11 +290,12 @@ def test_keyboard_and_counted_groups(server: Server, ns: str, browser: Any) -> N
         page.keyboard.press("ArrowDown")  # the ReplicaSet's pods, folded into a group
         wait_text(page, "#details", lambda t: "a group of 12 objects" in t)
         page.keyboard.press("Enter")  # expands it
-        wait_for(page, "return window.kubegcUI.cy.nodes('.obj').length === 14 && "
+        wait_for(page, "return window.kubegcUI.cy.nodes('.obj').length === 28 && "
                        "window.kubegcUI.cy.getElementById(arg).empty()", group)
         page.keyboard.press("/")
         assert page.evaluate("() => document.activeElement.id") == "search"
-        pod = server.kubectl("get", "pods", "-n", ns, "-o", "name").stdout.split()[0]
+        pod = server.kubectl("get", "pods", "-n", ns, "-l", "app=web", "-o",
+                             "name").stdout.split()[0]
         find(page, f"pod/{pod.split('/')[1]}")
         page.focus("#graph")
         page.keyboard.press("ArrowRight")  # a sibling: another pod

@@ -85,25 +85,31 @@ class Feed:
         self._marks_generation = -1
         self._namespaces: list[str] = []  # as last sent
         self._wake = asyncio.Event()
+        self._ready: asyncio.Task[None] | None = None
         self._doctor: asyncio.Task[None] | None = None
         live.add_listener(self._on_changes)
 
     async def close(self) -> None:
         self.live.remove_listener(self._on_changes)
-        if self._doctor is not None:
-            self._doctor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._doctor
+        for task in (self._ready, self._doctor):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _prepare(self) -> None:
+        self.unsynced = await self.live.wait_synced(SYNC_WAIT)
+        await self._run_doctor()
+        self._doctor = asyncio.create_task(self._doctor_loop(), name="ui-doctor")
 
     async def events(self, namespace: str) -> AsyncIterator[bytes]:
         """The event stream of one page (see the module docstring)."""
         stream = Stream(namespace)
         self.streams.add(stream)
         try:
-            if self._doctor is None:
-                self.unsynced = await self.live.wait_synced(SYNC_WAIT)
-                await self._run_doctor()
-                self._doctor = asyncio.create_task(self._doctor_loop(), name="ui-doctor")
+            if self._ready is None:  # the first page: once every resource is listed
+                self._ready = asyncio.create_task(self._prepare(), name="ui-prepare")
+            await asyncio.shield(self._ready)  # a page that leaves meanwhile stops nothing
             yield self._snapshot(stream)
             while True:
                 if stream.stale:

@@ -105,10 +105,12 @@ class LiveObjects:
     async def wait_synced(self, timeout: float) -> list[str]:
         """Wait until every informer listed once, up to ``timeout`` s; the resources not
         yet listed (forbidden, unavailable) are returned."""
-        pending = [i.wait_for_sync() for i in self._informers.values() if not i.has_synced()]
-        if pending:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*pending), timeout)
+        waiters = [asyncio.ensure_future(i.wait_for_sync())
+                   for i in self._informers.values() if not i.has_synced()]
+        if waiters:
+            _, late = await asyncio.wait(waiters, timeout=timeout)
+            for waiter in late:
+                waiter.cancel()
         return sorted(str(i.gvr) for i in self._informers.values() if not i.has_synced())
 
     async def _discover(self) -> None:
