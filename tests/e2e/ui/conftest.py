@@ -22,8 +22,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 SUMMARY = re.compile(r"(\d+) objects, (\d+) deleting")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module: Playwright's sync API holds this thread's event loop
+    while it runs, which the asyncio tests of other modules need back."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not shutil.which(CHROMIUM):
         pytest.skip("chromium is not installed (apt-get install chromium)")

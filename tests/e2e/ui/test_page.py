@@ -230,7 +230,7 @@ def test_what_if_marks_what_kubegc_plan_names(server: Server, ns: str, browser: 
 def test_owners_edges_and_bad_references_are_drawn(server: Server, ns: str,
                                                     browser: Any) -> None:
     apply(server, configmap("p1", ns), configmap("p2", ns))
-    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w",
+    widget = {"apiVersion": "nowhere.kubegc.test/v1", "kind": "Gizmo", "name": "w",
               "uid": "00000000-0000-0000-0000-00000000beef"}
     gone = {"apiVersion": "v1", "kind": "ConfigMap", "name": "gone",
             "uid": "00000000-0000-0000-0000-00000000dead"}
