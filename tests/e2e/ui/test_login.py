@@ -183,3 +183,14 @@ def test_kubegc_ui_says_what_is_wrong_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.startswith("kubegc ui: cannot load kubeconfig:")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_serve_without_the_page(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "kubegc", "--no-ui")
+    try:
+        assert "owner-graph page" not in server.log.read_text()
+        status, _, _ = fetch(server.url + "/ui/", server.ca_file,
+                             Authorization=f"Bearer {server.token}")
+        assert status == 404
+    finally:
+        stop_server(server)
