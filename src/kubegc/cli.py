@@ -6,7 +6,9 @@
     kubegc plan delete KIND/NAME [-n NS] [--cascade background|foreground|orphan]
     kubegc tree KIND/NAME [-n NS] [--owners]
     kubegc why KIND/NAME [-n NS] [--uid UID]
-(the last four are also ``kubectl gc ...``; see kubegc.tools.commands and docs/tools.md)
+    kubegc ui [--kubeconfig K | --context C | --from FILE] [--port P] [--open]
+(doctor, plan, tree and why are also ``kubectl gc ...``; see kubegc.tools.commands,
+kubegc.tools.ui and docs/tools.md)
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--loop", choices=("auto", "uvloop", "asyncio"), default="auto",
                    help="event loop: uvloop (~6%% less CPU per request here) or the standard "
                         "library's; auto: uvloop when it is installed")
+    p.add_argument("--no-ui", action="store_true",
+                   help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
 
 
@@ -110,6 +114,7 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
     return ClusterConfig(
         data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
         tls=not args.insecure_http, kubeconfig=args.kubeconfig, time_scale=args.time_scale,
+        ui=not args.no_ui, ui_planner=ClusterSimulationFactory(),
         controller_manager=ControllerManagerConfiguration(
             controllers=controllers,
             garbage_collector=GarbageCollectorControllerConfiguration(
@@ -156,6 +161,10 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
     if not plugin:
         _serve_parser(sub)
     add_parsers(sub)
+    if not plugin:
+        from kubegc.tools.ui.command import add_parser as add_ui_parser
+
+        add_ui_parser(sub)
     return parser
 
 
@@ -200,6 +209,8 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"kubeconfig: {cluster.kubeconfig_path}\n"
               f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
               f"  kubectl get namespaces", flush=True)
+    if cluster.ui is not None:
+        print(f"owner-graph page (login works once): {cluster.ui.login_url()}", flush=True)
     ready = asyncio.create_task(_say_when_ready(cluster, started), name="ready-line")
     await stop.wait()
     ready.cancel()
@@ -237,6 +248,11 @@ def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "serve":
         return run_loop(_serve(args), args.loop)
+    if args.command == "ui":
+        from kubegc.cluster import serve_ui
+        from kubegc.tools.ui.command import run as run_ui
+
+        return asyncio.run(run_ui(args, serve=serve_ui, plan_factory=ClusterSimulationFactory()))
     from kubegc.tools.commands import TOOLS, run
 
     if args.command in TOOLS:

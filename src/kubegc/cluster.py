@@ -8,6 +8,7 @@ there is one way to wire storage → registry → server → controllers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import logging
 import os
@@ -27,10 +28,56 @@ from kubegc.controllermanager import ControllerManager
 from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.context import DebugHandler
-from kubegc.server.http import Request, Response
+from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
 from kubegc.storage import KV, connect_kv, run_compactor
+from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
 log = logging.getLogger(__name__)
+
+
+def ui_handler(app: UIApp) -> DebugHandler:
+    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server."""
+
+    async def handler(request: Request) -> AnyResponse:
+        answer = await app.handle(UIRequest(request.method, request.path, request.query,
+                                            request.headers))
+        if answer.stream is None:
+            return Response(body=answer.body, status=answer.status,
+                            content_type=answer.content_type, headers=answer.headers)
+        response = StreamResponse(status=answer.status, content_type=answer.content_type,
+                                  headers=answer.headers)
+        chunks = answer.stream
+        try:
+            await response.prepare(request)
+            async for chunk in chunks:
+                await response.write(chunk)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass  # the page went away, or the server stops
+        finally:
+            with contextlib.suppress(Exception):
+                await chunks.aclose()  # type: ignore[attr-defined]
+        with contextlib.suppress(ConnectionResetError, RuntimeError):
+            await response.write_eof()
+        return response
+
+    return handler
+
+
+async def serve_ui(app: UIApp, *, host: str, port: int) -> HTTPServer:
+    """``kubegc ui``: ``app`` alone on ``host``:``port`` (plain HTTP; loopback only)."""
+    page = ui_handler(app)
+
+    async def handler(request: Request) -> AnyResponse:
+        if request.path == PREFIX or request.path.startswith(PREFIX + "/"):
+            return await page(request)
+        if request.path == "/":
+            return Response(status=303, headers={"Location": f"{PREFIX}/"})
+        return Response(status=404, text=f"not found: the page is at {PREFIX}/\n")
+
+    http = HTTPServer(handler, max_body=64 * 1024)
+    bound = await http.start(host, port)
+    app.base_url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}"
+    return http
 
 
 def _document_handler(document: DebugDocument) -> DebugHandler:
@@ -106,6 +153,7 @@ class Cluster:
         self.token: str | None = None
         self.ca_pem: bytes | None = None
         self.controller_manager: ControllerManager | None = None
+        self.ui: UIApp | None = None  # the owner-graph page, when ``config.ui``
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
         self._clock_keeper: asyncio.Task[None] | None = None
@@ -198,6 +246,12 @@ class Cluster:
             write_kubeconfig(str(path), server=self.server.url, ca_data=self.ca_pem,
                              token=self.token, insecure=False)
             self.kubeconfig_path = path
+        if config.ui and self.client is not None:
+            self.ui = UIApp(self.client, clock=self.clock, source=f"kubegc {self.server.url}",
+                            plan_factory=config.ui_planner, secure=config.tls,
+                            api_token=self.token, open_api=not config.tls)
+            self.ui.base_url = self.server.url
+            self.server.mount(PREFIX, ui_handler(self.ui))
 
     async def _start_controllers(self) -> None:
         if self.client is None:
@@ -235,6 +289,8 @@ class Cluster:
         return Response(text="settled")
 
     async def stop(self) -> None:
+        if self.ui is not None:
+            await self.ui.close()
         if self.controller_manager is not None:
             await self.controller_manager.stop()
         if self.server is not None:

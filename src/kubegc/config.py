@@ -19,6 +19,7 @@ from kubegc.component.config import ControllerManagerConfiguration
 if TYPE_CHECKING:
     from kubegc.api.clock import Clock
     from kubegc.storage import KV
+    from kubegc.tools.plan import SimulationFactory
 
 
 @dataclass
@@ -46,3 +47,7 @@ class ClusterConfig:
     compaction_keep: int = 100_000
     controller_manager: ControllerManagerConfiguration = field(
         default_factory=ControllerManagerConfiguration)
+    #: serve the owner-graph page at /ui/ (``kubegc serve``); its what-if runs on
+    #: ``ui_planner`` (``kubegc.cli.ClusterSimulationFactory``)
+    ui: bool = False
+    ui_planner: SimulationFactory | None = None

@@ -39,6 +39,11 @@ class APIServer:
     def add_debug_handler(self, path: str, handler: DebugHandler) -> None:
         self.ctx.debug_handlers[path] = handler
 
+    def mount(self, prefix: str, handler: DebugHandler) -> None:
+        """Serve every path under ``prefix`` with ``handler``, which authenticates its
+        requests itself (the API token is not asked for there)."""
+        self.ctx.mounts[prefix.rstrip("/")] = handler
+
     async def start(self) -> None:
         http = HTTPServer(build_handler(self.ctx), max_body=MAX_BODY)
         self.port = await http.start(self.options.host, self.options.port,

@@ -15,7 +15,7 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.errors import StatusError
 from kubegc.server import discovery
-from kubegc.server.context import ServerContext, json_response, status_response
+from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
 from kubegc.server.http import AnyResponse, Handler, Request, RequestEntityTooLarge, Response
 from kubegc.server.openapi_handler import serve_openapi
 from kubegc.server.request_info import parse_resource_path
@@ -39,6 +39,9 @@ def build_handler(ctx: ServerContext) -> Handler:
 
     async def dispatch(request: Request) -> AnyResponse:
         try:
+            mounted = _mounted(ctx, request.path)
+            if mounted is not None:
+                return await mounted(request)
             if ctx.token is not None and request.path not in _PUBLIC:
                 _authenticate(request, ctx.token)
             return await _route(ctx, request)
@@ -53,6 +56,13 @@ def build_handler(ctx: ServerContext) -> Handler:
             return status_response(errors.internal_error(f"{type(e).__name__}: {e}"))
 
     return dispatch
+
+
+def _mounted(ctx: ServerContext, path: str) -> DebugHandler | None:
+    for prefix, handler in ctx.mounts.items():
+        if path == prefix or path.startswith(prefix + "/"):
+            return handler
+    return None
 
 
 def _authenticate(request: Request, token: str) -> None:

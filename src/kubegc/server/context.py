@@ -25,6 +25,9 @@ class ServerContext:
     clock: Clock
     token: str | None = None  # bearer token required when set
     debug_handlers: dict[str, DebugHandler] = field(default_factory=dict)
+    #: handlers of whole path prefixes that authenticate their own requests (the
+    #: composition root mounts the owner-graph page at /ui); checked before the token
+    mounts: dict[str, DebugHandler] = field(default_factory=dict)
     readiness_checks: list[Callable[[], bool]] = field(default_factory=list)
     server_address: str = "127.0.0.1:6443"
 

@@ -1,0 +1,251 @@
+"""``UIApp``: the owner-graph page's HTTP surface, independent of any HTTP server.
+
+A host (``kubegc serve`` mounts it at ``/ui/``; ``kubegc ui`` serves it alone on
+loopback — both in the composition root) turns each request under ``/ui`` into a
+``UIRequest`` and writes back the ``UIResponse``, streaming ``stream`` when it is set.
+
+    GET /ui/login?token=T      a one-time token → session cookie, 303 to the page
+    GET /ui/                   the page (static/index.html)
+    GET /ui/static/FILE        its scripts, styles and vendored libraries
+    GET /ui/api/stream?namespace=NS      server-sent events (``feed``)
+    GET /ui/api/find?q=KIND/NAME&namespace=NS
+    GET /ui/api/details?id=ID
+    GET /ui/api/whatif?id=ID&policy=Background|Foreground|Orphan
+    GET /ui/api/login          a fresh login URL, for the API server's bearer token
+                               (``kubectl get --raw /ui/api/login``)
+
+Everything but ``/ui/login`` needs the session cookie (401 without it); only GET and HEAD
+are served (405 otherwise): the page is read-only. The live picture (informers) starts
+with the first data request and stops ``IDLE_STOP`` seconds after the last page closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import orjson
+
+from kubegc.api.clock import Clock
+from kubegc.api.errors import StatusError
+from kubegc.client.interface import Client
+from kubegc.tools.plan import SimulationFactory
+from kubegc.tools.resolve import UnknownKind
+from kubegc.tools.ui import answers
+from kubegc.tools.ui.auth import Sessions
+from kubegc.tools.ui.feed import Feed
+from kubegc.tools.ui.live import LiveObjects, object_id
+
+log = logging.getLogger(__name__)
+
+PREFIX = "/ui"
+#: Seconds the informers keep running after the last page closed.
+IDLE_STOP = 600.0
+_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+          ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml",
+          ".txt": "text/plain; charset=utf-8", ".md": "text/plain; charset=utf-8"}
+_SECURITY = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+             "X-Frame-Options": "DENY", "Cache-Control": "no-store",
+             "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                        "img-src 'self' data:; frame-ancestors 'none'"}
+_NEEDS_LOGIN = ("This page needs a session. Open the login URL kubegc printed (kubegc serve "
+                "prints one at start-up, kubegc ui as its first line); each works once. For "
+                "another one: kubectl get --raw /ui/api/login")
+
+
+@dataclass
+class UIRequest:
+    method: str
+    path: str  # e.g. "/ui/api/stream"
+    query: Mapping[str, str]
+    headers: Mapping[str, str]  # looked up with lower-case names
+
+
+@dataclass
+class UIResponse:
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "text/plain; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=dict)
+    stream: AsyncIterator[bytes] | None = None
+
+
+def _json(data: Any, status: int = 200) -> UIResponse:
+    return UIResponse(status, orjson.dumps(data), "application/json")
+
+
+def _error(status: int, message: str) -> UIResponse:
+    return _json({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                  "message": message, "code": status}, status)
+
+
+def _assets() -> dict[str, Any]:
+    """Every file under static/, by its path there (nothing else is ever served)."""
+    found: dict[str, Any] = {}
+
+    def walk(node: Any, prefix: str) -> None:
+        for child in node.iterdir():
+            if child.is_dir():
+                walk(child, f"{prefix}{child.name}/")
+            else:
+                found[prefix + child.name] = child
+
+    walk(resources.files("kubegc.tools.ui") / "static", "")
+    return found
+
+
+class UIApp:
+    def __init__(self, client: Client, *, clock: Clock, source: str,
+                 plan_factory: SimulationFactory | None = None, secure: bool = False,
+                 follow_cluster_clock: bool = True, api_token: str | None = None,
+                 open_api: bool = False) -> None:
+        self.sessions = Sessions(secure=secure)
+        self.base_url = ""  # where the page is served, for login URLs (set by the host)
+        self._client = client
+        self._clock = clock
+        self._source = source
+        self._follow = follow_cluster_clock
+        self._factory = plan_factory
+        #: who may ask /ui/api/login for a login URL: a holder of the API server's bearer
+        #: token, or anyone when that API asks for none (``kubegc serve --insecure-http``)
+        self._api_token = api_token
+        self._open_api = open_api
+        self._assets = _assets()
+        self._live: LiveObjects | None = None
+        self._feed: Feed | None = None
+        self._starting = asyncio.Lock()
+        self._planning = asyncio.Lock()  # one what-if at a time: each runs a whole kubegc
+        self._pages = 0
+        self._idle: asyncio.TimerHandle | None = None
+
+    def login_url(self) -> str:
+        return f"{self.base_url}{PREFIX}/login?token={self.sessions.new_login()}"
+
+    async def close(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+        await self._stop_live(force=True)
+
+    # -- requests --------------------------------------------------------------------
+
+    async def handle(self, request: UIRequest) -> UIResponse:
+        response = await self._dispatch(request)
+        for name, value in _SECURITY.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    async def _dispatch(self, request: UIRequest) -> UIResponse:
+        if request.method not in ("GET", "HEAD"):
+            return _error(405, f"{request.method} is not allowed: the page is read-only")
+        path = request.path
+        if path == f"{PREFIX}/login":
+            return self._login(request.query.get("token", ""))
+        if path == f"{PREFIX}/api/login":
+            return self._new_login(request.headers.get("authorization", ""))
+        if not self.sessions.check(request.headers.get("cookie", "")):
+            if path.startswith(f"{PREFIX}/api/"):
+                return _error(401, _NEEDS_LOGIN)
+            return UIResponse(401, _NEEDS_LOGIN.encode() + b"\n")
+        if path == PREFIX:
+            return UIResponse(303, headers={"Location": f"{PREFIX}/"})
+        if path == f"{PREFIX}/":
+            return self._asset("index.html")
+        if path.startswith(f"{PREFIX}/static/"):
+            return self._asset(path[len(f"{PREFIX}/static/"):])
+        try:
+            return await self._api(path, request.query)
+        except (answers.NotFound, UnknownKind) as e:
+            return _error(404, str(e).strip("'\""))
+        except ValueError as e:
+            return _error(400, str(e))
+        except StatusError as e:
+            return _error(e.code, e.message)
+
+    def _login(self, token: str) -> UIResponse:
+        session = self.sessions.redeem(token) if token else None
+        if session is None:
+            return UIResponse(401, b"This login URL is not valid or was already used. "
+                              + _NEEDS_LOGIN.encode() + b"\n")
+        return UIResponse(303, headers={"Location": f"{PREFIX}/",
+                                        "Set-Cookie": self.sessions.set_cookie(session)})
+
+    def _new_login(self, authorization: str) -> UIResponse:
+        scheme, _, given = authorization.partition(" ")
+        allowed = self._open_api or (
+            self._api_token is not None and scheme.lower() == "bearer"
+            and hmac.compare_digest(given.strip(), self._api_token))
+        if not allowed:
+            return _error(401, "Unauthorized: send the API server's bearer token "
+                               "(kubectl get --raw /ui/api/login)")
+        return UIResponse(body=(self.login_url() + "\n").encode())
+
+    def _asset(self, name: str) -> UIResponse:
+        asset = self._assets.get(name)
+        if asset is None:
+            return _error(404, f"no such file: {name}")
+        suffix = name[name.rfind("."):]
+        return UIResponse(body=asset.read_bytes(),
+                          content_type=_TYPES.get(suffix, "application/octet-stream"))
+
+    async def _api(self, path: str, query: Mapping[str, str]) -> UIResponse:
+        live = await self._ensure_live()
+        what = path[len(f"{PREFIX}/api/"):]
+        if what == "stream":
+            return UIResponse(content_type="text/event-stream",
+                              stream=self._stream(query.get("namespace", "")))
+        if what == "find":
+            obj = answers.find(live, query.get("q", ""), query.get("namespace", ""))
+            return _json({"id": object_id(obj)})
+        if what == "details":
+            return _json(await answers.details(live, query.get("id", "")))
+        if what == "whatif":
+            if self._factory is None:
+                return _error(501, "the what-if needs kubegc's planner, which this host "
+                                   "does not provide")
+            async with self._planning:
+                return _json(await answers.what_if(live, query.get("id", ""),
+                                                   query.get("policy", "Background"),
+                                                   self._factory))
+        return _error(404, f"no such endpoint: {path}")
+
+    # -- the live picture ------------------------------------------------------------
+
+    async def _ensure_live(self) -> LiveObjects:
+        async with self._starting:
+            if self._live is None:
+                live = LiveObjects(self._client, clock=self._clock, source=self._source,
+                                   follow_cluster_clock=self._follow)
+                await live.start()
+                self._live, self._feed = live, Feed(live)
+            return self._live
+
+    async def _stream(self, namespace: str) -> AsyncIterator[bytes]:
+        assert self._feed is not None
+        self._pages += 1
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        try:
+            async for message in self._feed.events(namespace):
+                yield message
+        finally:
+            self._pages -= 1
+            if not self._pages:
+                self._idle = asyncio.get_running_loop().call_later(
+                    IDLE_STOP, lambda: asyncio.ensure_future(self._stop_live()))
+
+    async def _stop_live(self, *, force: bool = False) -> None:
+        async with self._starting:
+            if (self._pages and not force) or self._live is None:
+                return
+            live, feed, self._live, self._feed = self._live, self._feed, None, None
+            if feed is not None:
+                await feed.close()
+            with contextlib.suppress(Exception):
+                await live.stop()
