@@ -111,6 +111,18 @@ def go_v(value: Any) -> str:
     return str(value)
 
 
+def go_v_any(value: Any) -> str:
+    """``%v`` (and ``%+v``) of a JSON value held in ``interface {}``: maps as
+    ``map[k:v ...]`` with sorted keys, slices as ``[a b]``, null as ``<nil>``."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_v_any(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list | tuple):
+        return "[" + " ".join(go_v_any(v) for v in value) + "]"
+    return go_v(value)
+
+
 def go_sharp_v(value: Any, go_type: str | None = None) -> str:
     """``%#v``: Go-syntax representation of ``value`` as a ``go_type``."""
     return _SharpV().render(value, go_type or infer_type(value))

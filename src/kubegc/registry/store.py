@@ -25,6 +25,7 @@ from kubegc.registry.admission import (
     validate_object_meta_update,
 )
 from kubegc.registry.conversion import from_storage, to_storage
+from kubegc.registry.decoding import check_decodes, check_type_meta
 from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
     Created,
@@ -113,6 +114,8 @@ class Store:
         """``create``, also returning what was written (HTTP answers with those bytes)."""
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
+        if field_validation:
+            check_decodes(t, obj)
         check_fields(t, obj, field_validation, warnings)
         meta = self._prepare_meta_for_create(t, obj)
         strategy.defaulter(obj)
@@ -149,6 +152,7 @@ class Store:
     def _check_kind(self, t: Target, obj: Obj) -> Obj:
         if not isinstance(obj, dict):
             raise errors.bad_request("the object provided is unrecognized (must be of type object)")
+        check_type_meta(t, obj)
         expected = t.info.api_version(t.version)
         api_version = obj.get("apiVersion") or expected
         kind = obj.get("kind") or t.info.kind
@@ -246,6 +250,8 @@ class Store:
         """PUT. Returns (object, created)."""
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
+        if field_validation:
+            check_decodes(t, obj)
         check_fields(t, obj, field_validation, warnings)
         meta = obj.get("metadata")
         if not isinstance(meta, dict):

@@ -15,6 +15,7 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.api.errors import StatusError
+from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.registry.crd import resource_info_for, schema_for
 from kubegc.server import discovery, openapi
 from kubegc.server.context import ServerContext, json_response, status_response
@@ -32,7 +33,7 @@ KUBERNETES_VERSION = {
 }
 _PUBLIC = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
 #: Request bodies up to 3 MiB, as kube-apiserver's default.
-MAX_BODY = 3 * 1024 * 1024
+MAX_BODY = MAX_REQUEST_BODY_BYTES
 
 
 def build_handler(ctx: ServerContext) -> Handler:

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from kubegc.api.limits import nesting_exceeds, without_surrogates
+
 
 class DecodeError(ValueError):
     """A body that does not decode; ``str(err)`` is upstream's message."""
@@ -24,9 +26,18 @@ def loads_json(body: bytes | str) -> Any:
     if not text.strip():
         raise DecodeError("unexpected end of JSON input")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         raise DecodeError(_go_syntax_message(e, text)) from None
+    except RecursionError:
+        raise DecodeError(TOO_DEEP) from None
+    if nesting_exceeds(value):
+        raise DecodeError(TOO_DEEP)
+    return without_surrogates(value)
+
+
+#: ``encoding/json``'s scanner past its nesting limit (kubegc's: ``api.limits``)
+TOO_DEEP = "invalid character '{' exceeded max depth"
 
 
 def _reject_constant(name: str) -> Any:
@@ -129,7 +140,11 @@ def loads_yaml(body: bytes | str) -> Any:
         first = next(iter(documents), None)
     except yaml.YAMLError as e:
         raise DecodeError(f"error converting YAML to JSON: {_go_yaml_message(e)}") from None
-    return _jsonify(first)
+    except RecursionError:
+        raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}") from None
+    if nesting_exceeds(first):
+        raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}")
+    return without_surrogates(_jsonify(first))
 
 
 def _go_yaml_message(e: yaml.YAMLError) -> str:

@@ -22,10 +22,19 @@ def int_param(request: Request, name: str, default: int = 0) -> int:
     raw = request.query.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise errors.bad_request(f'invalid value for {name}: "{raw}"') from None
+    return parse_int64(raw)
+
+
+def parse_int64(raw: str) -> int:
+    """``strconv.ParseInt(raw, 10, 64)``, as query parameters are converted upstream
+    (``runtime.Convert_Slice_string_To_int64``): 400 with its error text."""
+    digits = raw[1:] if raw[:1] in ("+", "-") else raw
+    if not digits or not (digits.isascii() and digits.isdigit()):
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{raw}": invalid syntax')
+    value = int(raw)
+    if not -(2 ** 63) <= value < 2 ** 63:
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{raw}": value out of range')
+    return value
 
 
 def field_validation(request: Request) -> str:

@@ -1,0 +1,103 @@
+"""Decoding what a request writes into its kind's Go type, before anything else reads it
+(kube-apiserver's handlers decode into the typed object first; see ``kubegc.api.typed``).
+
+* ``check_type_meta``: ``apiVersion`` and ``kind`` must be strings (``Interpret``).
+* ``check_decodes``: a create or update body (400 ``... cannot be handled as a ...``).
+* ``check_patched``: the result of a JSON, merge or strategic merge patch (422 ``patch``).
+* ``check_apply_config``: a server-side apply configuration (400 ``failed to create typed
+  patch object ...``).
+
+Built-in kinds only: custom resources are decoded against their CRD's schema
+(``registry.crd.decode_custom_resource``), kubegc's own kinds have no Go type. Requests of
+in-process clients skip this, as they skip unknown-field checks (``admission.check_fields``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from kubegc.api.goformat import go_v_any, json_marshal
+from kubegc.api.limits import nesting_exceeds
+from kubegc.api.typed import decode_typed, kind_type
+from kubegc.api.typed.messages import (
+    cannot_be_handled,
+    patch_invalid,
+    too_deep,
+    typed_patch_object,
+    unrecognized,
+)
+from kubegc.api.types import Obj
+from kubegc.registry.target import Target
+
+STRATEGIC = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+
+
+def check_type_meta(t: Target, obj: Any) -> None:
+    """``apiVersion`` and ``kind`` are read first, into strings (``SimpleMetaFactory``)."""
+    if not isinstance(obj, dict):
+        return
+    for key in ("apiVersion", "kind"):
+        value = obj.get(key)
+        if value is not None and not isinstance(value, str):
+            kind = type(value).__name__
+            what = {"int": "number", "float": "number", "dict": "object", "list": "array"}
+            raise unrecognized(
+                t.info.kind, "couldn't get version/kind; json parse error: json: cannot "
+                f"unmarshal {what.get(kind, kind)} into Go struct field .{key} of type string",
+                _summary_source(obj))
+
+
+def _summary_source(obj: Obj) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return b"{"
+
+
+def check_decodes(t: Target, obj: Obj) -> None:
+    """A create or update body decodes into its kind (nulls normalized in place). Its
+    nesting was bounded as it was decoded (``server.negotiation.decode_body``)."""
+    typ = kind_type(t.info.group, t.version, t.info.kind)
+    if typ is None:
+        return
+    failure = decode_typed(obj, typ)
+    if failure is not None:
+        raise cannot_be_handled(t.info.kind, t.version, failure.message)
+
+
+def check_patched(t: Target, patched: Obj, patch_type: str, body: bytes) -> None:
+    """The patched object decodes into its kind: 422 on ``patch``, its value the patched
+    JSON (JSON and merge patches) or the patch map (``%+v``, strategic merge patches). A
+    JSON patch can nest a value below a deep path: its result's nesting is checked."""
+    if patch_type == JSON_PATCH and nesting_exceeds(patched):
+        raise too_deep(t.info.kind, _summary_source(patched))
+    typ = kind_type(t.info.group, t.version, t.info.kind)
+    if typ is None:
+        return
+    failure = decode_typed(patched, typ)
+    if failure is None:
+        return
+    if patch_type == STRATEGIC:
+        raise patch_invalid(go_v_any(orjson.loads(body)), failure.converter)
+    raise patch_invalid(json_marshal(patched), failure.message)
+
+
+def check_apply_config(t: Target, config: Obj) -> None:
+    """An apply configuration converts to its kind's type (structured-merge-diff)."""
+    if nesting_exceeds(config):
+        raise too_deep(t.info.kind, _summary_source(config))
+    typ = kind_type(t.info.group, t.version, t.info.kind)
+    if typ is None:
+        return
+    failure = decode_typed(config, typ)
+    if failure is None:
+        return
+    meta = config.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    name, namespace = meta.get("name"), meta.get("namespace")
+    raise typed_patch_object(
+        namespace if isinstance(namespace, str) else "", name if isinstance(name, str) else "",
+        t.info.group, t.version, t.info.kind, failure.smd)
