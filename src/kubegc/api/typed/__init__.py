@@ -5,6 +5,6 @@ May import: stdlib, ``kubegc.api``.
 """
 
 from kubegc.api.typed.decode import DecodeFailure, decode_typed
-from kubegc.api.typed.gotypes import GoType, kind_type
+from kubegc.api.typed.gotypes import GoType, definition_type, kind_type
 
-__all__ = ["DecodeFailure", "GoType", "decode_typed", "kind_type"]
+__all__ = ["DecodeFailure", "GoType", "decode_typed", "definition_type", "kind_type"]

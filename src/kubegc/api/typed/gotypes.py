@@ -89,3 +89,9 @@ def kind_type(group: str, version: str, kind: str) -> GoType | None:
     if definition is None or definition not in _table():
         return None
     return parse("@" + definition)
+
+
+def definition_type(definition: str) -> GoType:
+    """The Go struct of an upstream definition (``io.k8s.apimachinery.pkg.apis.meta.v1.
+    DeleteOptions``)."""
+    return parse("@" + definition)
