@@ -37,8 +37,16 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Controller", "controller", "*bool"),
         ("BlockOwnerDeletion", "blockOwnerDeletion", "*bool"),
     ),
+    "v1.LabelSelector": (
+        ("MatchLabels", "matchLabels", "map[string]string"),
+        ("MatchExpressions", "matchExpressions", "[]v1.LabelSelectorRequirement"),
+    ),
+    "v1.LabelSelectorRequirement": (
+        ("Key", "key", "string"), ("Operator", "operator", "v1.LabelSelectorOperator"),
+        ("Values", "values", "[]string"),
+    ),
 }
-_STRINGS = ("string", "types.UID")
+_STRINGS = ("string", "types.UID", "v1.LabelSelectorOperator")
 _INTS = ("int", "int32", "int64")
 _FLOATS = ("float32", "float64")
 _ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",

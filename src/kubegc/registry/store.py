@@ -123,7 +123,8 @@ class Store:
             # As upstream's create handler: what the request set, defaults included, before
             # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
             self._manage_fields(None, obj, field_manager, "", fragments=True)
-        generated = not meta.get("name")
+        # a name is made up only from a generateName (BeforeCreate); none at all is invalid
+        generated = not meta.get("name") and bool(meta.get("generateName"))
         for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
             if generated:
                 meta["name"] = str(meta.get("generateName") or "") + "".join(
@@ -183,6 +184,7 @@ class Store:
             raise errors.bad_request("resourceVersion should not be set on objects to be created")
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(key, None)
+        meta.setdefault("name", "")  # absent: refused by validation, after PrepareForCreate
         meta["uid"] = new_uid()
         meta["creationTimestamp"] = format_time(self.clock.now())
         strategy = strategy_for(t.info)
@@ -330,7 +332,11 @@ class Store:
         if subresource == "status" and strategy.validate_status is not None:
             schema_causes = strategy.validate_status(new, old)
         elif strategy.validate_update is not None:
-            schema_causes = strategy.validate_update(new, old)
+            # the stored object as kube-apiserver reads it: defaulted (an object restored or
+            # written before a default existed compares as upstream's would)
+            defaulted = clone(old)
+            strategy.defaulter(defaulted)
+            schema_causes = strategy.validate_update(new, defaulted)
         else:
             schema_causes = strategy.validate(new)
         causes = validate_object_meta(t, strategy, new) + schema_causes
