@@ -30,8 +30,6 @@ MAX_NESTING = 200
 TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024
 MAX_CONFIG_MAP_SIZE = 1024 * 1024
 MAX_SECRET_SIZE = 1024 * 1024
-#: the ``Too long`` wording of ``field.TooLong`` for a byte budget
-TOO_LONG = "must have at most {limit} bytes"
 #: ``etcdserver: request is too large`` (rpctypes.ErrRequestTooLarge)
 REQUEST_TOO_LARGE = "etcdserver: request is too large"
 

@@ -112,3 +112,17 @@ def check_delete_options(options: Obj) -> None:
         "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"))
     if failure is not None:
         raise errors.bad_request(failure.message)
+
+
+SCALE = "io.k8s.api.autoscaling.v1.Scale"
+
+
+def check_scale(scale: Obj, patch_type: str = "") -> None:
+    """A Scale body (``patch_type`` empty) or patched Scale decodes into
+    ``autoscaling/v1.Scale``."""
+    failure = decode_typed(scale, definition_type(SCALE))
+    if failure is None:
+        return
+    if not patch_type:
+        raise cannot_be_handled("Scale", "v1", failure.message)
+    raise patch_invalid(json_marshal(scale), failure.message)

@@ -14,6 +14,7 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
+from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog
@@ -131,7 +132,7 @@ class Store:
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
             await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
-            value = encode(to_storage(t.info, obj))
+            value = checked_size(t, encode(to_storage(t.info, obj)))
             if dry_run:
                 return Created(t, value, 0)
             try:
@@ -236,7 +237,7 @@ class Store:
                 stored = to_storage(t.info, new)
                 if dry_run:
                     return self.present(t, stored), False
-                revision = await self.kv.update(key, encode(stored),
+                revision = await self.kv.update(key, checked_size(t, encode(stored)),
                                                 expected_mod_revision=kv.mod_revision)
             except (ConflictError, KeyNotFoundError):
                 continue
@@ -386,6 +387,16 @@ class Store:
         if "creationTimestamp" in new_meta and isinstance(new_meta["creationTimestamp"], str):
             new_meta["creationTimestamp"] = normalize_time(new_meta["creationTimestamp"])
 
+
+
+def checked_size(t: Target, value: bytes) -> bytes:
+    """``value`` when etcd would store it: at most its default ``--max-request-bytes``
+    (``api.limits.MAX_STORED_BYTES``) on every backend. etcd answers ``request is too large``,
+    which kube-apiserver passes on as a 500 (kubernetes/kubernetes#112152); kubegc answers
+    413 with etcd's text."""
+    if len(value) + len(t.key("")) > MAX_STORED_BYTES:
+        raise errors.request_entity_too_large(REQUEST_TOO_LARGE)
+    return value
 
 
 def should_delete_during_update(t: Target, old: Obj, new: Obj) -> bool:

@@ -42,8 +42,23 @@ def field_validation(request: Request) -> str:
     return request.query.get("fieldValidation", "") or "Warn"
 
 
+#: kube-apiserver's warning recorder (``filters/warning.go``): warnings past 4 Ki runes in
+#: all are each cut to 256 runes, and those that still do not fit are dropped
+TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
+TRUNCATE_ITEM_RUNES = 256
+
+
 def with_warnings(response: Response, warnings: list[str]) -> Response:
     """Attach ``Warning: 299 - "..."`` headers, as kube-apiserver reports warnings."""
+    if sum(map(len, warnings)) > TRUNCATE_AT_TOTAL_RUNES:
+        kept, written = [], 0
+        for text in warnings:
+            text = text[:TRUNCATE_ITEM_RUNES]
+            if written + len(text) > TRUNCATE_AT_TOTAL_RUNES:
+                break
+            kept.append(text)
+            written += len(text)
+        warnings = kept
     for text in warnings:
         escaped = text.replace("\\", "\\\\").replace('"', '\\"')
         response.headers.add("Warning", f'299 - "{escaped}"')
