@@ -102,6 +102,20 @@ def dynamic_type(value: Any) -> str:
     return "[]interface {}"
 
 
+def json_type_name(value: Any) -> str:
+    """The JSON type word ``encoding/json`` puts in an ``UnmarshalTypeError`` ("object",
+    "array", "string", "bool", "number")."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    return "number"
+
+
 def _fits(value: Any, typ: str) -> bool:
     if typ == "bool":
         return isinstance(value, bool)

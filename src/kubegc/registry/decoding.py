@@ -22,7 +22,7 @@ from kubegc.api import errors
 from kubegc.api.goformat import go_v_any, json_marshal
 from kubegc.api.limits import nesting_exceeds
 from kubegc.api.patch import decode_strategic_patch
-from kubegc.api.typed import decode_typed, definition_type, kind_type
+from kubegc.api.typed import DecodeFailure, decode_typed, definition_type, kind_type
 from kubegc.api.typed.messages import (
     cannot_be_handled,
     patch_invalid,
@@ -74,12 +74,7 @@ def check_patched(t: Target, patched: Obj, patch_type: str, body: bytes) -> None
     """The patched object decodes into its kind: 422 on ``patch``, its value the patched
     JSON (JSON and merge patches) or the patch map (``%+v``, strategic merge patches). A
     JSON patch can nest a value below a deep path: its result's nesting is checked."""
-    if patch_type == JSON_PATCH and nesting_exceeds(patched):
-        raise too_deep(t.info.kind, _summary_source(patched))
-    typ = kind_type(t.info.group, t.version, t.info.kind)
-    if typ is None:
-        return
-    failure = decode_typed(patched, typ)
+    failure = _decode_bounded(t, patched, check_nesting=patch_type == JSON_PATCH)
     if failure is None:
         return
     if patch_type == STRATEGIC:
@@ -87,14 +82,17 @@ def check_patched(t: Target, patched: Obj, patch_type: str, body: bytes) -> None
     raise patch_invalid(json_marshal(patched), failure.message)
 
 
+def _decode_bounded(t: Target, obj: Obj, *, check_nesting: bool) -> DecodeFailure | None:
+    """``obj`` decoded into its kind (nested no deeper than allowed, when asked)."""
+    if check_nesting and nesting_exceeds(obj):
+        raise too_deep(t.info.kind, _summary_source(obj))
+    typ = kind_type(t.info.group, t.version, t.info.kind)
+    return None if typ is None else decode_typed(obj, typ)
+
+
 def check_apply_config(t: Target, config: Obj) -> None:
     """An apply configuration converts to its kind's type (structured-merge-diff)."""
-    if nesting_exceeds(config):
-        raise too_deep(t.info.kind, _summary_source(config))
-    typ = kind_type(t.info.group, t.version, t.info.kind)
-    if typ is None:
-        return
-    failure = decode_typed(config, typ)
+    failure = _decode_bounded(t, config, check_nesting=True)
     if failure is None:
         return
     meta = config.get("metadata")

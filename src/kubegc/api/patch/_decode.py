@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from kubegc.api.goformat import json_type_name
 from kubegc.api.limits import nesting_exceeds, without_surrogates
 
 
@@ -42,19 +43,6 @@ TOO_DEEP = "invalid character '{' exceeded max depth"
 
 def _reject_constant(name: str) -> Any:
     raise DecodeError(f"invalid character {_quote_char(name[0])} looking for beginning of value")
-
-
-def json_type_name(value: Any) -> str:
-    """The JSON type word Go uses in ``UnmarshalTypeError`` ("object", "array", ...)."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    return "number"
 
 
 def type_error(value: Any, go_type: str, field: str = "") -> DecodeError:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubegc.api.goformat import dynamic_type, go_sharp_v, go_v_any
+from kubegc.api.goformat import dynamic_type, go_sharp_v, go_v_any, json_type_name
 from kubegc.api.typed.fast import clean
 from kubegc.api.typed.gotypes import INT_RANGES, GoType
 from kubegc.api.typed.special import (
@@ -72,28 +72,10 @@ def decode_typed(obj: dict[str, Any], typ: GoType) -> DecodeFailure | None:
     return DecodeFailure(walk.saved, walk.converter or walk.saved, walk.smd or walk.saved)
 
 
-def _json_kind(value: Any) -> str:
-    """The ``Value`` of an ``UnmarshalTypeError``: what the JSON held."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _reflect_kind(value: Any) -> str:
-    """The reflect kind of a value of an unstructured map."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    return "slice" if isinstance(value, list) else "map"
+    """The reflect kind of a value of an unstructured map (its Go type's kind)."""
+    typ = dynamic_type(value)
+    return {"[]interface {}": "slice", "map[string]interface {}": "map"}.get(typ, typ)
 
 
 def _smd_mismatch(value: Any, typ: GoType) -> str:
@@ -130,7 +112,7 @@ class _Walk:
 
     def _type_error(self, value: Any, typ: GoType, shown: str = "") -> None:
         if self.saved is None:
-            what = shown or _json_kind(value)
+            what = shown or json_type_name(value)
             if self.stack:
                 self.saved = (f"json: cannot unmarshal {what} into Go struct field "
                               f"{self.struct_name}.{'.'.join(self.stack)} of type {typ.name}")
@@ -171,19 +153,13 @@ class _Walk:
                 self.struct(value, typ)
             else:
                 self._type_error(value, typ)
-        elif kind == "slice":
-            if type(value) is list:
+        elif kind in ("slice", "map"):
+            container = list if kind == "slice" else dict
+            if type(value) is container and typ.elem is not None:
                 elem = typ.elem
-                assert elem is not None
-                for i, item in enumerate(value):
-                    value[i] = _zero(elem) if item is None else self.value(item, elem)
-            else:
-                self._type_error(value, typ)
-        elif kind == "map":
-            if type(value) is dict:
-                elem = typ.elem
-                assert elem is not None
-                for key, item in value.items():
+                keys = range(len(value)) if kind == "slice" else list(value)
+                for key in keys:
+                    item = value[key]
                     value[key] = _zero(elem) if item is None else self.value(item, elem)
             else:
                 self._type_error(value, typ)
@@ -258,11 +234,11 @@ class _Walk:
                 return
             if type(value) is int and INT_RANGES["int32"][0] <= value <= INT_RANGES["int32"][1]:
                 return
-            shown = f"number {value!r}" if type(value) in (int, float) else _json_kind(value)
+            shown = f"number {value!r}" if type(value) in (int, float) else json_type_name(value)
             self._abort(f"json: cannot unmarshal {shown} into Go value of type int32")
         else:  # time, microtime, duration: a JSON string first
             if type(value) is not str:
-                self._abort(f"json: cannot unmarshal {_json_kind(value)} into Go value of "
+                self._abort(f"json: cannot unmarshal {json_type_name(value)} into Go value of "
                             "type string")
             if kind in ("time", "microtime"):
                 error = check_time(value, RFC3339_MICRO if kind == "microtime" else RFC3339)

@@ -65,14 +65,7 @@ def _containers(containers: list[Any], path: str, seen: set[str], *,
     causes: Causes = []
     for i, container in enumerate(containers):
         item = f"{path}[{i}]"
-        name = container.get("name") or ""
-        if not name:
-            causes.append(required(f"{item}.name"))
-        elif name in seen:
-            causes.append(field_error("FieldValueDuplicate", f"{item}.name", "", name))
-        else:
-            causes += [invalid(f"{item}.name", name, msg) for msg in is_dns1123_label(name)]
-            seen.add(name)
+        causes += unique_label(container.get("name") or "", f"{item}.name", seen)
         if not container.get("image"):
             causes.append(required(f"{item}.image"))
         causes += one_of(container.get("imagePullPolicy"), f"{item}.imagePullPolicy",
@@ -82,6 +75,17 @@ def _containers(containers: list[Any], path: str, seen: set[str], *,
         causes += _ports(container.get("ports") or [], f"{item}.ports")
         causes += _resources(mapping(container, "resources"), f"{item}.resources")
     return causes
+
+
+def unique_label(name: str, path: str, seen: set[str]) -> Causes:
+    """A required DNS-1123 label, unique among ``seen`` (which it joins): container and
+    volume names."""
+    if not name:
+        return [required(path)]
+    if name in seen:
+        return [field_error("FieldValueDuplicate", path, "", name)]
+    seen.add(name)
+    return [invalid(path, name, msg) for msg in is_dns1123_label(name)]
 
 
 def _ports(ports: list[Any], path: str) -> Causes:
@@ -127,14 +131,7 @@ def _volumes(volumes: list[Any], path: str) -> Causes:
     seen: set[str] = set()
     for i, volume in enumerate(volumes):
         item = f"{path}[{i}]"
-        name = volume.get("name") or ""
-        if not name:
-            causes.append(required(f"{item}.name"))
-        elif name in seen:
-            causes.append(field_error("FieldValueDuplicate", f"{item}.name", "", name))
-        else:
-            causes += [invalid(f"{item}.name", name, msg) for msg in is_dns1123_label(name)]
-            seen.add(name)
+        causes += unique_label(volume.get("name") or "", f"{item}.name", seen)
         sources = [k for k, v in volume.items() if k not in _VOLUME_META and v is not None]
         if not sources:
             causes.append(required(item, "must specify a volume type"))
