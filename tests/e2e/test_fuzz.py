@@ -12,14 +12,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import Server, start_server, stop_server
 from tests.fuzz_requests import TEMPLATES, Connection, FuzzRequest, check_answer, requests
 
 NAMESPACE = f"fuzz-{uuid.uuid4().hex[:6]}"
 
 
 @pytest.fixture(scope="module")
-def connection(server: Server) -> Iterator[Connection]:
+def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server of its own: what the fuzzing leaves (odd nodes, CRDs...) stays away from the
+    other tests' shared server."""
+    server = start_server(tmp_path_factory.mktemp("fuzzed"))
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="module")
+def connection(fuzzed: Server) -> Iterator[Connection]:
+    server = fuzzed
     conn = Connection(server.url, server.token, str(server.ca_file))
     ns = FuzzRequest("POST", "/api/v1/namespaces", {"Content-Type": "application/json"},
                      json.dumps({"metadata": {"name": NAMESPACE}}).encode())
@@ -42,7 +52,8 @@ def _fuzz(connection: Connection, data: st.DataObject) -> None:
     check_answer(request, *connection.send(request))
 
 
-def test_fuzzed_requests_get_no_5xx(connection: Connection, server: Server) -> None:
+def test_fuzzed_requests_get_no_5xx(connection: Connection, fuzzed: Server) -> None:
+    server = fuzzed
     _fuzz(connection)
     assert server.process.poll() is None, server.log_tail()
     status, _ = server.http("GET", "/readyz")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from kubegc.api.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -16,6 +18,7 @@ from kubegc.api.content import (
     is_valid_port_num,
 )
 from kubegc.api.errors import field_error
+from kubegc.api.memo import Memo
 from kubegc.api.validation import validate_annotations, validate_labels
 from kubegc.api.validators.common import (
     Causes,
@@ -35,9 +38,26 @@ TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
 MAX_INT32 = 2 ** 31 - 1
 
 
+#: pod specs found valid, by path and JSON: the Pods of one template are checked once
+_valid = Memo()
+
+
 def validate_pod_spec(spec: Any, path: str) -> Causes:
     if not isinstance(spec, dict):
         return [required(f"{path}.containers")]
+    try:
+        key = (path, orjson.dumps(spec))
+    except TypeError:
+        return _validate_pod_spec(spec, path)
+    if _valid.get(key) is not None:
+        return []
+    causes = _validate_pod_spec(spec, path)
+    if not causes:
+        _valid.put(key, b"")
+    return causes
+
+
+def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
     seen: set[str] = set()
     causes = _containers(spec.get("initContainers") or [], f"{path}.initContainers", seen,
                          required_list=False)

@@ -353,16 +353,15 @@ class HttpProtocol(asyncio.Protocol):
     # -- lifecycle ---------------------------------------------------------------------------
 
     def _close_unread(self) -> None:
-        """Close after a refused body the client may be sending anyway: end the sending
-        side only, drop what arrives (``_input_done``), and close once the client closes
-        (``eof_received``) or after ``LINGER`` seconds."""
+        """Close after a refused body (or head) the client may be sending anyway: end the
+        sending side only (TLS has no half-close: it just stops writing), drop what arrives
+        (``_input_done``), and close once the client closes (``eof_received``) or after
+        ``LINGER`` seconds, so the answer is read before a reset can destroy it."""
         transport = self.transport
         if transport is None or transport.is_closing():
             return
-        if not transport.can_write_eof():  # TLS: no half-close
-            transport.close()
-            return
-        transport.write_eof()
+        if transport.can_write_eof():
+            transport.write_eof()
         self._lingering = self._loop.call_later(LINGER, self.close)
 
     @property
