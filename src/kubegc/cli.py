@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import ipaddress
 import logging
 import os
 import signal
@@ -168,6 +169,22 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
+def exposure_warning(host: str, token: Path, kubeconfig: Path | None) -> str:
+    """What serving on a non-loopback address exposes (empty on loopback)."""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback:
+        return ""
+    where = "every interface" if host in ("0.0.0.0", "::", "") else host
+    holder = f"{kubeconfig} and " if kubeconfig is not None else ""
+    return (f"kubegc: warning: serving on {where}, not loopback: other machines can reach "
+            f"the API, and the admin token in {holder}{token} gives whoever "
+            "holds it full access to every object, Secrets included (--host 127.0.0.1 "
+            "serves this machine only)")
+
+
 async def _serve(args: argparse.Namespace) -> int:
     from kubegc.cluster import CLOCK_FILE, Cluster, DataDirInUse
     from kubegc.tools.model import human_duration
@@ -199,6 +216,10 @@ async def _serve(args: argparse.Namespace) -> int:
     server = cluster.server
     url = server.url if server is not None else "(no server)"
     print(f"kubegc serving on {url} (storage: {cluster._storage_spec()})", flush=True)
+    warning = exposure_warning(args.host, args.data_dir / "pki" / "token",
+                               cluster.kubeconfig_path)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     lead = cluster.clock_lead
     if args.time_scale != 1.0 or lead >= 1.0:
         ahead = f", {human_duration(lead)} ahead of real time" if lead >= 1.0 else ""

@@ -29,6 +29,7 @@ from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.context import DebugHandler
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
+from kubegc.server.tls import private_directory
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
@@ -204,7 +205,7 @@ class Cluster:
     async def start(self) -> None:
         config = self.config
         if config.data_dir is not None:
-            config.data_dir.mkdir(parents=True, exist_ok=True)
+            private_directory(config.data_dir)  # the store and the token live there
             self._lock = _lock_data_dir(config.data_dir)
         directory = self._durable_data_dir()
         if directory is not None and config.clock is None and config.time_scale != 1.0:

@@ -71,6 +71,7 @@ async def test_a_number_does_not_decode_into_object_meta(
         http: tuple[aiohttp.ClientSession, str]) -> None:
     status, body = await _create(http, "c", 5)
     assert status == 400
-    assert orjson.loads(body)["message"] == (
+    assert orjson.loads(body)["message"] == (  # the create handler's transformDecodeError
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: '
         "json: cannot unmarshal number into Go struct field "
         "ObjectMeta.metadata.resourceVersion of type string")

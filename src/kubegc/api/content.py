@@ -162,3 +162,51 @@ __all__ = [
     "is_qualified_name",
     "is_valid_label_value",
 ]
+
+
+_CONFIG_MAP_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
+CONFIG_MAP_KEY_MSG = (
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+    "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+    "'[-._a-zA-Z0-9]+')"
+)
+
+
+def is_config_map_key(value: str) -> list[str]:
+    """``IsConfigMapKey``: the keys of ConfigMap and Secret data."""
+    errs = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters")
+    if not _CONFIG_MAP_KEY.match(value):
+        errs.append(CONFIG_MAP_KEY_MSG)
+    if value == ".":
+        errs.append("must not be '.'")
+    elif value == "..":
+        errs.append("must not be '..'")
+    elif value.startswith(".."):
+        errs.append("must not start with '..'")
+    return errs
+
+
+_PORT_NAME_CHARSET = re.compile(r"^[-a-z0-9]+$")
+
+
+def is_valid_port_name(port: str) -> list[str]:
+    """``IsValidPortName``: an IANA_SVC_NAME."""
+    errs = []
+    if len(port) > 15:
+        errs.append("must be no more than 15 characters")
+    if not _PORT_NAME_CHARSET.match(port):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not re.search("[a-z]", port):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in port:
+        errs.append("must not contain consecutive hyphens")
+    if port and (port[0] == "-" or port[-1] == "-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def is_valid_port_num(port: int) -> list[str]:
+    """``IsValidPortNum``."""
+    return [] if 1 <= port <= 65535 else ["must be between 1 and 65535, inclusive"]

@@ -239,6 +239,10 @@ def resource_expired(message: str) -> StatusError:
     return StatusError(410, "Expired", message)
 
 
+def request_entity_too_large(message: str) -> StatusError:
+    return StatusError(413, "RequestEntityTooLarge", message)
+
+
 def too_many_requests(message: str, retry_after_seconds: int = 1) -> StatusError:
     return StatusError(429, "TooManyRequests", message, retry_after_seconds=retry_after_seconds)
 

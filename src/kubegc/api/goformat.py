@@ -48,8 +48,16 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("UnhealthyPodEvictionPolicy", "unhealthyPodEvictionPolicy",
          "*policy.UnhealthyPodEvictionPolicyType"),
     ),
+    "v1.LabelSelector": (
+        ("MatchLabels", "matchLabels", "map[string]string"),
+        ("MatchExpressions", "matchExpressions", "[]v1.LabelSelectorRequirement"),
+    ),
+    "v1.LabelSelectorRequirement": (
+        ("Key", "key", "string"), ("Operator", "operator", "v1.LabelSelectorOperator"),
+        ("Values", "values", "[]string"),
+    ),
 }
-_STRINGS = ("string", "types.UID")
+_STRINGS = ("string", "types.UID", "v1.LabelSelectorOperator")
 _INTS = ("int", "int32", "int64")
 _FLOATS = ("float32", "float64")
 _ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
@@ -105,6 +113,20 @@ def dynamic_type(value: Any) -> str:
     return "[]interface {}"
 
 
+def json_type_name(value: Any) -> str:
+    """The JSON type word ``encoding/json`` puts in an ``UnmarshalTypeError`` ("object",
+    "array", "string", "bool", "number")."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    return "number"
+
+
 def _fits(value: Any, typ: str) -> bool:
     if typ == "bool":
         return isinstance(value, bool)
@@ -120,6 +142,18 @@ def go_v(value: Any) -> str:
     if isinstance(value, float):
         return go_float(value)
     return str(value)
+
+
+def go_v_any(value: Any) -> str:
+    """``%v`` (and ``%+v``) of a JSON value held in ``interface {}``: maps as
+    ``map[k:v ...]`` with sorted keys, slices as ``[a b]``, null as ``<nil>``."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_v_any(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list | tuple):
+        return "[" + " ".join(go_v_any(v) for v in value) + "]"
+    return go_v(value)
 
 
 def go_sharp_v(value: Any, go_type: str | None = None) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from kubegc.api.content import is_qualified_name, is_valid_label_value
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.goformat import go_sharp_v
+from kubegc.api.limits import TOTAL_ANNOTATION_SIZE_LIMIT_B
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
@@ -154,13 +155,30 @@ def validate_annotations(annotations: Any, path: str = "metadata.annotations") -
     ):
         return [field_error("FieldValueInvalid", path, "must be a map of strings", None)]
     causes: list[StatusCause] = []
-    for key in annotations:
+    size = 0
+    for key, value in annotations.items():
         # ``ValidateAnnotations``: a qualified name, except that case does not matter. A key
         # valid as sent is ASCII, so valid lower-cased too: only a failing one is lowered.
         text = str(key)
         for msg in is_qualified_name(text) and is_qualified_name(text.lower()):
             causes.append(field_error("FieldValueInvalid", path, msg, key))
+        size += len(text.encode()) + len(value.encode())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT_B:  # ``ValidateAnnotationsSize``
+        causes.append(field_error("FieldValueTooLong", path,
+                                  f"may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes"))
     return causes
+
+
+def validate_generate_name(generate_name: str, validator: NameValidator,
+                           path: str = "metadata.generateName") -> list[StatusCause]:
+    """A ``generateName`` is a name prefix: valid once its trailing ``-`` is masked
+    (``ValidateNameFunc`` with ``prefix``, ``maskTrailingDash``)."""
+    if not generate_name:
+        return []
+    masked = generate_name[:-1] + "a" if generate_name.endswith("-") and len(
+        generate_name) > 1 else generate_name
+    return [field_error("FieldValueInvalid", path, msg, generate_name)
+            for msg in validator(masked)]
 
 
 _POLICIES = frozenset(p.value for p in DeletionPropagation)

@@ -7,6 +7,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from kubegc.api import errors
+from kubegc.api.content import is_dns1123_label
 from kubegc.api.errors import GroupResource, StatusCause, StatusError, field_error
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import ResourceInfo
@@ -15,11 +16,13 @@ from kubegc.api.types import Obj
 from kubegc.api.validation import (
     validate_annotations,
     validate_finalizers,
+    validate_generate_name,
     validate_labels,
     validate_name,
     validate_new_finalizers_on_deleting,
     validate_owner_references,
 )
+from kubegc.api.validators.core import validate_kube_finalizer_name
 from kubegc.registry.crd import decode_custom_resource
 from kubegc.registry.keys import key_for
 from kubegc.registry.strategy import Strategy
@@ -27,6 +30,10 @@ from kubegc.registry.target import Target, decode
 from kubegc.storage import KV
 
 _IMMUTABLE_META = ("name", "namespace", "uid")
+#: built-in groups whose servers validate metadata with apimachinery's ValidateObjectMeta
+#: alone, not the core API's (CRDs, APIServices, kubegc's own kinds)
+_OWN_META_VALIDATION = frozenset(("apiextensions.k8s.io", "apiregistration.k8s.io",
+                                  "kubegc.io"))
 
 
 _NAMESPACES = ResourceInfo(group="", versions=("v1",), resource="namespaces", kind="Namespace",
@@ -70,11 +77,24 @@ def validate_object_meta(t: Target, strategy: Strategy, obj: Obj) -> list[Status
     meta = obj["metadata"]
     causes: list[StatusCause] = []
     name = str(meta.get("name") or "")
+    causes += validate_generate_name(str(meta.get("generateName") or ""),
+                                     strategy.name_validator)
     causes += validate_name(name, strategy.name_validator)
-    if t.info.namespaced and not meta.get("namespace"):
+    namespace = meta.get("namespace")
+    if t.info.namespaced and not namespace:
         causes.append(field_error("FieldValueRequired", "metadata.namespace", ""))
+    elif t.info.namespaced:
+        causes += validate_name(str(namespace), is_dns1123_label, "metadata.namespace")
+    generation = meta.get("generation")
+    if isinstance(generation, int) and generation < 0:
+        causes.append(field_error("FieldValueInvalid", "metadata.generation",
+                                  "must be greater than or equal to 0", generation))
     causes += validate_owner_references(meta.get("ownerReferences"))
     causes += validate_finalizers(meta.get("finalizers"))
+    if not t.info.custom and t.info.group not in _OWN_META_VALIDATION:
+        # the core API's ValidateObjectMeta (every built-in group's) checks finalizers further
+        for i, finalizer in enumerate(meta.get("finalizers") or []):
+            causes += validate_kube_finalizer_name(finalizer, f"metadata.finalizers[{i}]")
     causes += validate_labels(meta.get("labels"), "metadata.labels")
     causes += validate_annotations(meta.get("annotations"))
     return causes

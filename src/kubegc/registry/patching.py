@@ -9,10 +9,16 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import format_time
-from kubegc.api.patch import apply_patch, has_strategic_schema, server_side_apply
+from kubegc.api.patch import (
+    apply_patch,
+    decode_apply_configuration,
+    has_strategic_schema,
+    server_side_apply,
+)
 from kubegc.api.types import Obj, clone
 from kubegc.registry.admission import check_fields
 from kubegc.registry.conversion import from_storage
+from kubegc.registry.decoding import check_apply_config, check_patched
 from kubegc.registry.store import Store
 from kubegc.registry.strategy import strategy_for
 from kubegc.registry.target import Target
@@ -57,7 +63,8 @@ async def patch(
         nonlocal created
         if patch_type != APPLY or subresource:
             raise errors.not_found(t.gr, name)
-        config = _decode_apply(body)
+        config = decode_apply_configuration(body)
+        check_apply_config(t, config)
         obj = server_side_apply(None, config, manager=field_manager, force=force, now=now,
                                 reset_fields=reset)
         obj.setdefault("metadata", {})["name"] = name
@@ -72,14 +79,18 @@ async def patch(
     async def update(current: Obj) -> Any:
         served = from_storage(t.info, t.version, current)
         if patch_type == APPLY:
-            new = server_side_apply(clone(served), _decode_apply(body),
+            config = decode_apply_configuration(body)
+            check_apply_config(t, config)
+            new = server_side_apply(clone(served), config,
                                     manager=field_manager, force=force, now=now,
                                     subresource=subresource, reset_fields=reset)
         else:
             new = apply_patch(patch_type, clone(served), body,
                               group=t.info.group, kind=t.info.kind)
-        if not isinstance(new, dict):
-            raise errors.bad_request("the patched object is not an object")
+            if not isinstance(new, dict):
+                raise errors.bad_request("the patched object is not an object")
+            if field_validation:
+                check_patched(t, new, patch_type, body)
         check_fields(t, new, field_validation, warnings)
         return store.prepare_update(
             t, strategy, current, new, subresource=subresource,
@@ -87,15 +98,3 @@ async def patch(
 
     result, _ = await store.guaranteed_update(t, name, update, dry_run=dry_run, create=create)
     return result, created
-
-
-def _decode_apply(body: bytes) -> Obj:
-    import yaml
-
-    try:
-        config = yaml.safe_load(body)
-    except yaml.YAMLError as e:
-        raise errors.bad_request(f"error decoding YAML: {e}") from None
-    if not isinstance(config, dict):
-        raise errors.bad_request("apply patch body must be an object")
-    return config

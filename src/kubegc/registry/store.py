@@ -13,6 +13,7 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
+from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog
@@ -24,6 +25,7 @@ from kubegc.registry.admission import (
     validate_object_meta_update,
 )
 from kubegc.registry.conversion import from_storage, to_storage
+from kubegc.registry.decoding import check_decodes, check_type_meta
 from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
     Created,
@@ -101,6 +103,8 @@ class Store:
         """``create``, also returning what was written (HTTP answers with those bytes)."""
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
+        if field_validation:
+            check_decodes(t, obj)
         check_fields(t, obj, field_validation, warnings)
         meta = self._prepare_meta_for_create(t, obj)
         rv_set = resource_version_set(t, meta.pop("resourceVersion", None))
@@ -109,14 +113,15 @@ class Store:
             # As upstream's create handler: what the request set, defaults included, before
             # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
             self._manage_fields(None, obj, field_manager, "", fragments=True)
-        generated = not meta.get("name")
+        # a name is made up only from a generateName (BeforeCreate); none at all is invalid
+        generated = not meta.get("name") and bool(meta.get("generateName"))
         for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
             if generated:
                 meta["name"] = str(meta.get("generateName") or "") + "".join(
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
             await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
-            value = encode(to_storage(t.info, obj))
+            value = checked_size(t, encode(to_storage(t.info, obj)))
             if dry_run:
                 return Created(t, value, 0)
             if rv_set:  # etcd3 store.Create: after validation and admission, not dry-run
@@ -140,6 +145,7 @@ class Store:
     def _check_kind(self, t: Target, obj: Obj) -> Obj:
         if not isinstance(obj, dict):
             raise errors.bad_request("the object provided is unrecognized (must be of type object)")
+        check_type_meta(t, obj)
         expected = t.info.api_version(t.version)
         api_version = obj.get("apiVersion") or expected
         kind = obj.get("kind") or t.info.kind
@@ -168,6 +174,7 @@ class Store:
             meta.pop("namespace", None)
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(key, None)
+        meta.setdefault("name", "")  # absent: refused by validation, after PrepareForCreate
         meta["uid"] = new_uid()
         meta["creationTimestamp"] = format_time(self.clock.now())
         strategy = strategy_for(t.info)
@@ -219,7 +226,7 @@ class Store:
                 stored = to_storage(t.info, new)
                 if dry_run:
                     return self.present(t, stored), False
-                revision = await self.kv.update(key, encode(stored),
+                revision = await self.kv.update(key, checked_size(t, encode(stored)),
                                                 expected_mod_revision=kv.mod_revision)
             except (ConflictError, KeyNotFoundError):
                 continue
@@ -235,6 +242,8 @@ class Store:
         """PUT. Returns (object, created)."""
         strategy = strategy_for(t.info)
         obj = self._check_kind(t, obj)
+        if field_validation:
+            check_decodes(t, obj)
         check_fields(t, obj, field_validation, warnings)
         meta = obj.get("metadata")
         if not isinstance(meta, dict):
@@ -313,7 +322,11 @@ class Store:
         if subresource == "status" and strategy.validate_status is not None:
             schema_causes = strategy.validate_status(new, old)
         elif strategy.validate_update is not None:
-            schema_causes = strategy.validate_update(new, old)
+            # the stored object as kube-apiserver reads it: defaulted (an object restored or
+            # written before a default existed compares as upstream's would)
+            defaulted = clone(old)
+            strategy.defaulter(defaulted)
+            schema_causes = strategy.validate_update(new, defaulted)
         else:
             schema_causes = strategy.validate(new)
         causes = validate_object_meta(t, strategy, new) + schema_causes
@@ -363,6 +376,16 @@ class Store:
         if "creationTimestamp" in new_meta and isinstance(new_meta["creationTimestamp"], str):
             new_meta["creationTimestamp"] = normalize_time(new_meta["creationTimestamp"])
 
+
+
+def checked_size(t: Target, value: bytes) -> bytes:
+    """``value`` when etcd would store it: at most its default ``--max-request-bytes``
+    (``api.limits.MAX_STORED_BYTES``) on every backend. etcd answers ``request is too large``,
+    which kube-apiserver passes on as a 500 (kubernetes/kubernetes#112152); kubegc answers
+    413 with etcd's text."""
+    if len(value) + len(t.key("")) > MAX_STORED_BYTES:
+        raise errors.request_entity_too_large(REQUEST_TOO_LARGE)
+    return value
 
 
 def should_delete_during_update(strategy: Strategy, old: Obj, new: Obj) -> bool:

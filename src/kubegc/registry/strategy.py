@@ -19,6 +19,7 @@ from kubegc.api.meta import FINALIZER_KUBERNETES
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.api.validation import NameValidator
+from kubegc.api.validators import VALIDATORS
 from kubegc.registry.crd import CLEANUP_FINALIZER, CustomResourceInfo, established_status
 from kubegc.registry.defaults import DEFAULTERS, Defaulter
 from kubegc.registry.groups import DEFAULTERS as GROUP_DEFAULTERS
@@ -187,91 +188,6 @@ def _required(obj: Obj, *paths: str) -> list[StatusCause]:
     return causes
 
 
-def _validate_pod_spec(spec: Any, path: str) -> list[StatusCause]:
-    if not isinstance(spec, dict):
-        return [field_error("FieldValueRequired", path, "")]
-    containers = spec.get("containers")
-    if not containers or not isinstance(containers, list):
-        return [field_error("FieldValueRequired", f"{path}.containers", "")]
-    causes: list[StatusCause] = []
-    seen: set[str] = set()
-    for i, c in enumerate(containers):
-        item = f"{path}.containers[{i}]"
-        if not isinstance(c, dict):
-            causes.append(field_error("FieldValueInvalid", item, "must be an object", None))
-            continue
-        name = c.get("name")
-        if not name:
-            causes.append(field_error("FieldValueRequired", f"{item}.name", ""))
-        elif name in seen:
-            causes.append(field_error("FieldValueDuplicate", f"{item}.name", "", name))
-        else:
-            seen.add(str(name))
-        if not c.get("image"):
-            causes.append(field_error("FieldValueRequired", f"{item}.image", ""))
-    return causes
-
-
-def _validate_pod(obj: Obj) -> list[StatusCause]:
-    return _validate_pod_spec(obj.get("spec"), "spec")
-
-
-def _validate_selector_matches(obj: Obj, path: str = "spec") -> list[StatusCause]:
-    spec = obj.get("spec") or {}
-    selector = spec.get("selector")
-    labels = (((spec.get("template") or {}).get("metadata") or {}).get("labels")) or {}
-    match = (selector or {}).get("matchLabels") or {}
-    if not selector:
-        return [field_error("FieldValueRequired", f"{path}.selector", "")]
-    if match and any(labels.get(k) != v for k, v in match.items()):
-        return [field_error(
-            "FieldValueInvalid", f"{path}.template.metadata.labels",
-            "`selector` does not match template `labels`", labels,
-        )]
-    return []
-
-
-def _validate_workload(obj: Obj) -> list[StatusCause]:
-    causes = _required(obj, "spec.template")
-    if causes:
-        return causes + _required(obj, "spec.selector")
-    return _validate_selector_matches(obj) + _validate_pod_spec(
-        (obj["spec"]["template"] or {}).get("spec"), "spec.template.spec")
-
-
-def _validate_rc(obj: Obj) -> list[StatusCause]:
-    spec = obj.get("spec") or {}
-    template = spec.get("template")
-    if not template:
-        return [field_error("FieldValueRequired", "spec.template", "")]
-    return _validate_pod_spec(template.get("spec"), "spec.template.spec")
-
-
-def _validate_job(obj: Obj) -> list[StatusCause]:
-    template = (obj.get("spec") or {}).get("template")
-    if not template:
-        return [field_error("FieldValueRequired", "spec.template", "")]
-    return _validate_pod_spec(template.get("spec"), "spec.template.spec")
-
-
-def _validate_pod_template(obj: Obj) -> list[StatusCause]:
-    """``ValidatePodTemplate``: the template's pod spec."""
-    template = obj.get("template")
-    if not isinstance(template, dict):
-        return [field_error("FieldValueRequired", "template.spec.containers", "")]
-    return _validate_pod_spec(template.get("spec"), "template.spec")
-
-
-def _validate_cronjob(obj: Obj) -> list[StatusCause]:
-    causes = _required(obj, "spec.schedule", "spec.jobTemplate")
-    if causes:
-        return causes
-    template = ((obj["spec"]["jobTemplate"].get("spec") or {}).get("template"))
-    if not template:
-        return [field_error("FieldValueRequired", "spec.jobTemplate.spec.template", "")]
-    return _validate_pod_spec(template.get("spec"), "spec.jobTemplate.spec.template.spec")
-
-
 def _validate_crd(obj: Obj) -> list[StatusCause]:
     causes = _required(obj, "spec.group", "spec.names.plural", "spec.names.kind", "spec.scope",
                        "spec.versions")
@@ -304,7 +220,7 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
         namespace_lifecycle=True,
     ),
     ("", "pods"): Strategy(graceful=True, tracks_generation=True, prepare_for_create=_pod_create,
-                           validate=_validate_pod, return_deleted_object=True),
+                           return_deleted_object=True),
     ("", "services"): Strategy(name_validator=is_dns1123_label, prepare_for_create=_service_create,
                                tracks_generation=False, return_deleted_object=True),
     ("", "endpoints"): Strategy(allow_create_on_update=True, tracks_generation=False),
@@ -317,29 +233,24 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
         default_gc_policy=GCPolicy.UNSUPPORTED, allow_create_on_update=True,
         tracks_generation=False, name_validator=is_path_segment_name),
     ("", "replicationcontrollers"): Strategy(
-        default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS, prepare_for_create=_clear_status,
-        validate=_validate_rc),
+        default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS, prepare_for_create=_clear_status),
     ("", "nodes"): Strategy(tracks_generation=False),
     ("", "persistentvolumes"): Strategy(tracks_generation=False, return_deleted_object=True),
     ("", "persistentvolumeclaims"): Strategy(tracks_generation=False,
                                              return_deleted_object=True),
-    ("apps", "deployments"): Strategy(prepare_for_create=_clear_status,
-                                      validate=_validate_workload),
-    ("apps", "replicasets"): Strategy(prepare_for_create=_clear_status,
-                                      validate=_validate_workload),
-    ("apps", "statefulsets"): Strategy(prepare_for_create=_clear_status,
-                                       validate=_validate_workload),
-    ("apps", "daemonsets"): Strategy(prepare_for_create=_clear_status, validate=_validate_workload),
+    ("apps", "deployments"): Strategy(prepare_for_create=_clear_status),
+    ("apps", "replicasets"): Strategy(prepare_for_create=_clear_status),
+    ("apps", "statefulsets"): Strategy(prepare_for_create=_clear_status),
+    ("apps", "daemonsets"): Strategy(prepare_for_create=_clear_status),
     ("batch", "jobs"): Strategy(default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS,
-                                prepare_for_create=_job_create, validate=_validate_job),
-    ("batch", "cronjobs"): Strategy(prepare_for_create=_clear_status, validate=_validate_cronjob),
+                                prepare_for_create=_job_create),
+    ("batch", "cronjobs"): Strategy(prepare_for_create=_clear_status),
     ("kubegc.io", "deletionrecords"): Strategy(tracks_generation=False),
     ("coordination.k8s.io", "leases"): Strategy(allow_create_on_update=True,
                                                 tracks_generation=False),
     ("apiextensions.k8s.io", "customresourcedefinitions"): Strategy(
         prepare_for_create=_crd_create, validate=_validate_crd),
-    ("", "podtemplates"): Strategy(generation_fields=("template",), return_deleted_object=True,
-                                   validate=_validate_pod_template),
+    ("", "podtemplates"): Strategy(generation_fields=("template",), return_deleted_object=True),
     # the other groups' built-ins (registry.groups)
     **{key: Strategy(**options) for key, options in STRATEGY_OPTIONS.items()},
 }
@@ -362,6 +273,9 @@ def strategy_for(info: ResourceInfo) -> Strategy:
             base = replace(base, validate=schemas.validate,
                            validate_update=schemas.validate_update,
                            validate_status=schemas.validate_status)
+    validators = VALIDATORS.get((info.group, info.resource))
+    if validators is not None:  # the kind's own validation (kubegc.api.validators)
+        base = replace(base, validate=validators[0], validate_update=validators[1])
     defaulter = DEFAULTERS.get((info.group, info.resource)) or GROUP_DEFAULTERS.get(
         (info.group, info.resource))
     status = info.has_subresource("status")

@@ -14,6 +14,7 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.errors import StatusError
+from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.server import discovery
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
 from kubegc.server.http import AnyResponse, Handler, Request, RequestEntityTooLarge, Response
@@ -31,7 +32,7 @@ KUBERNETES_VERSION = {
 }
 _PUBLIC = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
 #: Request bodies up to 3 MiB, as kube-apiserver's default.
-MAX_BODY = 3 * 1024 * 1024
+MAX_BODY = MAX_REQUEST_BODY_BYTES
 
 
 def build_handler(ctx: ServerContext) -> Handler:

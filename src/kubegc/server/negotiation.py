@@ -8,12 +8,15 @@ client asking for protobuf gets JSON, which kubectl and client-go accept.
 from __future__ import annotations
 
 import enum
+import json
 from typing import Any
 
 import orjson
 import yaml
 
 from kubegc.api import errors
+from kubegc.api.limits import may_nest_deeper, nesting_exceeds, without_surrogates
+from kubegc.api.typed.messages import too_deep
 from kubegc.api.types import Obj
 from kubegc.server.protobuf import decode_protobuf_body
 
@@ -44,28 +47,59 @@ def response_shape(accept: str) -> Shape:
     return Shape.OBJECT
 
 
-def decode_body(body: bytes, content_type: str) -> Any:
+def decode_body(body: bytes, content_type: str, kind: str = "") -> Any:
+    """A request body as JSON values. Nesting is bounded (``api.limits.MAX_NESTING``, with
+    Go's "exceeded max depth"); JSON that orjson refuses but Go reads (a lone surrogate,
+    which Go makes U+FFFD) is read by the standard library; YAML is refused where Go's
+    YAML is (a surrogate escape)."""
     media = content_type.split(";")[0].strip().lower()
     if media == "application/vnd.kubernetes.protobuf":
         return decode_protobuf_body(body)
     if not body.strip():
         raise errors.bad_request("the request body is empty")
     if media in ("application/yaml", "application/x-yaml", "text/yaml"):
-        try:
-            return yaml.safe_load(body)
-        except yaml.YAMLError as e:
-            raise errors.bad_request(f"error decoding YAML: {e}") from None
+        return _decode_yaml(body, kind)
     if media not in ("", "application/json", "*/*", "text/plain"):
         raise errors.unsupported_media_type(
             "the body of the request was in an unknown format - accepted media types include: "
             "application/json, application/yaml, application/vnd.kubernetes.protobuf")
     try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as e:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        value = _decode_json_slowly(body, kind)
+    if may_nest_deeper(body, yaml=False) and nesting_exceeds(value):
+        raise too_deep(kind or "object", body)
+    return value
+
+
+def _decode_json_slowly(body: bytes, kind: str) -> Any:
+    try:
+        return without_surrogates(json.loads(body))
+    except RecursionError:
+        raise too_deep(kind or "object", body) from None
+    except ValueError as e:
         raise errors.bad_request(
             f"Object 'Kind' is missing in '{body[:200].decode(errors='replace')}'"
             if body.strip().startswith(b"{") else f"couldn't decode request body: {e}"
         ) from None
+
+
+def _decode_yaml(body: bytes, kind: str) -> Any:
+    try:
+        value = yaml.safe_load(body)
+    except RecursionError:
+        raise too_deep(kind or "object", body, "[") from None
+    except yaml.YAMLError as e:
+        raise errors.bad_request(f"error decoding YAML: {e}") from None
+    if may_nest_deeper(body, yaml=True) and nesting_exceeds(value):
+        raise too_deep(kind or "object", body, "[")
+    try:
+        orjson.dumps(value)
+    except TypeError:  # a surrogate escape, or a value JSON has no form for
+        raise errors.bad_request(
+            "error converting YAML to JSON: yaml: found invalid Unicode character escape "
+            "code") from None
+    return value
 
 
 def partial_metadata(obj: Obj) -> Obj:

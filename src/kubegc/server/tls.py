@@ -33,9 +33,38 @@ class ServingCredentials:
         return ctx
 
 
+#: keys and the token: owner-only from their creation on; certificates: public, not writable
+PRIVATE_MODE = 0o600
+PUBLIC_MODE = 0o644
+
+
 def _write_private(path: Path, data: bytes) -> None:
-    path.write_bytes(data)
-    os.chmod(path, 0o600)
+    """Write a secret into a file created owner-only (never written, then restricted)."""
+    _write_file(path, data, PRIVATE_MODE)
+
+
+def _write_public(path: Path, data: bytes) -> None:
+    _write_file(path, data, PUBLIC_MODE)
+
+
+def _write_file(path: Path, data: bytes, mode: int) -> None:
+    """Write ``data`` into a new file created with ``mode`` (less what the umask takes
+    away), then put it in place atomically."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _restrict(path: Path) -> None:
+    """An existing secret file made readable by others (an older kubegc did that)."""
+    if path.exists() and path.stat().st_mode & 0o077:
+        os.chmod(path, PRIVATE_MODE)
 
 
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
@@ -46,6 +75,7 @@ def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
 def _ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     cert_path, key_path = directory / "ca.crt", directory / "ca.key"
     if cert_path.exists() and key_path.exists():
+        _restrict(key_path)
         cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
         key = serialization.load_pem_private_key(key_path.read_bytes(), None)
         if isinstance(key, ec.EllipticCurvePrivateKey):
@@ -65,7 +95,7 @@ def _ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
         .sign(key, hashes.SHA256())
     )
     _write_private(key_path, _key_pem(key))
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    _write_public(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     return cert, key
 
 
@@ -87,6 +117,7 @@ def _server_cert(directory: Path, hosts: list[str], ca: x509.Certificate,
         except x509.ExtensionNotFound:
             current = set()
         if existing.issuer == ca.subject and set(sans) <= current:
+            _restrict(key_path)
             return cert_path, key_path
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.now(UTC)
@@ -102,13 +133,14 @@ def _server_cert(directory: Path, hosts: list[str], ca: x509.Certificate,
         .sign(ca_key, hashes.SHA256())
     )
     _write_private(key_path, _key_pem(key))
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    _write_public(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     return cert_path, key_path
 
 
 def _token(directory: Path) -> str:
     path = directory / "token"
     if path.exists():
+        _restrict(path)
         token = path.read_text().strip()
         if token:
             return token
@@ -117,10 +149,17 @@ def _token(directory: Path) -> str:
     return token
 
 
+def private_directory(directory: Path) -> None:
+    """Create ``directory`` owner-only (0700), or take others' access away from it."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if directory.stat().st_mode & 0o077:
+        os.chmod(directory, 0o700)
+
+
 def serving_credentials(directory: Path, hosts: list[str]) -> ServingCredentials:
     """Load or create the CA, the server certificate for ``hosts`` and the token."""
     directory = directory / "pki"
-    directory.mkdir(parents=True, exist_ok=True)
+    private_directory(directory)
     ca, ca_key = _ca(directory)
     cert_path, key_path = _server_cert(directory, [*hosts, "127.0.0.1"], ca, ca_key)
     return ServingCredentials(ca.public_bytes(serialization.Encoding.PEM), cert_path, key_path,

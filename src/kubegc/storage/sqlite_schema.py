@@ -24,6 +24,7 @@ May import: the standard library and ``kubegc.storage.errors``.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 from kubegc.storage.errors import StorageError
@@ -97,12 +98,36 @@ PAGE_SIZE = 8192
 MMAP_SIZE = 1 << 30
 
 
+#: The store holds every Secret's value: readable by its owner only.
+PRIVATE_MODE = 0o600
+
+
+def make_private(path: str) -> None:
+    """Create the database file owner-only before SQLite opens it (SQLite gives its ``-wal``
+    and ``-shm`` files the database file's permissions), and take group and other access
+    away from the files of a store made before kubegc did this."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StorageError(f"sqlite: cannot open {path}: {exc}") from exc
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, PRIVATE_MODE)
+        except FileNotFoundError:
+            pass
+
+
 def connect(path: str, synchronous: str) -> sqlite3.Connection:
     """Open (creating if needed) the database in WAL mode with explicit transactions.
     ``ValueError`` for an unknown ``synchronous``; ``StorageError`` if it cannot be opened
     (``":memory:"`` works, without durability)."""
     if synchronous.upper() not in SYNCHRONOUS_MODES:
         raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
+    if path != ":memory:":
+        make_private(path)
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                cached_statements=64)

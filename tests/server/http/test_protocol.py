@@ -339,12 +339,13 @@ async def test_aiohttp_client_with_expect_100() -> None:
 @pytest.mark.parametrize("data", [
     pytest.param(b"GARBAGE\r\n\r\n", id="request-line"),
     pytest.param(b"GET / HTTP/1.1\r\nHost: test\r\nNo colon here\r\n\r\n", id="header-line"),
-    pytest.param(b"GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", id="header-name"),
-    pytest.param(b"POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n", id="content-length"),
-    pytest.param(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    pytest.param(b"GET / HTTP/1.1\r\nHost: t\r\nBad Name: x\r\n\r\n", id="header-name"),
+    pytest.param(b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n",
+                 id="content-length"),
+    pytest.param(b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
                  id="chunk-size"),
-    pytest.param(b"GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
-                 id="two-lengths"),
+    pytest.param(b"GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n"
+                 b"\r\n", id="two-lengths"),
 ])
 async def test_malformed_request_is_a_400_and_the_connection_closes(data: bytes) -> None:
     called: list[str] = []

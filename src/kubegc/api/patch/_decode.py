@@ -14,6 +14,9 @@ from typing import Any
 
 import yaml
 
+from kubegc.api.goformat import json_type_name
+from kubegc.api.limits import nesting_exceeds, without_surrogates
+
 
 class DecodeError(ValueError):
     """A body that does not decode; ``str(err)`` is upstream's message."""
@@ -24,26 +27,22 @@ def loads_json(body: bytes | str) -> Any:
     if not text.strip():
         raise DecodeError("unexpected end of JSON input")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         raise DecodeError(_go_syntax_message(e, text)) from None
+    except RecursionError:
+        raise DecodeError(TOO_DEEP) from None
+    if nesting_exceeds(value):
+        raise DecodeError(TOO_DEEP)
+    return without_surrogates(value)
+
+
+#: ``encoding/json``'s scanner past its nesting limit (kubegc's: ``api.limits``)
+TOO_DEEP = "invalid character '{' exceeded max depth"
 
 
 def _reject_constant(name: str) -> Any:
     raise DecodeError(f"invalid character {_quote_char(name[0])} looking for beginning of value")
-
-
-def json_type_name(value: Any) -> str:
-    """The JSON type word Go uses in ``UnmarshalTypeError`` ("object", "array", ...)."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    return "number"
 
 
 def type_error(value: Any, go_type: str, field: str = "") -> DecodeError:
@@ -129,7 +128,11 @@ def loads_yaml(body: bytes | str) -> Any:
         first = next(iter(documents), None)
     except yaml.YAMLError as e:
         raise DecodeError(f"error converting YAML to JSON: {_go_yaml_message(e)}") from None
-    return _jsonify(first)
+    except RecursionError:
+        raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}") from None
+    if nesting_exceeds(first):
+        raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}")
+    return without_surrogates(_jsonify(first))
 
 
 def _go_yaml_message(e: yaml.YAMLError) -> str:

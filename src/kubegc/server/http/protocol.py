@@ -47,6 +47,13 @@ class ConnectionOwner(Protocol):
 
 #: Queued (pipelined) requests before the connection stops reading.
 MAX_PIPELINE = 32
+#: A request's line and headers, at most (Go's ``http.DefaultMaxHeaderBytes``, which
+#: kube-apiserver keeps); Go reads up to 4 KiB past it before it answers 431.
+MAX_HEADER_BYTES = 1 << 20
+HEAD_READ_LIMIT = MAX_HEADER_BYTES + 4096
+#: Go's answers to a head it refuses (``conn.serve``: status line, then the same text)
+HEAD_TOO_LARGE = "431 Request Header Fields Too Large"
+NO_HOST = "missing required Host header"
 #: Seconds a connection closing with its client's input unread (a refused body) goes on
 #: reading, and dropping, it: closed at once, the unread input would make the kernel
 #: answer with a reset that can destroy the response at the client (RFC 9112 §9.6; Go's
@@ -71,6 +78,10 @@ def _plain(status: int, reason: str, text: str) -> bytes:
             f"Content-Length: {len(body)}\r\nConnection: close\r\n").encode() + date_line() + body
 
 
+class _HeadRefused(Exception):
+    """Stops the parser at a head that is refused (431, or 400 without Host)."""
+
+
 class _BodyRefused(Exception):
     """Stops the parser after a head whose body is refused unread (``_refuse_body``)."""
 
@@ -91,6 +102,11 @@ class HttpProtocol(asyncio.Protocol):
         self._body: list[bytes] = []
         self._body_size = 0
         self._too_large = False
+        # a head is being read (until on_headers_complete): bytes fed to the parser for it,
+        # and the size of its request line and headers
+        self._in_head = True
+        self._head_bytes = 0
+        self._head_size = 0
         # requests parsed and not yet answered, and the task answering them
         self._pending: deque[Request] = deque()
         self._task: asyncio.Task[None] | None = None
@@ -128,6 +144,14 @@ class HttpProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self._input_done:
             return
+        if self._in_head:
+            # What a head may hold is bounded before it is buffered (by the parser): one
+            # still unfinished after HEAD_READ_LIMIT bytes is refused, so a client cannot
+            # make the server hold more than that and one read.
+            if self._head_bytes > HEAD_READ_LIMIT:
+                self._refuse_head(_plain(431, HEAD_TOO_LARGE[4:], HEAD_TOO_LARGE))
+                return
+            self._head_bytes += len(data)
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -140,7 +164,11 @@ class HttpProtocol(asyncio.Protocol):
                 self.close()
         except httptools.HttpParserError as e:
             if self._input_done:
-                return  # _refuse_body stopped the parser: its request is queued
+                # _refuse_body stopped the parser (its request is queued), or _refuse_head
+                # did (its answer waits for the requests before it)
+                if self._bad_request is not None and self._task is None:
+                    self._reject()
+                return
             # The requests parsed before the error are answered first, then 400 and close
             # (no 400 when the connection closes anyway: bytes after "Connection: close").
             self._input_done = True
@@ -148,12 +176,24 @@ class HttpProtocol(asyncio.Protocol):
             if self._task is None:
                 self._reject()
 
+    def _refuse_head(self, answer: bytes) -> None:
+        """Stop reading at a head Go's server refuses; answer once the requests before it
+        are answered, then close."""
+        self._input_done = self._body_refused = True
+        self._bad_request = answer
+        if self._task is None:
+            self._reject()
+
     def _reject(self) -> None:
-        """End a connection whose input stopped: 400 after a parse error, then close."""
+        """End a connection whose input stopped: 400 after a parse error (431 or 400 for a
+        refused head), then close (lingering when the client may still be sending)."""
         if self.transport is not None and not self.transport.is_closing():
             if self._bad_request is not None:
                 self.transport.write(self._bad_request)
-            self.transport.close()
+            if self._body_refused:
+                self._close_unread()
+            else:
+                self.transport.close()
 
     def pause_writing(self) -> None:
         self._writing_paused = True
@@ -168,6 +208,7 @@ class HttpProtocol(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self._url = b""
+        self._head_size = 0
         self._headers = {}
         self._body = []
         self._body_size = 0
@@ -175,14 +216,25 @@ class HttpProtocol(asyncio.Protocol):
 
     def on_url(self, url: bytes) -> None:
         self._url += url
+        self._head_size += len(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self._head_size += len(name) + len(value) + 4  # ": " and CRLF
         key = name.decode("latin-1").lower()
         text = value.decode("latin-1")
         old = self._headers.get(key)
         self._headers[key] = text if old is None else f"{old}, {text}"
 
     def on_headers_complete(self) -> None:
+        self._in_head, self._head_bytes = False, 0
+        if self._head_size > MAX_HEADER_BYTES:
+            self._refuse_head(_plain(431, HEAD_TOO_LARGE[4:], HEAD_TOO_LARGE))
+            raise _HeadRefused
+        if "host" not in self._headers and self._parser.get_http_version() == "1.1":
+            # net/http's readRequest: HTTP/1.1 requires a Host header (RFC 9112 §3.2)
+            self._refuse_head(_plain(400, f"Bad Request: {NO_HOST}",
+                                     f"400 Bad Request: {NO_HOST}"))
+            raise _HeadRefused
         length = self._headers.get("content-length", "")
         if length.isdigit() and int(length) > self._max_body:
             self._too_large = True  # answered 413 once the body has gone by
@@ -221,6 +273,7 @@ class HttpProtocol(asyncio.Protocol):
                           keep_alive=parser.should_keep_alive(), body=body,
                           too_large=self._max_body if self._too_large else 0, connection=self)
         self._body = []
+        self._in_head = True
         self._pending.append(request)
         if len(self._pending) >= MAX_PIPELINE and self.transport and not self._reading_paused:
             self._reading_paused = True
@@ -310,16 +363,15 @@ class HttpProtocol(asyncio.Protocol):
     # -- lifecycle ---------------------------------------------------------------------------
 
     def _close_unread(self) -> None:
-        """Close after a refused body the client may be sending anyway: end the sending
-        side only, drop what arrives (``_input_done``), and close once the client closes
-        (``eof_received``) or after ``LINGER`` seconds."""
+        """Close after a refused body (or head) the client may be sending anyway: end the
+        sending side only (TLS has no half-close: it just stops writing), drop what arrives
+        (``_input_done``), and close once the client closes (``eof_received``) or after
+        ``LINGER`` seconds, so the answer is read before a reset can destroy it."""
         transport = self.transport
         if transport is None or transport.is_closing():
             return
-        if not transport.can_write_eof():  # TLS: no half-close
-            transport.close()
-            return
-        transport.write_eof()
+        if transport.can_write_eof():
+            transport.write_eof()
         self._lingering = self._loop.call_later(LINGER, self.close)
 
     @property

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections.abc import Callable
 
 from kubegc.server.http.protocol import Handler, HttpProtocol
+from kubegc.server.http.tls_sniff import TlsSniffer
 
 
 class HTTPServer:
@@ -30,10 +32,13 @@ class HTTPServer:
     async def start(self, host: str, port: int, *, ssl_context: ssl.SSLContext | None = None,
                     backlog: int = 1024) -> int:
         """Listen; returns the port (``port=0`` picks a free one)."""
-        self._loop = asyncio.get_running_loop()
-        self._server = await self._loop.create_server(
-            lambda: HttpProtocol(self), host, port, ssl=ssl_context, backlog=backlog,
-            reuse_address=True)
+        loop = self._loop = asyncio.get_running_loop()
+        factory: Callable[[], asyncio.Protocol] = lambda: HttpProtocol(self)  # noqa: E731
+        if ssl_context is not None:  # TLS after a look at the first bytes (tls_sniff)
+            app = factory
+            factory = lambda: TlsSniffer(loop, ssl_context, app)  # noqa: E731
+        self._server = await loop.create_server(factory, host, port, backlog=backlog,
+                                                reuse_address=True)
         self.port = self._server.sockets[0].getsockname()[1]
         self._schedule_sweep()
         return self.port

@@ -8,6 +8,7 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.registry import Target
+from kubegc.registry.decoding import check_delete_options
 from kubegc.registry.strategy import strategy_for
 from kubegc.server.context import ServerContext, json_response, success_status
 from kubegc.server.http import Request, Response
@@ -37,6 +38,7 @@ async def delete_options(request: Request) -> dict[str, Any]:
             raise errors.bad_request(f"couldn't decode DeleteOptions: {e}") from None
         if not isinstance(decoded, dict):
             raise errors.bad_request("DeleteOptions must be an object")
+        check_delete_options(decoded)
         for key in ("gracePeriodSeconds", "propagationPolicy", "orphanDependents",
                     "preconditions", "dryRun"):
             if decoded.get(key) is not None:

@@ -22,10 +22,19 @@ def int_param(request: Request, name: str, default: int = 0) -> int:
     raw = request.query.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise errors.bad_request(f'invalid value for {name}: "{raw}"') from None
+    return parse_int64(raw)
+
+
+def parse_int64(raw: str) -> int:
+    """``strconv.ParseInt(raw, 10, 64)``, as query parameters are converted upstream
+    (``runtime.Convert_Slice_string_To_int64``): 400 with its error text."""
+    digits = raw[1:] if raw[:1] in ("+", "-") else raw
+    if not digits or not (digits.isascii() and digits.isdigit()):
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{raw}": invalid syntax')
+    value = int(raw)
+    if not -(2 ** 63) <= value < 2 ** 63:
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{raw}": value out of range')
+    return value
 
 
 def field_validation(request: Request) -> str:
@@ -33,8 +42,23 @@ def field_validation(request: Request) -> str:
     return request.query.get("fieldValidation", "") or "Warn"
 
 
+#: kube-apiserver's warning recorder (``filters/warning.go``): warnings past 4 Ki runes in
+#: all are each cut to 256 runes, and those that still do not fit are dropped
+TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
+TRUNCATE_ITEM_RUNES = 256
+
+
 def with_warnings(response: Response, warnings: list[str]) -> Response:
     """Attach ``Warning: 299 - "..."`` headers, as kube-apiserver reports warnings."""
+    if sum(map(len, warnings)) > TRUNCATE_AT_TOTAL_RUNES:
+        kept, written = [], 0
+        for text in warnings:
+            text = text[:TRUNCATE_ITEM_RUNES]
+            if written + len(text) > TRUNCATE_AT_TOTAL_RUNES:
+                break
+            kept.append(text)
+            written += len(text)
+        warnings = kept
     for text in warnings:
         escaped = text.replace("\\", "\\\\").replace('"', '\\"')
         response.headers.add("Warning", f'299 - "{escaped}"')

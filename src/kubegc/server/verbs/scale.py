@@ -11,6 +11,7 @@ from kubegc.api import errors
 from kubegc.api.patch import apply_patch
 from kubegc.api.types import Obj, clone
 from kubegc.registry import Target
+from kubegc.registry.decoding import check_scale
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body
@@ -58,12 +59,13 @@ async def scale(ctx: ServerContext, request: Request, t: Target, name: str) -> R
     content_type = request.headers.get("Content-Type", "").split(";")[0].strip()
     current = await ctx.registry.get(t, name)
     if request.method == "PUT":
-        wanted = decode_body(body, content_type)
+        wanted = decode_body(body, content_type, "Scale")
     else:
         wanted = apply_patch(content_type, to_scale(current), body, group="autoscaling",
                              kind="Scale")
     if not isinstance(wanted, dict):
         raise errors.bad_request("the body of the request must be a Scale object")
+    check_scale(wanted, "" if request.method == "PUT" else content_type)
     replicas = (wanted.get("spec") or {}).get("replicas")
     if not isinstance(replicas, int) or replicas < 0:
         raise errors.invalid("Scale", "autoscaling", name, [errors.field_error(

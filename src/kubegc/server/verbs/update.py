@@ -12,7 +12,8 @@ from kubegc.server.verbs.params import dry_run, field_manager, field_validation,
 
 async def update(ctx: ServerContext, request: Request, t: Target, name: str,
                  subresource: str) -> Response:
-    body = decode_body(await request.read(), request.headers.get("Content-Type", ""))
+    body = decode_body(await request.read(), request.headers.get("Content-Type", ""),
+                       t.info.kind)
     if not isinstance(body, dict):
         raise errors.bad_request("the body of the request must be an object")
     warnings: list[str] = []

@@ -1,0 +1,72 @@
+"""The size and nesting limits of what kube-apiserver accepts, in one place.
+
+* ``MAX_REQUEST_BODY_BYTES``: 3 MiB, ``genericapiserver.Config.MaxRequestBodyBytes``
+  (413 ``Request entity too large: limit is 3145728``).
+* ``MAX_STORED_BYTES``: 1.5 MiB, etcd's default ``--max-request-bytes``: a write whose
+  object is larger fails there (``etcdserver: request is too large``). kubegc refuses it
+  on every backend, so that what works against kubegc works against a real cluster;
+  kubegc stores JSON where kube-apiserver stores protobuf, so the measure is a little
+  stricter than upstream's (a JSON object is ~10-40% larger).
+* ``MAX_NESTING``: how deeply a request body may nest. Go's decoders stop at 10000 levels
+  (``encoding/json``'s scanner: ``exceeded max depth``); kubegc's JSON codec stops at a
+  few hundred, and every layer walks objects recursively, so kubegc refuses bodies nested
+  more than ``MAX_NESTING`` levels, with upstream's message. No built-in object comes
+  near (a Pod nests ~12 levels; a CRD's schema one level per two of its resources').
+* ``TOTAL_ANNOTATION_SIZE_LIMIT_B`` (256 KiB, ``ValidateAnnotationsSize``) and
+  ``MAX_CONFIG_MAP_SIZE`` / ``MAX_SECRET_SIZE`` (1 MiB, ``core.MaxSecretSize``).
+May import: stdlib only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+MAX_STORED_BYTES = 3 * 512 * 1024
+MAX_NESTING = 200
+TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024
+MAX_CONFIG_MAP_SIZE = 1024 * 1024
+MAX_SECRET_SIZE = 1024 * 1024
+#: ``etcdserver: request is too large`` (rpctypes.ErrRequestTooLarge)
+REQUEST_TOO_LARGE = "etcdserver: request is too large"
+
+
+def may_nest_deeper(raw: bytes, *, yaml: bool, limit: int = MAX_NESTING) -> bool:
+    """Whether a JSON (or YAML) body could nest more than ``limit`` levels: a cheap bound
+    (its opening brackets; for YAML its ``:`` and ``-`` too) before the exact walk of
+    ``nesting_exceeds``, so that most bodies are not walked."""
+    count = raw.count(b"{") + raw.count(b"[")
+    if yaml:
+        count += raw.count(b":") + raw.count(b"-")
+    return count > limit
+
+
+def nesting_exceeds(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether ``value`` has more than ``limit`` levels of maps and lists (no recursion:
+    it is what guards the recursive walkers)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if type(item) is dict:
+            stack.extend((v, depth + 1) for v in item.values()
+                         if type(v) is dict or type(v) is list)
+        elif type(item) is list:
+            stack.extend((v, depth + 1) for v in item if type(v) is dict or type(v) is list)
+    return False
+
+
+def without_surrogates(value: Any) -> Any:
+    """``value`` (decoded by the standard library) with each lone surrogate replaced by
+    U+FFFD, as Go's JSON decoder replaces it (nesting already bounded by the decoder)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_surrogates(v) for v in value]
+    return value

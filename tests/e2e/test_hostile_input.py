@@ -1,0 +1,144 @@
+"""Bad input answered as kube-apiserver answers it: each request a fuzzer found answered
+500 (or accepted), sent to a real ``kubegc serve`` over HTTPS, gets upstream's Status
+(code, reason, message) and leaves the stored object as it was."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Server
+
+CM = "/api/v1/namespaces/{ns}/configmaps"
+MERGE = "application/merge-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+APPLY = "application/apply-patch+yaml"
+JSON = "application/json"
+YAML = "application/yaml"
+
+NOT_AN_OBJECT_META = ("json: cannot unmarshal number into Go struct field ConfigMap.metadata "
+                      "of type v1.ObjectMeta")
+
+# (id, method, path under the ConfigMaps of the namespace, content type, body,
+#  code, reason, text the message contains)
+CASES: list[Any] = [
+    pytest.param("PATCH", "/c1", MERGE, b'{"metadata":0}', 422, "Invalid",
+                 ' "" is invalid: patch: Invalid value: "{\\"apiVersion\\":\\"v1\\",'
+                 '\\"data\\":{\\"a\\":\\"b\\"},', id="merge-patch-metadata-0"),
+    pytest.param("PATCH", "/c1", MERGE, b'{"metadata":0}', 422, "Invalid",
+                 f'\\"metadata\\":0}}": {NOT_AN_OBJECT_META}', id="merge-patch-metadata-0-why"),
+    pytest.param("PATCH", "/c1", STRATEGIC, b'{"metadata":"x"}', 422, "Invalid",
+                 ' "" is invalid: patch: Invalid value: "map[metadata:x]": cannot restore '
+                 "struct from: string", id="strategic-patch-metadata-string"),
+    pytest.param("PATCH", "/c1", JSON_PATCH,
+                 b'[{"op":"replace","path":"/metadata","value":1}]', 422, "Invalid",
+                 "json: cannot unmarshal number into Go struct field ConfigMap.metadata of "
+                 "type v1.ObjectMeta", id="json-patch-metadata-1"),
+    pytest.param("PATCH", "/c1?fieldManager=t", APPLY,
+                 b"apiVersion: v1\nkind: ConfigMap\nmetadata: true\n", 400, "BadRequest",
+                 "failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata: "
+                 "expected map, got &{true}", id="apply-metadata-true"),
+    pytest.param("POST", "", JSON, b'{"metadata":0}', 400, "BadRequest",
+                 f'ConfigMap in version "v1" cannot be handled as a ConfigMap: '
+                 f"{NOT_AN_OBJECT_META}", id="create-metadata-0"),
+    pytest.param("POST", "", JSON, b'{"metadata":{"name":"x","labels":{"a":{"b":1}}}}', 400,
+                 "BadRequest", "json: cannot unmarshal object into Go struct field "
+                 "ObjectMeta.metadata.labels of type string", id="create-label-object"),
+    pytest.param("POST", "", JSON,
+                 b'{"metadata":{"name":"x","ownerReferences":[{"apiVersion":"v1",'
+                 b'"kind":"Pod","name":"p","uid":5}]}}', 400, "BadRequest",
+                 "json: cannot unmarshal number into Go struct field "
+                 "OwnerReference.metadata.ownerReferences.uid of type types.UID",
+                 id="owner-uid-number"),
+    pytest.param("POST", "", JSON,
+                 b'{"metadata":{"name":"x","ownerReferences":[{"apiVersion":"v1",'
+                 b'"kind":"Pod","name":"p","uid":"u","blockOwnerDeletion":"yes"}]}}', 400,
+                 "BadRequest", "json: cannot unmarshal string into Go struct field "
+                 "OwnerReference.metadata.ownerReferences.blockOwnerDeletion of type bool",
+                 id="owner-block-owner-deletion-string"),
+    pytest.param("POST", "", JSON, b'{"metadata":{"name":"x","creationTimestamp":"soon"}}',
+                 400, "BadRequest", 'parsing time "soon" as "2006-01-02T15:04:05Z07:00": '
+                 'cannot parse "soon" as "2006"', id="create-bad-timestamp"),
+    pytest.param("POST", "", JSON, b'{"apiVersion":5}', 400, "BadRequest",
+                 "the object provided is unrecognized (must be of type ConfigMap): couldn't "
+                 "get version/kind; json parse error: json: cannot unmarshal number into Go "
+                 "struct field .apiVersion of type string", id="api-version-number"),
+    pytest.param("GET", "?limit=9223372036854775808", "", b"", 400, "BadRequest",
+                 'strconv.ParseInt: parsing "9223372036854775808": value out of range',
+                 id="limit-overflows-int64"),
+    pytest.param("GET", "?limit=ten", "", b"", 400, "BadRequest",
+                 'strconv.ParseInt: parsing "ten": invalid syntax', id="limit-not-a-number"),
+    pytest.param("POST", "", YAML, b"a: " + b"[" * 5000 + b"]" * 5000, 400, "BadRequest",
+                 "exceeded max depth", id="yaml-5000-deep"),
+    pytest.param("POST", "", JSON,
+                 b'{"metadata":{"name":"x","labels":' + b'{"a":' * 900 + b"1" + b"}" * 902,
+                 400, "BadRequest", "exceeded max depth", id="json-labels-900-deep"),
+    pytest.param("POST", "", YAML, b'metadata:\n  name: s1\ndata:\n  a: "\\ud800"\n', 400,
+                 "BadRequest", "found invalid Unicode character escape code",
+                 id="yaml-lone-surrogate"),
+]
+
+
+@pytest.fixture
+def configmap(server: Server, ns: str) -> str:
+    status, body = server.http("POST", CM.format(ns=ns),
+                               {"metadata": {"name": "c1"}, "data": {"a": "b"}},
+                               headers={"Content-Type": JSON})
+    assert status == 201, body
+    return ns
+
+
+@pytest.mark.parametrize(("method", "path", "content_type", "body", "code", "reason", "text"),
+                         CASES)
+def test_bad_input_answered_as_upstream(server: Server, configmap: str, method: str,
+                                        path: str, content_type: str, body: bytes, code: int,
+                                        reason: str, text: str) -> None:
+    url = CM.format(ns=configmap) + path
+    headers = {"Content-Type": content_type} if content_type else {}
+    status, answer = server.http(method, url, body or None, headers=headers)
+    status_body = json.loads(answer)
+    assert (status, status_body["kind"], status_body["reason"], status_body["code"]) == (
+        code, "Status", reason, code), answer
+    assert text in status_body["message"], status_body["message"]
+    # nothing half-written: the ConfigMap is as it was
+    _, stored = server.http("GET", CM.format(ns=configmap) + "/c1")
+    assert json.loads(stored)["data"] == {"a": "b"}
+
+
+def test_json_lone_surrogate_is_replacement_character(server: Server, ns: str) -> None:
+    """Go's JSON decoder reads a lone surrogate escape as U+FFFD; so does kubegc."""
+    status, answer = server.http("POST", CM.format(ns=ns),
+                                 b'{"metadata":{"name":"s"},"data":{"a":"\\ud800"}}',
+                                 headers={"Content-Type": JSON})
+    assert status == 201, answer
+    assert json.loads(answer)["data"] == {"a": "\ufffd"}
+
+
+def test_null_fields_decode_to_zero_values(server: Server, ns: str) -> None:
+    """A null struct field is absent, a null label value the empty string (Go's zero
+    values), instead of reaching validation as nulls."""
+    status, answer = server.http(
+        "POST", CM.format(ns=ns),
+        b'{"metadata":{"name":"n","labels":{"a":null},"annotations":null},"data":null}',
+        headers={"Content-Type": JSON})
+    assert status == 201, answer
+    created = json.loads(answer)
+    assert created["metadata"]["labels"] == {"a": ""}
+    assert "annotations" not in created["metadata"] and "data" not in created
+
+
+def test_an_object_etcd_would_refuse_is_refused_on_every_backend(server: Server,
+                                                                  ns: str) -> None:
+    """Past etcd's 1.5 MiB request limit (a valid Pod with a 1.6 MB variable): 413 with
+    etcd's text, and nothing stored (kubegc here runs on SQLite)."""
+    pod = {"metadata": {"name": "huge"}, "spec": {"containers": [
+        {"name": "c", "image": "i", "env": [{"name": "E", "value": "x" * 1_600_000}]}]}}
+    status, answer = server.http("POST", f"/api/v1/namespaces/{ns}/pods", pod,
+                                 headers={"Content-Type": JSON})
+    body = json.loads(answer)
+    assert (status, body["reason"], body["message"]) == (
+        413, "RequestEntityTooLarge", "etcdserver: request is too large")
+    assert server.http("GET", f"/api/v1/namespaces/{ns}/pods/huge")[0] == 404
