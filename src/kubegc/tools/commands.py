@@ -242,14 +242,16 @@ def _namespace_missing(inv: Inventory, namespace: str) -> bool:
             and not inv.in_namespace(namespace))
 
 
-async def _target(args: argparse.Namespace, session: Session
+async def _target(args: argparse.Namespace, session: Session, *, whole_cluster: bool = False
                   ) -> tuple[APIResource, str, str, Inventory]:
+    """The target's resource, name and namespace, and the inventory: the target's namespace
+    (a Namespace: its content), or with ``whole_cluster`` every namespace."""
     kind, name = split_target(args.target)
     resource = resolve_kind(await session.client.discover(), kind)
     namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
     # a namespace's content is all in that namespace: no need to read the others
     scope = name if (resource.group, resource.kind) == ("", "Namespace") else namespace
-    return resource, name, namespace, await session.inventory(scope)
+    return resource, name, namespace, await session.inventory("" if whole_cluster else scope)
 
 
 def _not_found(resource: APIResource, name: str) -> ToolError:
@@ -269,7 +271,8 @@ async def _plan(args: argparse.Namespace, session: Session,
                 factory: SimulationFactory | None) -> Report:
     if factory is None:
         raise ToolError("the planner needs a simulation: run it through `kubegc plan`")
-    resource, name, namespace, inv = await _target(args, session)
+    # the cascade may reach any namespace: -n only names the target's
+    resource, name, namespace, inv = await _target(args, session, whole_cluster=True)
     target = inv.find(resource.group, resource.kind, namespace, name)
     if target is None:
         raise _not_found(resource, name)

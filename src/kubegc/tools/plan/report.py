@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from kubegc.api.clock import format_time
 from kubegc.tools.doctor.findings import Finding
 from kubegc.tools.model import ObjRef
 
@@ -89,6 +91,12 @@ class PlanReport:
     notes: list[str] = field(default_factory=list)
     simulated_seconds: float = 0.0
     error: str = ""  # the delete itself was refused
+    #: when the source was read: the plan's delete is taken to be issued then
+    time: datetime | None = None
+    #: when what hangs is judged: the end of the simulation on the plan's time line
+    judged_at: datetime | None = None
+    objects_read: int = 0
+    objects_simulated: int = 0  # the objects the delete can touch (``scope``)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,4 +111,10 @@ class PlanReport:
             "hanging": [h.to_dict() for h in self.hanging],
             "warnings": self.warnings, "skipped": [s.to_dict() for s in self.skipped],
             "notes": self.notes, "simulatedSeconds": round(self.simulated_seconds, 3),
+            "time": _time(self.time), "hangingJudgedAt": _time(self.judged_at),
+            "objectsRead": self.objects_read, "objectsSimulated": self.objects_simulated,
         }
+
+
+def _time(value: datetime | None) -> str | None:
+    return format_time(value) if value is not None else None

@@ -72,8 +72,8 @@ def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
         out.append(obj)
     present = {o["metadata"].get("name") for o in out if _is_namespace(o)}
     # the simulation needs these: events about cluster-scoped objects go to "default",
-    # node leases to "kube-node-lease"
-    for name in ("default", "kube-node-lease"):
+    # node leases to "kube-node-lease", the controller manager's Lease to "kube-system"
+    for name in ("default", "kube-node-lease", "kube-system"):
         if name not in present:
             out.append({"apiVersion": "v1", "kind": "Namespace",
                         "metadata": {"name": name, "uid": str(uuid.uuid4()),
