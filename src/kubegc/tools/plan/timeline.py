@@ -125,39 +125,52 @@ class Timeline:
     def constraints(self) -> list[Constraint]:
         """What the GC guarantees about the order: a foreground owner goes after its
         blocking dependents — except through a reference the GC unblocked to break an
-        ownership cycle (``unblocked``); an orphaning owner goes after its references are
-        removed; a dependent the GC collected in the background goes after its owner."""
+        ownership cycle (``unblocked``) or removed (the dependent had another owner that
+        stays); an orphaning owner goes after its references are removed; a dependent the
+        GC collected in the background goes after its owner."""
         deleted = {s.object.uid for s in self.steps if s.action is StepAction.DELETED}
         collected = {s.object.uid for s in self.steps if s.by == GC and s.action in (
             StepAction.DELETION_STARTED, StepAction.DELETED)}
-        unblocked = {(dep, owner) for dep, owner, _ in self.unblocked()}
+        dropped = {(dep, owner) for dep, owner, _ in self.unblocked()} | self._removed_refs()
         fins: dict[str, set[str]] = {}
         for change in self.changes:
             fins.setdefault(uid_of(change.after), set()).update(finalizers_of(change.after))
+        dependents: dict[str, list[tuple[Obj, dict[str, Any]]]] = {}
+        for dep in self.before.values():
+            for owner_uid, ref in _refs(dep).items():
+                if owner_uid in deleted:
+                    dependents.setdefault(owner_uid, []).append((dep, ref))
         out = []
         for owner_uid in deleted:
             owner = ObjRef.of(self.before[owner_uid])
             seen = fins.get(owner_uid, set()) | set(finalizers_of(self.before[owner_uid]))
-            for dep in self.before.values():
-                ref = _refs(dep).get(owner_uid)
-                if ref is None:
-                    continue
+            for dep, ref in dependents.get(owner_uid, ()):
                 dep_ref = ObjRef.of(dep)
+                kept = (dep_ref.uid, owner_uid) not in dropped
                 if FINALIZER_DELETE_DEPENDENTS in seen:
-                    if (ref.get("blockOwnerDeletion") and dep_ref.uid in deleted
-                            and (dep_ref.uid, owner_uid) not in unblocked):
+                    if ref.get("blockOwnerDeletion") and dep_ref.uid in deleted and kept:
                         out.append(Constraint(dep_ref, "deleted", owner,
                                               "foreground: blockOwnerDeletion=true"))
                 elif FINALIZER_ORPHAN_DEPENDENTS in seen:
                     if dep_ref.uid not in deleted:
                         out.append(Constraint(dep_ref, "ownerReference removed", owner,
                                               "orphan: references removed first"))
-                elif (dep_ref.uid in deleted and dep_ref.uid in collected
+                elif (dep_ref.uid in deleted and dep_ref.uid in collected and kept
                       and self._only_deleted_owners(dep, deleted)
                       and namespace_of(dep) not in self._deleting_ns):  # else: anyone first
                     out.append(Constraint(owner, "deleted", dep_ref,
                                           "background: collected once its owner is gone"))
         return sorted(out, key=lambda c: (c.then, c.first))
+
+    def _removed_refs(self) -> set[tuple[str, str]]:
+        """(dependent uid, owner uid) of every reference a change removed."""
+        out: set[tuple[str, str]] = set()
+        for change in self.changes:
+            if change.type != "DELETED":
+                after = _refs(change.after)
+                out.update((uid_of(change.after), u) for u in _refs(change.before)
+                           if u not in after)
+        return out
 
     def unblocked(self) -> list[tuple[str, str, Step | None]]:
         """(dependent uid, owner uid, its step) of each reference the GC set to
@@ -184,16 +197,19 @@ class Timeline:
         return all(u in deleted for u in _refs(dep))
 
     def survivors(self, end: dict[str, Obj]) -> list[Survivor]:
+        """Objects that lost a reference and stay (not deleting at the end), with the
+        owners that still keep them (none: orphaned)."""
         out = []
         for uid, old in self.before.items():
             now = end.get(uid)
-            if now is None:
-                continue
+            if now is None or (now.get("metadata") or {}).get("deletionTimestamp"):
+                continue  # gone, or going: it does not stay
             lost = [r for u, r in _refs(old).items() if u not in _refs(now)]
             if not lost:
                 continue
             ns = namespace_of(old)
-            kept = tuple(ObjRef.from_owner_ref(r, ns) for r in owner_references_of(now))
+            kept = tuple(ObjRef.from_owner_ref(r, ns) for u, r in _refs(now).items()
+                         if u in end)
             out.append(Survivor(ObjRef.of(old), tuple(ObjRef.from_owner_ref(r, ns) for r in lost),
                                 kept))
         return sorted(out, key=lambda s: s.object)
