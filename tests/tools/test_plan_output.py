@@ -58,3 +58,85 @@ def test_no_none_in_the_text(tmp_path: Path) -> None:
                             "foreground", "--from", str(held_dump(tmp_path)), "--now", NOW_TEXT)
     assert code == 0, err
     assert "None" not in out
+
+
+def test_the_verdict_comes_first_then_the_summary_then_the_steps(tmp_path: Path) -> None:
+    code, out, err = kubegc("plan", "delete", "configmap/root", "-n", "shop", "--cascade",
+                            "foreground", "--from", str(held_dump(tmp_path)), "--now", NOW_TEXT,
+                            "--color", "never")
+    assert code == 0, err
+    lines = out.splitlines()
+    verdict_text = " ".join(line.strip() for line in lines[3:5])
+    assert verdict_text == ("VERDICT  the delete does not complete: 2 objects stay Terminating, "
+                            "held by ConfigMap/held -n shop; ConfigMap/free -n shop goes")
+    heads = [line.split(" (")[0].split("  ")[0] for line in lines if line and line[0].isupper()]
+    assert heads == ["VERDICT", "SUMMARY", "STEPS", "DELETED, in this order", "HANGS", "NOTES"]
+    verdict = out[:out.index("SUMMARY")]
+    assert "goes     ConfigMap/free -n shop" in verdict
+    assert ("hangs    ConfigMap/held -n shop — its finalizer example.com/hold: nothing names "
+            "who removes it") in verdict
+    assert "ConfigMap/root -n shop — held by ConfigMap/held -n shop: its own finalizer" in verdict
+    summary = out[out.index("SUMMARY"):out.index("STEPS")]
+    assert summary.splitlines()[2].split() == ["ConfigMap", "1", "2", "0", "0"]
+
+
+def fan_out_dump(tmp_path: Path, n: int) -> Path:
+    items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop",
+                                                                     "uid": "uid-shop"}},
+             _obj("ConfigMap", "root"),
+             *(_obj("ConfigMap", f"dep-{i:03d}", _ref("root")) for i in range(n))]
+    path = tmp_path / "fan.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+def _steps_shown(out: str) -> list[str]:
+    steps = out[out.index("\nSTEPS"):out.index("\nDELETED")]
+    return [line for line in steps.splitlines() if "  t+" in line]
+
+
+def test_steps_are_cut_to_a_default_length(tmp_path: Path) -> None:
+    dump = fan_out_dump(tmp_path, 30)
+    args = ("plan", "delete", "configmap/root", "-n", "shop", "--from", str(dump), "--now",
+            NOW_TEXT, "--color", "never")
+    _, out, _ = kubegc(*args)
+    assert "STEPS (first 20 of 32)" in out and len(_steps_shown(out)) == 20
+    assert "… and 12 more (--steps N or --all to see them; -o json lists every one)" in out
+    assert "DELETED, in this order (first 20 of 31)" in out
+    assert "goes     ConfigMap/root -n shop" in out and "… and 26 more" in out  # 5 in the verdict
+    _, out, _ = kubegc(*args, "--steps", "3")
+    assert "STEPS (first 3 of 32)" in out and len(_steps_shown(out)) == 3
+    _, out, _ = kubegc(*args, "--all")
+    assert "STEPS (32)" in out and len(_steps_shown(out)) == 32 and "more (--steps" not in out
+    report = kubegc_json(*args)
+    assert len(report["steps"]) == 32 and len(report["deleted"]) == 31
+
+
+def test_json_keeps_its_fields_and_adds_the_verdict(tmp_path: Path) -> None:
+    report = kubegc_json("plan", "delete", "configmap/root", "-n", "shop", "--cascade",
+                         "foreground", "--from", str(held_dump(tmp_path)), "--now", NOW_TEXT)
+    assert {"source", "target", "propagationPolicy", "controllers", "error", "steps",
+            "pendingBeforeDelete", "deleted", "orderConstraints", "survivors", "hanging",
+            "warnings", "skipped", "notes", "simulatedSeconds"} <= set(report)
+    verdict = report["verdict"]
+    assert verdict["completes"] is False
+    assert verdict["text"].startswith("the delete does not complete: 2 objects stay")
+    held_by = {h["object"]["name"]: [b["object"]["name"] for b in h["heldBy"]]
+               for h in verdict["hangs"]}
+    assert held_by == {"root": ["held"], "held": ["held"]}
+    assert report["summary"] == [{"kind": "ConfigMap", "deleted": 1, "hanging": 2,
+                                  "orphaned": 0, "keptByOtherOwners": 0}]
+
+
+def test_dot_draws_references_from_dependent_to_owner_with_a_legend(tmp_path: Path) -> None:
+    code, out, err = kubegc("plan", "delete", "configmap/root", "-n", "shop", "--cascade",
+                            "foreground", "--from", str(held_dump(tmp_path)), "--now", NOW_TEXT,
+                            "-o", "dot")
+    assert code == 0, err
+    assert '"uid-held" -> "uid-root" [style="solid", label="owned by"];' in out
+    assert '"uid-free" -> "uid-root" [style="solid", label="owned by"];' in out
+    assert "subgraph cluster_legend" in out
+    held = next(line for line in out.splitlines() if line.startswith('  "uid-held" ['))
+    assert "holds a deletion" in held and "penwidth=3" in held
+    root = next(line for line in out.splitlines() if line.startswith('  "uid-root" ['))
+    assert "peripheries=2" in root and "penwidth" not in root

@@ -32,6 +32,7 @@ from kubegc.tools.inventory import Inventory, read_inventory
 from kubegc.tools.plan import SimulationFactory, plan_delete
 from kubegc.tools.progress import Progress
 from kubegc.tools.render import (
+    DEFAULT_LIMIT,
     FORMATS,
     GraphvizMissing,
     Report,
@@ -60,6 +61,16 @@ def parse_duration(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 30s, 5m)") from None
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"not a count: {text!r} (e.g. 50)")
+    return value
 
 
 def _source(p: argparse.ArgumentParser, *, namespaces: bool = True) -> None:
@@ -112,6 +123,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         "finalizers (by default they are removed in the simulation, as those "
                         "controllers would after their clean-up)")
     p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--steps", type=_count, default=DEFAULT_LIMIT, metavar="N",
+                       help=f"text: show the first N steps (and N entries of each long list; "
+                            f"default {DEFAULT_LIMIT}); -o json keeps every one")
+    shown.add_argument("--all", dest="steps", action="store_const", const=None,
+                       help="text: show every step and every entry")
     _source(p, namespaces=False)
     p = sub.add_parser("tree", help="the owner tree of an object, with each object's state")
     p.add_argument("target", nargs="+", metavar="KIND/NAME")
@@ -202,7 +219,8 @@ async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | Non
 
 
 def _emit(report: Report, args: argparse.Namespace, out: TextIO) -> None:
-    style = Style(color=use_color(out, args.color), width=terminal_width(out))
+    style = Style(color=use_color(out, args.color), width=terminal_width(out),
+                  limit=getattr(args, "steps", DEFAULT_LIMIT))
     result = render(report, args.output, style=style)
     if isinstance(result, bytes):
         buffer = getattr(out, "buffer", None)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from kubegc.api.clock import ManualClock, format_time
 from kubegc.api.errors import StatusError
-from kubegc.api.meta import is_being_deleted, uid_of
+from kubegc.api.meta import is_being_deleted, namespace_of, owner_references_of, uid_of
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, DeleteOptions, ListOptions
 from kubegc.controllers.deletionrecords import DELETION_RECORDS
@@ -35,11 +35,12 @@ from kubegc.tools.plan.drive import finish_for_alive, run_until_quiet
 from kubegc.tools.plan.hangs import hanging
 from kubegc.tools.plan.logs import quiet_simulation
 from kubegc.tools.plan.recorder import Recorder
-from kubegc.tools.plan.report import PlanReport, Step, StepAction
+from kubegc.tools.plan.report import PlanReport, Reference, Step, StepAction
 from kubegc.tools.plan.scope import cascade_scope
 from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, Simulation, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
+from kubegc.tools.plan.verdict import verdict_of
 
 DEFAULT_GRACE = 30
 #: Never simulate more than this (a grace period of hours is not waited for).
@@ -67,6 +68,7 @@ async def plan_delete(
     note = logged.note()
     if note:
         report.notes.append(note)
+    report.verdict = verdict_of(report)
     return report
 
 
@@ -129,9 +131,11 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                             f"(deletionTimestamp {target['metadata']['deletionTimestamp']}): "
                             "the steps show only what this second delete changes")
     report.survivors = timeline.survivors(recorder.current)
+    report.references = _references(scope, before)
     report.warnings = sorted({f"{w.get('reason')}: {w.get('message')}"
                               for w in recorder.warnings})
-    end = [o for uid, o in recorder.current.items() if uid in before]
+    source = {uid_of(o) for o in scope}  # not the simulation's own nodes and Leases
+    end = [o for uid, o in recorder.current.items() if uid in before and uid in source]
     report.hanging, report.judged_at = hanging(
         inv, end, before, opts, target_uid=uid_of(target), lead=started,
         quiet_after=report.simulated_seconds)
@@ -148,6 +152,19 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
             "those controllers would after their clean-up (their clean-up itself is not "
             "simulated): " + ", ".join(sorted({f for _, f in assumed})))
     return report
+
+
+def _references(scope: list[Obj], before: dict[str, Obj]) -> list[Reference]:
+    out = []
+    for obj in scope:
+        now = before.get(uid_of(obj))
+        for ref in owner_references_of(now if now is not None else obj):
+            owner = before.get(str(ref.get("uid") or ""))
+            out.append(Reference(
+                ObjRef.of(obj), ObjRef.of(owner) if owner is not None else ObjRef.from_owner_ref(
+                    ref, namespace_of(obj)), bool(ref.get("blockOwnerDeletion")),
+                bool(ref.get("controller")), owner is not None))
+    return out
 
 
 async def _records(sim: Simulation) -> list[Obj]:

@@ -16,12 +16,18 @@ from kubegc.tools.render.dot import (
     Graph,
     GraphvizMissing,
     doctor_graph,
-    plan_graph,
     svg,
     tree_graph,
     why_graph,
 )
-from kubegc.tools.render.style import DEFAULT_WIDTH, Style, terminal_width, use_color
+from kubegc.tools.render.dot_plan import plan_graph
+from kubegc.tools.render.style import (
+    DEFAULT_LIMIT,
+    DEFAULT_WIDTH,
+    Style,
+    terminal_width,
+    use_color,
+)
 from kubegc.tools.render.text_doctor import render_doctor
 from kubegc.tools.render.text_plan import render_plan
 from kubegc.tools.render.text_tree import render_tree
@@ -32,8 +38,8 @@ from kubegc.tools.why import WhyReport
 FORMATS = ("text", "json", "dot", "svg")
 Report = DoctorReport | PlanReport | TreeReport | WhyReport
 
-__all__ = ["DEFAULT_WIDTH", "FORMATS", "GraphvizMissing", "Report", "Style", "graph", "render",
-           "terminal_width", "use_color"]
+__all__ = ["DEFAULT_LIMIT", "DEFAULT_WIDTH", "FORMATS", "GraphvizMissing", "Report", "Style",
+           "graph", "render", "terminal_width", "use_color"]
 
 
 def graph(report: Report) -> Graph:
