@@ -25,6 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
+#: Python's cyclic-GC thresholds in kubegc serve (after start-up) and the tools
+#: (bench/README.md: full collections otherwise walk every cached object every few
+#: thousand allocations)
+SERVE_GC_THRESHOLDS = (50_000, 50, 100)
 
 if TYPE_CHECKING:
     from kubegc.cluster import Cluster
@@ -155,7 +159,7 @@ async def _serve(args: argparse.Namespace) -> int:
     # Long-lived objects (schemas, caches, informer stores) need no cyclic-GC scans: move
     # what start-up built out of the collector's sight and scan less often (bench/README.md).
     gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    gc.set_threshold(*SERVE_GC_THRESHOLDS)
     server = cluster.server
     url = server.url if server is not None else "(no server)"
     print(f"kubegc serving on {url} (storage: {cluster._storage_spec()})", flush=True)
@@ -196,6 +200,10 @@ def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
     from kubegc.tools.commands import TOOLS, run
 
     if args.command in TOOLS:
+        # A tool reads a whole cluster into memory (and the planner runs a kubegc on it):
+        # hundreds of thousands of long-lived dicts that full collections of the cyclic
+        # GC would walk again and again; scan as rarely as kubegc serve does.
+        gc.set_threshold(*SERVE_GC_THRESHOLDS)
         return asyncio.run(run(args, plan_factory=ClusterSimulationFactory()))
     return 2
 
@@ -203,9 +211,10 @@ def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
 class _ClusterSimulation:
     """A ``kubegc.tools.plan.Simulation`` over a ``Cluster`` (see ClusterSimulationFactory)."""
 
-    def __init__(self, cluster: Any, controllers: list[str]) -> None:
+    def __init__(self, cluster: Any, controllers: list[str], decisions: Any) -> None:
         self.cluster = cluster
         self._controllers = controllers
+        self._decisions = decisions  # an InMemoryDecisionSink
 
     @property
     def client(self) -> Any:
@@ -218,6 +227,9 @@ class _ClusterSimulation:
     @property
     def controllers(self) -> list[str]:
         return list(self._controllers)
+
+    def records(self) -> Any:
+        return self._decisions.records
 
     async def settle(self, timeout: float) -> None:
         # cluster.settle() only times out once the injected clock also passed the deadline,
@@ -248,16 +260,19 @@ class ClusterSimulationFactory:
     async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int
                     ) -> AsyncIterator[_ClusterSimulation]:
         from kubegc.cluster import Cluster, ClusterConfig
+        from kubegc.controllers.garbagecollector.records import InMemoryDecisionSink
         from kubegc.controllers.registry import CONTROLLERS
         from kubegc.tools.plan import PLAN_CONTROLLERS
 
         controllers = [c for c in PLAN_CONTROLLERS if c in CONTROLLERS]
+        decisions = InMemoryDecisionSink()
         cluster = Cluster(ClusterConfig(
             storage="memory", serve_http=False, snapshot=objects, controllers=controllers,
-            clock=clock, nodes=nodes, compaction_interval=0, gc_sync_period=30.0))
+            clock=clock, nodes=nodes, compaction_interval=0, gc_sync_period=30.0,
+            decision_sink=decisions))
         await cluster.start()
         try:
-            yield _ClusterSimulation(cluster, controllers)
+            yield _ClusterSimulation(cluster, controllers, decisions)
         finally:
             await cluster.stop()
 

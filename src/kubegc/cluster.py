@@ -21,6 +21,7 @@ from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
+from kubegc.controllers.garbagecollector.records import DecisionSink
 from kubegc.controllers.manager import ControllerManager, DebugDocument, ManagerOptions
 from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
@@ -60,6 +61,8 @@ class ClusterConfig:
     #: objects to load as they are before controllers start (the planner's dump); the
     #: default namespaces are then not created
     snapshot: list[Obj] | None = None
+    #: the GC's decisions go there instead of DeletionRecords through the API (the planner)
+    decision_sink: DecisionSink | None = None
     compaction_interval: float = 300.0  # as kube-apiserver: compact every 5 minutes
     compaction_keep: int = 100_000  # revisions kept for watches to resume
 
@@ -242,7 +245,8 @@ class Cluster:
             pod_prestop_delay=self.config.pod_prestop_delay,
             pod_ignore_term=self.config.pod_ignore_term,
             job_pod_duration=self.config.job_pod_duration,
-            node_max_pods=self.config.node_max_pods))
+            node_max_pods=self.config.node_max_pods,
+            decision_sink=self.config.decision_sink))
         self.controller_manager = manager
         await manager.start()
         if self.server is not None:

@@ -28,11 +28,14 @@ class GarbageCollectorController:
         self.sink = DeletionRecordSink(manager.client, clock=manager.clock,
                                        ttl=manager.options.decision_ttl,
                                        busy=lambda: not self.gc.is_idle())
+        decisions = manager.options.decision_sink  # the planner keeps its own
+        if decisions is None:
+            decisions = self.sink
         # its events' source is upstream's: garbage-collector-controller
         self.recorder = EventRecorder(manager.client, component=COMPONENT, clock=manager.clock)
         self.gc = GarbageCollector(
             manager.client, informer_factory=manager.informers, recorder=self.recorder,
-            clock=manager.clock, decisions=self.sink, workers=manager.options.concurrent_gc_syncs,
+            clock=manager.clock, decisions=decisions, workers=manager.options.concurrent_gc_syncs,
             sync_period=manager.options.gc_sync_period, ignored_resources=IGNORED_RESOURCES)
         self._resync: asyncio.Task[object] | None = None
 

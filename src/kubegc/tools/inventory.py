@@ -8,7 +8,9 @@ cluster-scoped resource and, everywhere, the evidence of controllers being alive
 ``errors`` and skipped: absence of an object of that resource is then inconclusive,
 which ``was_read`` tells.
 
-Items of typed lists lack ``apiVersion``/``kind`` on real servers; they are filled in.
+Items of typed lists lack ``apiVersion``/``kind`` on real servers; they are filled in, and
+their ``managedFields`` are left out (nothing in the tools reads them, and on real clusters
+they are often the larger part of an object; their times count for ``cluster_time``).
 Objects are shared with the caller; nothing in the tools mutates them.
 
 Every age the tools judge (deleting for, a Lease's expiry) counts to ``Inventory.now``. A
@@ -179,8 +181,7 @@ def cluster_time(objects: Iterable[Obj]) -> datetime | None:
     return latest
 
 
-def _judging_time(objects: list[Obj], now: datetime) -> tuple[datetime, list[str]]:
-    cluster = cluster_time(objects)
+def _judging_time(cluster: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
     if cluster is None or (cluster - now).total_seconds() <= CLOCK_SKEW_TOLERANCE:
         return now, []
     lead = human_duration((cluster - now).total_seconds())
@@ -204,13 +205,17 @@ async def read_inventory(
     read: set[tuple[str, str]] = set()
     done = 0
     gate = asyncio.Semaphore(CONCURRENT_LISTS)
+    latest: list[datetime] = []  # the latest time the cluster wrote, per resource
 
     async def one(res: APIResource) -> None:
         nonlocal done
         ns = namespace if res.namespaced and (res.group, res.resource) not in EVIDENCE else ""
         async with gate:
             try:
-                objects.extend(await _list_all(client, res, ns))
+                items = await _list_all(client, res, ns)
+                wrote = cluster_time(items)
+                latest.extend([wrote] if wrote is not None else [])
+                objects.extend(_without_managed_fields(items))
                 read.add((res.group, res.resource))
             except StatusError as e:
                 errors[_name(res)] = e.message
@@ -221,7 +226,7 @@ async def read_inventory(
     await asyncio.gather(*(one(r) for r in listable))
     now, notes = clock.now(), list[str]()
     if follow_cluster_clock:
-        now, notes = _judging_time(objects, now)
+        now, notes = _judging_time(max(latest, default=None), now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes)
     if any((r.group, r.resource) == RECORDS for r in resources):
@@ -253,6 +258,16 @@ async def _read_records_of_absent_owners(client: Client, inv: Inventory) -> None
             return
         for record in listed.get("items") or []:
             remember_record(inv.history, record)
+
+
+def _without_managed_fields(items: list[Obj]) -> list[Obj]:
+    """The items without ``metadata.managedFields``: no tool reads them but for the times
+    in them (``cluster_time``, taken before), and they are often most of an object."""
+    for item in items:
+        meta = item.get("metadata")
+        if isinstance(meta, dict) and "managedFields" in meta:
+            item["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+    return items
 
 
 async def _list_all(client: Client, res: APIResource, namespace: str) -> list[Obj]:

@@ -20,7 +20,6 @@ from kubegc.api.meta import (
     FINALIZER_KUBERNETES,
     FINALIZER_ORPHAN_DEPENDENTS,
     finalizers_of,
-    is_being_deleted,
     name_of,
     namespace_of,
 )
@@ -83,9 +82,8 @@ async def finish_for_alive(sim: Simulation, recorder: Recorder, inv: Inventory,
     (recorded in ``assumed``: (uid, finalizer) -> who). Returns whether anything was
     removed."""
     acted = False
-    for uid, obj in list(recorder.current.items()):
-        if uid not in before or not is_being_deleted(obj):
-            continue
+    for uid in sorted(recorder.deleting & before.keys()):
+        obj = recorder.current[uid]
         for finalizer in finalizers_of(obj):
             if finalizer in NOT_ASSUMED or (uid, finalizer) in assumed:
                 continue

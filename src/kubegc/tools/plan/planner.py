@@ -21,12 +21,19 @@ Nothing is ever written to the source cluster: it was only read into the invento
 
 from __future__ import annotations
 
-from kubegc.api.clock import ManualClock, format_time
+from datetime import datetime
+
+from kubegc.api.clock import ManualClock, format_time, parse_time_or_none
 from kubegc.api.errors import StatusError
-from kubegc.api.meta import is_being_deleted, namespace_of, owner_references_of, uid_of
+from kubegc.api.meta import (
+    deletion_timestamp_of,
+    is_being_deleted,
+    namespace_of,
+    owner_references_of,
+    uid_of,
+)
 from kubegc.api.types import Obj
-from kubegc.client.interface import APIResource, DeleteOptions, ListOptions
-from kubegc.controllers.deletionrecords import DELETION_RECORDS
+from kubegc.client.interface import APIResource, DeleteOptions
 from kubegc.tools.doctor import DoctorOptions
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef, human_duration
@@ -34,10 +41,11 @@ from kubegc.tools.ownership import OwnerGraph
 from kubegc.tools.plan.drive import finish_for_alive, run_until_quiet
 from kubegc.tools.plan.hangs import hanging
 from kubegc.tools.plan.logs import quiet_simulation
+from kubegc.tools.plan.races import order_dependent
 from kubegc.tools.plan.recorder import Recorder
-from kubegc.tools.plan.report import PlanReport, Reference, Step, StepAction
+from kubegc.tools.plan.report import OrderDependent, PlanReport, Reference, Step, StepAction
 from kubegc.tools.plan.scope import cascade_scope
-from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, Simulation, SimulationFactory
+from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
 from kubegc.tools.plan.verdict import verdict_of
@@ -47,10 +55,23 @@ DEFAULT_GRACE = 30
 MAX_HORIZON = 3 * 3600.0
 
 
+#: Simulated seconds without change that end the warm-up, beyond the grace periods
+#: still running in the snapshot (retries of the garbage collector and the namespace
+#: controller come sooner).
+WARM_UP_QUIET = 15.0
+
+
 def default_horizon(objects: list[Obj]) -> float:
     graces = [int((o.get("spec") or {}).get("terminationGracePeriodSeconds") or DEFAULT_GRACE)
               for o in objects if o.get("kind") == "Pod"]
     return min(MAX_HORIZON, max(graces, default=0) + 60.0)
+
+
+def warm_up_horizon(objects: list[Obj], now: datetime, limit: float) -> float:
+    """What happens anyway is due at once, or when a terminating pod's grace period ends."""
+    left = [(when - now).total_seconds() for o in objects if o.get("kind") == "Pod"
+            and (when := parse_time_or_none(deletion_timestamp_of(o))) is not None]
+    return min(limit, max([0.0, *left]) + WARM_UP_QUIET)
 
 
 async def plan_delete(
@@ -98,7 +119,7 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
         recorder = Recorder(sim.client, clock)
         await recorder.start()
         # first what happens anyway (dangling references, pods past their grace ...)
-        await run_until_quiet(sim, clock, recorder, limit)
+        await run_until_quiet(sim, clock, recorder, warm_up_horizon(scope, inv.now, limit))
         mark, before = recorder.checkpoint()
         started = clock.monotonic()
         try:
@@ -114,7 +135,7 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
 
         await run_until_quiet(sim, clock, recorder, limit, after_settle=finish)
         await recorder.stop()
-        records = await _records(sim)
+        records = sim.records()
     report.simulated_seconds = clock.monotonic() - started
     report.pending = Timeline(recorder.ordered(until=mark), recorder.before, target_uid="",
                               records=records).steps
@@ -131,6 +152,10 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                             f"(deletionTimestamp {target['metadata']['deletionTimestamp']}): "
                             "the steps show only what this second delete changes")
     report.survivors = timeline.survivors(recorder.current)
+    report.order_dependent = sorted(
+        (OrderDependent(ObjRef.of(before[u]), why) for u, why in order_dependent(timeline).items()),
+        key=lambda o: o.object)
+    report.notes.extend(o.why for o in report.order_dependent)
     report.references = _references(scope, before)
     report.warnings = sorted({f"{w.get('reason')}: {w.get('message')}"
                               for w in recorder.warnings})
@@ -165,15 +190,6 @@ def _references(scope: list[Obj], before: dict[str, Obj]) -> list[Reference]:
                     ref, namespace_of(obj)), bool(ref.get("blockOwnerDeletion")),
                 bool(ref.get("controller")), owner is not None))
     return out
-
-
-async def _records(sim: Simulation) -> list[Obj]:
-    try:
-        listed = await sim.client.list(DELETION_RECORDS, options=ListOptions())
-    except StatusError:
-        return []
-    items = list(listed.get("items") or [])
-    return sorted(items, key=lambda r: (str(r.get("time")), str(r["metadata"].get("name"))))
 
 
 def _cycle_notes(graph: OwnerGraph, timeline: Timeline) -> list[str]:

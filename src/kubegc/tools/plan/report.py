@@ -97,6 +97,17 @@ class Holder:
 
 
 @dataclass(frozen=True, slots=True)
+class OrderDependent:
+    """An object whose outcome depends on the order the GC takes dependents in (``races``)."""
+
+    object: ObjRef
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"object": self.object.to_dict(), "why": self.why}
+
+
+@dataclass(frozen=True, slots=True)
 class Hang:
     object: ObjRef
     held_by: tuple[Holder, ...]
@@ -159,6 +170,8 @@ class PlanReport:
     objects_read: int = 0
     objects_simulated: int = 0  # the objects the delete can touch (``scope``)
     verdict: Verdict | None = None  # set last, from the rest (``verdict.verdict_of``)
+    #: outcomes another order of the garbage collector's work could change (``races``)
+    order_dependent: list[OrderDependent] = field(default_factory=list)
     #: the ownerReferences of the simulated objects at the delete (drawn by ``-o dot``;
     #: not in the JSON, whose readers have the objects)
     references: list[Reference] = field(default_factory=list)
@@ -179,6 +192,7 @@ class PlanReport:
             "time": _time(self.time), "hangingJudgedAt": _time(self.judged_at),
             "objectsRead": self.objects_read, "objectsSimulated": self.objects_simulated,
             "verdict": self.verdict.to_dict() if self.verdict is not None else None,
+            "orderDependent": [o.to_dict() for o in self.order_dependent],
             "summary": [k.to_dict() for k in self.verdict.by_kind] if self.verdict else [],
         }
 

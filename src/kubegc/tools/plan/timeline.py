@@ -9,6 +9,7 @@ an object whose last finalizer goes is removed by the API server.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubegc.api.meta import (
@@ -20,6 +21,7 @@ from kubegc.api.meta import (
     uid_of,
 )
 from kubegc.api.types import Obj
+from kubegc.controllers.garbagecollector.records import DeletionRecord, RecordAction
 from kubegc.tools.model import ObjRef
 from kubegc.tools.plan.recorder import Change
 from kubegc.tools.plan.report import Constraint, Step, StepAction, Survivor
@@ -41,18 +43,20 @@ class Timeline:
     """Steps of one recorded deletion (see the module docstring)."""
 
     def __init__(self, changes: list[Change], before: dict[str, Obj], *, target_uid: str,
-                 records: list[Obj], assumed: dict[tuple[str, str], str] | None = None) -> None:
+                 records: Sequence[DeletionRecord],
+                 assumed: dict[tuple[str, str], str] | None = None) -> None:
         self.assumed = assumed or {}
+        self._assumed_by_uid: dict[str, list[str]] = {}
+        for uid, finalizer in self.assumed:
+            self._assumed_by_uid.setdefault(uid, []).append(finalizer)
         self.changes = [c for c in changes if uid_of(c.after) in before]
         self.before = before
         self.target_uid = target_uid
-        self._records: dict[str, list[Obj]] = {}
-        self._consumed: set[str] = set()  # record names already matched with a step
+        self._records: dict[str, list[DeletionRecord]] = {}
+        self._consumed: set[int] = set()  # records (by id) already matched with a step
         self._started: set[str] = set()  # uids whose deletionTimestamp step is recorded
-        for rec in sorted(records, key=lambda r: (str(r.get("time")),
-                                                  str((r.get("metadata") or {}).get("name")))):
-            uid = str((rec.get("object") or {}).get("uid") or "")
-            self._records.setdefault(uid, []).append(rec)
+        for rec in sorted(records, key=lambda r: r.time):  # stable: the GC's order
+            self._records.setdefault(rec.object.uid, []).append(rec)
         self._deleting_ns = {str((c.after.get("metadata") or {}).get("name"))
                              for c in self.changes
                              if c.after.get("kind") == "Namespace"
@@ -81,21 +85,19 @@ class Timeline:
         if action is StepAction.DELETED and uid in self._started:
             names = ()  # the GC's delete started it; something else finished it
         for rec in self._records.get(uid, []):
-            key = str((rec.get("metadata") or {}).get("name"))
-            if rec.get("action") in names and key not in self._consumed:
-                self._consumed.add(key)
-                return GC, f"{rec.get('reason')}: {rec.get('message')}"
+            if rec.action.value in names and id(rec) not in self._consumed:
+                self._consumed.add(id(rec))
+                return GC, f"{rec.reason.value}: {rec.message}"
         if action is StepAction.FINALIZER_REMOVED and (uid, detail) in self.assumed:
             return (f"{self.assumed[(uid, detail)]} (assumed: alive in the source, not "
                     "simulated)"), ""
         if action is StepAction.DELETED:
             for rec in self._records.get(uid, []):
-                key = str((rec.get("metadata") or {}).get("name"))
-                if rec.get("action") == "remove-finalizer" and key not in self._consumed:
-                    self._consumed.add(key)  # its last finalizer went: no update, a deletion
+                if rec.action is RecordAction.REMOVE_FINALIZER and id(rec) not in self._consumed:
+                    self._consumed.add(id(rec))  # its last finalizer went: no update, a deletion
                     return ("the API server, once the garbage collector removed its last "
-                            "finalizer", f"{rec.get('reason')}: {rec.get('message')}")
-        removed = [f for (u, f) in self.assumed if u == uid]
+                            "finalizer", f"{rec.reason.value}: {rec.message}")
+        removed = self._assumed_by_uid.get(uid, [])
         if action is StepAction.DELETED and removed:
             who = self.assumed[(uid, removed[0])]
             return (f"the API server, once {who} removed {', '.join(removed)} (assumed: alive "

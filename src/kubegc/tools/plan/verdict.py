@@ -89,11 +89,21 @@ def _stays(report: PlanReport) -> str:
     return f"; {_count(n, 'object')} {verb} ({', '.join(p for p in parts if p)})"
 
 
+def _uncertain(report: PlanReport) -> str:
+    n = len(report.order_dependent)
+    if not n:
+        return ""
+    names = ", ".join(str(o.object) for o in report.order_dependent[:3]) + (
+        f" and {n - 3:,} more" if n > 3 else "")
+    return (f"; but the outcome of {names} depends on the order the garbage collector takes "
+            "dependents in (see the notes)")
+
+
 def verdict_of(report: PlanReport) -> Verdict:
     hangs = [Hang(f.object, tuple(holders(f))) for f in report.hanging]
     by_kind = _by_kind(report)
     target_gone = any(r.uid == report.target.uid for r in report.deleted)
-    outcome = _goes(report, target_gone) + _stays(report)
+    outcome = _goes(report, target_gone) + _stays(report) + _uncertain(report)
     if report.error:
         return Verdict(False, f"the delete is refused: {report.error}", hangs, by_kind)
     if hangs:
@@ -105,4 +115,7 @@ def verdict_of(report: PlanReport) -> Verdict:
                        f"{verb} Terminating, held by {held}; {outcome}", hangs, by_kind)
     if not target_gone:
         return Verdict(False, f"{report.target} is not deleted; {outcome}", hangs, by_kind)
+    if report.order_dependent:
+        return Verdict(False, f"the delete completes in the order simulated: {outcome}", hangs,
+                       by_kind)
     return Verdict(True, f"the delete completes: {outcome}", hangs, by_kind)
