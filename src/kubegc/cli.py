@@ -246,6 +246,12 @@ class _ClusterSimulation:
                                max(0.001, deadline - loop.time()))
 
 
+#: The simulation's watch cache: its watchers are in-process and never fall behind, and
+#: the recorder starts each watch right after its list; a ring of 100,000 events would keep
+#: the decoded objects of a whole 100,000-object cascade.
+PLAN_WATCH_CACHE = 10_000
+
+
 class ClusterSimulationFactory:
     """The planner's ``SimulationFactory``: an in-memory kubegc (no HTTP) loaded with the
     snapshot, running only the garbage collector, the kubelet simulator and the namespace
@@ -269,7 +275,7 @@ class ClusterSimulationFactory:
         cluster = Cluster(ClusterConfig(
             storage="memory", serve_http=False, snapshot=objects, controllers=controllers,
             clock=clock, nodes=nodes, compaction_interval=0, gc_sync_period=30.0,
-            decision_sink=decisions))
+            decision_sink=decisions, watch_cache_capacity=PLAN_WATCH_CACHE))
         await cluster.start()
         try:
             yield _ClusterSimulation(cluster, controllers, decisions)

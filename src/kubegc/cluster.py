@@ -63,6 +63,9 @@ class ClusterConfig:
     snapshot: list[Obj] | None = None
     #: the GC's decisions go there instead of DeletionRecords through the API (the planner)
     decision_sink: DecisionSink | None = None
+    #: events the watch cache keeps for watches to resume from (None: the registry's
+    #: default, 100,000); each keeps its object once an in-process watcher decoded it
+    watch_cache_capacity: int | None = None
     compaction_interval: float = 300.0  # as kube-apiserver: compact every 5 minutes
     compaction_keep: int = 100_000  # revisions kept for watches to resume
 
@@ -201,7 +204,9 @@ class Cluster:
             self._compactor = asyncio.create_task(run_compactor(
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
                 clock=self.clock), name="compactor")
-        self.registry = Registry(self.kv, clock=self.clock)
+        self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
+                         else Registry(self.kv, clock=self.clock,
+                                       watch_cache_capacity=config.watch_cache_capacity))
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)

@@ -212,10 +212,7 @@ async def read_inventory(
         ns = namespace if res.namespaced and (res.group, res.resource) not in EVIDENCE else ""
         async with gate:
             try:
-                items = await _list_all(client, res, ns)
-                wrote = cluster_time(items)
-                latest.extend([wrote] if wrote is not None else [])
-                objects.extend(_without_managed_fields(items))
+                objects.extend(await _list_all(client, res, ns, latest))
                 read.add((res.group, res.resource))
             except StatusError as e:
                 errors[_name(res)] = e.message
@@ -270,18 +267,24 @@ def _without_managed_fields(items: list[Obj]) -> list[Obj]:
     return items
 
 
-async def _list_all(client: Client, res: APIResource, namespace: str) -> list[Obj]:
+async def _list_all(client: Client, res: APIResource, namespace: str,
+                    latest: list[datetime]) -> list[Obj]:
+    """Every object of ``res``, a page at a time; the latest time each page shows the
+    cluster wrote goes to ``latest`` before its managedFields are left out."""
     out: list[Obj] = []
     token = ""
     while True:
         page = await client.list(res.gvr, namespace=namespace,
                                  options=ListOptions(limit=PAGE_SIZE, continue_=token))
-        for item in page.get("items") or []:
+        items = list(page.get("items") or [])
+        for item in items:
             if not item.get("kind"):
                 item["kind"] = res.kind
             if not item.get("apiVersion"):
                 item["apiVersion"] = res.api_version
-            out.append(item)
+        wrote = cluster_time(items)
+        latest.extend([wrote] if wrote is not None else [])
+        out.extend(_without_managed_fields(items))
         token = str((page.get("metadata") or {}).get("continue") or "")
         if not token:
             return out

@@ -137,6 +137,9 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
         await recorder.stop()
         records = sim.records()
     report.simulated_seconds = clock.monotonic() - started
+    if recorder.errors:
+        report.notes.append("the simulation could not be followed whole, so steps may be "
+                            "missing: " + "; ".join(recorder.errors))
     report.pending = Timeline(recorder.ordered(until=mark), recorder.before, target_uid="",
                               records=records).steps
     timeline = Timeline(recorder.ordered(since=mark), before, target_uid=uid_of(target),

@@ -132,11 +132,14 @@ class Recorder:
 
     async def _watch(self, res: APIResource, rv: str) -> None:
         options = WatchOptions(resource_version=rv)
-        async for event in self.client.watch(res.gvr, options=options):
-            if event.type in ("MODIFIED", "DELETED"):
-                self._observe(event.type, event.object)
-            elif event.type == "ADDED":
-                self._keep(event.object)
+        try:
+            async for event in self.client.watch(res.gvr, options=options):
+                if event.type in ("MODIFIED", "DELETED"):
+                    self._observe(event.type, event.object)
+                elif event.type == "ADDED":
+                    self._keep(event.object)
+        except StatusError as e:  # e.g. 410: what followed is not recorded
+            self.errors.append(f"{res.resource}: watch ended: {e.message}")
 
     async def _watch_events(self, rv: str) -> None:
         async for event in self.client.watch(EVENTS.gvr, options=WatchOptions(resource_version=rv)):
