@@ -140,3 +140,26 @@ def test_dot_draws_references_from_dependent_to_owner_with_a_legend(tmp_path: Pa
     assert "holds a deletion" in held and "penwidth=3" in held
     root = next(line for line in out.splitlines() if line.startswith('  "uid-root" ['))
     assert "peripheries=2" in root and "penwidth" not in root
+
+
+def test_an_outcome_the_order_of_the_garbage_collector_decides_is_not_promised(
+        tmp_path: Path) -> None:
+    """``held`` has two owners that the delete both deletes: ``root`` waits for it in the
+    foreground, ``mid`` is deleted on the way. Whether the GC first removes held's reference
+    to root (mid still solid) or deletes held with it (mid already waiting) depends on the
+    order it takes them in; held never goes (its finalizer), so root goes, or hangs on it."""
+    items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop",
+                                                                     "uid": "uid-shop"}},
+             _obj("ConfigMap", "root"), _obj("Secret", "mid", _ref("root")),
+             _obj("ConfigMap", "held", {**_ref("mid", "Secret"), "blockOwnerDeletion": False},
+                  _ref("root"), finalizers=["example.com/hold"])]
+    dump = tmp_path / "race.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    report = kubegc_json("plan", "delete", "configmap/root", "-n", "shop", "--cascade",
+                         "foreground", "--from", str(dump), "--now", NOW_TEXT)
+    assert {o["object"]["name"] for o in report["orderDependent"]} == {"held", "root"}
+    assert report["verdict"]["completes"] is False
+    assert ("depends on the order the garbage collector takes dependents in"
+            in report["verdict"]["text"])
+    assert any("ConfigMap/held -n shop is deleted, or loses its reference to ConfigMap/root "
+               "-n shop and stays" in n for n in report["notes"])

@@ -30,7 +30,6 @@ from .lab import eventually, kubegc_json
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 CM = GroupVersionResource("", "v1", "configmaps")
 PODS = GroupVersionResource("", "v1", "pods")
-RS = GroupVersionResource("apps", "v1", "replicasets")
 DEPLOYMENTS = GroupVersionResource("apps", "v1", "deployments")
 HOLD = "example.com/hold"
 
@@ -80,6 +79,12 @@ async def _dump(cluster: Cluster) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "items": inv.objects}
 
 
+def _where(cluster: Cluster, dump: Path, source: str) -> tuple[str, str]:
+    """Where the tools read: the live kubegc, or its dump."""
+    return ("--kubeconfig", str(cluster.kubeconfig)) if source == "live" else (
+        "--from", str(dump))
+
+
 def _deleted_names(steps: list[dict[str, Any]]) -> set[str]:
     return {s["object"]["name"] for s in steps if s["action"] == "deleted"}
 
@@ -87,9 +92,7 @@ def _deleted_names(steps: list[dict[str, Any]]) -> set[str]:
 @pytest.mark.parametrize("source", ["live", "dump"])
 def test_a_deployment_stuck_in_another_namespace_is_not_pending(
         stuck_elsewhere: tuple[Cluster, Path], source: str) -> None:
-    cluster, dump = stuck_elsewhere
-    where = ("--kubeconfig", str(cluster.kubeconfig)) if source == "live" else (
-        "--from", str(dump))
+    where = _where(*stuck_elsewhere, source)
     report = kubegc_json("plan", "delete", "configmap/app", "-n", "shop", *where)
     assert _deleted_names(report["pendingBeforeDelete"]) == set()
     assert [d["name"] for d in report["deleted"]] == ["app"]
@@ -129,9 +132,7 @@ def held_across(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Clus
 @pytest.mark.parametrize("source", ["live", "dump"])
 def test_a_blocking_dependent_in_another_namespace_holds_the_target(
         held_across: tuple[Cluster, Path], source: str) -> None:
-    cluster, dump = held_across
-    where = ("--kubeconfig", str(cluster.kubeconfig)) if source == "live" else (
-        "--from", str(dump))
+    where = _where(*held_across, source)
     report = kubegc_json("plan", "delete", "configmap/app", "-n", "shop",
                          "--cascade", "foreground", *where)
     assert report["deleted"] == []

@@ -45,7 +45,8 @@ def order_dependent(timeline: Timeline) -> dict[str, str]:
     before = timeline.before
     started = {s.object.uid for s in timeline.steps
                if s.action in (StepAction.DELETION_STARTED, StepAction.DELETED)}
-    started -= {u for u, o in before.items() if is_being_deleted(o)}
+    # the target is deleting before the GC gets to anything: never solid when it does
+    started -= {u for u, o in before.items() if is_being_deleted(o)} | {timeline.target_uid}
     deleted = {s.object.uid for s in timeline.steps if s.action is StepAction.DELETED}
     foreground = {uid_of(c.after) for c in timeline.changes
                   if FINALIZER_DELETE_DEPENDENTS in finalizers_of(c.after)}
@@ -54,7 +55,7 @@ def order_dependent(timeline: Timeline) -> dict[str, str]:
         refs = _refs(dep)
         if dep_uid in deleted or len(refs) < 2:
             continue
-        for waiting, ref in refs.items():
+        for waiting, ref in sorted(refs.items(), key=lambda r: not r[1].get("blockOwnerDeletion")):
             others = [u for u in refs if u != waiting and u in started]
             if waiting not in foreground or not others:
                 continue
