@@ -156,10 +156,11 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                             "the steps show only what this second delete changes")
     report.survivors = timeline.survivors(recorder.current)
     report.order_dependent = sorted(
-        (OrderDependent(ObjRef.of(before[u]), why) for u, why in order_dependent(timeline).items()),
+        (OrderDependent(timeline.ref(before[u]), why)
+         for u, why in order_dependent(timeline).items()),
         key=lambda o: o.object)
     report.notes.extend(o.why for o in report.order_dependent)
-    report.references = _references(scope, before)
+    report.references = _references(scope, timeline)
     report.warnings = sorted({f"{w.get('reason')}: {w.get('message')}"
                               for w in recorder.warnings})
     source = {uid_of(o) for o in scope}  # not the simulation's own nodes and Leases
@@ -182,16 +183,18 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
     return report
 
 
-def _references(scope: list[Obj], before: dict[str, Obj]) -> list[Reference]:
+def _references(scope: list[Obj], timeline: Timeline) -> list[Reference]:
     out = []
+    before = timeline.before
     for obj in scope:
-        now = before.get(uid_of(obj))
-        for ref in owner_references_of(now if now is not None else obj):
+        now = before.get(uid_of(obj), obj)
+        for ref in owner_references_of(now):
             owner = before.get(str(ref.get("uid") or ""))
             out.append(Reference(
-                ObjRef.of(obj), ObjRef.of(owner) if owner is not None else ObjRef.from_owner_ref(
-                    ref, namespace_of(obj)), bool(ref.get("blockOwnerDeletion")),
-                bool(ref.get("controller")), owner is not None))
+                timeline.ref(now), timeline.ref(owner) if owner is not None
+                else ObjRef.from_owner_ref(ref, namespace_of(obj)),
+                bool(ref.get("blockOwnerDeletion")), bool(ref.get("controller")),
+                owner is not None))
     return out
 
 
