@@ -36,6 +36,10 @@ from kubegc.component.config import (
 from kubegc.config import ClusterConfig
 
 DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
+#: Python's cyclic-GC thresholds in kubegc serve (after start-up) and the tools
+#: (bench/README.md: full collections otherwise walk every cached object every few
+#: thousand allocations)
+SERVE_GC_THRESHOLDS = (50_000, 50, 100)
 
 if TYPE_CHECKING:
     from kubegc.cluster import Cluster
@@ -302,6 +306,11 @@ class _ClusterSimulation:
     def controllers(self) -> list[str]:
         return list(self._controllers)
 
+    def records(self) -> Any:
+        manager = self.cluster.controller_manager
+        gc = manager.get("garbagecollector") if manager is not None else None
+        return list(gc.memory.records) if gc is not None and gc.memory is not None else []
+
     async def settle(self, timeout: float) -> None:
         # cluster.settle() only times out once the injected clock also passed the deadline,
         # which a ManualClock never does by itself: bound it in real time here.
@@ -315,6 +324,12 @@ class _ClusterSimulation:
             await asyncio.sleep(0.005)
         await asyncio.wait_for(self.cluster.settle(timeout),
                                max(0.001, deadline - loop.time()))
+
+
+#: The simulation's watch cache: its watchers are in-process and never fall behind, and
+#: the recorder starts each watch right after its list; a ring of 100,000 events would keep
+#: the decoded objects of a whole 100,000-object cascade.
+PLAN_WATCH_CACHE = 10_000
 
 
 class ClusterSimulationFactory:
@@ -337,8 +352,11 @@ class ClusterSimulationFactory:
         controllers = [c for c in PLAN_CONTROLLERS if c in CONTROLLERS]
         cluster = Cluster(ClusterConfig(
             storage="memory", serve_http=False, snapshot=objects, clock=clock,
-            compaction_interval=0, controller_manager=ControllerManagerConfiguration(
-                controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes))))
+            compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
+            controller_manager=ControllerManagerConfiguration(
+                controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes),
+                garbage_collector=GarbageCollectorControllerConfiguration(
+                    records_in_memory=True))))
         await cluster.start()
         try:
             yield _ClusterSimulation(cluster, controllers)

@@ -216,7 +216,9 @@ class Cluster:
             self._compactor = asyncio.create_task(run_compactor(
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
                 clock=self.clock), name="compactor")
-        self.registry = Registry(self.kv, clock=self.clock)
+        self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
+                         else Registry(self.kv, clock=self.clock,
+                                       watch_cache_capacity=config.watch_cache_capacity))
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)

@@ -45,6 +45,9 @@ class ClusterConfig:
     compaction_interval: float = 300.0
     #: revisions kept for watches to resume
     compaction_keep: int = 100_000
+    #: events the watch cache keeps for watches to resume from (None: the registry's
+    #: default, 100,000); each keeps its object once an in-process watcher decoded it
+    watch_cache_capacity: int | None = None
     controller_manager: ControllerManagerConfiguration = field(
         default_factory=ControllerManagerConfiguration)
     #: serve the owner-graph page at /ui/ (``kubegc serve``); its what-if runs on

@@ -143,7 +143,7 @@ def test_a_scaled_clock_is_resumed_after_a_restart(tmp_path: Path) -> None:
         fast.kubectl("delete", "configmap", "stuck", "--wait=false")
         # 10 simulated minutes after the delete (1 s of real time): far ahead of real time
         eventually(lambda: [f for f in doctor(fast, "--stuck-after", "10m")["findings"]
-                            if f["object"]["name"] == "stuck"])
+                            if f["object"]["name"] == "stuck" and f["kind"] == "StuckDeletion"])
     finally:
         stop_server(fast)
     assert json.loads((data / "clock.json").read_text())["leadSeconds"] > 600

@@ -168,9 +168,7 @@ async def plan(cluster: Cluster, target: Obj, cascade: str) -> PlanReport:
     try:
         resources = await client.discover()
         resource = resolve_kind(resources, target["kind"])
-        ns = target["metadata"].get("namespace", "")
-        inv = await read_inventory(client, clock=RealClock(), namespace=ns if ns else "",
-                                   source="test")
+        inv = await read_inventory(client, clock=RealClock(), source="test")  # as the CLI
         return await plan_delete(inv, target, resource, factory=ClusterSimulationFactory(),
                                  propagation=cascade)
     finally:
@@ -299,7 +297,7 @@ async def test_plan_of_an_object_already_terminating() -> None:
         target = await cluster.client.get(CM, "stuck", namespace=NS)
         report = await plan(cluster, target, "Background")
     (hanging,) = report.hanging
-    assert hanging.facts[0].endswith("(already set before the plan)")
+    assert "(already set before the plan): still Terminating at t+" in hanging.facts[0]
     assert "set in the simulation" not in " ".join(hanging.facts)
     assert report.notes[0].startswith("ConfigMap/stuck -n plan was already Terminating before "
                                       "this delete")

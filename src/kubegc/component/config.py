@@ -24,6 +24,9 @@ class GarbageCollectorControllerConfiguration:
     gc_sync_period: float = 30.0
     #: seconds the ``DeletionRecord`` of a decision is kept (kubegc's own)
     decision_ttl: float = 7 * 24 * 3600.0
+    #: keep the decisions in memory (``GarbageCollectorController.memory``) instead of
+    #: writing DeletionRecords through the API: the planner's simulation
+    records_in_memory: bool = False
 
 
 @dataclass

@@ -9,7 +9,7 @@ import asyncio
 from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.component.context import ControllerContext, DebugDocument
 from kubegc.controllers.deletionrecords import DeletionRecordSink
-from kubegc.controllers.garbagecollector import GarbageCollector
+from kubegc.controllers.garbagecollector import GarbageCollector, InMemoryDecisionSink
 from kubegc.controllers.garbagecollector.graph_builder import COMPONENT
 from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES
 
@@ -27,10 +27,14 @@ class GarbageCollectorController:
         # records wait while the GC works: they would slow the cascades they explain
         self.sink = DeletionRecordSink(ctx.client, clock=ctx.clock, ttl=opts.decision_ttl,
                                        busy=lambda: not self.gc.is_idle())
+        #: the planner's simulation keeps the records in memory: they explain its steps,
+        #: nobody reads them later, and writing 10,000 costs a third of a 10,000-object plan
+        self.memory = InMemoryDecisionSink() if opts.records_in_memory else None
         self.recorder = ctx.recorder
         self.gc = GarbageCollector(
             ctx.client, informer_factory=ctx.informer_factory, recorder=self.recorder,
-            clock=ctx.clock, decisions=self.sink, workers=opts.concurrent_gc_syncs,
+            clock=ctx.clock, decisions=self.memory if self.memory is not None else self.sink,
+            workers=opts.concurrent_gc_syncs,
             sync_period=opts.gc_sync_period, ignored_resources=IGNORED_RESOURCES)
         self._resync: asyncio.Task[object] | None = None
 

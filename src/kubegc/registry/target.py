@@ -62,6 +62,14 @@ def resource_version_set(t: Target, value: Any) -> bool:
 _STORED_ORDER = ("apiVersion", "kind", "metadata")
 
 
+def _compact(data: bytes) -> bytes:
+    """``data`` in an allocation of its own size. ``orjson.dumps`` returns its bytes in a
+    4 KiB block however short the JSON (measured: ~4.1 KB of RSS per 340-byte document),
+    and stored values live long: in a memory store, in the watch cache's ring of 100,000
+    events. The copy costs ~0.5 µs."""
+    return bytes(memoryview(data))
+
+
 def encode(obj: Obj) -> bytes:
     """The stored form: no resourceVersion, and ``apiVersion``, ``kind``, ``metadata`` first
     so that ``with_resource_version`` can find the top-level metadata without parsing."""
@@ -69,14 +77,14 @@ def encode(obj: Obj) -> bytes:
     if "resourceVersion" in meta:
         meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
     elif tuple(itertools.islice(obj, 3)) == _STORED_ORDER:
-        return orjson.dumps(obj)  # already in stored order (most writes)
+        return _compact(orjson.dumps(obj))  # already in stored order (most writes)
     head: Obj = {}
     for key in ("apiVersion", "kind"):
         if key in obj:
             head[key] = obj[key]
     head["metadata"] = meta
     head.update((k, v) for k, v in obj.items() if k not in head)
-    return orjson.dumps(head)
+    return _compact(orjson.dumps(head))
 
 
 def decode(kv: KeyValue) -> Obj:

@@ -39,6 +39,7 @@ from kubegc.tools.inventory import Inventory, read_inventory
 from kubegc.tools.plan import SimulationFactory, plan_delete
 from kubegc.tools.progress import Progress
 from kubegc.tools.render import (
+    DEFAULT_LIMIT,
     FORMATS,
     GraphvizMissing,
     Report,
@@ -70,6 +71,16 @@ def parse_duration(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 30s, 5m)") from None
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"not a count: {text!r} (e.g. 50)")
+    return value
 
 
 def _source(p: argparse.ArgumentParser, *, namespaces: bool = True) -> None:
@@ -127,6 +138,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         "finalizers (by default they are removed in the simulation, as those "
                         "controllers would after their clean-up)")
     p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--steps", type=_count, default=DEFAULT_LIMIT, metavar="N",
+                       help=f"text: show the first N steps (and N entries of each long list; "
+                            f"default {DEFAULT_LIMIT}); -o json keeps every one")
+    shown.add_argument("--all", dest="steps", action="store_const", const=None,
+                       help="text: show every step and every entry")
     _source(p, namespaces=False)
     p = sub.add_parser("tree", help="the owner tree of an object, with each object's state")
     p.add_argument("target", nargs="+", metavar="KIND/NAME")
@@ -230,7 +247,8 @@ def _fails(report: Report, fail_on: str | None) -> bool:
 
 
 def _emit(report: Report, args: argparse.Namespace, out: TextIO) -> None:
-    style = Style(color=use_color(out, args.color), width=terminal_width(out))
+    style = Style(color=use_color(out, args.color), width=terminal_width(out),
+                  limit=getattr(args, "steps", DEFAULT_LIMIT))
     result = render(report, args.output, style=style)
     if isinstance(result, bytes):
         buffer = getattr(out, "buffer", None)
@@ -270,14 +288,16 @@ def _namespace_missing(inv: Inventory, namespace: str) -> bool:
             and not inv.in_namespace(namespace))
 
 
-async def _target(args: argparse.Namespace, session: Session
+async def _target(args: argparse.Namespace, session: Session, *, whole_cluster: bool = False
                   ) -> tuple[APIResource, str, str, Inventory]:
+    """The target's resource, name and namespace, and the inventory: the target's namespace
+    (a Namespace: its content), or with ``whole_cluster`` every namespace."""
     kind, name = split_target(args.target)
     resource = resolve_kind(await session.client.discover(), kind)
     namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
     # a namespace's content is all in that namespace: no need to read the others
     scope = name if (resource.group, resource.kind) == ("", "Namespace") else namespace
-    return resource, name, namespace, await session.inventory(scope)
+    return resource, name, namespace, await session.inventory("" if whole_cluster else scope)
 
 
 def _not_found(resource: APIResource, name: str) -> ToolError:
@@ -297,7 +317,8 @@ async def _plan(args: argparse.Namespace, session: Session,
                 factory: SimulationFactory | None) -> Report:
     if factory is None:
         raise ToolError("the planner needs a simulation: run it through `kubegc plan`")
-    resource, name, namespace, inv = await _target(args, session)
+    # the cascade may reach any namespace: -n only names the target's
+    resource, name, namespace, inv = await _target(args, session, whole_cluster=True)
     target = inv.find(resource.group, resource.kind, namespace, name)
     if target is None:
         raise _not_found(resource, name)

@@ -8,7 +8,9 @@ cluster-scoped resource and, everywhere, the evidence of controllers being alive
 ``errors`` and skipped: absence of an object of that resource is then inconclusive,
 which ``was_read`` tells.
 
-Items of typed lists lack ``apiVersion``/``kind`` on real servers; they are filled in.
+Items of typed lists lack ``apiVersion``/``kind`` on real servers; they are filled in, and
+their ``managedFields`` are left out (nothing in the tools reads them, and on real clusters
+they are often the larger part of an object; their times count for ``cluster_time``).
 Objects are shared with the caller; nothing in the tools mutates them.
 
 Every age the tools judge (deleting for, a Lease's expiry) counts to ``Inventory.now``. A
@@ -216,8 +218,7 @@ def cluster_time(objects: Iterable[Obj]) -> datetime | None:
     return latest
 
 
-def _judging_time(objects: list[Obj], now: datetime) -> tuple[datetime, list[str]]:
-    cluster = cluster_time(objects)
+def _judging_time(cluster: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
     if cluster is None or (cluster - now).total_seconds() <= CLOCK_SKEW_TOLERANCE:
         return now, []
     lead = human_duration((cluster - now).total_seconds())
@@ -241,13 +242,14 @@ async def read_inventory(
     read: set[tuple[str, str]] = set()
     done = 0
     gate = asyncio.Semaphore(CONCURRENT_LISTS)
+    latest: list[datetime] = []  # the latest time the cluster wrote, per resource
 
     async def one(res: APIResource) -> None:
         nonlocal done
         ns = namespace if res.namespaced and (res.group, res.resource) not in EVIDENCE else ""
         async with gate:
             try:
-                objects.extend(await _list_all(client, res, ns))
+                objects.extend(await _list_all(client, res, ns, latest))
                 read.add((res.group, res.resource))
             except StatusError as e:
                 errors[_name(res)] = e.message
@@ -258,7 +260,7 @@ async def read_inventory(
     await asyncio.gather(*(one(r) for r in listable))
     now, notes = clock.now(), list[str]()
     if follow_cluster_clock:
-        now, notes = _judging_time(objects, now)
+        now, notes = _judging_time(max(latest, default=None), now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes)
     if isinstance(client, DumpClient):  # the records a dump holds are all there is
@@ -296,20 +298,39 @@ async def _read_records_of_absent_owners(client: Client, inv: Inventory) -> None
             remember_record(inv.history, record)
 
 
-async def _list_all(client: Client, res: APIResource, namespace: str) -> list[Obj]:
-    if isinstance(client, DumpClient):  # read-only, and complete: no pages, no copies
-        return client.shared_items(res.gvr, namespace=namespace)
+def _without_managed_fields(items: list[Obj]) -> list[Obj]:
+    """The items without ``metadata.managedFields``: no tool reads them but for the times
+    in them (``cluster_time``, taken before), and they are often most of an object."""
+    for item in items:
+        meta = item.get("metadata")
+        if isinstance(meta, dict) and "managedFields" in meta:
+            item["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+    return items
+
+
+async def _list_all(client: Client, res: APIResource, namespace: str,
+                    latest: list[datetime]) -> list[Obj]:
+    """Every object of ``res``, a page at a time; the latest time each page shows the
+    cluster wrote goes to ``latest`` before its managedFields are left out."""
+    if isinstance(client, DumpClient):  # read-only and complete: no pages, no copies
+        shared = client.shared_items(res.gvr, namespace=namespace)
+        wrote_at = cluster_time(shared)
+        latest.extend([wrote_at] if wrote_at is not None else [])
+        return shared  # shared with the dump: its managedFields stay
     out: list[Obj] = []
     token = ""
     while True:
         page = await client.list(res.gvr, namespace=namespace,
                                  options=ListOptions(limit=PAGE_SIZE, continue_=token))
-        for item in page.get("items") or []:
+        items = list(page.get("items") or [])
+        for item in items:
             if not item.get("kind"):
                 item["kind"] = res.kind
             if not item.get("apiVersion"):
                 item["apiVersion"] = res.api_version
-            out.append(item)
+        wrote = cluster_time(items)
+        latest.extend([wrote] if wrote is not None else [])
+        out.extend(_without_managed_fields(items))
         token = str((page.get("metadata") or {}).get("continue") or "")
         if not token:
             return out

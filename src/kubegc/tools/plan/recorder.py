@@ -73,6 +73,8 @@ class Recorder:
     errors: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        #: uids of the objects of ``current`` that are being deleted
+        self.deleting: set[str] = set()
         self._gvrs: dict[tuple[str, str], GroupVersionResource] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._seq = itertools.count()
@@ -91,7 +93,7 @@ class Recorder:
                 continue
             for item in listed.get("items") or []:
                 self.before[uid_of(item)] = item
-                self.current[uid_of(item)] = item
+                self._keep(item)
             rv = str((listed.get("metadata") or {}).get("resourceVersion") or "")
             self._tasks.append(asyncio.create_task(self._watch(res, rv), name=f"plan-{res}"))
         events = await self.client.list(EVENTS.gvr, options=ListOptions(limit=1))
@@ -130,27 +132,41 @@ class Recorder:
 
     async def _watch(self, res: APIResource, rv: str) -> None:
         options = WatchOptions(resource_version=rv)
-        async for event in self.client.watch(res.gvr, options=options):
-            if event.type in ("MODIFIED", "DELETED"):
-                self._observe(event.type, event.object)
-            elif event.type == "ADDED":
-                self.current[uid_of(event.object)] = event.object
+        try:
+            async for event in self.client.watch(res.gvr, options=options):
+                if event.type in ("MODIFIED", "DELETED"):
+                    self._observe(event.type, event.object)
+                elif event.type == "ADDED":
+                    self._keep(event.object)
+        except StatusError as e:  # e.g. 410: what followed is not recorded
+            self.errors.append(f"{res.resource}: watch ended: {e.message}")
 
     async def _watch_events(self, rv: str) -> None:
         async for event in self.client.watch(EVENTS.gvr, options=WatchOptions(resource_version=rv)):
             if event.type == "ADDED" and event.object.get("type") == "Warning":
                 self.warnings.append(event.object)
 
+    def _keep(self, obj: Obj) -> None:
+        uid = uid_of(obj)
+        self.current[uid] = obj
+        if _meta(obj).get("deletionTimestamp"):
+            self.deleting.add(uid)
+        else:
+            self.deleting.discard(uid)
+
     def _observe(self, kind: str, obj: Obj) -> None:
         uid = uid_of(obj)
         old = self.current.get(uid)
         if kind == "DELETED":
             self.current.pop(uid, None)
+            self.deleting.discard(uid)
         else:
-            self.current[uid] = obj
+            self._keep(obj)
         if old is None or (kind == "MODIFIED" and not relevant(old, obj)):
             return
         rv = str(_meta(obj).get("resourceVersion") or "")
         order = int(rv) if rv.isdigit() else -1
+        if kind == "DELETED":
+            obj = old  # its last state will do: one object less to keep per deletion
         self.changes.append(Change(order, next(self._seq), self.clock.monotonic() - self._t0,
                                    kind, old, obj))

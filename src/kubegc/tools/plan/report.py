@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from kubegc.api.clock import format_time
 from kubegc.tools.doctor.findings import Finding
 from kubegc.tools.model import ObjRef
 
@@ -71,6 +73,78 @@ class Survivor:
                 "keptBy": [o.to_dict() for o in self.kept_by]}
 
 
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """An ownerReference as it was when the delete was issued (for the graph)."""
+
+    dependent: ObjRef
+    owner: ObjRef  # the object with that uid, or the reference's own coordinates if none
+    block_owner_deletion: bool
+    controller: bool
+    owner_found: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """What holds a hanging object: a blocking dependent at the end of its chain, its own
+    finalizer, or (a namespace) an object inside with finalizers."""
+
+    object: ObjRef
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"object": self.object.to_dict(), "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class OrderDependent:
+    """An object whose outcome depends on the order the GC takes dependents in (``races``)."""
+
+    object: ObjRef
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"object": self.object.to_dict(), "why": self.why}
+
+
+@dataclass(frozen=True, slots=True)
+class Hang:
+    object: ObjRef
+    held_by: tuple[Holder, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"object": self.object.to_dict(), "heldBy": [h.to_dict() for h in self.held_by]}
+
+
+@dataclass(frozen=True, slots=True)
+class KindCount:
+    """How many objects of one kind each outcome has (the summary's rows)."""
+
+    kind: str  # Kind, or Kind.group for other groups than the core one
+    deleted: int = 0
+    hanging: int = 0
+    orphaned: int = 0  # lost every owner and stays
+    kept: int = 0  # lost an owner, kept by another
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "deleted": self.deleted, "hanging": self.hanging,
+                "orphaned": self.orphaned, "keptByOtherOwners": self.kept}
+
+
+@dataclass
+class Verdict:
+    """What goes, what stays, what hangs and on whom — the first thing the plan says."""
+
+    completes: bool  # the target is deleted and nothing is left deleting
+    text: str
+    hangs: list[Hang] = field(default_factory=list)
+    by_kind: list[KindCount] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"completes": self.completes, "text": self.text,
+                "hangs": [h.to_dict() for h in self.hangs]}
+
+
 @dataclass
 class PlanReport:
     source: str
@@ -89,6 +163,18 @@ class PlanReport:
     notes: list[str] = field(default_factory=list)
     simulated_seconds: float = 0.0
     error: str = ""  # the delete itself was refused
+    #: when the source was read: the plan's delete is taken to be issued then
+    time: datetime | None = None
+    #: when what hangs is judged: the end of the simulation on the plan's time line
+    judged_at: datetime | None = None
+    objects_read: int = 0
+    objects_simulated: int = 0  # the objects the delete can touch (``scope``)
+    verdict: Verdict | None = None  # set last, from the rest (``verdict.verdict_of``)
+    #: outcomes another order of the garbage collector's work could change (``races``)
+    order_dependent: list[OrderDependent] = field(default_factory=list)
+    #: the ownerReferences of the simulated objects at the delete (drawn by ``-o dot``;
+    #: not in the JSON, whose readers have the objects)
+    references: list[Reference] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,4 +189,13 @@ class PlanReport:
             "hanging": [h.to_dict() for h in self.hanging],
             "warnings": self.warnings, "skipped": [s.to_dict() for s in self.skipped],
             "notes": self.notes, "simulatedSeconds": round(self.simulated_seconds, 3),
+            "time": _time(self.time), "hangingJudgedAt": _time(self.judged_at),
+            "objectsRead": self.objects_read, "objectsSimulated": self.objects_simulated,
+            "verdict": self.verdict.to_dict() if self.verdict is not None else None,
+            "orderDependent": [o.to_dict() for o in self.order_dependent],
+            "summary": [k.to_dict() for k in self.verdict.by_kind] if self.verdict else [],
         }
+
+
+def _time(value: datetime | None) -> str | None:
+    return format_time(value) if value is not None else None

@@ -11,12 +11,14 @@ real one (``kubegc.cluster``); tests may provide their own.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from kubegc.api.clock import ManualClock
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client
+from kubegc.controllers.garbagecollector.records import DeletionRecord
 
 #: The controllers a plan runs, and nothing else (no workload controllers: nothing is
 #: recreated while the delete proceeds).
@@ -39,6 +41,11 @@ class Simulation(Protocol):
     @abstractmethod
     def controllers(self) -> list[str]:
         """The controllers actually running (a subset of ``PLAN_CONTROLLERS``)."""
+
+    @abstractmethod
+    def records(self) -> Sequence[DeletionRecord]:
+        """The garbage collector's decisions so far, oldest first (kept in memory: the
+        simulation writes no DeletionRecord through its API)."""
 
     @abstractmethod
     async def settle(self, timeout: float) -> None:

@@ -9,6 +9,7 @@ an object whose last finalizer goes is removed by the API server.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubegc.api.meta import (
@@ -20,6 +21,7 @@ from kubegc.api.meta import (
     uid_of,
 )
 from kubegc.api.types import Obj
+from kubegc.controllers.garbagecollector.records import DeletionRecord, RecordAction
 from kubegc.tools.model import ObjRef
 from kubegc.tools.plan.recorder import Change
 from kubegc.tools.plan.report import Constraint, Step, StepAction, Survivor
@@ -41,24 +43,35 @@ class Timeline:
     """Steps of one recorded deletion (see the module docstring)."""
 
     def __init__(self, changes: list[Change], before: dict[str, Obj], *, target_uid: str,
-                 records: list[Obj], assumed: dict[tuple[str, str], str] | None = None) -> None:
+                 records: Sequence[DeletionRecord],
+                 assumed: dict[tuple[str, str], str] | None = None) -> None:
         self.assumed = assumed or {}
+        self._assumed_by_uid: dict[str, list[str]] = {}
+        for uid, finalizer in self.assumed:
+            self._assumed_by_uid.setdefault(uid, []).append(finalizer)
         self.changes = [c for c in changes if uid_of(c.after) in before]
         self.before = before
         self.target_uid = target_uid
-        self._records: dict[str, list[Obj]] = {}
-        self._consumed: set[str] = set()  # record names already matched with a step
+        self._records: dict[str, list[DeletionRecord]] = {}
+        self._consumed: set[int] = set()  # records (by id) already matched with a step
         self._started: set[str] = set()  # uids whose deletionTimestamp step is recorded
-        for rec in sorted(records, key=lambda r: (str(r.get("time")),
-                                                  str((r.get("metadata") or {}).get("name")))):
-            uid = str((rec.get("object") or {}).get("uid") or "")
-            self._records.setdefault(uid, []).append(rec)
+        for rec in sorted(records, key=lambda r: r.time):  # stable: the GC's order
+            self._records.setdefault(rec.object.uid, []).append(rec)
         self._deleting_ns = {str((c.after.get("metadata") or {}).get("name"))
                              for c in self.changes
                              if c.after.get("kind") == "Namespace"
                              and (c.after.get("metadata") or {}).get("deletionTimestamp")}
+        self._refs_by_uid: dict[str, ObjRef] = {}
         self.steps: list[Step] = []
         self._build()
+
+    def ref(self, obj: Obj) -> ObjRef:
+        """``ObjRef.of(obj)``, made once per uid (a plan of 10,000 names each object often)."""
+        uid = uid_of(obj)
+        found = self._refs_by_uid.get(uid)
+        if found is None:
+            found = self._refs_by_uid[uid] = ObjRef.of(obj)
+        return found
 
     def _build(self) -> None:
         for change in self.changes:
@@ -71,7 +84,7 @@ class Timeline:
         by, reason = self._attribute(uid, obj, action, detail)
         if action is StepAction.DELETION_STARTED:
             self._started.add(uid)
-        self.steps.append(Step(len(self.steps) + 1, change.time, action, ObjRef.of(obj), detail,
+        self.steps.append(Step(len(self.steps) + 1, change.time, action, self.ref(obj), detail,
                                by, reason))
 
     def _attribute(self, uid: str, obj: Obj, action: StepAction, detail: str
@@ -81,21 +94,19 @@ class Timeline:
         if action is StepAction.DELETED and uid in self._started:
             names = ()  # the GC's delete started it; something else finished it
         for rec in self._records.get(uid, []):
-            key = str((rec.get("metadata") or {}).get("name"))
-            if rec.get("action") in names and key not in self._consumed:
-                self._consumed.add(key)
-                return GC, f"{rec.get('reason')}: {rec.get('message')}"
+            if rec.action.value in names and id(rec) not in self._consumed:
+                self._consumed.add(id(rec))
+                return GC, f"{rec.reason.value}: {rec.message}"
         if action is StepAction.FINALIZER_REMOVED and (uid, detail) in self.assumed:
             return (f"{self.assumed[(uid, detail)]} (assumed: alive in the source, not "
                     "simulated)"), ""
         if action is StepAction.DELETED:
             for rec in self._records.get(uid, []):
-                key = str((rec.get("metadata") or {}).get("name"))
-                if rec.get("action") == "remove-finalizer" and key not in self._consumed:
-                    self._consumed.add(key)  # its last finalizer went: no update, a deletion
+                if rec.action is RecordAction.REMOVE_FINALIZER and id(rec) not in self._consumed:
+                    self._consumed.add(id(rec))  # its last finalizer went: no update, a deletion
                     return ("the API server, once the garbage collector removed its last "
-                            "finalizer", f"{rec.get('reason')}: {rec.get('message')}")
-        removed = [f for (u, f) in self.assumed if u == uid]
+                            "finalizer", f"{rec.reason.value}: {rec.message}")
+        removed = self._assumed_by_uid.get(uid, [])
         if action is StepAction.DELETED and removed:
             who = self.assumed[(uid, removed[0])]
             return (f"the API server, once {who} removed {', '.join(removed)} (assumed: alive "
@@ -125,39 +136,52 @@ class Timeline:
     def constraints(self) -> list[Constraint]:
         """What the GC guarantees about the order: a foreground owner goes after its
         blocking dependents — except through a reference the GC unblocked to break an
-        ownership cycle (``unblocked``); an orphaning owner goes after its references are
-        removed; a dependent the GC collected in the background goes after its owner."""
+        ownership cycle (``unblocked``) or removed (the dependent had another owner that
+        stays); an orphaning owner goes after its references are removed; a dependent the
+        GC collected in the background goes after its owner."""
         deleted = {s.object.uid for s in self.steps if s.action is StepAction.DELETED}
         collected = {s.object.uid for s in self.steps if s.by == GC and s.action in (
             StepAction.DELETION_STARTED, StepAction.DELETED)}
-        unblocked = {(dep, owner) for dep, owner, _ in self.unblocked()}
+        dropped = {(dep, owner) for dep, owner, _ in self.unblocked()} | self._removed_refs()
         fins: dict[str, set[str]] = {}
         for change in self.changes:
             fins.setdefault(uid_of(change.after), set()).update(finalizers_of(change.after))
+        dependents: dict[str, list[tuple[Obj, dict[str, Any]]]] = {}
+        for dep in self.before.values():
+            for owner_uid, ref in _refs(dep).items():
+                if owner_uid in deleted:
+                    dependents.setdefault(owner_uid, []).append((dep, ref))
         out = []
         for owner_uid in deleted:
-            owner = ObjRef.of(self.before[owner_uid])
+            owner = self.ref(self.before[owner_uid])
             seen = fins.get(owner_uid, set()) | set(finalizers_of(self.before[owner_uid]))
-            for dep in self.before.values():
-                ref = _refs(dep).get(owner_uid)
-                if ref is None:
-                    continue
-                dep_ref = ObjRef.of(dep)
+            for dep, ref in dependents.get(owner_uid, ()):
+                dep_ref = self.ref(dep)
+                kept = (dep_ref.uid, owner_uid) not in dropped
                 if FINALIZER_DELETE_DEPENDENTS in seen:
-                    if (ref.get("blockOwnerDeletion") and dep_ref.uid in deleted
-                            and (dep_ref.uid, owner_uid) not in unblocked):
+                    if ref.get("blockOwnerDeletion") and dep_ref.uid in deleted and kept:
                         out.append(Constraint(dep_ref, "deleted", owner,
                                               "foreground: blockOwnerDeletion=true"))
                 elif FINALIZER_ORPHAN_DEPENDENTS in seen:
                     if dep_ref.uid not in deleted:
                         out.append(Constraint(dep_ref, "ownerReference removed", owner,
                                               "orphan: references removed first"))
-                elif (dep_ref.uid in deleted and dep_ref.uid in collected
+                elif (dep_ref.uid in deleted and dep_ref.uid in collected and kept
                       and self._only_deleted_owners(dep, deleted)
                       and namespace_of(dep) not in self._deleting_ns):  # else: anyone first
                     out.append(Constraint(owner, "deleted", dep_ref,
                                           "background: collected once its owner is gone"))
         return sorted(out, key=lambda c: (c.then, c.first))
+
+    def _removed_refs(self) -> set[tuple[str, str]]:
+        """(dependent uid, owner uid) of every reference a change removed."""
+        out: set[tuple[str, str]] = set()
+        for change in self.changes:
+            if change.type != "DELETED":
+                after = _refs(change.after)
+                out.update((uid_of(change.after), u) for u in _refs(change.before)
+                           if u not in after)
+        return out
 
     def unblocked(self) -> list[tuple[str, str, Step | None]]:
         """(dependent uid, owner uid, its step) of each reference the GC set to
@@ -184,17 +208,20 @@ class Timeline:
         return all(u in deleted for u in _refs(dep))
 
     def survivors(self, end: dict[str, Obj]) -> list[Survivor]:
+        """Objects that lost a reference and stay (not deleting at the end), with the
+        owners that still keep them (none: orphaned)."""
         out = []
         for uid, old in self.before.items():
             now = end.get(uid)
-            if now is None:
-                continue
+            if now is None or (now.get("metadata") or {}).get("deletionTimestamp"):
+                continue  # gone, or going: it does not stay
             lost = [r for u, r in _refs(old).items() if u not in _refs(now)]
             if not lost:
                 continue
             ns = namespace_of(old)
-            kept = tuple(ObjRef.from_owner_ref(r, ns) for r in owner_references_of(now))
-            out.append(Survivor(ObjRef.of(old), tuple(ObjRef.from_owner_ref(r, ns) for r in lost),
+            kept = tuple(ObjRef.from_owner_ref(r, ns) for u, r in _refs(now).items()
+                         if u in end)
+            out.append(Survivor(self.ref(old), tuple(ObjRef.from_owner_ref(r, ns) for r in lost),
                                 kept))
         return sorted(out, key=lambda s: s.object)
 

@@ -8,9 +8,8 @@ solid = blockOwnerDeletion=true, dashed = not blocking, red = a reference the GC
 dangling. Node fill: red = deleted (plan) or stuck, orange = hanging / Terminating,
 green = survives, grey = not found; a thick dark-red border and "HOLDS" = an object that
 holds a deletion (a leaf of a blocking chain, the object with the finalizer). Every graph
-carries a legend. In the plan's graph a dashed edge A -> B labelled "..., then" reads "A is
-deleted (or loses its reference) before B is deleted". Output is deterministic (sorted)
-so that it can be compared with golden files.
+carries a legend (the plan's graph its own, ``dot_plan``). Output is deterministic
+(sorted) so that it can be compared with golden files.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from dataclasses import dataclass, field
 from kubegc.tools.doctor import DoctorReport, FindingKind
 from kubegc.tools.doctor.findings import BlockingNode
 from kubegc.tools.model import ObjRef
-from kubegc.tools.plan import PlanReport
 from kubegc.tools.tree import TreeNode, TreeReport
 from kubegc.tools.why import WhyReport
 
@@ -40,6 +38,9 @@ class Graph:
     nodes: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (label, fill)
     edges: dict[tuple[str, str], str] = field(default_factory=dict)  # (from, to) -> attrs
     holders: dict[str, str] = field(default_factory=dict)  # key -> what it holds with
+    node_attrs: dict[str, str] = field(default_factory=dict)  # key -> more node attributes
+    legend: list[str] = field(default_factory=list)  # DOT lines after the graph (default: LEGEND)
+    rankdir: str = "LR"
 
     def node(self, ref: ObjRef, state: str = "", extra: str = "") -> str:
         key = ref.uid or f"{ref.kind}/{ref.namespace}/{ref.name}"
@@ -72,20 +73,20 @@ class Graph:
         self.holders[key] = why
 
     def to_dot(self) -> str:
-        lines = [f'digraph "{_escape(self.name)}" {{', "  rankdir=LR;",
+        lines = [f'digraph "{_escape(self.name)}" {{', f"  rankdir={self.rankdir};",
                  '  node [shape=box, style="rounded,filled", fontname="Helvetica", '
                  'fontsize=10];', '  edge [fontname="Helvetica", fontsize=9];']
         for key in sorted(self.nodes):
             label, state = self.nodes[key]
-            extra = ""
+            extra = f", {self.node_attrs[key]}" if key in self.node_attrs else ""
             if key in self.holders:
                 label += f"\\nHOLDS: {self.holders[key]}"
-                extra = ', color="#8b0000", penwidth=3'
+                extra += ', color="#8b0000", penwidth=3'
             lines.append(f'  "{_escape(key)}" [label="{_escape(label, keep_newlines=True)}", '
                          f'fillcolor="{FILL.get(state, "#ffffff")}"{extra}];')
         for (a, b) in sorted(self.edges):
             lines.append(f'  "{_escape(a)}" -> "{_escape(b)}" [{self.edges[(a, b)]}];')
-        lines.extend(LEGEND)
+        lines.extend(self.legend or LEGEND)
         lines.append("}")
         return "\n".join(lines) + "\n"
 
@@ -188,28 +189,6 @@ def _blocking(g: Graph, owner: str, nodes: list[BlockingNode]) -> None:
         key = g.node(node.object, state)
         g.reference(key, owner, label="blocks")
         _blocking(g, key, node.dependents)
-
-
-def plan_graph(report: PlanReport) -> Graph:
-    g = Graph(f"plan delete {report.target}")
-    order = {d.uid: i for i, d in enumerate(report.deleted, 1)}
-    hanging = {f.object.uid for f in report.hanging}
-    for ref in report.deleted:
-        g.node(ref, "deleted", f"deleted #{order[ref.uid]}")
-    for f in report.hanging:
-        g.node(f.object, "hanging", "hangs")
-    for s in report.survivors:
-        key = g.node(s.object, "survives", "survives")
-        for owner in s.lost:
-            g.edge(g.node(owner, "deleted" if owner.uid in order else
-                          ("hanging" if owner.uid in hanging else "")), key, block=False,
-                   broken=True, label="reference removed")
-        for owner in s.kept_by:
-            g.edge(g.node(owner), key, label="kept by")
-    for c in report.constraints:  # "A -> B": A's event happens before B is deleted
-        g.edge(g.node(c.first), g.node(c.then), block=False, label=f"{c.first_event}, then")
-    g.node(report.target, "deleted" if report.target.uid in order else "hanging")
-    return g
 
 
 def why_graph(report: WhyReport) -> Graph:

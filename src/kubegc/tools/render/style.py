@@ -36,10 +36,15 @@ def terminal_width(stream: TextIO) -> int:
     return DEFAULT_WIDTH
 
 
+#: Entries of a long list (a plan's steps ...) that the text shows by default.
+DEFAULT_LIMIT = 20
+
+
 @dataclass(frozen=True, slots=True)
 class Style:
     color: bool = False
     width: int = DEFAULT_WIDTH
+    limit: int | None = DEFAULT_LIMIT  # entries of a long list shown; None: all
 
     def paint(self, text: str, *styles: str) -> str:
         if not self.color or not styles:

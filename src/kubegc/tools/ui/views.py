@@ -61,7 +61,8 @@ def doctor_marks(report: dict[str, Any]) -> dict[str, Any]:
         if (kind in DANGLING or kind in INVALID) and related:
             verdict = "dangling" if kind in DANGLING else "invalid"
             references.setdefault(uid, {})[related[0]["uid"]] = verdict
-        if kind == FindingKind.STUCK_DELETION.value and finding.get("blockingDependents"):
+        if kind in (FindingKind.STUCK_DELETION.value, FindingKind.DELETING.value) and finding.get(
+                "blockingDependents"):
             chains[uid] = _chain(finding["object"], finding["blockingDependents"])
     return {"references": references, "findings": findings, "chains": chains}
 

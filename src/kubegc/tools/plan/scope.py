@@ -1,0 +1,107 @@
+"""What a delete can touch: the objects the planner loads into its simulation.
+
+The planner reads the whole cluster, whatever ``-n`` says (it only resolves the target),
+and simulates the part of it that the delete can reach or that decides what the garbage
+collector does there (``cascade_scope``): starting from the target, every owner and every
+dependent, in any namespace and cluster-scoped, followed both ways — a dependent's other
+owners decide whether it stays (solid) or goes (dangling, waiting), an owner deleting its
+dependents in the foreground waits for all of them, wherever they are, as the garbage
+collector's graph counts them by uid (upstream ``addDependentToOwners``, even across
+namespaces). A reference is followed by uid and, when the uid names nothing or another
+object, by name too (the garbage collector looks its owners up by name, so a namesake
+decides "absent" against "uid mismatch"). A Namespace brings its content in only when it
+is the target or already Terminating (then its namespace controller deletes that content
+anyway, so all of it is in play); likewise a CustomResourceDefinition being deleted brings
+its instances. Every CRD is loaded (instances need it to be served), and the Namespace of
+each object kept.
+
+Objects outside the scope have no ownership path to the delete: nothing the simulated
+controllers do to them can depend on it, so leaving them out changes no step of the plan —
+it only keeps a plan of three objects in a cluster of 100,000 small.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+
+from kubegc.api.meta import is_being_deleted, owner_references_of, uid_of
+from kubegc.api.resources import split_api_version
+from kubegc.api.types import Obj
+from kubegc.tools.inventory import Inventory
+from kubegc.tools.model import group_of
+from kubegc.tools.ownership import OwnerGraph
+
+
+def _is(obj: Obj, group: str, kind: str) -> bool:
+    return obj.get("kind") == kind and group_of(obj) == group
+
+
+def _namespace(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("namespace") or "")
+
+
+class _Scope:
+    def __init__(self, inv: Inventory, graph: OwnerGraph) -> None:
+        self.inv = inv
+        self.graph = graph
+        self.by_namespace: dict[str, list[Obj]] | None = None
+        self.kept: dict[int, Obj] = {}
+        self.todo: deque[Obj] = deque()
+
+    def add(self, obj: Obj | None) -> None:
+        if obj is not None and id(obj) not in self.kept:
+            self.kept[id(obj)] = obj
+            self.todo.append(obj)
+
+    def content(self, namespace: str) -> list[Obj]:
+        if self.by_namespace is None:
+            self.by_namespace = {}
+            for obj in self.inv.objects:
+                self.by_namespace.setdefault(_namespace(obj), []).append(obj)
+        return self.by_namespace.get(namespace, [])
+
+    def owners(self, obj: Obj) -> Iterator[Obj | None]:
+        ns = _namespace(obj)
+        for ref in owner_references_of(obj):
+            yield self.inv.by_uid(str(ref.get("uid") or ""))
+            group = split_api_version(str(ref.get("apiVersion") or ""))[0]
+            kind = str(ref.get("kind") or "")
+            res = self.inv.resource_for_kind(group, kind)
+            lookup = ns if res is None or res.namespaced else ""
+            yield self.inv.find(group, kind, lookup, str(ref.get("name") or ""))
+
+    def expand(self, obj: Obj) -> None:
+        for owner in self.owners(obj):
+            self.add(owner)
+        for edge in self.graph.dependents(uid_of(obj)):
+            self.add(edge.dependent)
+        ns = _namespace(obj)
+        if ns:
+            self.add(self.inv.find("", "Namespace", "", ns))
+        elif _is(obj, "", "Namespace") and is_being_deleted(obj):
+            for item in self.content(str(obj["metadata"].get("name"))):
+                self.add(item)
+        if _is(obj, "apiextensions.k8s.io", "CustomResourceDefinition") and is_being_deleted(
+                obj):
+            spec = obj.get("spec") or {}
+            kind = str((spec.get("names") or {}).get("kind") or "")
+            for item in self.inv.of_kind(str(spec.get("group") or ""), kind):
+                self.add(item)
+
+
+def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None) -> list[Obj]:
+    """The objects of ``inv`` that deleting ``target`` can touch (see the module
+    docstring), in the inventory's order."""
+    scope = _Scope(inv, graph or OwnerGraph(inv))
+    target = inv.by_uid(uid_of(target)) or target  # the inventory's copy
+    scope.add(target)
+    if _is(target, "", "Namespace"):
+        for item in scope.content(str(target["metadata"].get("name"))):
+            scope.add(item)
+    for crd in inv.of_kind("apiextensions.k8s.io", "CustomResourceDefinition"):
+        scope.add(crd)
+    while scope.todo:
+        scope.expand(scope.todo.popleft())
+    out = [o for o in inv.objects if id(o) in scope.kept]
+    return out if len(out) == len(scope.kept) else [target, *out]  # not in the inventory
