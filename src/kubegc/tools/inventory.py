@@ -78,6 +78,12 @@ class Inventory:
     #: kubegc's DeletionRecords about it, Events about it (``existed``)
     history: dict[str, str] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        # short: asyncio formats a finished task's result in some paths (Python 3.11's
+        # asyncio.run), and a dataclass repr of 100,000 objects takes seconds
+        return (f"<Inventory {len(self.objects)} objects from {self.source or '?'} at "
+                f"{format_time(self.now)}>")
+
     def __post_init__(self) -> None:
         self._by_uid: dict[str, Obj] = {}
         self._by_key: dict[tuple[str, str, str, str], Obj] = {}
@@ -249,7 +255,8 @@ async def read_inventory(
         ns = namespace if res.namespaced and (res.group, res.resource) not in EVIDENCE else ""
         async with gate:
             try:
-                objects.extend(await _list_all(client, res, ns, latest))
+                objects.extend(await _list_all(client, res, ns,
+                                               latest if follow_cluster_clock else None))
                 read.add((res.group, res.resource))
             except StatusError as e:
                 errors[_name(res)] = e.message
@@ -309,13 +316,14 @@ def _without_managed_fields(items: list[Obj]) -> list[Obj]:
 
 
 async def _list_all(client: Client, res: APIResource, namespace: str,
-                    latest: list[datetime]) -> list[Obj]:
+                    latest: list[datetime] | None) -> list[Obj]:
     """Every object of ``res``, a page at a time; the latest time each page shows the
     cluster wrote goes to ``latest`` before its managedFields are left out."""
     if isinstance(client, DumpClient):  # read-only and complete: no pages, no copies
         shared = client.shared_items(res.gvr, namespace=namespace)
-        wrote_at = cluster_time(shared)
-        latest.extend([wrote_at] if wrote_at is not None else [])
+        wrote_at = cluster_time(shared) if latest is not None else None
+        if latest is not None and wrote_at is not None:
+            latest.append(wrote_at)
         return shared  # shared with the dump: its managedFields stay
     out: list[Obj] = []
     token = ""
@@ -328,8 +336,9 @@ async def _list_all(client: Client, res: APIResource, namespace: str,
                 item["kind"] = res.kind
             if not item.get("apiVersion"):
                 item["apiVersion"] = res.api_version
-        wrote = cluster_time(items)
-        latest.extend([wrote] if wrote is not None else [])
+        wrote = cluster_time(items) if latest is not None else None
+        if latest is not None and wrote is not None:
+            latest.append(wrote)
         out.extend(_without_managed_fields(items))
         token = str((page.get("metadata") or {}).get("continue") or "")
         if not token:
