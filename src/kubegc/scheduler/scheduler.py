@@ -207,6 +207,8 @@ class Scheduler(BaseController):
                            "lastTransitionTime": format_time(self.clock.now()),
                            "reason": "Unschedulable", "message": message})
         with contextlib.suppress(StatusError):
-            await self.client.patch(PODS, name_of(pod), {"status": {"conditions": conditions}},
+            await self.client.patch(PODS, name_of(pod), {
+                "metadata": {"resourceVersion": pod["metadata"].get("resourceVersion")},
+                "status": {"conditions": conditions}},
                                     namespace=namespace_of(pod), patch_type=PatchType.MERGE,
                                     subresource="status")

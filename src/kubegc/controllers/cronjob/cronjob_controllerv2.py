@@ -42,7 +42,7 @@ from kubegc.controllers.controller_utils import (
     has_status_cause,
     is_controlled_by,
     omit_empty,
-    status_merge_patch,
+    status_patch,
 )
 from kubegc.controllers.job.util import JOBS, finished_condition, is_job_succeeded
 
@@ -135,7 +135,7 @@ class CronJobController(BaseController):
         new = omit_empty(cj.get("status") or {})
         if new != stored_status:
             await self.client.patch(CRONJOBS, name_of(cj),
-                                    {"status": status_merge_patch(stored_status, new)},
+                                    status_patch(cj, stored_status, new),
                                     namespace=namespace_of(cj), patch_type=PatchType.MERGE,
                                     subresource="status")
         if requeue is not None:
@@ -304,7 +304,8 @@ class CronJobController(BaseController):
         """Delete a Job and its pods (propagation Background) and drop it from ``active``."""
         try:
             await self.client.delete(JOBS, name_of(job), namespace=namespace_of(job),
-                                     options=DeleteOptions(propagation_policy="Background"))
+                                     options=DeleteOptions(propagation_policy="Background",
+                                                           preconditions_uid=uid_of(job)))
         except Exception as err:
             if is_not_found(err):  # already gone (a stale cache): nothing to report
                 self._delete_from_active(cj, uid_of(job))

@@ -303,7 +303,7 @@ class DaemonSetsController(BaseController):
 
         async def delete(pod: Obj) -> None:
             try:
-                await self.pod_control.delete_pod(namespace_of(pod), name_of(pod), ds)
+                await self.pod_control.delete_pod(pod, ds)
             except Exception as failure:
                 self.expectations.deletion_observed(key, meta_namespace_key(pod))
                 if not is_not_found(failure):

@@ -34,6 +34,7 @@ from kubegc.client.cache import (
     FuncHandler,
     meta_namespace_index_func,
 )
+from kubegc.client.interface import DeleteOptions
 from kubegc.component.base_controller import BaseController
 from kubegc.component.config import EndpointControllerConfiguration
 from kubegc.component.context import ControllerContext
@@ -196,9 +197,11 @@ class EndpointsController(BaseController):
         service = self.services.indexer.get_by_key(key)
         current = self.endpoints.indexer.get_by_key(key)
         if service is None:
-            if current is not None:
+            if current is not None:  # the Endpoints seen, not one made since
+                options = DeleteOptions(preconditions_uid=uid_of(current) or None)
                 with contextlib.suppress(StatusError):
-                    await self.client.delete(ENDPOINTS, name, namespace=namespace)
+                    await self.client.delete(ENDPOINTS, name, namespace=namespace,
+                                             options=options)
             return
         selector = (service.get("spec") or {}).get("selector")
         if not selector or is_being_deleted(service):

@@ -298,7 +298,7 @@ class ReplicaSetController(BaseController):
 
         async def delete(pod: Obj) -> None:
             try:
-                await self.pod_control.delete_pod(namespace_of(pod), name_of(pod), rs)
+                await self.pod_control.delete_pod(pod, rs)
             except StatusError as err:
                 # The informer will never see this deletion.
                 self.expectations.deletion_observed(key, pod_key(pod))

@@ -30,7 +30,7 @@ import copy
 import re
 from typing import Any
 
-from kubegc.api.errors import is_already_exists
+from kubegc.api.errors import is_already_exists, is_conflict, is_not_found
 from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.pod import PODS, is_pod_available, is_pod_ready, pod_phase
@@ -276,11 +276,20 @@ class StatefulSetController(BaseController):
                             f"create Pod {name} in StatefulSet {name_of(sts)} successful")
 
     async def delete_pod(self, sts: Obj, pod: Obj) -> None:
+        """Delete ``pod`` as seen: its uid and resourceVersion are preconditions, since a
+        pod of the same name comes back after each deletion and the decision depended on
+        the pod's state (failed, condemned, outdated). A stale view fails with 404 or 409,
+        without an event: the sync runs again on what the informer brings."""
         name = name_of(pod)
+        meta = pod.get("metadata") or {}
+        options = DeleteOptions(preconditions_uid=meta.get("uid") or None,
+                                preconditions_resource_version=meta.get("resourceVersion")
+                                or None)
         try:
-            await self.client.delete(PODS, name, namespace=namespace_of(pod),
-                                     options=DeleteOptions())
+            await self.client.delete(PODS, name, namespace=namespace_of(pod), options=options)
         except Exception as err:
+            if is_not_found(err) or is_conflict(err):
+                raise
             self.recorder.event(sts, EVENT_TYPE_WARNING, "FailedDelete",
                                 f"delete Pod {name} in StatefulSet {name_of(sts)} failed "
                                 f"error: {err}")
