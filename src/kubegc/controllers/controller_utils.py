@@ -34,6 +34,7 @@ from typing import Any
 
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError, is_conflict, is_not_found
+from kubegc.api.labels import LabelSelector, label_selector_from_dict
 from kubegc.api.meta import controller_ref_of, name_of, namespace_of, uid_of
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
@@ -41,6 +42,7 @@ from kubegc.api.types import Obj
 from kubegc.client.cache import SharedInformer
 from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, EventRecorder
 from kubegc.client.interface import Client, DeleteOptions, PatchType
+from kubegc.component.fields import Fields, NotUnderstood, invalid
 
 log = logging.getLogger(__name__)
 
@@ -259,14 +261,44 @@ def ensure_indexers(informer: SharedInformer, indexers: dict[str, Callable[[Obj]
 
 
 def filter_by_owner(informer: SharedInformer, owner: Obj, *, include_orphans: bool,
-                    ) -> list[Obj]:
+                    fields: Fields) -> list[Obj]:
     """Objects controlled by ``owner`` plus (optionally) the orphans of its namespace
-    (cf. ``FilterPodsByOwner``)."""
+    (cf. ``FilterPodsByOwner``), leaving out those whose ``fields`` the controller cannot
+    understand: upstream's informers could not decode them, so they are nobody's."""
     out = informer.indexer.by_index(CONTROLLER_UID_INDEX, uid_of(owner))
     if include_orphans:
         orphans = informer.indexer.by_index(CONTROLLER_UID_INDEX,
                                             orphan_index_key(namespace_of(owner)))
         out.extend(orphans)
+    return [o for o in out if fields.understood(o)]
+
+
+def selector_of(obj: Obj) -> LabelSelector:
+    """``spec.selector`` (a ``metav1.LabelSelector``); ``NotUnderstood`` if the API would
+    not take it (an object stored without that validation)."""
+    raw = (obj.get("spec") or {}).get("selector")
+    try:
+        return label_selector_from_dict(raw)
+    except StatusError as err:
+        raise NotUnderstood([invalid("spec.selector", raw, err.message)]) from None
+
+
+def matching(owners: Iterable[Obj], dependent: Obj, *, fields: Fields,
+             selector: Callable[[Obj], LabelSelector] = selector_of) -> list[Obj]:
+    """The ``owners`` whose non-empty selector matches ``dependent``'s labels (cf.
+    ``getPodReplicaSets``, ``getPodDaemonSets``...), leaving out the owners the controller
+    cannot understand: one of them must not stop the others from hearing of the pod."""
+    out = []
+    for owner in owners:
+        if not fields.understood(owner):
+            continue
+        try:
+            chosen = selector(owner)
+        except (NotUnderstood, StatusError):
+            continue
+        labels = (dependent.get("metadata") or {}).get("labels") or {}
+        if not chosen.empty and chosen.matches(labels):
+            out.append(owner)
     return out
 
 

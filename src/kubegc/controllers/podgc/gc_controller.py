@@ -34,6 +34,7 @@ from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.client.workqueue import DelayingQueue
 from kubegc.component.config import PodGCControllerConfiguration
 from kubegc.component.context import ControllerContext
+from kubegc.component.objects import POD
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,8 @@ class PodGCController:
     async def gc(self) -> None:
         """One pass (cf. ``PodGCController.gc``)."""
         async with self._lock:
-            pods = self.pods.indexer.list()
+            # a pod nobody can understand is the kubelet's to report, not podgc's to delete
+            pods = [p for p in self.pods.indexer.list() if POD.understood(p)]
             if self.threshold > 0:
                 await self.gc_terminated(pods)
             await self.gc_orphaned(pods)
