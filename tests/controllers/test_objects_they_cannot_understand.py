@@ -67,6 +67,7 @@ VALID: dict[GroupVersionResource, Callable[[str], Obj]] = {
     PODS: lambda app: {"metadata": {"labels": {"app": app}},
                        "spec": {"restartPolicy": "Always", "containers": CONTAINERS}},
     CONFIGMAPS: lambda app: {"data": {"app": app}},
+    NAMESPACES: lambda app: {},
 }
 
 
@@ -75,6 +76,8 @@ class Bad:
     resource: GroupVersionResource
     path: str  # dotted; a number is a list index
     value: Any
+    #: more changes, each (path, value), that bring the object to its controller
+    also: tuple[tuple[str, Any], ...] = ()
 
     @property
     def name(self) -> str:
@@ -131,6 +134,9 @@ BAD = [
     Bad(CONFIGMAPS, "metadata.ownerReferences", [{
         "apiVersion": "v1", "kind": "ConfigMap", "name": "gone", "uid": "u-gone",
         "blockOwnerDeletion": "yes"}]),
+    # a namespace being deleted is the namespace controller's
+    Bad(NAMESPACES, "spec.finalizers", "kubernetes",
+        also=(("metadata.deletionTimestamp", "2026-01-01T00:00:00Z"),)),
 ]
 
 
@@ -156,8 +162,11 @@ async def made_by_the_api() -> list[Obj]:
         for bad in BAD:
             body = copy.deepcopy(VALID[bad.resource](bad.name))
             body.setdefault("metadata", {})["name"] = bad.name
-            made = await c.create(bad.resource, body, namespace=NS)
-            objects.append(mutate(made, bad.path, bad.value))
+            made = mutate(await c.create(bad.resource, body, namespace=NS), bad.path,
+                          bad.value)
+            for path, value in bad.also:
+                made = mutate(made, path, value)
+            objects.append(made)
         return objects
 
 
@@ -169,8 +178,12 @@ async def start(objects: list[Obj] | None, data_dir: Path) -> Cluster:
 
 
 async def warnings(client: LocalClient) -> dict[str, list[Obj]]:
+    """Warning events by the name of their object (a cluster-scoped one's are in
+    ``default``)."""
     out: dict[str, list[Obj]] = {}
-    for event in (await client.list(EVENTS, namespace=NS))["items"]:
+    events = [*(await client.list(EVENTS, namespace=NS))["items"],
+              *(await client.list(EVENTS, namespace="default"))["items"]]
+    for event in events:
         if event.get("type") == "Warning":
             out.setdefault(event["involvedObject"]["name"], []).append(event)
     return out
