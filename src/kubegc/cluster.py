@@ -149,7 +149,8 @@ class Cluster:
         if storage == "sqlite":
             if self.config.data_dir is None:
                 return "memory"
-            return f"sqlite:///{self.config.data_dir / 'kubegc.db'}"
+            # absolute: after "sqlite:///", a relative directory would read as /<dir>
+            return f"sqlite:///{self.config.data_dir.resolve() / 'kubegc.db'}"
         return storage
 
     def _durable_data_dir(self) -> Path | None:
