@@ -235,13 +235,16 @@ class Cluster:
     async def _start_controllers(self) -> None:
         if self.client is None:
             raise RuntimeError("client not ready")
-        manager = ControllerManager(self.client, clock=self.clock,
-                                    config=self.config.controller_manager,
-                                    identity=leader_identity(self.config.data_dir))
+        manager = ControllerManager(
+            self.client, clock=self.clock, config=self.config.controller_manager,
+            identity=leader_identity(self.config.data_dir),
+            # an injected clock (tests) drives the election too; a scaled one does not
+            election_clock=self.config.clock or RealClock())
         self.controller_manager = manager
+        if self.server is not None:  # not ready until the manager has started
+            self.server.ctx.readiness_checks.append(manager.ready)
         await manager.start()
         if self.server is not None:
-            self.server.ctx.readiness_checks.append(manager.ready)
             self.server.add_debug_handler("/debug/controllers", _documents_handler(manager))
             self.server.add_debug_handler("/debug/kubegc/settle", self._settle_handler)
             self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)

@@ -79,7 +79,7 @@ class LeaderElectionConfiguration:
     """Which server of several on one store runs the components (upstream's
     ``LeaderElectionConfiguration`` of k8s.io/component-base, defaulted by
     ``RecommendedDefaultLeaderElectionConfiguration``; kube-controller-manager's
-    ``--leader-elect*`` flags). Durations are seconds of the cluster's clock."""
+    ``--leader-elect*`` flags). Durations are real seconds, whatever ``--time-scale``."""
 
     #: run the components only while holding the Lease (off: run them, write no Lease)
     leader_elect: bool = True

@@ -70,9 +70,14 @@ class ControllerManager:
     """
 
     def __init__(self, client: Client, *, clock: Clock,
-                 config: ControllerManagerConfiguration, identity: str = "") -> None:
+                 config: ControllerManagerConfiguration, identity: str = "",
+                 election_clock: Clock | None = None) -> None:
+        """``election_clock`` (default ``clock``) times the leader election: a server
+        whose cluster clock runs scaled (``--time-scale``) keeps its election on real
+        time, where a 10 s renew deadline is not 16 ms at 600x."""
         self.client = client
         self.clock = clock
+        self.election_clock = election_clock or clock
         self.config = config
         self.names = selected(list(CONTROLLERS), config.controllers)
         self.informers = SharedInformerFactory(client, clock=clock)
@@ -96,7 +101,8 @@ class ControllerManager:
         lock = LeaseLock(self.client, namespace=election.resource_namespace,
                          name=election.resource_name, identity=self.identity)
         return LeaderElector(
-            lock, clock=self.clock, lease_duration=election.lease_duration,
+            lock, clock=self.election_clock, now=self.clock.now,
+            lease_duration=election.lease_duration,
             renew_deadline=election.renew_deadline, retry_period=election.retry_period,
             callbacks=LeaderCallbacks(on_started_leading=self._run_controllers,
                                       on_stopped_leading=self._stop_controllers,

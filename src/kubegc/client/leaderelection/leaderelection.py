@@ -29,6 +29,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import Clock, format_micro_time
@@ -77,11 +78,15 @@ class LeaderElector:
     def __init__(self, lock: LeaseLock, *, clock: Clock, lease_duration: float,
                  renew_deadline: float, retry_period: float, callbacks: LeaderCallbacks,
                  release_on_cancel: bool = False, recorder: EventRecorder | None = None,
-                 ) -> None:
+                 now: Callable[[], datetime] | None = None) -> None:
+        """``clock`` times the election (sleeps, the observed time); ``now`` (default:
+        the clock's) gives the ``acquireTime``/``renewTime`` written, which only people
+        and tools read: a cluster whose clock runs scaled writes its own time there."""
         check_timing(lease_duration=lease_duration, renew_deadline=renew_deadline,
                      retry_period=retry_period)
         self.lock = lock
         self.clock = clock
+        self.now = now or clock.now
         self.lease_duration = lease_duration
         self.renew_deadline = renew_deadline
         self.retry_period = retry_period
@@ -183,7 +188,7 @@ class LeaderElector:
 
     async def try_acquire_or_renew(self) -> bool:
         """Acquire the lock if it is free, renew it if it is ours; True on success."""
-        now = format_micro_time(self.clock.now())
+        now = format_micro_time(self.now())
         record = LeaderElectionRecord(
             holder_identity=self.lock.identity, lease_duration_seconds=int(self.lease_duration),
             acquire_time=now, renew_time=now)
@@ -240,7 +245,7 @@ class LeaderElector:
         next holder counts the hand-over)."""
         if not self.is_leader():
             return True
-        now = format_micro_time(self.clock.now())
+        now = format_micro_time(self.now())
         record = LeaderElectionRecord(
             leader_transitions=self.observed_record.leader_transitions,
             lease_duration_seconds=1, renew_time=now, acquire_time=now)
