@@ -66,3 +66,37 @@ def test_serve_flags_fill_their_sections() -> None:
     assert manager.garbage_collector.concurrent_gc_syncs == 3
     assert (manager.kubelet.nodes, manager.kubelet.pod_ignore_term) == (4, True)
     assert manager.event_ttl.event_ttl == 60.0
+
+
+def test_leader_election_flags_take_kube_controller_managers_names_and_durations() -> None:
+    config = serve_config(build_parser().parse_args([
+        "serve", "--leader-elect-lease-duration", "1m30s", "--leader-elect-renew-deadline",
+        "20s", "--leader-elect-retry-period", "500ms", "--leader-elect-resource-name", "gc",
+        "--leader-elect-resource-namespace", "ops"]))
+    election = config.controller_manager.leader_election
+    assert (election.lease_duration, election.renew_deadline, election.retry_period) == (
+        90.0, 20.0, 0.5)
+    assert (election.resource_name, election.resource_namespace) == ("gc", "ops")
+    assert election.leader_elect
+    off = serve_config(build_parser().parse_args(["serve", "--leader-elect=false"]))
+    assert not off.controller_manager.leader_election.leader_elect
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    pytest.param(["--leader-elect-lease-duration", "5s"],
+                 "leaseDuration must be greater than renewDeadline", id="lease-too-short"),
+    pytest.param(["--leader-elect-retry-period", "9s"],
+                 "renewDeadline must be greater than retryPeriod*JitterFactor", id="retry"),
+])
+def test_leader_election_durations_that_cannot_work_are_one_line_errors(
+        flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from kubegc.cli import main
+
+    assert main(["serve", "--storage", "memory", *flags]) == 2
+    assert capsys.readouterr().err == f"kubegc: --leader-elect-*: {message}\n"
+
+
+def test_a_duration_that_is_not_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--leader-elect-retry-period", "2 seconds"])
+    assert "invalid duration '2 seconds'" in capsys.readouterr().err

@@ -20,6 +20,7 @@ import gc
 import ipaddress
 import logging
 import os
+import re
 import signal
 import sys
 import time
@@ -32,6 +33,7 @@ from kubegc.component.config import (
     EventTTLConfiguration,
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
+    LeaderElectionConfiguration,
 )
 from kubegc.config import ClusterConfig
 
@@ -52,6 +54,73 @@ class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
         if action.default is None or action.default is False:
             return action.help
         return super()._get_help_string(action)
+
+
+_GO_DURATION = re.compile(r"(?:(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))")
+_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def go_duration(text: str) -> float:
+    """Seconds of a Go duration (``15s``, ``1m30s``, ``500ms``), as kube-controller-manager's
+    duration flags take them; a bare number is seconds, as kubegc's other flags."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    if text and _GO_DURATION.sub("", text) == "":
+        return sum(float(n) * _GO_UNITS[u] for n, u in _GO_DURATION.findall(text))
+    raise argparse.ArgumentTypeError(f"invalid duration {text!r} (e.g. 15s, 1m30s, 500ms)")
+
+
+def _bool_flag(text: str) -> bool:
+    """``--flag=true|false`` as Go's flag package reads a boolean."""
+    value = text.lower()
+    if value in ("1", "t", "true"):
+        return True
+    if value in ("0", "f", "false"):
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean {text!r} (true or false)")
+
+
+def _leader_election_flags(p: argparse.ArgumentParser) -> None:
+    le = LeaderElectionConfiguration
+    g = p.add_argument_group("leader election (kube-controller-manager's flags)")
+    g.add_argument("--leader-elect", type=_bool_flag, nargs="?", const=True,
+                   default=le.leader_elect, metavar="BOOL",
+                   help="run the controllers only while holding the leader-election Lease, "
+                        "so that of several servers on one etcd exactly one runs them")
+    g.add_argument("--leader-elect-lease-duration", type=go_duration,
+                   default=f"{le.lease_duration:g}s", metavar="DURATION",
+                   help="how long a standby waits after it last saw the Lease renewed "
+                        "before it takes over")
+    g.add_argument("--leader-elect-renew-deadline", type=go_duration,
+                   default=f"{le.renew_deadline:g}s", metavar="DURATION",
+                   help="how long the leader tries to renew before it stops leading "
+                        "(less than the lease duration)")
+    g.add_argument("--leader-elect-retry-period", type=go_duration,
+                   default=f"{le.retry_period:g}s", metavar="DURATION",
+                   help="time between tries to acquire or renew the Lease")
+    g.add_argument("--leader-elect-resource-name", default=le.resource_name, metavar="NAME",
+                   help="name of the leader-election Lease")
+    g.add_argument("--leader-elect-resource-namespace", default=le.resource_namespace,
+                   metavar="NAMESPACE", help="namespace of the leader-election Lease")
+
+
+def leader_election_config(args: argparse.Namespace) -> LeaderElectionConfiguration:
+    """The ``--leader-elect*`` flags; ``ValueError`` (upstream's message) when the
+    durations cannot work together."""
+    from kubegc.client.leaderelection import check_timing
+
+    config = LeaderElectionConfiguration(
+        leader_elect=args.leader_elect, lease_duration=args.leader_elect_lease_duration,
+        renew_deadline=args.leader_elect_renew_deadline,
+        retry_period=args.leader_elect_retry_period,
+        resource_name=args.leader_elect_resource_name,
+        resource_namespace=args.leader_elect_resource_namespace)
+    if config.leader_elect:
+        check_timing(lease_duration=config.lease_duration,
+                     renew_deadline=config.renew_deadline, retry_period=config.retry_period)
+    return config
 
 
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -110,6 +179,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                         "library's; auto: uvloop when it is installed")
     p.add_argument("--no-ui", action="store_true",
                    help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
+    _leader_election_flags(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
 
 
@@ -121,7 +191,7 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
         tls=not args.insecure_http, kubeconfig=args.kubeconfig, time_scale=args.time_scale,
         ui=not args.no_ui, ui_planner=ClusterSimulationFactory(),
         controller_manager=ControllerManagerConfiguration(
-            controllers=controllers,
+            controllers=controllers, leader_election=leader_election_config(args),
             garbage_collector=GarbageCollectorControllerConfiguration(
                 concurrent_gc_syncs=args.concurrent_gc_syncs,
                 gc_sync_period=args.gc_sync_period, decision_ttl=args.decision_ttl),
@@ -199,7 +269,11 @@ async def _serve(args: argparse.Namespace) -> int:
     if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("kubegc: --insecure-http serves only on loopback", file=sys.stderr)
         return 2
-    config = serve_config(args)
+    try:
+        config = serve_config(args)
+    except ValueError as e:
+        print(f"kubegc: --leader-elect-*: {e}", file=sys.stderr)
+        return 2
     started = time.monotonic()
     cluster = Cluster(config)
     stop = asyncio.Event()
@@ -265,6 +339,11 @@ async def _say_when_ready(cluster: Cluster, started: float) -> None:
     while not server.ctx.ready():
         await asyncio.sleep(0.01)
     print(f"kubegc: ready ({time.monotonic() - started:.2f} s after start)", flush=True)
+    manager = cluster.controller_manager
+    if manager is not None:
+        print(f"kubegc: {manager.describe_leadership()}", flush=True)
+        manager.leader_listeners.append(
+            lambda _: print(f"kubegc: {manager.describe_leadership()}", flush=True))
 
 
 def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
@@ -356,7 +435,9 @@ class ClusterSimulationFactory:
             controller_manager=ControllerManagerConfiguration(
                 controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes),
                 garbage_collector=GarbageCollectorControllerConfiguration(
-                    records_in_memory=True))))
+                    records_in_memory=True),
+                # the snapshot's own Lease names another cluster's leader: never wait on it
+                leader_election=LeaderElectionConfiguration(leader_elect=False))))
         await cluster.start()
         try:
             yield _ClusterSimulation(cluster, controllers)

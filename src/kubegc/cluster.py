@@ -22,9 +22,9 @@ from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
-from kubegc.component.context import DebugDocument
 from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
+from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.context import DebugHandler
@@ -81,12 +81,44 @@ async def serve_ui(app: UIApp, *, host: str, port: int) -> HTTPServer:
     return http
 
 
-def _document_handler(document: DebugDocument) -> DebugHandler:
+def _documents_handler(manager: ControllerManager) -> DebugHandler:
+    """``/debug/controllers/...``: the documents of the components running now (a
+    standby runs none: 404 naming the leader)."""
     async def handler(request: Request) -> Response:
+        document = manager.debug_documents().get(request.path.rstrip("/"))
+        if document is None:
+            leader = "" if manager.is_leading() else (
+                f": this server does not run the controllers (leader: "
+                f"{manager.leader() or 'none'})")
+            return Response(status=404, text=f"no such document{leader}")
         content_type, body = document(dict(request.query))
         return Response(body=body, headers={"Content-Type": content_type})
 
     return handler
+
+
+#: ``<data-dir>/leader-identity``: this server's leader-election identity, kept so that a
+#: server restarted on its data directory (which only one process may hold) renews its own
+#: Lease at once instead of waiting for it to expire.
+IDENTITY_FILE = "leader-identity"
+
+
+def leader_identity(data_dir: Path | None) -> str:
+    """The identity kept in ``data_dir`` (made on first use), or a new one."""
+    if data_dir is None:
+        return new_identity()
+    path = data_dir / IDENTITY_FILE
+    try:
+        kept = path.read_text().strip()
+    except OSError:
+        kept = ""
+    if kept:
+        return kept
+    identity = new_identity()
+    tmp = data_dir / f".{IDENTITY_FILE}.tmp"
+    tmp.write_text(identity + "\n")
+    tmp.replace(path)
+    return identity
 
 
 #: ``<data-dir>/clock.json``: how far the cluster's clock is ahead of real time.
@@ -166,7 +198,8 @@ class Cluster:
         if storage == "sqlite":
             if self.config.data_dir is None:
                 return "memory"
-            return f"sqlite:///{self.config.data_dir / 'kubegc.db'}"
+            # absolute: after "sqlite:///", a relative directory would read as /<dir>
+            return f"sqlite:///{self.config.data_dir.resolve() / 'kubegc.db'}"
         return storage
 
     def _durable_data_dir(self) -> Path | None:
@@ -259,14 +292,17 @@ class Cluster:
     async def _start_controllers(self) -> None:
         if self.client is None:
             raise RuntimeError("client not ready")
-        manager = ControllerManager(self.client, clock=self.clock,
-                                    config=self.config.controller_manager)
+        manager = ControllerManager(
+            self.client, clock=self.clock, config=self.config.controller_manager,
+            identity=leader_identity(self.config.data_dir),
+            # an injected clock (tests) drives the election too; a scaled one does not
+            election_clock=self.config.clock or RealClock())
         self.controller_manager = manager
+        if self.server is not None:  # not ready until the manager has started
+            self.server.ctx.readiness_checks.append(manager.ready)
         await manager.start()
         if self.server is not None:
-            self.server.ctx.readiness_checks.append(manager.ready)
-            for path, document in manager.debug_documents().items():
-                self.server.add_debug_handler(path, _document_handler(document))
+            self.server.add_debug_handler("/debug/controllers", _documents_handler(manager))
             self.server.add_debug_handler("/debug/kubegc/settle", self._settle_handler)
             self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)
         if self.registry is not None:

@@ -292,12 +292,13 @@ async def test_a_failed_pod_sync_is_logged_and_retried(monkeypatch, caplog, erro
             return None
 
         monkeypatch.setattr(kubelet, "sync_pod", failing_sync)
-        with caplog.at_level("ERROR", logger="kubegc.kubelet.kubelet"):
+        with caplog.at_level("INFO", logger="kubegc.component.failures"):
             client.add_object(PODS, pod(node="kubegc-node-1"), namespace="ns")
             await eventually(lambda: len(calls) == 1, what="first sync")
             clock.advance(1)  # the rate limiter's retry
             await eventually(lambda: len(calls) == 2, what="retried")
-        [record] = [r for r in caplog.records if "error syncing pod ns/web" in r.getMessage()]
+        [record] = [r for r in caplog.records
+                    if "kubelet: error syncing 'ns/web'" in r.getMessage()]
         assert bool(record.exc_info) is traceback
 
 

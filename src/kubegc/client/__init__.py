@@ -5,7 +5,8 @@
 * ``local.LocalClient``: in-process, straight to the registry (controllers in kubegc serve).
 * ``rest.RestClient``: HTTP from a kubeconfig (``kubeconfig``); kubegc or any real cluster.
 * ``cache``: reflector, indexer, shared informers; ``workqueue``: client-go's queues and rate
-  limiters; ``events.EventRecorder``: deduplicated events.
+  limiters; ``events.EventRecorder``: deduplicated events; ``leaderelection``: client-go's
+  leader election on a Lease.
 
 May import: ``kubegc.api``, and ``kubegc.registry`` (only ``local``).
 """

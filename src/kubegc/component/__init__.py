@@ -8,6 +8,10 @@ all sit on this package and none of them on another.
   recorder), the ``Controller`` interface the manager drives, ``DebugDocument``.
 * ``base_controller``: ``BaseController``, the work-queue-and-workers skeleton of upstream
   controllers.
+* ``fields`` and ``objects``: what a component can understand of the objects it reads
+  (each kind's fields with upstream's types and ranges), checked before it acts.
+* ``failures``: what a failed sync does (upstream's ``handleErr``: backoff; a Warning
+  event, and no loop, on an object the component cannot understand).
 
 Concurrency: asyncio, one event loop per process; components start tasks, never threads.
 May import: ``kubegc.api``, ``kubegc.client`` and the standard library.

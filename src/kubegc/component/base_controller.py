@@ -12,6 +12,11 @@ processed and every event is written; keys waiting for a *delayed* requeue (a Cr
 next schedule, a Deployment's progress deadline, a rate-limited retry) do not count, so
 ``settle()`` returns under a ``ManualClock`` that nobody advances.
 
+Errors (upstream's ``handleErr``): see ``kubegc.component.failures``; a failed sync is
+retried with the queue's backoff, and an object the controller cannot understand gets a
+Warning event and waits for the backoff until it changes. Handlers queue keys through
+``enqueue`` / ``enqueue_key`` so that they respect that wait.
+
 Concurrency: asyncio, one loop. Handlers run in informer tasks and only enqueue keys;
 workers are the only writers of a controller's expectations besides those handlers.
 """
@@ -36,9 +41,9 @@ from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.context import ControllerContext
+from kubegc.component.failures import FailedSyncs
 
 log = logging.getLogger(__name__)
-
 
 class ControllerView(Protocol):
     """What the helper modules of a controller read of it (upstream's methods of that
@@ -74,6 +79,11 @@ class BaseController(ABC):
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(name=self.name, clock=ctx.clock)
         self.workers = workers
         self.synced_informers: list[SharedInformer] = []
+        #: the informer of the objects the keys name (a failed sync is recorded on them)
+        self.primary_informer: SharedInformer | None = None
+        self.failures = FailedSyncs(self.name, self.queue, lookup=self._primary,
+                                    recorder=lambda _: self.recorder,
+                                    expected=self.expected_errors)
         self._tasks: list[asyncio.Task[None]] = []
         self._synced = False
 
@@ -128,11 +138,11 @@ class BaseController(ABC):
         except asyncio.CancelledError:
             self.queue.done(key)
             raise
-        except Exception as err:  # utilruntime.HandleError: log and retry later
-            self.handle_error(err, key)
-            self.queue.add_rate_limited(key)
+        except Exception as err:  # handleErr: log, maybe record, retry later
+            self.handle_err(err, key)
         else:
             self.queue.forget(key)
+            self.failures.succeeded(key)
             if requeue_after is not None:
                 self.queue.add_after(key, requeue_after)
         self.queue.done(key)
@@ -146,17 +156,24 @@ class BaseController(ABC):
     #: errors that are part of normal operation (retried quietly, logged at info)
     expected_errors: tuple[type[Exception], ...] = (StatusError,)
 
-    def handle_error(self, err: Exception, key: str) -> None:
-        if isinstance(err, self.expected_errors):
-            log.info("%s: error syncing %r, requeuing: %s", self.name, key, err)
-        else:
-            log.warning("%s: error syncing %r, requeuing: %s", self.name, key, err,
-                        exc_info=not isinstance(err, (ValueError, RuntimeError)))
+    def handle_err(self, err: Exception, key: str) -> None:
+        """Retry ``key`` with the queue's backoff; a failure not the API's is recorded on
+        the object (``FailedSyncs.failed``)."""
+        self.failures.failed(err, key)
+
+    def _primary(self, key: str) -> Obj | None:
+        informer = self.primary_informer
+        return informer.indexer.get_by_key(key) if informer is not None else None
 
     # -- enqueueing ------------------------------------------------------------------------
 
     def enqueue(self, obj: Obj | DeletedFinalStateUnknown) -> None:
-        self.queue.add(deletion_handling_meta_namespace_key(obj))
+        self.enqueue_key(deletion_handling_meta_namespace_key(obj))
+
+    def enqueue_key(self, key: str) -> None:
+        """Queue ``key`` now, unless it waits for the backoff after failing on its object
+        as it still is (``FailedSyncs.add``)."""
+        self.failures.add(key)
 
     def enqueue_after(self, obj: Obj, delay: float) -> None:
         self.queue.add_after(deletion_handling_meta_namespace_key(obj), delay)

@@ -78,11 +78,32 @@ class KubeletConfiguration:
 
 
 @dataclass
+class LeaderElectionConfiguration:
+    """Which server of several on one store runs the components (upstream's
+    ``LeaderElectionConfiguration`` of k8s.io/component-base, defaulted by
+    ``RecommendedDefaultLeaderElectionConfiguration``; kube-controller-manager's
+    ``--leader-elect*`` flags). Durations are real seconds, whatever ``--time-scale``."""
+
+    #: run the components only while holding the Lease (off: run them, write no Lease)
+    leader_elect: bool = True
+    #: how long a standby waits, after it last saw the Lease renewed, before taking it
+    lease_duration: float = 15.0
+    #: how long the leader keeps trying to renew before it stops leading
+    renew_deadline: float = 10.0
+    #: seconds between tries to acquire or renew
+    retry_period: float = 2.0
+    resource_name: str = "kube-controller-manager"
+    resource_namespace: str = "kube-system"
+
+
+@dataclass
 class ControllerManagerConfiguration:
     """What the controller manager runs, and each component's section."""
 
     #: ``*`` for all, a name to add one, ``-name`` to drop one (``kubegc serve --controllers``)
     controllers: list[str] = field(default_factory=lambda: ["*"])
+    leader_election: LeaderElectionConfiguration = field(
+        default_factory=LeaderElectionConfiguration)
     garbage_collector: GarbageCollectorControllerConfiguration = field(
         default_factory=GarbageCollectorControllerConfiguration)
     namespace: NamespaceControllerConfiguration = field(

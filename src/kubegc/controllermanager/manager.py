@@ -6,23 +6,38 @@ to drop one (``*,-kubelet``). Each is built from a ``ControllerContext`` of its 
 started once the informers it needs have synced; it talks to the API only through the
 ``Client`` of that context and never sees the manager.
 
+Leader election (``--leader-elect``, on by default): the components run only while this
+server holds the ``kube-system/kube-controller-manager`` Lease (``leaderelection``), so of
+several servers on one etcd exactly one runs them. Each term gets new components and a new
+informer factory; losing the Lease stops them (upstream's ``OnStoppedLeading`` exits the
+process; kubegc's process also serves the API, so it stops its components and stands again
+as a candidate). The simulated kubelets and the scheduler are components like the others:
+their nodes are run by whichever server leads.
+
 Concurrency: everything runs as tasks on the one event loop of the process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
+import socket
+import uuid
+from collections.abc import Callable, Sequence
 
 from kubegc.api.clock import Clock
 from kubegc.client.cache import SharedInformerFactory
+from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
+from kubegc.client.leaderelection import LeaderCallbacks, LeaderElector, LeaseLock
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext, DebugDocument
 from kubegc.controllermanager.descriptors import CONTROLLERS, ControllerDescriptor
-from kubegc.controllermanager.leaderelection import LeaderLease
 
 log = logging.getLogger(__name__)
+
+#: the component the leader-election events are recorded under (upstream's user agent)
+COMPONENT = "kube-controller-manager"
 
 
 def selected(all_names: Sequence[str], spec: Sequence[str]) -> list[str]:
@@ -41,52 +56,192 @@ def selected(all_names: Sequence[str], spec: Sequence[str]) -> list[str]:
     return chosen
 
 
+def new_identity() -> str:
+    """A candidate's identity as kube-controller-manager makes it: hostname_uuid."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
 class ControllerManager:
-    """Builds, starts and stops the selected controllers around one shared informer
-    factory (each controller records events under its own upstream component name)."""
+    """Runs the selected components around one shared informer factory, while leading.
+
+    Ownership: ``controllers`` and ``informers`` are replaced only by the leading task
+    (``_run_controllers``) and emptied only by ``_stop_controllers``; both run on the
+    elector's task, one after the other.
+    """
 
     def __init__(self, client: Client, *, clock: Clock,
-                 config: ControllerManagerConfiguration) -> None:
+                 config: ControllerManagerConfiguration, identity: str = "",
+                 election_clock: Clock | None = None) -> None:
+        """``election_clock`` (default ``clock``) times the leader election: a server
+        whose cluster clock runs scaled (``--time-scale``) keeps its election on real
+        time, where a 10 s renew deadline is not 16 ms at 600x."""
         self.client = client
         self.clock = clock
+        self.election_clock = election_clock or clock
         self.config = config
-        self.informers = SharedInformerFactory(client, clock=clock)
         self.names = selected(list(CONTROLLERS), config.controllers)
-        self.controllers: list[Controller] = [
-            self._build(CONTROLLERS[name]) for name in self.names]
+        self.informers = SharedInformerFactory(client, clock=clock)
+        self.controllers: list[Controller] = []
+        self.identity = identity or new_identity()
+        self.recorder = EventRecorder(client, component=COMPONENT, clock=clock)
+        self.elector = self._elector() if self.names else None
+        self._election: asyncio.Task[None] | None = None
+        self._running = asyncio.Event()  # this term's components are started
+        self._changing = False  # components being started or stopped
         self._started = False
-        self.lease = LeaderLease(client, clock=clock)
+        self._stopping = False
+        #: told the holder (its identity, "" for none) when this server starts or stops
+        #: leading, and when it sees another holder
+        self.leader_listeners: list[Callable[[str], None]] = []
 
-    def _build(self, descriptor: ControllerDescriptor) -> Controller:
+    def _elector(self) -> LeaderElector | None:
+        election = self.config.leader_election
+        if not election.leader_elect:
+            return None
+        lock = LeaseLock(self.client, namespace=election.resource_namespace,
+                         name=election.resource_name, identity=self.identity)
+        return LeaderElector(
+            lock, clock=self.election_clock, now=self.clock.now,
+            lease_duration=election.lease_duration,
+            renew_deadline=election.renew_deadline, retry_period=election.retry_period,
+            callbacks=LeaderCallbacks(on_started_leading=self._run_controllers,
+                                      on_stopped_leading=self._stop_controllers,
+                                      on_new_leader=self._on_new_leader),
+            # as kube-scheduler: a clean shutdown hands over at once, after the
+            # components stopped (LeaderElector.run releases only then)
+            release_on_cancel=True, recorder=self.recorder)
+
+    def _build(self, descriptor: ControllerDescriptor, informers: SharedInformerFactory
+               ) -> Controller:
         """The component, from a context of its own (what upstream's start functions
         receive); the component never sees the manager."""
         constructor = descriptor.constructor
         return constructor(ControllerContext(
-            client=self.client, clock=self.clock, informer_factory=self.informers,
+            client=self.client, clock=self.clock, informer_factory=informers,
             options=descriptor.options(self.config), component=constructor.component))
 
+    # -- lifecycle -------------------------------------------------------------------------
+
     async def start(self) -> None:
-        if self.controllers:
-            self.lease.start()
-        for controller in self.controllers:
-            await controller.start()
-        self.informers.start()
+        """Start: without election, the components at once; with it, stand as a candidate
+        and return once the first try has been answered (and, if it won, the components
+        started), so a lone server starts as before."""
+        if self.elector is None:
+            if self.names:
+                await self._run_controllers()
+        else:
+            self.recorder.start()
+            self._election = asyncio.create_task(self._elect(self.elector),
+                                                 name="leader-election")
+            await self._first_answer(self.elector, self._election)
         self._started = True
 
+    async def _first_answer(self, elector: LeaderElector, election: asyncio.Task[None]
+                            ) -> None:
+        waiter = asyncio.ensure_future(elector.attempted.wait())
+        await asyncio.wait({waiter, election}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if election.done():
+            election.result()  # the election task failed: raise its error
+        if elector.is_leader():
+            running = asyncio.ensure_future(self._running.wait())
+            await asyncio.wait({running, election}, return_when=asyncio.FIRST_COMPLETED)
+            running.cancel()
+
+    @staticmethod
+    async def _elect(elector: LeaderElector) -> None:
+        """Stand for election until stopped: a lost term ends with the components
+        stopped, and the candidate stands again with new ones."""
+        while True:
+            await elector.run()
+
+    async def _run_controllers(self) -> None:
+        """``OnStartedLeading``: new components on a new informer factory."""
+        self._changing = True
+        try:
+            self.informers = informers = SharedInformerFactory(self.client, clock=self.clock)
+            built = [self._build(CONTROLLERS[name], informers) for name in self.names]
+            for controller in built:
+                self.controllers.append(controller)
+                await controller.start()
+            informers.start()
+            self._running.set()
+        finally:
+            self._changing = False
+        self._notify()
+
+    async def _stop_controllers(self) -> None:
+        """``OnStoppedLeading``: stop this term's components (in reverse order) and their
+        informers; nothing keeps running that the Lease guarded."""
+        self._changing = True
+        self._running.clear()
+        try:
+            controllers, self.controllers = self.controllers, []
+            for controller in reversed(controllers):
+                try:
+                    await controller.stop()
+                except Exception:
+                    log.exception("stopping controller %s", controller.name)
+            await self.informers.stop()
+        finally:
+            self._changing = False
+        if controllers and not self._stopping:  # lost, not shut down
+            self._notify()
+
+    def _on_new_leader(self, identity: str) -> None:
+        log.info("new leader elected: %s", identity or "(none)")
+        if identity != self.identity:  # this one's term is told once its components run
+            self._notify()
+
+    def _notify(self) -> None:
+        for listener in list(self.leader_listeners):
+            listener(self.leader())
+
+    def describe_leadership(self) -> str:
+        """One line on who runs the controllers, for ``kubegc serve``'s output."""
+        if self.elector is None:
+            return "running the controllers (no leader election)" if self.names else (
+                "running no controllers")
+        lease = self.elector.lock.describe()
+        if self.is_leading():
+            return f"leading the controllers (Lease {lease}, identity {self.identity})"
+        holder = self.leader()
+        if holder == self.identity:
+            return f"standing by: the Lease {lease} could not be renewed in time"
+        return (f"standing by: {holder} leads the controllers (Lease {lease})" if holder
+                else f"standing by: nobody holds the Lease {lease}")
+
     async def stop(self) -> None:
-        for controller in reversed(self.controllers):
-            try:
-                await controller.stop()
-            except Exception:
-                log.exception("stopping controller %s", controller.name)
-        await self.lease.stop()
-        await self.informers.stop()
+        self._stopping = True
+        if self._election is not None:
+            self._election.cancel()  # stops the components, then releases the Lease
+            await asyncio.gather(self._election, return_exceptions=True)
+            self._election = None
+        else:
+            await self._stop_controllers()
+        await self.recorder.stop()
+
+    # -- state -----------------------------------------------------------------------------
+
+    def is_leading(self) -> bool:
+        """This term's components run (always, without leader election)."""
+        return self._running.is_set()
+
+    def leader(self) -> str:
+        """The holder last observed ("" when election is off or nobody holds it)."""
+        return self.elector.get_leader() if self.elector is not None else ""
 
     def ready(self) -> bool:
-        return self._started and all(c.ready() for c in self.controllers)
+        """Leading with every component synced, or standing by behind another leader."""
+        if not self._started or self._changing:
+            return False
+        if self._running.is_set():
+            return all(c.ready() for c in self.controllers)
+        return self.elector is not None or not self.names
 
     def is_idle(self) -> bool:
-        return (all(i.is_idle() for i in self.informers.informers())
+        return (not self._changing and self.recorder.is_idle()
+                and all(i.is_idle() for i in self.informers.informers())
                 and all(c.is_idle() for c in self.controllers))
 
     def on_catalog_change(self) -> None:
@@ -96,6 +251,7 @@ class ControllerManager:
                 hook()
 
     def debug_documents(self) -> dict[str, DebugDocument]:
+        """The documents the running components serve (none on a standby)."""
         out: dict[str, DebugDocument] = {}
         for controller in self.controllers:
             docs = getattr(controller, "debug_documents", None)

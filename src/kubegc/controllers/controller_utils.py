@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubegc.api.clock import Clock
-from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.errors import StatusError, is_conflict, is_not_found
+from kubegc.api.labels import LabelSelector, label_selector_from_dict
 from kubegc.api.meta import controller_ref_of, name_of, namespace_of, uid_of
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
@@ -41,6 +42,7 @@ from kubegc.api.types import Obj
 from kubegc.client.cache import SharedInformer
 from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, EventRecorder
 from kubegc.client.interface import Client, DeleteOptions, PatchType
+from kubegc.component.fields import Fields, NotUnderstood, invalid
 
 log = logging.getLogger(__name__)
 
@@ -259,14 +261,44 @@ def ensure_indexers(informer: SharedInformer, indexers: dict[str, Callable[[Obj]
 
 
 def filter_by_owner(informer: SharedInformer, owner: Obj, *, include_orphans: bool,
-                    ) -> list[Obj]:
+                    fields: Fields) -> list[Obj]:
     """Objects controlled by ``owner`` plus (optionally) the orphans of its namespace
-    (cf. ``FilterPodsByOwner``)."""
+    (cf. ``FilterPodsByOwner``), leaving out those whose ``fields`` the controller cannot
+    understand: upstream's informers could not decode them, so they are nobody's."""
     out = informer.indexer.by_index(CONTROLLER_UID_INDEX, uid_of(owner))
     if include_orphans:
         orphans = informer.indexer.by_index(CONTROLLER_UID_INDEX,
                                             orphan_index_key(namespace_of(owner)))
         out.extend(orphans)
+    return [o for o in out if fields.understood(o)]
+
+
+def selector_of(obj: Obj) -> LabelSelector:
+    """``spec.selector`` (a ``metav1.LabelSelector``); ``NotUnderstood`` if the API would
+    not take it (an object stored without that validation)."""
+    raw = (obj.get("spec") or {}).get("selector")
+    try:
+        return label_selector_from_dict(raw)
+    except StatusError as err:
+        raise NotUnderstood([invalid("spec.selector", raw, err.message)]) from None
+
+
+def matching(owners: Iterable[Obj], dependent: Obj, *, fields: Fields,
+             selector: Callable[[Obj], LabelSelector] = selector_of) -> list[Obj]:
+    """The ``owners`` whose non-empty selector matches ``dependent``'s labels (cf.
+    ``getPodReplicaSets``, ``getPodDaemonSets``...), leaving out the owners the controller
+    cannot understand: one of them must not stop the others from hearing of the pod."""
+    out = []
+    for owner in owners:
+        if not fields.understood(owner):
+            continue
+        try:
+            chosen = selector(owner)
+        except (NotUnderstood, StatusError):
+            continue
+        labels = (dependent.get("metadata") or {}).get("labels") or {}
+        if not chosen.empty and chosen.matches(labels):
+            out.append(owner)
     return out
 
 
@@ -327,12 +359,22 @@ class PodControl:
                             f"Created pod: {name_of(created)}")
         return created
 
-    async def delete_pod(self, namespace: str, name: str, owner: Obj) -> None:
-        """Delete a pod; a 404 is raised again without an event (callers usually ignore it)."""
+    async def delete_pod(self, pod: Obj, owner: Obj, *, unchanged: bool = False) -> None:
+        """Delete ``pod`` as the controller saw it: with its uid as a precondition (a pod
+        made again under that name is another pod), and with ``unchanged`` its
+        resourceVersion too (for a decision taken on the pod's state). A 404 or a failed
+        precondition (409) is raised again without an event: the informer will bring the
+        pod as it is now, and the controller decides again."""
+        name = name_of(pod)
+        meta = pod.get("metadata") or {}
+        options = DeleteOptions(
+            preconditions_uid=meta.get("uid") or None,
+            preconditions_resource_version=(meta.get("resourceVersion") or None) if unchanged
+            else None)
         try:
-            await self.client.delete(PODS, name, namespace=namespace, options=DeleteOptions())
+            await self.client.delete(PODS, name, namespace=namespace_of(pod), options=options)
         except StatusError as err:
-            if is_not_found(err):
+            if is_not_found(err) or is_conflict(err):
                 raise
             self.recorder.event(owner, EVENT_TYPE_WARNING, FAILED_DELETE_POD_REASON,
                                 f"Error deleting: {err}")
@@ -392,6 +434,18 @@ def status_merge_patch(old: dict[str, Any], new: dict[str, Any]) -> dict[str, An
     return patch
 
 
+def status_patch(obj: Obj, old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The merge patch writing status ``new`` over ``old`` on ``obj`` as the controller
+    saw it, guarded by its resourceVersion (a compare-and-swap, as upstream's
+    ``UpdateStatus`` of the object read): a status computed from a stale view fails with a
+    Conflict, and the sync runs again, instead of overwriting what a newer view wrote."""
+    patch: dict[str, Any] = {"status": status_merge_patch(old, new)}
+    resource_version = (obj.get("metadata") or {}).get("resourceVersion")
+    if resource_version:
+        patch["metadata"] = {"resourceVersion": resource_version}
+    return patch
+
+
 def omit_empty(status: dict[str, Any], *, keep: Iterable[str] = ()) -> dict[str, Any]:
     """Drop zero/empty values, as Go's ``omitempty`` would (except keys in ``keep``)."""
     kept = set(keep)
@@ -401,11 +455,12 @@ def omit_empty(status: dict[str, Any], *, keep: Iterable[str] = ()) -> dict[str,
 async def update_status_of(client: Client, gvr: GroupVersionResource, obj: Obj,
                            status: dict[str, Any], *, keep: Iterable[str] = ()) -> Obj:
     """Write ``status`` (zero values omitted except ``keep``) to the status subresource
-    with a merge patch if it differs from ``obj``'s; the object as now stored."""
+    with a merge patch guarded by ``obj``'s resourceVersion (``status_patch``) if it
+    differs from ``obj``'s; the object as now stored."""
     new = omit_empty(status, keep=keep)
     old = dict(obj.get("status") or {})
     if old == new:
         return obj
-    return await client.patch(gvr, name_of(obj), {"status": status_merge_patch(old, new)},
+    return await client.patch(gvr, name_of(obj), status_patch(obj, old, new),
                               namespace=namespace_of(obj), patch_type=PatchType.MERGE,
                               subresource="status")

@@ -38,10 +38,13 @@ from kubegc.api.meta import is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.pod import NODES, PODS
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
+from kubegc.client.events import EventRecorder
 from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.config import KubeletConfiguration
 from kubegc.component.context import ControllerContext
+from kubegc.component.failures import FailedSyncs
+from kubegc.component.objects import POD
 from kubegc.kubelet.kubelet_pods import PodRecord
 from kubegc.kubelet.nodes import (
     NodeStatusReporter,
@@ -92,6 +95,8 @@ class Kubelet:
                                                       max_pods=max_pods))
                            for n in self.node_names}
         self.records: dict[str, PodRecord] = {}
+        self.failures = FailedSyncs("kubelet", self.queue, lookup=self.pods.indexer.get_by_key,
+                                    recorder=self._recorder_of)
         self._gone_nodes: set[str] = set()
         self._retrying: set[str] = set()
         self._registering = True
@@ -119,8 +124,8 @@ class Kubelet:
             await recorder.stop()
 
     def is_idle(self) -> bool:
-        """No pod queued or being synced, no failed sync waiting for a retry; pending
-        timers (grace periods, run times) do not count."""
+        """No pod queued or being synced, no failed sync waiting for a retry (but for pods
+        it cannot understand); pending timers (grace periods, run times) do not count."""
         return (not self._registering and len(self.queue) == 0
                 and self.queue.processing_count() == 0 and not self._retrying
                 and all(r.is_idle() for r in self.recorders.values()))
@@ -134,9 +139,14 @@ class Kubelet:
         node = (pod.get("spec") or {}).get("nodeName")
         return node in self.recorders and node not in self._gone_nodes
 
+    def _recorder_of(self, pod: Obj) -> EventRecorder:
+        node = (pod.get("spec") or {}).get("nodeName")
+        recorder = self.recorders.get(node) if isinstance(node, str) else None
+        return recorder or next(iter(self.recorders.values()))
+
     def _enqueue_pod(self, pod: Obj) -> None:
         if self._runs_here(pod):
-            self.queue.add(f"{namespace_of(pod)}/{name_of(pod)}")
+            self.failures.add(f"{namespace_of(pod)}/{name_of(pod)}")
 
     def _on_pod_delete(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
@@ -176,14 +186,13 @@ class Kubelet:
             return False
         try:
             wake = await self.sync_pod(key)
-        except Exception as exc:  # utilruntime.HandleError: log and retry later
-            # an API refusal is told by its message; anything else is a bug: its traceback
-            log.error("error syncing pod %s: %s", key, exc,
-                      exc_info=not isinstance(exc, StatusError))
-            self._retrying.add(key)
-            self.queue.add_rate_limited(key)
+        except Exception as exc:  # handleErr: log, maybe record, retry later
+            self.failures.failed(exc, key)
+            if key not in self.failures:  # a pod it cannot understand is no work to wait for
+                self._retrying.add(key)
         else:
             self._retrying.discard(key)
+            self.failures.succeeded(key)
             self.queue.forget(key)
             if wake is not None:
                 self.queue.add_after(key, max(wake - self.clock.monotonic(), 0.0))
@@ -197,6 +206,8 @@ class Kubelet:
         """Bring pod ``key`` one step further. Returns the monotonic time to look at it
         again (None: when something changes)."""
         pod = self.pods.indexer.get_by_key(key)
+        if pod is not None:
+            POD.check(pod)
         rec = self.records.get(key)
         if rec is not None and (pod is None or uid_of(pod) != rec.uid or not self._runs_here(pod)):
             self._forget(key, rec)

@@ -31,6 +31,7 @@ from kubegc.api.pod import NODES, PODS
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.interface import PatchType
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController
 from kubegc.component.context import ControllerContext
 
@@ -113,6 +114,7 @@ class Scheduler(BaseController):
         self.pods = self.informer_factory.for_resource(PODS)
         self.nodes = self.informer_factory.for_resource(NODES)
         self.synced_informers = [self.pods, self.nodes]
+        self.primary_informer = self.pods
         self._bound: dict[str, str] = {}
         self._unschedulable: set[str] = set()
 
@@ -135,7 +137,7 @@ class Scheduler(BaseController):
         elif self._bound.pop(key, None) is not None:
             self._retry_unschedulable()  # a terminal pod frees its slot
         if wants_scheduling(pod):
-            self.queue.add(key)
+            self.enqueue_key(key)
 
     def _on_pod_delete(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
@@ -146,7 +148,7 @@ class Scheduler(BaseController):
 
     def _retry_unschedulable(self) -> None:
         for key in self._unschedulable:
-            self.queue.add(key)
+            self.enqueue_key(key)
 
     async def sync(self, key: str) -> float | None:
         await self.schedule_one(key)
@@ -159,7 +161,8 @@ class Scheduler(BaseController):
         load = Counter(self._bound.values())
         reasons: Counter[str] = Counter()
         fits: list[tuple[int, str]] = []
-        nodes = self.nodes.indexer.list()
+        # a node the scheduler cannot understand takes no pod
+        nodes = [n for n in self.nodes.indexer.list() if objects.NODE.understood(n)]
         for node in nodes:
             name = name_of(node)
             reason = filter_node(pod, node, load[name])
@@ -173,6 +176,8 @@ class Scheduler(BaseController):
 
     async def schedule_one(self, key: str) -> None:
         pod = self.pods.indexer.get_by_key(key)
+        if pod is not None:
+            objects.POD.check(pod)
         if pod is None or not wants_scheduling(pod) or key in self._bound:
             self._unschedulable.discard(key)
             return
@@ -207,6 +212,8 @@ class Scheduler(BaseController):
                            "lastTransitionTime": format_time(self.clock.now()),
                            "reason": "Unschedulable", "message": message})
         with contextlib.suppress(StatusError):
-            await self.client.patch(PODS, name_of(pod), {"status": {"conditions": conditions}},
+            await self.client.patch(PODS, name_of(pod), {
+                "metadata": {"resourceVersion": pod["metadata"].get("resourceVersion")},
+                "status": {"conditions": conditions}},
                                     namespace=namespace_of(pod), patch_type=PatchType.MERGE,
                                     subresource="status")

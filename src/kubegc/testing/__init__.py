@@ -28,6 +28,7 @@ from kubegc.component.config import (
     ControllerManagerConfiguration,
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
+    LeaderElectionConfiguration,
 )
 from kubegc.config import ClusterConfig
 
@@ -52,7 +53,8 @@ class Cluster:
                  storage: str = "memory", data_dir: Path | None = None,
                  gc_sync_period: float = TEST_GC_SYNC_PERIOD,
                  concurrent_gc_syncs: int = _GC.concurrent_gc_syncs,
-                 nodes: int = KubeletConfiguration.nodes) -> None:
+                 nodes: int = KubeletConfiguration.nodes,
+                 leader_election: LeaderElectionConfiguration | None = None) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="kubegc-")
         root = Path(self._tmp.name)
         self.config = ClusterConfig(
@@ -60,6 +62,7 @@ class Cluster:
             kubeconfig=root / "kubeconfig", clock=clock or RealClock(),
             controller_manager=ControllerManagerConfiguration(
                 controllers=list(controllers),
+                leader_election=leader_election or LeaderElectionConfiguration(),
                 garbage_collector=GarbageCollectorControllerConfiguration(
                     gc_sync_period=gc_sync_period, concurrent_gc_syncs=concurrent_gc_syncs),
                 kubelet=KubeletConfiguration(nodes=nodes)))

@@ -49,6 +49,11 @@ def event(name: str, **fields) -> dict:
                  id="series-keeps-it"),
     pytest.param({"creationTimestamp": ago(4000)}, True, id="creation-only"),
     pytest.param({}, False, id="no-timestamp-kept"),
+    # stored below the API's validation: what cannot be read is no evidence
+    pytest.param({"lastTimestamp": "yesterday", "series": "x", "creationTimestamp": ago(4000)},
+                 True, id="malformed-fields-expire-by-creation"),
+    pytest.param({"lastTimestamp": 5, "eventTime": ["x"], "creationTimestamp": ago(60)},
+                 False, id="malformed-fields-young-by-creation"),
 ])
 def test_is_expired(fields, expired) -> None:
     assert is_expired(event("e", **fields), now=NOW, ttl=3600) is expired

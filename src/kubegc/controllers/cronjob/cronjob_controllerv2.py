@@ -32,6 +32,7 @@ from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING
 from kubegc.client.interface import DeleteOptions, PatchType
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
 from kubegc.controllers.controller_utils import (
@@ -42,7 +43,7 @@ from kubegc.controllers.controller_utils import (
     has_status_cause,
     is_controlled_by,
     omit_empty,
-    status_merge_patch,
+    status_patch,
 )
 from kubegc.controllers.job.util import JOBS, finished_condition, is_job_succeeded
 
@@ -67,6 +68,7 @@ class CronJobController(BaseController):
         self.cj_informer = self.informer_factory.for_resource(CRONJOBS)
         self.job_informer = self.informer_factory.for_resource(JOBS)
         self.synced_informers = [self.cj_informer, self.job_informer]
+        self.primary_informer = self.cj_informer
 
     def register_handlers(self) -> None:
         ensure_indexers(self.job_informer, {CONTROLLER_UID_INDEX: controller_uid_index_func})
@@ -122,9 +124,11 @@ class CronJobController(BaseController):
         cached = self.cj_informer.indexer.get_by_key(key)
         if cached is None:
             return None
+        objects.CRON_JOB.check(cached)
         cj = copy.deepcopy(cached)
         stored_status = copy.deepcopy(cj.get("status") or {})
-        jobs = self.job_informer.indexer.by_index(CONTROLLER_UID_INDEX, uid_of(cj))
+        jobs = [j for j in self.job_informer.indexer.by_index(CONTROLLER_UID_INDEX, uid_of(cj))
+                if objects.JOB.understood(j)]
         await self.cleanup_finished_jobs(cj, jobs)
         sync_err: Exception | None = None
         requeue: float | None = None
@@ -135,7 +139,7 @@ class CronJobController(BaseController):
         new = omit_empty(cj.get("status") or {})
         if new != stored_status:
             await self.client.patch(CRONJOBS, name_of(cj),
-                                    {"status": status_merge_patch(stored_status, new)},
+                                    status_patch(cj, stored_status, new),
                                     namespace=namespace_of(cj), patch_type=PatchType.MERGE,
                                     subresource="status")
         if requeue is not None:
@@ -304,7 +308,8 @@ class CronJobController(BaseController):
         """Delete a Job and its pods (propagation Background) and drop it from ``active``."""
         try:
             await self.client.delete(JOBS, name_of(job), namespace=namespace_of(job),
-                                     options=DeleteOptions(propagation_policy="Background"))
+                                     options=DeleteOptions(propagation_policy="Background",
+                                                           preconditions_uid=uid_of(job)))
         except Exception as err:
             if is_not_found(err):  # already gone (a stale cache): nothing to report
                 self._delete_from_active(cj, uid_of(job))

@@ -28,7 +28,7 @@ import copy
 from typing import Any
 
 from kubegc.api.errors import is_not_found
-from kubegc.api.labels import label_selector_from_dict, selector_from_set
+from kubegc.api.labels import selector_from_set
 from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import NODES, PODS, creation_key, is_pod_available, is_pod_ready, pod_phase
 from kubegc.api.resources import GroupVersionResource
@@ -41,6 +41,7 @@ from kubegc.client.cache import (
     meta_namespace_key,
 )
 from kubegc.client.events import EVENT_TYPE_WARNING
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
 from kubegc.controllers.controller_ref_manager import (
@@ -58,7 +59,9 @@ from kubegc.controllers.controller_utils import (
     controller_uid_index_func,
     ensure_indexers,
     filter_by_owner,
+    matching,
     new_controller_ref,
+    selector_of,
     slow_start_batch,
     update_status_of,
 )
@@ -139,6 +142,7 @@ class DaemonSetsController(BaseController):
         self.pod_informer = self.informer_factory.for_resource(PODS)
         self.node_informer = self.informer_factory.for_resource(NODES)
         self.synced_informers = [self.ds_informer, self.pod_informer, self.node_informer]
+        self.primary_informer = self.ds_informer
         self.expectations = UIDTrackingControllerExpectations(self.clock)
         self.pod_control = PodControl(self.client, self.recorder)
 
@@ -182,12 +186,8 @@ class DaemonSetsController(BaseController):
             "uid") else None
 
     def _matching(self, pod: Obj) -> list[Obj]:
-        out = []
-        for ds in self.ds_informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(pod)):
-            selector = label_selector_from_dict((ds.get("spec") or {}).get("selector"))
-            if not selector.empty and selector.matches(labels_of(pod)):
-                out.append(ds)
-        return out
+        return matching(self.ds_informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(pod)),
+                        pod, fields=objects.DAEMON_SET)
 
     def add_pod(self, pod: Obj, _initial: bool) -> None:
         if is_being_deleted(pod):
@@ -235,15 +235,18 @@ class DaemonSetsController(BaseController):
         if cached is None:
             self.expectations.delete_expectations(key)
             return None
+        objects.DAEMON_SET.check(cached)
         ds = copy.deepcopy(cached)
-        selector = label_selector_from_dict((ds.get("spec") or {}).get("selector"))
+        selector = selector_of(ds)
         manager = PodControllerRefManager(
             self.client, ds, selector, controller_api_version="apps/v1",
             controller_kind="DaemonSet", can_adopt=recheck_deletion_timestamp(
                 fresh_controller_getter(self.client, DAEMONSETS, ds, "DaemonSet")))
         pods = await manager.claim_pods(filter_by_owner(self.pod_informer, ds,
-                                                        include_orphans=True))
-        nodes = self.node_informer.indexer.list()
+                                                        include_orphans=True,
+                                                        fields=objects.POD))
+        # a node no component can understand runs no daemon pod (and stops no other)
+        nodes = [n for n in self.node_informer.indexer.list() if objects.NODE.understood(n)]
         template_hash = compute_hash((ds.get("spec") or {}).get("template") or {},
                                      (ds.get("status") or {}).get("collisionCount"))
         if self.expectations.satisfied_expectations(key) and not is_being_deleted(ds):
@@ -303,7 +306,7 @@ class DaemonSetsController(BaseController):
 
         async def delete(pod: Obj) -> None:
             try:
-                await self.pod_control.delete_pod(namespace_of(pod), name_of(pod), ds)
+                await self.pod_control.delete_pod(pod, ds)
             except Exception as failure:
                 self.expectations.deletion_observed(key, meta_namespace_key(pod))
                 if not is_not_found(failure):

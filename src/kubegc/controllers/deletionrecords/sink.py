@@ -30,7 +30,7 @@ from kubegc.api.clock import Clock, format_time, parse_time
 from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.client.interface import Client, ListOptions
+from kubegc.client.interface import Client, DeleteOptions, ListOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRecord
 
@@ -263,7 +263,9 @@ class DeletionRecordSink(DecisionSink):
             stamp = item.get("time") or item["metadata"].get("creationTimestamp")
             if stamp and (now - parse_time(stamp)).total_seconds() > self.ttl:
                 try:
-                    await self.client.delete(DELETION_RECORDS, item["metadata"]["name"])
+                    await self.client.delete(DELETION_RECORDS, item["metadata"]["name"],
+                                             options=DeleteOptions(preconditions_uid=item[
+                                                 "metadata"].get("uid") or None))
                     deleted += 1
                 except StatusError as e:
                     if not is_not_found(e):

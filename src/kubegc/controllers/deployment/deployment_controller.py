@@ -27,8 +27,6 @@ import copy
 from typing import Any
 
 import kubegc.controllers.deployment.sync as ds
-from kubegc.api.errors import StatusError
-from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.meta import controller_ref_of, is_being_deleted, namespace_of, uid_of
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
@@ -40,6 +38,7 @@ from kubegc.client.cache import (
     meta_namespace_index_func,
 )
 from kubegc.client.events import EVENT_TYPE_WARNING
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
 from kubegc.controllers.controller_ref_manager import (
@@ -54,7 +53,9 @@ from kubegc.controllers.controller_utils import (
     controller_uid_index_func,
     ensure_indexers,
     filter_by_owner,
+    matching,
     omit_empty,
+    selector_of,
 )
 from kubegc.controllers.deployment.rolling import rollout_recreate, rollout_rolling
 from kubegc.controllers.deployment.util import generation, observed_generation, strategy_type
@@ -75,6 +76,7 @@ class DeploymentController(BaseController):
         self.rs_informer = self.informer_factory.for_resource(REPLICASETS)
         self.pod_informer = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.d_informer, self.rs_informer, self.pod_informer]
+        self.primary_informer = self.d_informer
 
     def register_handlers(self) -> None:
         ensure_indexers(self.d_informer, {NAMESPACE_INDEX: meta_namespace_index_func})
@@ -100,15 +102,8 @@ class DeploymentController(BaseController):
         return d
 
     def get_deployments_for_replica_set(self, rs: Obj) -> list[Obj]:
-        out = []
-        for d in self.d_informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(rs)):
-            try:
-                selector = label_selector_from_dict((d.get("spec") or {}).get("selector"))
-            except StatusError:
-                continue
-            if not selector.empty and selector.matches(labels_of(rs)):
-                out.append(d)
-        return out
+        return matching(self.d_informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(rs)),
+                        rs, fields=objects.DEPLOYMENT)
 
     def add_replica_set(self, rs: Obj, _initial: bool) -> None:
         if is_being_deleted(rs):
@@ -169,6 +164,7 @@ class DeploymentController(BaseController):
         cached = self.d_informer.indexer.get_by_key(key)
         if cached is None:
             return None
+        objects.DEPLOYMENT.check(cached)
         d = copy.deepcopy(cached)
         selector = (d.get("spec") or {}).get("selector")
         if selector == {}:
@@ -200,12 +196,9 @@ class DeploymentController(BaseController):
 
     async def get_replica_sets_for_deployment(self, d: Obj) -> list[Obj]:
         """Owned ReplicaSets plus adopted orphans, releasing the ones that stopped matching."""
-        try:
-            selector = label_selector_from_dict((d.get("spec") or {}).get("selector"))
-        except StatusError as err:
-            raise ValueError(f"deployment {namespace_of(d)}/{d['metadata']['name']} has "
-                             f"invalid label selector: {err}") from err
-        candidates = filter_by_owner(self.rs_informer, d, include_orphans=True)
+        selector = selector_of(d)
+        candidates = filter_by_owner(self.rs_informer, d, include_orphans=True,
+                                     fields=objects.REPLICA_SET)
         can_adopt = recheck_deletion_timestamp(
             fresh_controller_getter(self.client, DEPLOYMENTS, d, "Deployment"))
         manager = ReplicaSetControllerRefManager(
@@ -215,5 +208,6 @@ class DeploymentController(BaseController):
 
     def get_pod_map(self, rs_list: list[Obj]) -> dict[str, list[Obj]]:
         """Pods of each ReplicaSet by its UID (for Recreate's "old pods running" check)."""
-        return {uid_of(rs): self.pod_informer.indexer.by_index(CONTROLLER_UID_INDEX, uid_of(rs))
+        return {uid_of(rs): [p for p in self.pod_informer.indexer.by_index(
+                    CONTROLLER_UID_INDEX, uid_of(rs)) if objects.POD.understood(p)]
                 for rs in rs_list}

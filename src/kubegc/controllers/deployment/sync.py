@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import kubegc.controllers.deployment.conditions as dcond
 import kubegc.controllers.deployment.util as du
-from kubegc.api.errors import StatusError, is_already_exists, is_not_found
+from kubegc.api.errors import StatusError, is_already_exists, is_conflict, is_not_found
 from kubegc.api.meta import (
     controller_ref_of,
     is_being_deleted,
@@ -39,7 +39,7 @@ from kubegc.controllers.controller_utils import (
     has_status_cause,
     new_controller_ref,
     omit_empty,
-    status_merge_patch,
+    status_patch,
 )
 
 
@@ -67,10 +67,10 @@ async def write_status(dc: DeploymentControllerLike, d: Obj, status: dict[str, A
     old = dict(d.get("status") or {})
     if new == old and not annotations_changed:
         return
-    patch: dict[str, Any] = {"status": status_merge_patch(old, new)}
+    patch = status_patch(d, old, new)
     if annotations_changed:
-        patch["metadata"] = {"annotations": {
-            du.REVISION_ANNOTATION: d["metadata"]["annotations"][du.REVISION_ANNOTATION]}}
+        patch.setdefault("metadata", {})["annotations"] = {
+            du.REVISION_ANNOTATION: d["metadata"]["annotations"][du.REVISION_ANNOTATION]}
     stored = await dc.client.patch(dc.gvr, name_of(d), patch, namespace=namespace_of(d),
                                    patch_type=PatchType.MERGE, subresource="status")
     d["status"] = stored.get("status") or {}
@@ -278,11 +278,15 @@ async def cleanup_deployment(dc: DeploymentControllerLike, old_rss: list[Obj], d
         if (du.status_int(rs, "replicas") != 0 or du.replicas(rs) != 0
                 or du.generation(rs) > du.observed_generation(rs.get("status") or {})):
             continue
+        # only the ReplicaSet judged empty, as it was judged (a stale view: 404 or 409)
+        options = DeleteOptions(preconditions_uid=uid_of(rs) or None,
+                                preconditions_resource_version=rs["metadata"].get(
+                                    "resourceVersion") or None)
         try:
             await dc.client.delete(REPLICASETS, name_of(rs), namespace=namespace_of(rs),
-                                   options=DeleteOptions())
+                                   options=options)
         except StatusError as err:
-            if not is_not_found(err):
+            if not (is_not_found(err) or is_conflict(err)):
                 raise
 
 

@@ -34,6 +34,8 @@ from kubegc.client.cache import (
     FuncHandler,
     meta_namespace_index_func,
 )
+from kubegc.client.interface import DeleteOptions
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController
 from kubegc.component.config import EndpointControllerConfiguration
 from kubegc.component.context import ControllerContext
@@ -160,6 +162,7 @@ class EndpointsController(BaseController):
         self.pods = self.informer_factory.for_resource(PODS)
         self.endpoints = self.informer_factory.for_resource(ENDPOINTS)
         self.synced_informers = [self.services, self.pods, self.endpoints]
+        self.primary_informer = self.services
 
     def register_handlers(self) -> None:
         for informer in (self.services, self.pods):
@@ -175,7 +178,7 @@ class EndpointsController(BaseController):
             FuncHandler(delete=lambda obj: self._enqueue(_unwrap(obj))))
 
     def _enqueue(self, obj: Obj) -> None:
-        self.queue.add(f"{namespace_of(obj)}/{name_of(obj)}")
+        self.enqueue_key(f"{namespace_of(obj)}/{name_of(obj)}")
 
     def _on_pod(self, old: Obj | None, new: Obj) -> None:
         """Enqueue the Services selecting the pod before or after the change."""
@@ -183,6 +186,8 @@ class EndpointsController(BaseController):
         if old is not None:
             label_sets.append((old.get("metadata") or {}).get("labels") or {})
         for service in self.services.indexer.by_index(NAMESPACE_INDEX, namespace_of(new)):
+            if not objects.SERVICE.understood(service):
+                continue  # its own sync reports it; the others still hear of the pod
             selector = (service.get("spec") or {}).get("selector")
             if selector and any(selector_from_set(selector).matches(ls) for ls in label_sets):
                 self._enqueue(service)
@@ -196,16 +201,20 @@ class EndpointsController(BaseController):
         service = self.services.indexer.get_by_key(key)
         current = self.endpoints.indexer.get_by_key(key)
         if service is None:
-            if current is not None:
+            if current is not None:  # the Endpoints seen, not one made since
+                options = DeleteOptions(preconditions_uid=uid_of(current) or None)
                 with contextlib.suppress(StatusError):
-                    await self.client.delete(ENDPOINTS, name, namespace=namespace)
+                    await self.client.delete(ENDPOINTS, name, namespace=namespace,
+                                             options=options)
             return
+        objects.SERVICE.check(service)
         selector = (service.get("spec") or {}).get("selector")
         if not selector or is_being_deleted(service):
             return
         match = selector_from_set(selector)
         pods = [p for p in self.pods.indexer.by_index(NAMESPACE_INDEX, namespace)
-                if match.matches((p.get("metadata") or {}).get("labels") or {})]
+                if objects.POD.understood(p)
+                and match.matches((p.get("metadata") or {}).get("labels") or {})]
         subsets = compute_subsets(service, pods)
         labels = desired_labels(service)
         if current is not None and (current.get("subsets") or []) == subsets and (

@@ -38,9 +38,12 @@ def sweep_period_for(ttl: float) -> float:
 
 
 def last_write_time(event: Obj) -> datetime | None:
-    """When the Event was last written, as far as its fields tell."""
-    series = event.get("series") or {}
-    meta = event.get("metadata") or {}
+    """When the Event was last written, as far as its fields tell; a field of the wrong
+    type is no evidence (the server-set ``creationTimestamp`` still is), so an Event stored
+    below the API's validation expires too."""
+    series, meta = event.get("series"), event.get("metadata")
+    series = series if isinstance(series, dict) else {}
+    meta = meta if isinstance(meta, dict) else {}
     stamps = [event.get("lastTimestamp"), event.get("eventTime"),
               series.get("lastObservedTime"), meta.get("creationTimestamp")]
     parsed = []

@@ -85,10 +85,40 @@ class OwnerRef:
         return ObjectReference(self.api_version, self.kind, self.name, self.uid, namespace)
 
 
+_REF_STRINGS = ("apiVersion", "kind", "name", "uid")
+_REF_BOOLEANS = ("controller", "blockOwnerDeletion")
+
+
+def is_owner_reference(ref: Any) -> bool:
+    """An entry the API would have stored: non-empty strings for apiVersion, kind, name
+    and uid, booleans (or nothing) for controller and blockOwnerDeletion."""
+    return isinstance(ref, Mapping) and all(
+        isinstance(ref.get(k), str) and ref.get(k) for k in _REF_STRINGS) and all(
+        ref.get(k) is None or isinstance(ref.get(k), bool) for k in _REF_BOOLEANS)
+
+
+def _refs(obj: Mapping[str, Any]) -> list[Any]:
+    meta = obj.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, Mapping) else None
+    return refs if isinstance(refs, list) else []
+
+
 def owner_refs_of(obj: Mapping[str, Any]) -> tuple[OwnerRef, ...]:
-    """The object's ownerReferences as ``OwnerRef`` values (empty tuple if none)."""
-    refs = (obj.get("metadata") or {}).get("ownerReferences") or ()
-    return tuple(OwnerRef.from_dict(r) for r in refs)
+    """The object's ownerReferences as ``OwnerRef`` values (empty tuple if none), leaving
+    out entries that are no owner reference (``is_owner_reference``; an object stored below
+    the API's validation): the GC never deletes an object on a reference it cannot
+    understand."""
+    return tuple(OwnerRef.from_dict(r) for r in _refs(obj) if is_owner_reference(r))
+
+
+def malformed_owner_refs(obj: Mapping[str, Any]) -> list[tuple[int, Any]]:
+    """(index, entry) of the ownerReferences ``owner_refs_of`` leaves out; the whole
+    field (index -1) when it is not a list."""
+    meta = obj.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, Mapping) else None
+    if refs is not None and not isinstance(refs, list):
+        return [(-1, refs)]
+    return [(i, r) for i, r in enumerate(refs or []) if not is_owner_reference(r)]
 
 
 D = TypeVar("D")

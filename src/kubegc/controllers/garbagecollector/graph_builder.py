@@ -29,6 +29,8 @@ from kubegc.api.meta import (
 from kubegc.api.resources import GroupVersionKind, GroupVersionResource, split_api_version
 from kubegc.api.types import Obj
 from kubegc.client.workqueue import RateLimitingQueue
+from kubegc.component.failures import FAILED_SYNC_REASON
+from kubegc.component.fields import invalid
 from kubegc.controllers.garbagecollector import metaonly
 from kubegc.controllers.garbagecollector.graph import (
     ConcurrentUIDToNode,
@@ -36,6 +38,7 @@ from kubegc.controllers.garbagecollector.graph import (
     EventType,
     Node,
     OwnerRef,
+    malformed_owner_refs,
     owner_refs_of,
 )
 from kubegc.controllers.garbagecollector.monitors import Monitors
@@ -190,6 +193,9 @@ class GraphBuilder:
 
     def _handle_add_or_update(self, event: Event, existing: Node | None) -> None:
         obj = event.obj
+        malformed = malformed_owner_refs(obj)
+        if malformed:
+            self.report_malformed_owner_refs(metaonly.identity_from(event.gvk, obj), malformed)
         if existing is None:
             node = Node(
                 metaonly.identity_from(event.gvk, obj), owners=owner_refs_of(obj),
@@ -382,6 +388,20 @@ class GraphBuilder:
             metaonly.reference_object(node.identity), "Warning",
             REASON_OWNER_REF_INVALID_NAMESPACE, message,
         )
+
+    def report_malformed_owner_refs(self, identity: ObjectReference,
+                                    malformed: list[tuple[int, Any]]) -> None:
+        """Warning event ``FailedSync`` on an object whose ownerReferences the GC cannot
+        understand (stored below the API's validation); they are ignored: the object is
+        not collected because of them."""
+        path = "metadata.ownerReferences"
+        errors = [invalid(path if i < 0 else f"{path}[{i}]", ref,
+                          "not an owner reference (apiVersion, kind, name and uid strings, "
+                          "controller and blockOwnerDeletion booleans); ignored")
+                  for i, ref in malformed]
+        self.event_recorder.event(
+            metaonly.reference_object(identity), "Warning", FAILED_SYNC_REASON,
+            f"garbage-collector: cannot understand it: {'; '.join(errors)}")
 
     def cached_object(self, identity: ObjectReference, resource: GroupVersionResource,
                       namespace: str) -> dict[str, Any] | None:

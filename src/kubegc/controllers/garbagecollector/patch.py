@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from kubegc.controllers.garbagecollector.graph import OwnerRef
+from kubegc.controllers.garbagecollector.graph import OwnerRef, is_owner_reference
 
 
 def delete_owner_refs_strategic_merge_patch(
@@ -33,7 +33,8 @@ def delete_owner_refs_json_merge_patch(
 ) -> dict[str, Any]:
     """JSON merge patch keeping every ownerReference of ``latest`` except ``owner_uids``
     (``null`` when none remain, which removes the field)."""
-    kept = [ref for ref in _raw_owner_refs(latest) if str(ref.get("uid")) not in owner_uids]
+    kept = [ref for ref in _raw_owner_refs(latest)
+            if not (is_owner_reference(ref) and ref["uid"] in owner_uids)]
     return _owner_refs_merge_patch(latest, kept)
 
 
@@ -75,7 +76,10 @@ def _unblocked(ref: OwnerRef) -> OwnerRef:
 
 
 def _raw_owner_refs(obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return list((obj.get("metadata") or {}).get("ownerReferences") or [])
+    """Every entry, those the GC cannot understand too: a patch keeps what it does not
+    remove."""
+    refs = (obj.get("metadata") or {}).get("ownerReferences")
+    return list(refs) if isinstance(refs, list) else []
 
 
 def _resource_version(obj: Mapping[str, Any]) -> str:

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 from typing import Any
 
 import kubegc.controllers.job.util as ju
 from kubegc.api.errors import StatusError, is_not_found
-from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.meta import (
     controller_ref_of,
     is_being_deleted,
@@ -44,6 +44,7 @@ from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler, meta_name
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.objects import JOB, POD
 from kubegc.controllers.controller_ref_manager import (
     PodControllerRefManager,
     fresh_controller_getter,
@@ -56,10 +57,12 @@ from kubegc.controllers.controller_utils import (
     controller_uid_index_func,
     ensure_indexers,
     filter_by_owner,
+    selector_of,
 )
 from kubegc.controllers.job.sync import JobContext, sync_job
 
 JOBS = ju.JOBS
+log = logging.getLogger(__name__)
 
 
 class JobController(BaseController):
@@ -73,6 +76,7 @@ class JobController(BaseController):
         self.job_informer = self.informer_factory.for_resource(JOBS)
         self.pod_informer = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.job_informer, self.pod_informer]
+        self.primary_informer = self.job_informer
         self.expectations = UIDTrackingControllerExpectations(self.clock)
         #: job key -> UIDs of pods whose finalizer removal is not yet observed
         self.finalizer_expectations: dict[str, set[str]] = {}
@@ -120,7 +124,7 @@ class JobController(BaseController):
         key = meta_namespace_key(cur)
         if self.written_status.get(key) == (cur.get("metadata") or {}).get("resourceVersion"):
             del self.written_status[key]  # the cache caught up with our last status write
-        self.queue.add(key)
+        self.enqueue_key(key)
 
     def delete_job(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         job = tombstone_object(obj)
@@ -199,6 +203,7 @@ class JobController(BaseController):
             self.finalizer_expectations.pop(key, None)
             self.backoff.pop(key, None)
             return None
+        JOB.check(cached)
         if ju.is_job_finished(cached):
             self.backoff.pop(key, None)
             return None
@@ -217,8 +222,9 @@ class JobController(BaseController):
         return await sync_job(JobContext(self, copy.deepcopy(cached), key, pods, satisfied))
 
     async def get_pods_for_job(self, job: Obj) -> list[Obj]:
-        selector = label_selector_from_dict((job.get("spec") or {}).get("selector"))
-        candidates = filter_by_owner(self.pod_informer, job, include_orphans=True)
+        selector = selector_of(job)
+        candidates = filter_by_owner(self.pod_informer, job, include_orphans=True,
+                                     fields=POD)
         can_adopt = recheck_deletion_timestamp(
             fresh_controller_getter(self.client, JOBS, job, "Job"))
         manager = PodControllerRefManager(self.client, job, selector,
@@ -240,7 +246,7 @@ class JobController(BaseController):
                 self.orphan_queue.done(key)
                 raise
             except Exception as err:
-                self.handle_error(err, key)
+                log.info("job: error syncing orphan pod %r, requeuing: %s", key, err)
                 self.orphan_queue.add_rate_limited(key)
             else:
                 self.orphan_queue.forget(key)

@@ -39,7 +39,7 @@ from kubegc.controllers.controller_utils import (
     new_controller_ref,
     omit_empty,
     slow_start_batch,
-    status_merge_patch,
+    status_patch,
 )
 
 
@@ -134,9 +134,10 @@ class JobContext:
         if new == self.stored_status:
             return
         stored = await self.jm.client.patch(
-            ju.JOBS, name_of(self.job), {"status": status_merge_patch(self.stored_status, new)},
+            ju.JOBS, name_of(self.job), status_patch(self.job, self.stored_status, new),
             namespace=namespace_of(self.job), patch_type=PatchType.MERGE, subresource="status")
         self.stored_status = copy.deepcopy(stored.get("status") or {})
+        self.job["metadata"]["resourceVersion"] = stored["metadata"].get("resourceVersion")
         self.jm.written_status[self.key] = str(stored["metadata"].get("resourceVersion"))
 
 
@@ -230,7 +231,7 @@ async def delete_job_pods(ctx: JobContext, pods: list[Obj]) -> int:
             patch = ju.remove_tracking_finalizer_patch(pod)
             if patch is not None:
                 await jm.pod_control.patch_pod(namespace_of(pod), name_of(pod), patch)
-            await jm.pod_control.delete_pod(namespace_of(pod), name_of(pod), ctx.job)
+            await jm.pod_control.delete_pod(pod, ctx.job)
         except Exception as err:
             jm.expectations.deletion_observed(ctx.key, meta_namespace_key(pod))
             if not is_not_found(err):
@@ -246,7 +247,7 @@ async def delete_active_pods(ctx: JobContext, pods: list[Obj]) -> tuple[int, int
 
     async def delete(pod: Obj) -> bool:
         try:
-            await ctx.jm.pod_control.delete_pod(namespace_of(pod), name_of(pod), ctx.job)
+            await ctx.jm.pod_control.delete_pod(pod, ctx.job)
         except Exception as err:
             if not is_not_found(err):
                 ctx.errors.append(err)

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import format_time, parse_time
-from kubegc.api.meta import finalizers_of
+from kubegc.api.meta import finalizers_of, uid_of
 from kubegc.api.pod import (
     pod_phase,
 )
@@ -101,10 +101,12 @@ def has_tracking_finalizer(pod: Obj) -> bool:
 
 
 def remove_tracking_finalizer_patch(pod: Obj) -> Obj | None:
-    """Strategic merge patch dropping the tracking finalizer (None if it has none)."""
+    """Strategic merge patch dropping the tracking finalizer (None if it has none), from
+    this pod only (its uid: a precondition)."""
     if not has_tracking_finalizer(pod):
         return None
-    return {"metadata": {"$deleteFromPrimitiveList/finalizers": [JOB_TRACKING_FINALIZER]}}
+    return {"metadata": {"$deleteFromPrimitiveList/finalizers": [JOB_TRACKING_FINALIZER],
+                         "uid": uid_of(pod)}}
 
 
 def is_pod_failed(pod: Obj, job: Obj) -> bool:

@@ -25,6 +25,7 @@ from kubegc.api.pod import PODS
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.workqueue import ItemExponentialFailureRateLimiter
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController
 from kubegc.component.config import NamespaceControllerConfiguration
 from kubegc.component.context import ControllerContext
@@ -53,6 +54,7 @@ class NamespaceController(BaseController):
         self.namespaces = self.informer_factory.for_resource(NAMESPACES)
         self.pods = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.namespaces, self.pods]
+        self.primary_informer = self.namespaces
         self.content_backoff: ItemExponentialFailureRateLimiter[str] = (
             ItemExponentialFailureRateLimiter(CONTENT_BACKOFF_BASE, 1000.0))
 
@@ -67,16 +69,19 @@ class NamespaceController(BaseController):
 
     def _enqueue_namespace(self, namespace: Obj) -> None:
         if is_being_deleted(namespace):
-            self.queue.add(name_of(namespace))
+            self.enqueue_key(name_of(namespace))
 
     def _on_pod_delete(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
         namespace = self.namespaces.indexer.get_by_key(namespace_of(pod))
         if namespace is not None and is_being_deleted(namespace):
-            self.queue.add(namespace_of(pod))
+            self.enqueue_key(namespace_of(pod))
 
     async def sync(self, key: str) -> float | None:
         """One deleter pass; the delay until the next one if content remains."""
+        cached = self.namespaces.indexer.get_by_key(key)
+        if cached is not None:
+            objects.NAMESPACE.check(cached)
         try:
             await self.deleter.delete(key)
         except ResourcesRemainingError as remaining:

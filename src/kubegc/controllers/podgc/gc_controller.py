@@ -25,7 +25,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from kubegc.api.clock import format_time
-from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import NODES, PODS
 from kubegc.api.types import Obj
@@ -34,6 +34,7 @@ from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.client.workqueue import DelayingQueue
 from kubegc.component.config import PodGCControllerConfiguration
 from kubegc.component.context import ControllerContext
+from kubegc.component.objects import POD
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,8 @@ class PodGCController:
     async def gc(self) -> None:
         """One pass (cf. ``PodGCController.gc``)."""
         async with self._lock:
-            pods = self.pods.indexer.list()
+            # a pod nobody can understand is the kubelet's to report, not podgc's to delete
+            pods = [p for p in self.pods.indexer.list() if POD.understood(p)]
             if self.threshold > 0:
                 await self.gc_terminated(pods)
             await self.gc_orphaned(pods)
@@ -162,8 +164,12 @@ class PodGCController:
     async def mark_failed_and_delete_pod(self, pod: Obj,
                                          condition: dict[str, Any] | None = None) -> None:
         """Patch a non-terminal pod to ``Failed`` (with ``condition``), then force-delete
-        it (cf. ``markFailedAndDeletePodWithCondition``)."""
+        it (cf. ``markFailedAndDeletePodWithCondition``). Both writes land only on the pod
+        as it was judged (its uid and resourceVersion): a pod that changed since (bound,
+        re-created) is judged again on the next pass."""
         status = pod.get("status") or {}
+        meta = pod.get("metadata") or {}
+        uid, version = meta.get("uid"), meta.get("resourceVersion")
         if status.get("phase") not in _TERMINAL:
             new_status = copy.deepcopy(status)
             new_status["phase"] = "Failed"
@@ -173,15 +179,21 @@ class PodGCController:
                 conditions.append({**condition, "lastTransitionTime":
                                    format_time(self.clock.now())})
                 new_status["conditions"] = conditions
-            patch = {"metadata": {"uid": pod["metadata"].get("uid")}, "status": new_status}
-            await self.client.patch(PODS, name_of(pod), patch, namespace=namespace_of(pod),
-                                    patch_type=PatchType.MERGE, subresource="status")
+            patch = {"metadata": {"uid": uid, "resourceVersion": version},
+                     "status": new_status}
+            stored = await self.client.patch(PODS, name_of(pod), patch,
+                                             namespace=namespace_of(pod),
+                                             patch_type=PatchType.MERGE, subresource="status")
+            version = stored["metadata"].get("resourceVersion")
         await self.client.delete(PODS, name_of(pod), namespace=namespace_of(pod),
-                                 options=DeleteOptions(grace_period_seconds=0))
+                                 options=DeleteOptions(grace_period_seconds=0,
+                                                       preconditions_uid=uid or None,
+                                                       preconditions_resource_version=version
+                                                       or None))
 
     async def _safely(self, coro: Awaitable[None]) -> None:
         try:
             await coro
         except StatusError as exc:
-            if not is_not_found(exc):
+            if not (is_not_found(exc) or is_conflict(exc)):
                 log.error("pod gc: %s", exc)

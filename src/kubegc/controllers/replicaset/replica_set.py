@@ -46,8 +46,10 @@ from kubegc.client.cache import (
     meta_namespace_index_func,
     meta_namespace_key,
 )
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.fields import Fields, NotUnderstood, invalid
 from kubegc.controllers.controller_ref_manager import (
     PodControllerRefManager,
     fresh_controller_getter,
@@ -64,6 +66,7 @@ from kubegc.controllers.controller_utils import (
     ensure_indexers,
     filter_by_owner,
     has_status_cause,
+    matching,
     new_controller_ref,
     slow_start_batch,
     update_status_of,
@@ -83,6 +86,8 @@ class ReplicaSetKind:
     controller_name: str
     component: str
     map_selector: bool
+    #: what the controller reads of one
+    fields: Fields
 
     def selector(self, rs: Obj) -> LabelSelector:
         raw = (rs.get("spec") or {}).get("selector")
@@ -90,10 +95,11 @@ class ReplicaSetKind:
 
 
 REPLICA_SET = ReplicaSetKind(GroupVersionResource("apps", "v1", "replicasets"), "apps/v1",
-                             "ReplicaSet", "replicaset", "replicaset-controller", False)
+                             "ReplicaSet", "replicaset", "replicaset-controller", False,
+                             objects.REPLICA_SET)
 REPLICATION_CONTROLLER = ReplicaSetKind(
     GroupVersionResource("", "v1", "replicationcontrollers"), "v1", "ReplicationController",
-    "replicationcontroller", "replication-controller", True)
+    "replicationcontroller", "replication-controller", True, objects.REPLICATION_CONTROLLER)
 
 
 def spec_replicas(obj: Obj) -> int:
@@ -122,6 +128,7 @@ class ReplicaSetController(BaseController):
         self.rs_informer = self.informer_factory.for_resource(kind.gvr)
         self.pod_informer = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.rs_informer, self.pod_informer]
+        self.primary_informer = self.rs_informer
         self.expectations = UIDTrackingControllerExpectations(self.clock)
         self.pod_control = PodControl(self.client, self.recorder)
         self.burst_replicas = BURST_REPLICAS
@@ -157,15 +164,8 @@ class ReplicaSetController(BaseController):
 
     def get_pod_replica_sets(self, pod: Obj) -> list[Obj]:
         """ReplicaSets of the pod's namespace whose non-empty selector matches it."""
-        out = []
-        for rs in self.rs_informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(pod)):
-            try:
-                selector = self.kind.selector(rs)
-            except StatusError:
-                continue
-            if not selector.empty and selector.matches(labels_of(pod)):
-                out.append(rs)
-        return out
+        return matching(self.rs_informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(pod)),
+                        pod, fields=self.kind.fields, selector=self.kind.selector)
 
     def add_pod(self, pod: Obj, _initial: bool) -> None:
         if is_being_deleted(pod):
@@ -230,13 +230,15 @@ class ReplicaSetController(BaseController):
         if rs is None:
             self.expectations.delete_expectations(key)
             return None
+        self.kind.fields.check(rs)
         rs_needs_sync = self.expectations.satisfied_expectations(key)
         try:
             selector = self.kind.selector(rs)
-        except StatusError:
-            return None  # invalid selector: nothing to do until the object changes
-        candidates = [p for p in filter_by_owner(self.pod_informer, rs, include_orphans=True)
-                      if is_pod_active(p)]
+        except StatusError as err:  # a selector the API would not take: until it changes
+            raise NotUnderstood([invalid("spec.selector", rs["spec"].get("selector"),
+                                         err.message)]) from None
+        candidates = [p for p in filter_by_owner(self.pod_informer, rs, include_orphans=True,
+                                                 fields=objects.POD) if is_pod_active(p)]
         pods = await self.claim_pods(rs, selector, candidates)
         manage_err: Exception | None = None
         if rs_needs_sync and not is_being_deleted(rs):
@@ -298,7 +300,7 @@ class ReplicaSetController(BaseController):
 
         async def delete(pod: Obj) -> None:
             try:
-                await self.pod_control.delete_pod(namespace_of(pod), name_of(pod), rs)
+                await self.pod_control.delete_pod(pod, rs)
             except StatusError as err:
                 # The informer will never see this deletion.
                 self.expectations.deletion_observed(key, pod_key(pod))

@@ -30,8 +30,7 @@ import copy
 import re
 from typing import Any
 
-from kubegc.api.errors import is_already_exists
-from kubegc.api.labels import label_selector_from_dict
+from kubegc.api.errors import is_already_exists, is_conflict, is_not_found
 from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.pod import PODS, is_pod_available, is_pod_ready, pod_phase
 from kubegc.api.resources import GroupVersionResource
@@ -44,6 +43,7 @@ from kubegc.client.cache import (
 )
 from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING
 from kubegc.client.interface import DeleteOptions
+from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
 from kubegc.controllers.controller_ref_manager import (
@@ -59,8 +59,10 @@ from kubegc.controllers.controller_utils import (
     ensure_indexers,
     filter_by_owner,
     get_pod_from_template,
+    matching,
     new_controller_ref,
     omit_empty,
+    selector_of,
     update_status_of,
 )
 
@@ -98,6 +100,7 @@ class StatefulSetController(BaseController):
         self.set_informer = self.informer_factory.for_resource(STATEFULSETS)
         self.pod_informer = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.set_informer, self.pod_informer]
+        self.primary_informer = self.set_informer
 
     def register_handlers(self) -> None:
         ensure_indexers(self.set_informer, {NAMESPACE_INDEX: meta_namespace_index_func})
@@ -125,10 +128,10 @@ class StatefulSetController(BaseController):
             return
         if isinstance(obj, DeletedFinalStateUnknown) or is_being_deleted(pod):
             return
-        for sts in self.set_informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(pod)):
-            selector = label_selector_from_dict((sts.get("spec") or {}).get("selector"))
-            if not selector.empty and selector.matches(labels_of(pod)):
-                self.enqueue(sts)
+        for sts in matching(self.set_informer.indexer.by_index(NAMESPACE_INDEX,
+                                                               namespace_of(pod)),
+                            pod, fields=objects.STATEFUL_SET):
+            self.enqueue(sts)
 
     def update_pod(self, old: Obj, cur: Obj) -> None:
         if controller_ref_of(old) != controller_ref_of(cur):
@@ -141,9 +144,11 @@ class StatefulSetController(BaseController):
         cached = self.set_informer.indexer.get_by_key(key)
         if cached is None:
             return None
+        objects.STATEFUL_SET.check(cached)
         sts = copy.deepcopy(cached)
-        selector = label_selector_from_dict((sts.get("spec") or {}).get("selector"))
-        candidates = filter_by_owner(self.pod_informer, sts, include_orphans=True)
+        selector = selector_of(sts)
+        candidates = filter_by_owner(self.pod_informer, sts, include_orphans=True,
+                                     fields=objects.POD)
         manager = PodControllerRefManager(
             self.client, sts, selector, controller_api_version="apps/v1",
             controller_kind="StatefulSet", can_adopt=recheck_deletion_timestamp(
@@ -276,11 +281,20 @@ class StatefulSetController(BaseController):
                             f"create Pod {name} in StatefulSet {name_of(sts)} successful")
 
     async def delete_pod(self, sts: Obj, pod: Obj) -> None:
+        """Delete ``pod`` as seen: its uid and resourceVersion are preconditions, since a
+        pod of the same name comes back after each deletion and the decision depended on
+        the pod's state (failed, condemned, outdated). A stale view fails with 404 or 409,
+        without an event: the sync runs again on what the informer brings."""
         name = name_of(pod)
+        meta = pod.get("metadata") or {}
+        options = DeleteOptions(preconditions_uid=meta.get("uid") or None,
+                                preconditions_resource_version=meta.get("resourceVersion")
+                                or None)
         try:
-            await self.client.delete(PODS, name, namespace=namespace_of(pod),
-                                     options=DeleteOptions())
+            await self.client.delete(PODS, name, namespace=namespace_of(pod), options=options)
         except Exception as err:
+            if is_not_found(err) or is_conflict(err):
+                raise
             self.recorder.event(sts, EVENT_TYPE_WARNING, "FailedDelete",
                                 f"delete Pod {name} in StatefulSet {name_of(sts)} failed "
                                 f"error: {err}")

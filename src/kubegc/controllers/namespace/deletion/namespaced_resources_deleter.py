@@ -47,7 +47,10 @@ NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 FINALIZER_ESTIMATE_SECONDS = 15
 #: how long a discovery result is reused (``invalidate`` drops it at once)
 DISCOVERY_TTL = 5.0
-_BACKGROUND = DeleteOptions(propagation_policy="Background")
+def _background(item: Obj) -> DeleteOptions:
+    """Background propagation, on the object listed only (its uid)."""
+    return DeleteOptions(propagation_policy="Background",
+                         preconditions_uid=uid_of(item) or None)
 
 
 class ResourcesRemainingError(Exception):
@@ -236,7 +239,7 @@ class NamespacedResourcesDeleter:
         for item in items:
             try:
                 await self.client.delete(gvr, name_of(item), namespace=namespace,
-                                         options=_BACKGROUND)
+                                         options=_background(item))
             except StatusError as exc:
                 if not (is_not_found(exc) or exc.code == 405):
                     raise _GVRError(str(exc), GVRDeletionMetadata(estimate)) from exc
