@@ -239,7 +239,23 @@ async def until(read: Callable[[], Any], ok: Callable[[Any], bool], *, what: str
 
 
 def attempts(events: list[Obj]) -> int:
-    return sum(int(e.get("count") or 1) for e in events)
+    """The attempts of the component that tried most (each component has its own queue
+    and backoff: a pod with a bad ownerReference is the GC's and the kubelet's)."""
+    by_source: dict[str, int] = {}
+    for e in events:
+        source = str((e.get("source") or {}).get("component") or e.get("reportingComponent"))
+        by_source[source] = by_source.get(source, 0) + int(e.get("count") or 1)
+    return max(by_source.values(), default=0)
+
+
+def allowed_attempts(elapsed: float) -> int:
+    """The most attempts a 5 ms doubling backoff allows in ``elapsed`` seconds (a loaded
+    machine may count later than ``WINDOW``)."""
+    n, waited = 1, 0.0
+    while waited + 0.005 * 2 ** (n - 1) <= elapsed:
+        waited += 0.005 * 2 ** (n - 1)
+        n += 1
+    return max(MAX_ATTEMPTS, n)
 
 
 async def check(cluster: Cluster, suffix: str, started: float, *,
@@ -251,10 +267,12 @@ async def check(cluster: Cluster, suffix: str, started: float, *,
     loop = asyncio.get_running_loop()
     await asyncio.sleep(max(0.0, WINDOW - (loop.time() - started)))
     tried = {n: attempts(e) - (before or {}).get(n, 0) for n, e in (await warnings(c)).items()}
+    elapsed = loop.time() - started
     missing = [b.name for b in BAD if tried.get(b.name, 0) <= 0]
     assert missing == [], f"no Warning event about: {missing}"
-    looping = {n: t for n, t in tried.items() if t > MAX_ATTEMPTS}
-    assert looping == {}, f"more than {MAX_ATTEMPTS} attempts in {WINDOW} s: {looping}"
+    most = allowed_attempts(elapsed)
+    looping = {n: t for n, t in tried.items() if t > most}
+    assert looping == {}, f"more than {most} attempts in {elapsed:.1f} s: {looping}"
     # nothing is deleted on a reference the garbage collector cannot understand
     kept = await names(c, CONFIGMAPS, NS) | await names(c, PODS, NS)
     assert [b.name for b in BAD if "ownerReferences" in b.path and b.name not in kept] == []
