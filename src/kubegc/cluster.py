@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import logging
 import os
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
@@ -22,6 +23,10 @@ from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
+from kubegc.component.config import (
+    ControllerManagerConfiguration,
+    RootCACertPublisherConfiguration,
+)
 from kubegc.component.context import DebugDocument
 from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
@@ -253,11 +258,20 @@ class Cluster:
             self.ui.base_url = self.server.url
             self.server.mount(PREFIX, ui_handler(self.ui))
 
+    def _controller_manager_config(self) -> ControllerManagerConfiguration:
+        """The configuration's, with the serving CA as the root CA to publish unless one
+        is set (upstream: ``--root-ca-file``, else its client config's CA)."""
+        config = self.config.controller_manager
+        if config.root_ca_cert_publisher.root_ca or not self.ca_pem:
+            return config
+        return replace(config, root_ca_cert_publisher=RootCACertPublisherConfiguration(
+            root_ca=self.ca_pem.decode()))
+
     async def _start_controllers(self) -> None:
         if self.client is None:
             raise RuntimeError("client not ready")
         manager = ControllerManager(self.client, clock=self.clock,
-                                    config=self.config.controller_manager)
+                                    config=self._controller_manager_config())
         self.controller_manager = manager
         await manager.start()
         if self.server is not None:
