@@ -14,6 +14,7 @@ asyncio test, ``async with Cluster() as cluster`` runs on the test's own loop in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 import threading
 from collections.abc import Coroutine, Sequence
@@ -22,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from kubegc.api.clock import Clock, RealClock
+from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.cluster import Cluster as _Cluster
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -30,10 +31,11 @@ from kubegc.component.config import (
     KubeletConfiguration,
 )
 from kubegc.config import ClusterConfig
+from kubegc.testing.kubeconfig import default_kubeconfig
 
 T = TypeVar("T")
 
-__all__ = ["Cluster"]
+__all__ = ["Cluster", "default_kubeconfig"]
 
 _GC = GarbageCollectorControllerConfiguration
 
@@ -86,6 +88,16 @@ class Cluster:
     def client(self) -> Any:
         """The in-process ``LocalClient`` (use it on the cluster's loop)."""
         return self.cluster.client
+
+    def default_kubeconfig(self, kubeconfig: Path | None = None,
+                           ) -> contextlib.AbstractContextManager[None]:
+        """While in use, this cluster's kubeconfig (or ``kubeconfig``, another one of this
+        cluster's — a user's, once kubegc has users) is the process's default one:
+        ``$KUBECONFIG`` and the default path of the official client (and of
+        ``kubernetes_asyncio``), which read ``$KUBECONFIG`` only when imported — so a kopf
+        operator with its default login, ``kubernetes.config.load_kube_config()``, kubectl,
+        kr8s and lightkube find this cluster. The ``kubegc_cluster`` fixture uses it."""
+        return default_kubeconfig(kubeconfig or self.kubeconfig)
 
     def kubernetes_client(self) -> Any:
         """An official ``kubernetes.client.ApiClient`` configured for this cluster."""
@@ -162,3 +174,16 @@ class Cluster:
     def settle(self, timeout: float = 30.0) -> None:
         """Block until every informer caught up and every GC queue is drained."""
         self.run(self.cluster.settle(timeout), timeout + 5)
+
+    def advance(self, seconds: float) -> None:
+        """Move a ``ManualClock`` (``Cluster(clock=ManualClock())``) forward by ``seconds``,
+        on the cluster's loop (a ManualClock is not thread-safe): grace periods, TTLs and
+        CronJob schedules that fall due run."""
+        clock = self.config.clock
+        if not isinstance(clock, ManualClock):
+            raise TypeError("advance() needs Cluster(clock=ManualClock())")
+
+        async def advance() -> None:
+            clock.advance(seconds)
+
+        self.run(advance())

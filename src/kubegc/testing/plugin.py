@@ -11,7 +11,9 @@ from kubegc.testing import Cluster
 
 @pytest.fixture
 def kubegc_cluster() -> Iterator[Cluster]:
-    """A running kubegc (API server + all controllers) on a free port; see
-    ``kubegc.testing.Cluster`` for what it offers (``kubeconfig``, ``settle()``, clients)."""
-    with Cluster() as cluster:
+    """A running kubegc (API server + all controllers) on a free port, for one test; its
+    kubeconfig is the process's default one meanwhile (``Cluster.default_kubeconfig``).
+    See ``kubegc.testing.Cluster`` for what it offers (``kubeconfig``, ``settle()``,
+    clients) and docs/testing.md."""
+    with Cluster() as cluster, cluster.default_kubeconfig():
         yield cluster
