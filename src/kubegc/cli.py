@@ -169,7 +169,7 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from kubegc.cluster import CLOCK_FILE, Cluster, DataDirInUse
+    from kubegc.cluster import CLOCK_FILE, Cluster, DataDirError
     from kubegc.tools.model import human_duration
 
     if args.time_scale <= 0:
@@ -187,7 +187,7 @@ async def _serve(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     try:
         await cluster.start()
-    except DataDirInUse as e:
+    except DataDirError as e:
         print(f"kubegc: {e}", file=sys.stderr)
         return 1
     except OSError as e:
@@ -243,6 +243,14 @@ async def _say_when_ready(cluster: Cluster, started: float) -> None:
 
 
 def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
+    try:
+        return _main(argv, plugin=plugin)
+    except KeyboardInterrupt:  # Ctrl-C where the loop has no signal handlers (Windows)
+        print(file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None, *, plugin: bool) -> int:
     args = build_parser(plugin=plugin).parse_args(argv)
     level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

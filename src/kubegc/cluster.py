@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
 from dataclasses import replace
@@ -36,6 +35,11 @@ from kubegc.server.context import DebugHandler
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
+
+try:
+    import fcntl
+except ImportError:  # not POSIX (Windows): kubegc imports and its tools run, it does not serve
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -121,13 +125,26 @@ def _save_clock(data_dir: Path, clock: Clock, time_scale: float, *, ahead: float
     tmp.replace(data_dir / CLOCK_FILE)
 
 
-class DataDirInUse(RuntimeError):
+class DataDirError(RuntimeError):
+    """The data directory cannot be used (the message says why and what to do)."""
+
+
+class DataDirInUse(DataDirError):
     """Another kubegc process serves from the same data directory."""
+
+
+class DataDirLockUnavailable(DataDirError):
+    """This platform has no POSIX file locks (``fcntl``) to guard a data directory."""
 
 
 def _lock_data_dir(directory: Path) -> IO[str]:
     """Hold ``<data-dir>/kubegc.lock`` for the life of the process: two servers on one
     SQLite store would corrupt each other's view of the revisions (and kubeconfig)."""
+    if fcntl is None:
+        raise DataDirLockUnavailable(
+            "serving from a data directory needs POSIX file locks (fcntl), which this "
+            "platform lacks: kubegc serves on Linux and macOS; here run the tools "
+            "(kubegc doctor, plan, tree, why, ui) against a cluster or a dump")
     handle = (directory / "kubegc.lock").open("a+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

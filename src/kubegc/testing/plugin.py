@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from kubegc.testing import Cluster
+if TYPE_CHECKING:  # imported by the fixture: a test run that never asks for it pays nothing
+    from kubegc.testing.cluster import Cluster
 
 
 @pytest.fixture
@@ -15,5 +17,7 @@ def kubegc_cluster() -> Iterator[Cluster]:
     kubeconfig is the process's default one meanwhile (``Cluster.default_kubeconfig``).
     See ``kubegc.testing.Cluster`` for what it offers (``kubeconfig``, ``settle()``,
     clients) and docs/testing.md."""
+    from kubegc.testing.cluster import Cluster
+
     with Cluster() as cluster, cluster.default_kubeconfig():
         yield cluster

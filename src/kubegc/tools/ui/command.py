@@ -106,5 +106,7 @@ async def _until_stopped() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        # a loop without signal handlers (Windows): Ctrl-C raises KeyboardInterrupt instead
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
     await stop.wait()
