@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kubegc import cliflags
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     EventTTLConfiguration,
@@ -36,6 +37,16 @@ from kubegc.component.config import (
     LeaderElectionConfiguration,
 )
 from kubegc.config import ClusterConfig
+from kubegc.tools.flags import (
+    HelpFormatter,
+    examples,
+    non_negative_int,
+    non_negative_seconds,
+    port,
+    positive_int,
+    positive_number,
+    positive_seconds,
+)
 
 DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
 #: Python's cyclic-GC thresholds in kubegc serve (after start-up) and the tools
@@ -47,7 +58,7 @@ if TYPE_CHECKING:
     from kubegc.cluster import Cluster
 
 
-class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+class _DefaultsFormatter(HelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Shows each flag's default, unless there is none to show (None, a switch's False)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
@@ -129,47 +140,61 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = sub.add_parser("serve", help="run the API server and the controllers",
                        formatter_class=_DefaultsFormatter,
                        description="Run a kubegc API server (kubectl-compatible) with its "
-                                   "controllers until interrupted.")
+                                   "controllers until interrupted.",
+                       epilog=examples(
+                           "%(prog)s                                  https://127.0.0.1:6443, "
+                           "data in ~/.kubegc",
+                           "%(prog)s --storage memory --port 0        throwaway, on a free port",
+                           "%(prog)s --storage etcd://127.0.0.1:2379/kubegc",
+                           "%(prog)s --controllers '*,-kubelet'       all but the kubelet "
+                           "simulator",
+                           "%(prog)s --time-scale 60 --pod-exit-delay 10   a minute of "
+                           "cluster time a second"))
     p.add_argument("--host", default=cfg.host, help="address to listen on")
-    p.add_argument("--port", type=int, default=cfg.port,
+    p.add_argument("--port", type=port, default=cfg.port,
                    help="port to listen on (0: any free port)")
-    p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
+    p.add_argument("--data-dir", type=cliflags.data_dir, default=str(DEFAULT_DATA_DIR),
                    help="where the store, the CA and the kubeconfig live ($KUBEGC_DATA_DIR)")
-    p.add_argument("--storage", default=cfg.storage,
-                   help="sqlite (in the data dir), memory, or etcd://HOST:PORT[/PREFIX]")
-    p.add_argument("--kubeconfig", type=Path, default=None,
+    p.add_argument("--storage", type=cliflags.storage, default=cfg.storage,
+                   help="sqlite (in the data dir), memory, or etcd://HOST:PORT[/PREFIX] "
+                        "(pip install 'kubegc[etcd]')")
+    p.add_argument("--kubeconfig", type=cliflags.kubeconfig_path, default=None,
                    help="where to write the kubeconfig (default: <data-dir>/kubeconfig)")
     p.add_argument("--insecure-http", action="store_true",
                    help="serve plain HTTP without authentication (loopback only)")
-    p.add_argument("--controllers", default=",".join(ControllerManagerConfiguration().controllers),
+    p.add_argument("--controllers", type=cliflags.controllers,
+                   default=",".join(ControllerManagerConfiguration().controllers),
                    help="comma-separated controllers to run; '*' for all, '-name' to disable "
                         "one (e.g. '*,-kubelet'); '' for none")
-    p.add_argument("--concurrent-gc-syncs", type=int, default=gc.concurrent_gc_syncs,
+    p.add_argument("--concurrent-gc-syncs", type=positive_int, default=gc.concurrent_gc_syncs,
                    help="garbage collector workers (upstream's --concurrent-gc-syncs)")
-    p.add_argument("--gc-sync-period", type=float, default=gc.gc_sync_period,
+    p.add_argument("--gc-sync-period", type=positive_seconds, default=gc.gc_sync_period,
                    help="seconds between GC resource re-discovery")
-    p.add_argument("--nodes", type=int, default=kubelet.nodes, help="simulated nodes to register")
-    p.add_argument("--event-ttl", type=float, default=EventTTLConfiguration.event_ttl,
+    p.add_argument("--nodes", type=non_negative_int, default=kubelet.nodes,
+                   help="simulated nodes to register")
+    p.add_argument("--event-ttl", type=positive_seconds, default=EventTTLConfiguration.event_ttl,
                    help="seconds an Event lives (kube-apiserver's --event-ttl)")
-    p.add_argument("--decision-ttl", type=float, default=gc.decision_ttl,
+    p.add_argument("--decision-ttl", type=positive_seconds, default=gc.decision_ttl,
                    help="seconds GC deletion records are kept (604800: 7 days)")
-    p.add_argument("--pod-exit-delay", type=float, default=kubelet.pod_exit_delay,
+    p.add_argument("--pod-exit-delay", type=non_negative_seconds, default=kubelet.pod_exit_delay,
                    metavar="SECONDS",
                    help="how long simulated pods take to exit after TERM (0: at once); "
                         "per pod: annotation kubegc.io/exit-delay-seconds")
-    p.add_argument("--pod-prestop-delay", type=float, default=kubelet.pod_prestop_delay,
+    p.add_argument("--pod-prestop-delay", type=non_negative_seconds,
+                   default=kubelet.pod_prestop_delay,
                    metavar="SECONDS",
                    help="how long a preStop hook runs; per pod: kubegc.io/prestop-seconds")
     p.add_argument("--pod-ignore-term", action="store_true", default=kubelet.pod_ignore_term,
                    help="simulated processes ignore TERM and die only at KILL when the grace "
                         "period ends; per pod: kubegc.io/ignore-term")
-    p.add_argument("--job-pod-duration", type=float, default=kubelet.job_pod_duration,
+    p.add_argument("--job-pod-duration", type=non_negative_seconds,
+                   default=kubelet.job_pod_duration,
                    metavar="SECONDS",
                    help="how long a Job's pod runs before it succeeds; per pod: "
                         "kubegc.io/run-seconds")
-    p.add_argument("--node-max-pods", type=int, default=kubelet.node_max_pods,
+    p.add_argument("--node-max-pods", type=positive_int, default=kubelet.node_max_pods,
                    help="pods each simulated node accepts")
-    p.add_argument("--time-scale", type=float, default=cfg.time_scale,
+    p.add_argument("--time-scale", type=positive_number, default=cfg.time_scale,
                    help="run the cluster's clock N times faster than real time (grace periods, "
                         "CronJob schedules, TTLs); for demos and tests. The clock's lead over "
                         "real time is kept in the data dir: a restart resumes from it, so "
@@ -224,13 +249,24 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
     from kubegc.tools.commands import add_parsers
 
     if plugin:
-        parser = argparse.ArgumentParser(
-            prog="kubectl gc", description="Explain deletions: stuck Terminating objects, "
-                                           "what a delete would do, owner trees, why an "
-                                           "object is gone (read-only).")
+        parser: argparse.ArgumentParser = cliflags.Parser(
+            prog="kubectl gc", formatter_class=HelpFormatter,
+            description="Explain deletions: stuck Terminating objects, what a delete would "
+                        "do, owner trees, why an object is gone (read-only).",
+            epilog=examples("kubectl gc doctor -A                 what is stuck deleting, and why",
+                            "kubectl gc plan delete deployment/web  what a delete would do",
+                            "kubectl gc COMMAND --help            a command's flags and "
+                            "examples"))
     else:
-        parser = argparse.ArgumentParser(
-            prog="kubegc", description="Kubernetes' deletion machinery, for real.")
+        parser = cliflags.Parser(
+            prog="kubegc", description="Kubernetes' deletion machinery, for real.",
+            formatter_class=HelpFormatter, epilog=examples(
+                "kubegc serve                       run a cluster (kubectl-compatible)",
+                "kubegc doctor -A                   what is stuck deleting, and why",
+                "kubegc plan delete deployment/web  what a delete would do",
+                'eval "$(kubegc completion bash)"   complete kubegc in bash (or zsh, fish)',
+                "kubegc COMMAND --help              a command's flags and examples"))
+    parser.add_argument("--version", action="version", version=cliflags.version())
     parser.set_defaults(prog=parser.prog)
     sub = parser.add_subparsers(dest="command", required=True)
     if not plugin:
@@ -240,6 +276,7 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
         from kubegc.tools.ui.command import add_parser as add_ui_parser
 
         add_ui_parser(sub)
+        cliflags.add_completion_parser(sub, HelpFormatter)
     return parser
 
 
@@ -260,12 +297,9 @@ def exposure_warning(host: str, token: Path, kubeconfig: Path | None) -> str:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from kubegc.cluster import CLOCK_FILE, Cluster, DataDirInUse
+    from kubegc.cluster import CLOCK_FILE, Cluster, DataDirError
     from kubegc.tools.model import human_duration
 
-    if args.time_scale <= 0:
-        print("kubegc: --time-scale must be positive", file=sys.stderr)
-        return 2
     if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("kubegc: --insecure-http serves only on loopback", file=sys.stderr)
         return 2
@@ -274,7 +308,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"kubegc: --leader-elect-*: {e}", file=sys.stderr)
         return 2
-    started = time.monotonic()
+    started = cliflags.process_started()  # the ready line counts from launch
     cluster = Cluster(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -282,12 +316,12 @@ async def _serve(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     try:
         await cluster.start()
-    except DataDirInUse as e:
+    except DataDirError as e:
         print(f"kubegc: {e}", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"kubegc: cannot serve on {args.host}:{args.port}: {e.strerror or e}",
-              file=sys.stderr)
+        where = e.filename or f"cannot serve on {args.host}:{args.port}"
+        print(f"kubegc: {where}: {e.strerror or e}", file=sys.stderr)
         await cluster.stop()
         return 1
     tune_cyclic_gc()
@@ -347,11 +381,25 @@ async def _say_when_ready(cluster: Cluster, started: float) -> None:
 
 
 def main(argv: Sequence[str] | None = None, *, plugin: bool = False) -> int:
-    args = build_parser(plugin=plugin).parse_args(argv)
+    try:
+        return _main(argv, plugin=plugin)
+    except KeyboardInterrupt:  # Ctrl-C where the loop has no signal handlers (Windows)
+        print(file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None, *, plugin: bool) -> int:
+    parser = build_parser(plugin=plugin)
+    cliflags.autocomplete(parser)  # answers the shell's completion request and exits
+    args = parser.parse_args(cliflags.join_option_values(
+        list(sys.argv[1:] if argv is None else argv), ("--now",)))
     level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "serve":
         return run_loop(_serve(args), args.loop)
+    if args.command == "completion":
+        print(cliflags.completion_script(args.shell), end="")
+        return 0
     if args.command == "ui":
         from kubegc.cluster import serve_ui
         from kubegc.tools.ui.command import run as run_ui

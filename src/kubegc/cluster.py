@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
@@ -22,6 +22,11 @@ from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
+from kubegc.component.config import (
+    ControllerManagerConfiguration,
+    RootCACertPublisherConfiguration,
+)
+from kubegc.component.context import DebugDocument
 from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
@@ -32,6 +37,11 @@ from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, Strea
 from kubegc.server.tls import private_directory
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
+
+try:
+    import fcntl
+except ImportError:  # not POSIX (Windows): kubegc imports and its tools run, it does not serve
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -149,13 +159,26 @@ def _save_clock(data_dir: Path, clock: Clock, time_scale: float, *, ahead: float
     tmp.replace(data_dir / CLOCK_FILE)
 
 
-class DataDirInUse(RuntimeError):
+class DataDirError(RuntimeError):
+    """The data directory cannot be used (the message says why and what to do)."""
+
+
+class DataDirInUse(DataDirError):
     """Another kubegc process serves from the same data directory."""
+
+
+class DataDirLockUnavailable(DataDirError):
+    """This platform has no POSIX file locks (``fcntl``) to guard a data directory."""
 
 
 def _lock_data_dir(directory: Path) -> IO[str]:
     """Hold ``<data-dir>/kubegc.lock`` for the life of the process: two servers on one
     SQLite store would corrupt each other's view of the revisions (and kubeconfig)."""
+    if fcntl is None:
+        raise DataDirLockUnavailable(
+            "serving from a data directory needs POSIX file locks (fcntl), which this "
+            "platform lacks: kubegc serves on Linux and macOS; here run the tools "
+            "(kubegc doctor, plan, tree, why, ui) against a cluster or a dump")
     handle = (directory / "kubegc.lock").open("a+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -289,11 +312,20 @@ class Cluster:
             self.ui.base_url = self.server.url
             self.server.mount(PREFIX, ui_handler(self.ui))
 
+    def _controller_manager_config(self) -> ControllerManagerConfiguration:
+        """The configuration's, with the serving CA as the root CA to publish unless one
+        is set (upstream: ``--root-ca-file``, else its client config's CA)."""
+        config = self.config.controller_manager
+        if config.root_ca_cert_publisher.root_ca or not self.ca_pem:
+            return config
+        return replace(config, root_ca_cert_publisher=RootCACertPublisherConfiguration(
+            root_ca=self.ca_pem.decode()))
+
     async def _start_controllers(self) -> None:
         if self.client is None:
             raise RuntimeError("client not ready")
         manager = ControllerManager(
-            self.client, clock=self.clock, config=self.config.controller_manager,
+            self.client, clock=self.clock, config=self._controller_manager_config(),
             identity=leader_identity(self.config.data_dir),
             # an injected clock (tests) drives the election too; a scaled one does not
             election_clock=self.config.clock or RealClock())

@@ -31,7 +31,8 @@ def test_fixture_gives_a_cluster_with_cascading_deletion(kubegc_cluster: Cluster
     kubegc_cluster.settle()
     _kubectl(kubegc_cluster, "delete", "cm", "owner")
     kubegc_cluster.settle()
-    assert _kubectl(kubegc_cluster, "get", "cm", "-o", "name").split() == []
+    assert _kubectl(kubegc_cluster, "get", "cm", "-o", "name").split() == [
+        "configmap/kube-root-ca.crt"]  # the root CA publisher's
 
 
 def test_official_client_from_the_cluster(kubegc_cluster: Cluster) -> None:
@@ -66,3 +67,26 @@ def test_run_outside_context_fails_clearly() -> None:
     cluster = Cluster()
     with pytest.raises(RuntimeError):
         cluster.settle()
+
+
+def test_a_manual_clock_moves_only_with_advance() -> None:
+    """A pod whose processes ignore TERM, deleted with a 30 s grace period, stays
+    Terminating until the test advances the cluster's ManualClock past it (the recipe of
+    docs/testing.md)."""
+    from kubegc.api.clock import ManualClock
+
+    with Cluster(clock=ManualClock()) as cluster:
+        _kubectl(cluster, "run", "web", "--image=nginx",
+                 "--annotations=kubegc.io/ignore-term=true")
+        cluster.settle()
+        _kubectl(cluster, "delete", "pod", "web", "--grace-period=30", "--wait=false")
+        cluster.settle()
+        assert _kubectl(cluster, "get", "pods", "-o", "name").split() == ["pod/web"]
+        cluster.advance(31)
+        cluster.settle()
+        assert _kubectl(cluster, "get", "pods", "-o", "name").split() == []
+
+
+def test_advance_needs_a_manual_clock(kubegc_cluster: Cluster) -> None:
+    with pytest.raises(TypeError, match="ManualClock"):
+        kubegc_cluster.advance(1)

@@ -137,7 +137,9 @@ SCENARIOS = [
                  id="non-blocking-child-does-not-hold"),
     pytest.param(Scenario(pods, "Foreground", {"root", "pod-0", "pod-1"}),
                  id="foreground-graceful-pods"),
-    pytest.param(Scenario(namespace, "Background", {NS, "root", "mid", "leaf", "lonely"}),
+    # (with the namespace's default ServiceAccount and kube-root-ca.crt)
+    pytest.param(Scenario(namespace, "Background", {NS, "root", "mid", "leaf", "lonely",
+                                                    "default", "kube-root-ca.crt"}),
                  id="namespace"),
     pytest.param(Scenario(cycle, "Foreground", {"cyc-a", "cyc-b", "cyc-c"}),
                  id="foreground-cycle"),

@@ -59,6 +59,21 @@ class EventTTLConfiguration:
 
 
 @dataclass
+class ServiceAccountControllerConfiguration:
+    #: ServiceAccounts ensured in every active namespace (upstream
+    #: ``ServiceAccountsControllerOptions.ServiceAccounts``)
+    service_accounts: list[str] = field(default_factory=lambda: ["default"])
+
+
+@dataclass
+class RootCACertPublisherConfiguration:
+    #: PEM of the CA bundle published as ``kube-root-ca.crt`` in every namespace (upstream:
+    #: ``--root-ca-file``, else the CA of the controller manager's client config).
+    #: ``kubegc.cluster`` fills it with the serving CA; with TLS off it stays ``""``.
+    root_ca: str = ""
+
+
+@dataclass
 class KubeletConfiguration:
     """The simulated kubelets; pods' ``kubegc.io/*`` annotations override the pod
     defaults (docs/kubelet.md)."""
@@ -113,3 +128,7 @@ class ControllerManagerConfiguration:
     pod_gc: PodGCControllerConfiguration = field(default_factory=PodGCControllerConfiguration)
     event_ttl: EventTTLConfiguration = field(default_factory=EventTTLConfiguration)
     kubelet: KubeletConfiguration = field(default_factory=KubeletConfiguration)
+    service_account: ServiceAccountControllerConfiguration = field(
+        default_factory=ServiceAccountControllerConfiguration)
+    root_ca_cert_publisher: RootCACertPublisherConfiguration = field(
+        default_factory=RootCACertPublisherConfiguration)

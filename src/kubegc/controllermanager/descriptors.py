@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
+from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deployment import DeploymentController
@@ -21,6 +22,7 @@ from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
+from kubegc.controllers.serviceaccount import ServiceAccountsController
 from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.kubelet import Kubelet
 from kubegc.scheduler import Scheduler
@@ -63,4 +65,8 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "cronjob": ControllerDescriptor(CronJobController),
     "statefulset": ControllerDescriptor(StatefulSetController),
     "daemonset": ControllerDescriptor(DaemonSetsController),
+    "serviceaccount": ControllerDescriptor(ServiceAccountsController,
+                                           lambda c: c.service_account),
+    "root-ca-cert-publisher": ControllerDescriptor(Publisher,
+                                                   lambda c: c.root_ca_cert_publisher),
 }

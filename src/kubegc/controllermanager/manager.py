@@ -46,13 +46,14 @@ def selected(all_names: Sequence[str], spec: Sequence[str]) -> list[str]:
     for item in spec:
         if item == "*":
             chosen.extend(n for n in all_names if n not in chosen)
-        elif item.startswith("-"):
+        elif item.startswith("-") and item[1:] in all_names:
             chosen = [n for n in chosen if n != item[1:]]
         elif item in all_names:
             if item not in chosen:
                 chosen.append(item)
         else:
-            raise ValueError(f"unknown controller {item!r}; known: {', '.join(all_names)}")
+            raise ValueError(f"unknown controller {item.removeprefix('-')!r}; known: "
+                             f"{', '.join(all_names)}")
     return chosen
 
 

@@ -20,6 +20,12 @@ from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.api.validation import NameValidator
 from kubegc.api.validators import VALIDATORS
+from kubegc.api.zero_status import (
+    fill_zero_status,
+    has_zero_status,
+    zero_status,
+    zero_status_fields,
+)
 from kubegc.registry.crd import CLEANUP_FINALIZER, CustomResourceInfo, established_status
 from kubegc.registry.defaults import DEFAULTERS, Defaulter
 from kubegc.registry.groups import DEFAULTERS as GROUP_DEFAULTERS
@@ -107,6 +113,16 @@ def _clear_status(obj: Obj) -> None:
     obj.pop("status", None)
 
 
+def _zero_status_create(fields: tuple[str, ...], obj: Obj) -> None:
+    """``PrepareForCreate`` of a workload: no status from a create — the zero status
+    struct, which reads with its non-omitempty fields (``api.zero_status``)."""
+    obj["status"] = zero_status(fields)
+
+
+def _workload_create(group: str, resource: str) -> Hook:
+    return functools.partial(_zero_status_create, zero_status_fields(group, resource))
+
+
 def _pod_create(obj: Obj) -> None:
     obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj)}
 
@@ -142,7 +158,7 @@ def _namespace_create(obj: Obj) -> None:
 
 
 def _job_create(obj: Obj) -> None:
-    _clear_status(obj)
+    _zero_status_create((), obj)
     spec = obj.setdefault("spec", {})
     meta = obj["metadata"]
     if spec.get("manualSelector"):
@@ -233,18 +249,17 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
         default_gc_policy=GCPolicy.UNSUPPORTED, allow_create_on_update=True,
         tracks_generation=False, name_validator=is_path_segment_name),
     ("", "replicationcontrollers"): Strategy(
-        default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS, prepare_for_create=_clear_status),
+        default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS,
+        prepare_for_create=_workload_create("", "replicationcontrollers")),
     ("", "nodes"): Strategy(tracks_generation=False),
     ("", "persistentvolumes"): Strategy(tracks_generation=False, return_deleted_object=True),
     ("", "persistentvolumeclaims"): Strategy(tracks_generation=False,
                                              return_deleted_object=True),
-    ("apps", "deployments"): Strategy(prepare_for_create=_clear_status),
-    ("apps", "replicasets"): Strategy(prepare_for_create=_clear_status),
-    ("apps", "statefulsets"): Strategy(prepare_for_create=_clear_status),
-    ("apps", "daemonsets"): Strategy(prepare_for_create=_clear_status),
+    **{("apps", r): Strategy(prepare_for_create=_workload_create("apps", r))
+       for r in ("deployments", "replicasets", "statefulsets", "daemonsets")},
     ("batch", "jobs"): Strategy(default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS,
                                 prepare_for_create=_job_create),
-    ("batch", "cronjobs"): Strategy(prepare_for_create=_clear_status),
+    ("batch", "cronjobs"): Strategy(prepare_for_create=_workload_create("batch", "cronjobs")),
     ("kubegc.io", "deletionrecords"): Strategy(tracks_generation=False),
     ("coordination.k8s.io", "leases"): Strategy(allow_create_on_update=True,
                                                 tracks_generation=False),
@@ -254,6 +269,17 @@ _STRATEGIES: dict[tuple[str, str], Strategy] = {
     # the other groups' built-ins (registry.groups)
     **{key: Strategy(**options) for key, options in STRATEGY_OPTIONS.items()},
 }
+
+
+def _keeping_zero_status(defaulter: Defaulter, fields: tuple[str, ...]) -> Defaulter:
+    """``defaulter``, then the zero status fields a write left out (a typed apiserver
+    decodes every write into the status struct, whose encoding has them)."""
+
+    def default(obj: Obj) -> None:
+        defaulter(obj)
+        fill_zero_status(obj, fields)
+
+    return default
 
 
 @functools.lru_cache(maxsize=1024)
@@ -278,6 +304,9 @@ def strategy_for(info: ResourceInfo) -> Strategy:
         base = replace(base, validate=validators[0], validate_update=validators[1])
     defaulter = DEFAULTERS.get((info.group, info.resource)) or GROUP_DEFAULTERS.get(
         (info.group, info.resource))
+    if has_zero_status(info.group, info.resource):
+        defaulter = _keeping_zero_status(defaulter or _noop,
+                                         zero_status_fields(info.group, info.resource))
     status = info.has_subresource("status")
     if defaulter is not None or status != base.status_subresource:
         base = replace(base, defaulter=defaulter or base.defaulter, status_subresource=status)

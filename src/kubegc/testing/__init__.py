@@ -9,159 +9,27 @@ milliseconds, no Docker, no cluster.
 
 or, in pytest, the ``kubegc_cluster`` fixture (this package's pytest plugin). Inside an
 asyncio test, ``async with Cluster() as cluster`` runs on the test's own loop instead.
+
+The package imports nothing heavy until ``Cluster`` is used, so the pytest plugin that
+installing kubegc registers costs other projects' test runs nothing (and loads where
+kubegc cannot serve, e.g. without ``fcntl``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import tempfile
-import threading
-from collections.abc import Coroutine, Sequence
-from concurrent.futures import Future
-from pathlib import Path
-from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from kubegc.api.clock import Clock, RealClock
-from kubegc.cluster import Cluster as _Cluster
-from kubegc.component.config import (
-    ControllerManagerConfiguration,
-    GarbageCollectorControllerConfiguration,
-    KubeletConfiguration,
-    LeaderElectionConfiguration,
-)
-from kubegc.config import ClusterConfig
+from kubegc.testing.kubeconfig import default_kubeconfig
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from kubegc.testing.cluster import Cluster
 
-__all__ = ["Cluster"]
-
-_GC = GarbageCollectorControllerConfiguration
-
-#: Tests add CRDs and want the GC to see them soon: it rediscovers resources every 5 s
-#: instead of ``kubegc serve``'s 30 (``GarbageCollectorControllerConfiguration``).
-TEST_GC_SYNC_PERIOD = 5.0
+__all__ = ["Cluster", "default_kubeconfig"]
 
 
-class Cluster:
-    """A kubegc API server + controllers on a free loopback port, plain HTTP.
+def __getattr__(name: str) -> Any:
+    if name == "Cluster":
+        from kubegc.testing.cluster import Cluster
 
-    Use it as a context manager (sync: a background thread runs the event loop; async: the
-    running loop). ``kubeconfig`` works for kubectl and the official Python client."""
-
-    def __init__(self, *, controllers: Sequence[str] = ("*",), clock: Clock | None = None,
-                 storage: str = "memory", data_dir: Path | None = None,
-                 gc_sync_period: float = TEST_GC_SYNC_PERIOD,
-                 concurrent_gc_syncs: int = _GC.concurrent_gc_syncs,
-                 nodes: int = KubeletConfiguration.nodes,
-                 leader_election: LeaderElectionConfiguration | None = None) -> None:
-        self._tmp = tempfile.TemporaryDirectory(prefix="kubegc-")
-        root = Path(self._tmp.name)
-        self.config = ClusterConfig(
-            data_dir=data_dir, storage=storage, host="127.0.0.1", port=0, tls=False,
-            kubeconfig=root / "kubeconfig", clock=clock or RealClock(),
-            controller_manager=ControllerManagerConfiguration(
-                controllers=list(controllers),
-                leader_election=leader_election or LeaderElectionConfiguration(),
-                garbage_collector=GarbageCollectorControllerConfiguration(
-                    gc_sync_period=gc_sync_period, concurrent_gc_syncs=concurrent_gc_syncs),
-                kubelet=KubeletConfiguration(nodes=nodes)))
-        self.cluster = _Cluster(self.config)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- properties ----------------------------------------------------------------------
-
-    @property
-    def kubeconfig(self) -> Path:
-        path = self.cluster.kubeconfig_path
-        if path is None:
-            raise RuntimeError("cluster not started")
-        return path
-
-    @property
-    def url(self) -> str:
-        if self.cluster.server is None:
-            raise RuntimeError("cluster not started")
-        return self.cluster.server.url
-
-    @property
-    def client(self) -> Any:
-        """The in-process ``LocalClient`` (use it on the cluster's loop)."""
-        return self.cluster.client
-
-    def kubernetes_client(self) -> Any:
-        """An official ``kubernetes.client.ApiClient`` configured for this cluster."""
-        from kubernetes import client, config
-
-        configuration = client.Configuration()
-        config.load_kube_config(config_file=str(self.kubeconfig),  # type: ignore[no-untyped-call]
-                                client_configuration=configuration)
-        return client.ApiClient(configuration)
-
-    # -- async use -----------------------------------------------------------------------
-
-    async def start(self) -> None:
-        await self.cluster.start()
-
-    async def stop(self) -> None:
-        await self.cluster.stop()
-        self._tmp.cleanup()
-
-    async def __aenter__(self) -> Cluster:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
-    async def asettle(self, timeout: float = 30.0) -> None:
-        await self.cluster.settle(timeout)
-
-    # -- sync use (a background thread runs the loop) -------------------------------------
-
-    def __enter__(self) -> Cluster:
-        self._loop = asyncio.new_event_loop()
-        ready: Future[None] = Future()
-
-        def run() -> None:
-            loop = self._loop
-            if loop is None:
-                return
-            asyncio.set_event_loop(loop)
-            try:
-                loop.run_until_complete(self.cluster.start())
-            except BaseException as e:
-                ready.set_exception(e)
-                return
-            ready.set_result(None)
-            loop.run_forever()
-
-        self._thread = threading.Thread(target=run, name="kubegc-cluster", daemon=True)
-        self._thread.start()
-        ready.result(timeout=30)
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if self._loop is None:
-            return
-        try:
-            self.run(self.cluster.stop())
-        finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            if self._thread is not None:
-                self._thread.join(timeout=10)
-            self._loop.close()
-            self._loop = None
-            self._tmp.cleanup()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
-        """Run ``coro`` on the cluster's loop from another thread and return its result."""
-        if self._loop is None:
-            raise RuntimeError("use `with Cluster()` to run coroutines from sync code")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
-
-    def settle(self, timeout: float = 30.0) -> None:
-        """Block until every informer caught up and every GC queue is drained."""
-        self.run(self.cluster.settle(timeout), timeout + 5)
+        return Cluster
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from kubegc.testing import Cluster
+if TYPE_CHECKING:  # imported by the fixture: a test run that never asks for it pays nothing
+    from kubegc.testing.cluster import Cluster
 
 
 @pytest.fixture
 def kubegc_cluster() -> Iterator[Cluster]:
-    """A running kubegc (API server + all controllers) on a free port; see
-    ``kubegc.testing.Cluster`` for what it offers (``kubeconfig``, ``settle()``, clients)."""
-    with Cluster() as cluster:
+    """A running kubegc (API server + all controllers) on a free port, for one test; its
+    kubeconfig is the process's default one meanwhile (``Cluster.default_kubeconfig``).
+    See ``kubegc.testing.Cluster`` for what it offers (``kubeconfig``, ``settle()``,
+    clients) and docs/testing.md."""
+    from kubegc.testing.cluster import Cluster
+
+    with Cluster() as cluster, cluster.default_kubeconfig():
         yield cluster

@@ -21,7 +21,7 @@ from typing import TextIO
 
 import aiohttp
 
-from kubegc.api.clock import Clock, ManualClock, RealClock, parse_time
+from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.api.errors import StatusError
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client
@@ -35,6 +35,7 @@ from kubegc.tools.doctor import (
     diagnose,
 )
 from kubegc.tools.finalizers import ControllerMap
+from kubegc.tools.flags import HelpFormatter, add_now, examples, parse_duration
 from kubegc.tools.inventory import Inventory, read_inventory
 from kubegc.tools.plan import SimulationFactory, plan_delete
 from kubegc.tools.progress import Progress
@@ -63,16 +64,6 @@ class ToolError(Exception):
     """A failure to report on stderr (exit code 1)."""
 
 
-def parse_duration(text: str) -> float:
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    try:
-        if text and text[-1] in units:
-            return float(text[:-1]) * units[text[-1]]
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 30s, 5m)") from None
-
-
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -91,9 +82,7 @@ def _source(p: argparse.ArgumentParser, *, namespaces: bool = True) -> None:
     g.add_argument("--from", dest="from_file", metavar="FILE", default=None,
                    help="read a dump (kubectl get -A -o json|yaml ...) instead of a cluster; "
                         "'-' for stdin")
-    g.add_argument("--now", default=None, metavar="TIME",
-                   help="judge ages at this RFC 3339 time (default: now; for a dump file, its "
-                        "modification time)")
+    add_now(g)
     g.add_argument("-n", "--namespace", default=None, help="namespace")
     if namespaces:
         g.add_argument("-A", "--all-namespaces", action="store_true",
@@ -107,6 +96,12 @@ def _source(p: argparse.ArgumentParser, *, namespaces: bool = True) -> None:
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("doctor", help="stuck deletions, stuck namespaces, broken ownerReferences",
+                       formatter_class=HelpFormatter, epilog=examples(
+                           "%(prog)s                         every namespace of the current "
+                           "context",
+                           "%(prog)s -n shop -o json",
+                           "%(prog)s --from dump.json --now '2026-01-01 10:00'",
+                           "%(prog)s --fail-on warning       exit 3 on a warning or worse (CI)"),
                        description="Find objects stuck deleting (with when, which finalizers, "
                                    "who removes them and whether it is alive, and what blocks a "
                                    "foreground deletion), stuck namespaces and broken "
@@ -123,6 +118,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="exit with status 3 when a finding of this severity or worse exists "
                         "(for CI gates; default: exit 0 whatever is found)")
     p = sub.add_parser("plan", help="what a delete would do, simulated (nothing is written)",
+                       formatter_class=HelpFormatter, epilog=examples(
+                           "%(prog)s delete deployment/web -n shop",
+                           "%(prog)s delete namespace/shop --cascade foreground -o json",
+                           "%(prog)s delete site/blog -n lab --from dump.json"),
                        description="Load the cluster into an in-memory kubegc, run the real "
                                    "garbage collector, kubelet and namespace controller, issue "
                                    "the delete there and report what happens, in order.")
@@ -145,11 +144,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     shown.add_argument("--all", dest="steps", action="store_const", const=None,
                        help="text: show every step and every entry")
     _source(p, namespaces=False)
-    p = sub.add_parser("tree", help="the owner tree of an object, with each object's state")
+    p = sub.add_parser("tree", help="the owner tree of an object, with each object's state",
+                       formatter_class=HelpFormatter, epilog=examples(
+                           "%(prog)s deployment/web -n shop",
+                           "%(prog)s pod/web-7d9f8b-x2x4q -n shop --owners",
+                           "%(prog)s deployment/web -n shop -o svg > tree.svg"))
     p.add_argument("target", nargs="+", metavar="KIND/NAME")
     p.add_argument("--owners", action="store_true", help="show owners (ancestors) instead")
     _source(p, namespaces=False)
-    p = sub.add_parser("why", help="why an object is gone or going")
+    p = sub.add_parser("why", help="why an object is gone or going",
+                       formatter_class=HelpFormatter, epilog=examples(
+                           "%(prog)s pod/web-7d9f8b-x2x4q -n shop",
+                           "%(prog)s configmap/settings -n shop --uid 5f0c...   one incarnation",
+                           "%(prog)s deployment/web -n shop -o json"))
     p.add_argument("target", nargs="+", metavar="KIND/NAME")
     p.add_argument("--uid", default="", help="the object's uid (to pick one incarnation)")
     p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
@@ -198,14 +205,14 @@ def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
             except (OSError, ValueError) as e:
                 raise ToolError(f"cannot read dump {path}: {e}") from e
             when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-        clock: Clock = ManualClock(parse_time(args.now) if args.now else when)
+        clock: Clock = ManualClock(args.now or when)
         return Session(client, f"dump {client.source}", clock, "default", progress,
                        follow_cluster_clock=not args.now)
     try:
         config = load_kubeconfig(args.kubeconfig, args.context)
     except (OSError, KubeconfigError) as e:
         raise ToolError(f"cannot load kubeconfig: {e}") from e
-    clock = ManualClock(parse_time(args.now)) if args.now else RealClock()
+    clock = ManualClock(args.now) if args.now else RealClock()
     return Session(RestClient(config), f"context {config.context} ({config.server})", clock,
                    config.namespace, progress, follow_cluster_clock=not args.now)
 

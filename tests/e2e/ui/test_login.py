@@ -19,7 +19,7 @@ import pytest
 
 from ..conftest import Server, eventually, start_server, stop_server
 from .conftest import find, new_page, open_page, summary, wait_text
-from .test_page import cluster_objects, counts
+from .test_page import EVERY_NAMESPACE, cluster_objects, counts
 
 pytestmark = pytest.mark.kubectl
 
@@ -146,7 +146,8 @@ def test_kubegc_ui_for_a_cluster(server: Server, ns: str, browser: Any) -> None:
         open_page(page, ui.url, ns)
         eventually(lambda: summary(page) == counts(cluster_objects(server, ns)))
         server.kubectl("scale", "deployment", "web", "--replicas=3", "-n", ns)
-        eventually(lambda: summary(page) == counts(cluster_objects(server, ns)) == (5, 0))
+        eventually(lambda: summary(page) == counts(cluster_objects(server, ns)) == (
+            5 + EVERY_NAMESPACE, 0))
         find(page, "deploy/web")
         wait_text(page, "#details", lambda t: "Descendants" in t and "ReplicaSet/web-" in t)
         assert page.js_errors == []
@@ -157,7 +158,7 @@ def test_kubegc_ui_for_a_cluster(server: Server, ns: str, browser: Any) -> None:
 
 def test_kubegc_ui_for_a_dump(server: Server, ns: str, browser: Any, tmp_path: Path) -> None:
     server.kubectl("create", "deployment", "web", "--image=nginx", "--replicas=2", "-n", ns)
-    eventually(lambda: len(cluster_objects(server, ns)) == 4)
+    eventually(lambda: len(cluster_objects(server, ns)) == 4 + EVERY_NAMESPACE)
     dump = tmp_path / "dump.json"
     dump.write_text(server.kubectl("get", "deployments,replicasets,pods,namespaces", "-A",
                                    "-o", "json").stdout)

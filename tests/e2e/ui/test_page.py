@@ -29,6 +29,9 @@ pytestmark = pytest.mark.kubectl
 
 HOLD = "example.com/hold"
 NOT_OBJECTS = {"events", "events.events.k8s.io", "deletionrecords.kubegc.io"}
+#: what every namespace holds from the start: its ``default`` ServiceAccount and the
+#: ``kube-root-ca.crt`` ConfigMap (the serviceaccount and root CA publisher controllers)
+EVERY_NAMESPACE = 2
 
 
 def cluster_objects(server: Server, namespace: str = "") -> list[dict[str, Any]]:
@@ -121,10 +124,10 @@ def test_blocking_chain_of_a_held_foreground_deletion(server: Server, ns: str,
     page = new_page(browser)
     try:
         open_page(page, login_url(server), ns)
-        eventually(lambda: summary(page) == (5, 0))
+        eventually(lambda: summary(page) == (5 + EVERY_NAMESPACE, 0))
         server.kubectl("delete", "deployment", "shop", "-n", ns, "--cascade=foreground",
                        "--wait=false")
-        eventually(lambda: summary(page) == (5, 5))
+        eventually(lambda: summary(page) == (5 + EVERY_NAMESPACE, 5))
         find(page, "deployment/shop")
         rs = server.kubectl("get", "rs", "-n", ns, "-l", "app=shop", "-o", "name").stdout
         rs_name = rs.strip().split("/")[1]
@@ -154,7 +157,7 @@ def test_a_foreground_cascade_is_seen_to_finish(server: Server, ns: str, browser
     page = new_page(browser)
     try:
         open_page(page, login_url(server), ns)
-        eventually(lambda: summary(page) == (5, 0))
+        eventually(lambda: summary(page) == (5 + EVERY_NAMESPACE, 0))
         page.evaluate("""() => { window.seen = [];
             new MutationObserver(() => window.seen.push(
                 document.querySelector('#summary').textContent))
@@ -165,10 +168,11 @@ def test_a_foreground_cascade_is_seen_to_finish(server: Server, ns: str, browser
                        "--wait=false")
         wait_text(page, "#details", lambda t: "Terminating since" in t)
         release(server, ns, *pods)  # the pods go, then the ReplicaSet, then the Deployment
-        eventually(lambda: summary(page) == (0, 0))
+        eventually(lambda: summary(page) == (EVERY_NAMESPACE, 0))
         wait_text(page, "#details", lambda t: "deleted: it is gone" in t)
         seen: list[str] = page.evaluate("() => window.seen")
-        first_zero = next(i for i, s in enumerate(seen) if s.startswith("0 objects"))
+        first_zero = next(i for i, s in enumerate(seen)
+                          if s.startswith(f"{EVERY_NAMESPACE} objects"))
         assert any(" 5 deleting" in s for s in seen[:first_zero]), seen
         log = page.inner_text("#activity").splitlines()[::-1]  # oldest first
         terminating = next(i for i, line in enumerate(log)
@@ -273,7 +277,7 @@ def test_keyboard_and_counted_groups(server: Server, ns: str, browser: Any) -> N
     page = new_page(browser)
     try:
         open_page(page, login_url(server), ns)
-        eventually(lambda: summary(page) == (28, 0))
+        eventually(lambda: summary(page) == (28 + EVERY_NAMESPACE, 0))
         api = group_of(page, "api")
         # a click on a group shows its members
         box = page.locator("#graph").bounding_box()
@@ -282,7 +286,8 @@ def test_keyboard_and_counted_groups(server: Server, ns: str, browser: Any) -> N
                            api)
         page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
         wait_for(page, "return window.kubegcUI.cy.getElementById(arg).empty() && "
-                       "window.kubegcUI.cy.nodes('.obj').length === 16", api)
+                       f"window.kubegcUI.cy.nodes('.obj').length === {16 + EVERY_NAMESPACE}",
+                 api)
         group = group_of(page, "web")
         find(page, "deployment/web")
         page.focus("#graph")
@@ -291,13 +296,17 @@ def test_keyboard_and_counted_groups(server: Server, ns: str, browser: Any) -> N
         page.keyboard.press("ArrowDown")  # the ReplicaSet's pods, folded into a group
         wait_text(page, "#details", lambda t: "a group of 12 objects" in t)
         page.keyboard.press("Enter")  # expands it
-        wait_for(page, "return window.kubegcUI.cy.nodes('.obj').length === 28 && "
+        wait_for(page, f"return window.kubegcUI.cy.nodes('.obj').length === "
+                       f"{28 + EVERY_NAMESPACE} && "
                        "window.kubegcUI.cy.getElementById(arg).empty()", group)
         page.keyboard.press("/")
         assert page.evaluate("() => document.activeElement.id") == "search"
-        pod = server.kubectl("get", "pods", "-n", ns, "-l", "app=web", "-o",
-                             "name").stdout.split()[0]
-        find(page, f"pod/{pod.split('/')[1]}")
+        # the leftmost of web's pods, so that it has a sibling on its right
+        pod = "pod/" + page.evaluate("""() => window.kubegcUI.cy.nodes('.obj')
+            .filter((n) => n.data('label').startsWith('Pod\\nweb-'))
+            .sort((a, b) => a.position('x') - b.position('x'))[0]
+            .data('label').split('\\n')[1]""")
+        find(page, pod)
         page.focus("#graph")
         page.keyboard.press("ArrowRight")  # a sibling: another pod
         wait_text(page, "#details", lambda t: t.startswith("Pod/") and pod.split("/")[1]

@@ -33,6 +33,7 @@ from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namesp
 from kubegc.api.pod import NODES, PODS, creation_key, is_pod_available, is_pod_ready, pod_phase
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.api.zero_status import zero_status_fields
 from kubegc.client.cache import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -253,8 +254,7 @@ class DaemonSetsController(BaseController):
             await self.manage(ds, key, nodes, pods, template_hash)
         await update_status_of(self.client, DAEMONSETS, ds,
                                self.compute_status(ds, nodes, pods, template_hash),
-                               keep=("currentNumberScheduled", "desiredNumberScheduled",
-                                     "numberMisscheduled", "numberReady"))
+                               keep=zero_status_fields("apps", "daemonsets"))
         return None
 
     def plan(self, ds: Obj, nodes: list[Obj], pods: list[Obj]) -> tuple[list[str], list[Obj]]:

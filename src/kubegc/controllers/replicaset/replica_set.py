@@ -39,6 +39,7 @@ from kubegc.api.pod import (
 )
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.api.zero_status import zero_status_fields
 from kubegc.client.cache import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -339,6 +340,7 @@ class ReplicaSetController(BaseController):
 
     async def update_status(self, rs: Obj, status: dict[str, Any]) -> Obj:
         """Write ``status`` if it differs from the stored one; the object as now stored."""
-        return await update_status_of(self.client, self.kind.gvr, rs, status,
-                                      keep=("replicas",))
+        gvr = self.kind.gvr
+        return await update_status_of(self.client, gvr, rs, status,
+                                      keep=zero_status_fields(gvr.group, gvr.resource))
 

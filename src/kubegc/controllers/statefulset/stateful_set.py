@@ -35,6 +35,7 @@ from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namesp
 from kubegc.api.pod import PODS, is_pod_available, is_pod_ready, pod_phase
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.api.zero_status import zero_status_fields
 from kubegc.client.cache import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -68,6 +69,9 @@ from kubegc.controllers.controller_utils import (
 
 STATEFULSETS = GroupVersionResource("apps", "v1", "statefulsets")
 PVCS = GroupVersionResource("", "v1", "persistentvolumeclaims")
+#: status fields written even at zero: the API type's, and ``collisionCount``, which
+#: upstream's ``updateStatefulSet`` always sets
+STATUS_KEPT = (*zero_status_fields("apps", "statefulsets"), "collisionCount")
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 REVISION_LABEL = "controller-revision-hash"
@@ -85,7 +89,9 @@ def running_and_ready(pod: Obj) -> bool:
 
 def update_revision(sts: Obj) -> str:
     template = (sts.get("spec") or {}).get("template") or {}
-    collisions = (sts.get("status") or {}).get("collisionCount")
+    # 0 hashes as unset: the status gets collisionCount 0 with its first write, which must
+    # not change the revision (nor that of sets stored before kubegc wrote it)
+    collisions = (sts.get("status") or {}).get("collisionCount") or None
     return f"{name_of(sts)}-{compute_hash(template, collisions)}"
 
 
@@ -159,7 +165,7 @@ class StatefulSetController(BaseController):
         if not is_being_deleted(sts):
             await self.update_stateful_set(sts, pods, revision)
         await update_status_of(self.client, STATEFULSETS, sts,
-                               self.compute_status(sts, pods, revision), keep=("replicas",))
+                               self.compute_status(sts, pods, revision), keep=STATUS_KEPT)
         return None
 
     async def update_stateful_set(self, sts: Obj, pods: list[Obj], revision: str) -> None:
@@ -325,4 +331,4 @@ class StatefulSetController(BaseController):
         if status["updatedReplicas"] == want and status["readyReplicas"] == want:
             status["currentRevision"] = revision
             status["currentReplicas"] = status["updatedReplicas"]
-        return omit_empty(status, keep=("replicas", "collisionCount"))
+        return omit_empty(status, keep=STATUS_KEPT)

@@ -22,6 +22,7 @@ import aiohttp
 
 from kubegc.api.errors import StatusError
 from kubegc.tools.commands import ToolError, open_session
+from kubegc.tools.flags import HelpFormatter, add_now, examples, port
 from kubegc.tools.plan import SimulationFactory
 from kubegc.tools.ui.app import PREFIX, UIApp
 
@@ -39,6 +40,10 @@ ServeFn = Callable[..., Awaitable[Serving]]
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ui", help="a live owner-graph page for any cluster or dump "
                                   "(read-only, on loopback)",
+                       formatter_class=HelpFormatter, epilog=examples(
+                           "%(prog)s                       the current context's cluster",
+                           "%(prog)s --context prod --open",
+                           "%(prog)s --from dump.json --port 8080"),
                        description="Serve the owner-graph page (the one kubegc serve has at "
                                    "/ui/) for a cluster or a dump, on 127.0.0.1, read-only. "
                                    "The first line printed is the URL to open; its login "
@@ -49,11 +54,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     g.add_argument("--context", default=None, help="kubeconfig context (default: current)")
     g.add_argument("--from", dest="from_file", metavar="FILE", default=None,
                    help="show a dump (kubectl get -A -o json|yaml ...) instead of a cluster")
-    g.add_argument("--now", default=None, metavar="TIME",
-                   help="judge ages at this RFC 3339 time (default: now; for a dump file, "
-                        "its modification time)")
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any "
-                                                       "free port)")
+    add_now(g)
+    p.add_argument("--port", type=port, default=0, help="port on 127.0.0.1 (default: any "
+                                                        "free port)")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
 
 
@@ -106,5 +109,7 @@ async def _until_stopped() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        # a loop without signal handlers (Windows): Ctrl-C raises KeyboardInterrupt instead
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
     await stop.wait()

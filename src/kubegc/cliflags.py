@@ -1,0 +1,211 @@
+"""What ``kubegc``'s command line needs beyond parsing: checked values for ``kubegc
+serve``'s flags (``--storage``, ``--controllers``, ``--data-dir``, ``--kubeconfig``), errors
+in one line, shell completion (argcomplete) and how long the process has run.
+
+A module of its own beside ``kubegc.cli`` so that the command's definitions stay short;
+the value types the tools share (ports, durations, ``--now``) are in
+``kubegc.tools.flags``. Nothing heavy is imported until a check needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
+
+import argcomplete
+from argcomplete.shell_integration import shellcode
+
+#: ``time.monotonic()`` when this module was imported: the start of the process where the
+#: OS does not say (``process_started``)
+_IMPORTED_AT = time.monotonic()
+SHELLS = ("bash", "zsh", "fish")
+STORAGE_FORMS = "sqlite (in --data-dir), memory, etcd://HOST:PORT[/PREFIX] or sqlite:///FILE"
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line with the way to the help (and its
+    subcommands' parsers, which argparse makes of the same class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+# -- kubegc serve's values -------------------------------------------------------------
+
+
+def storage(text: str) -> str:
+    """``--storage``: one of ``STORAGE_FORMS``; etcd only with its extra installed."""
+    spec = text.strip()
+    if spec in ("sqlite", "memory"):
+        return spec
+    if spec.startswith("sqlite://") and spec[len("sqlite://"):].partition("?")[0]:
+        return spec
+    if spec.startswith("etcd://"):
+        try:
+            parts = urlsplit(spec)
+            host = parts.hostname if parts.port is None or parts.port > 0 else None
+        except ValueError:  # a port that is not one
+            host = None
+        if not host:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected etcd://HOST:PORT[/PREFIX], e.g. etcd://127.0.0.1:2379")
+        try:
+            import aetcd  # noqa: F401  (the optional dependency of the etcd backend)
+        except ImportError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: the etcd backend is not installed: pip install 'kubegc[etcd]'"
+            ) from None
+        return spec
+    raise argparse.ArgumentTypeError(f"{text!r} is not a storage: use {STORAGE_FORMS}")
+
+
+def controllers(text: str) -> str:
+    """``--controllers``: a list the controller manager can resolve (``selected``)."""
+    from kubegc.controllermanager import CONTROLLERS
+    from kubegc.controllermanager.manager import selected
+
+    try:
+        selected(list(CONTROLLERS), [c.strip() for c in text.split(",") if c.strip()])
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _nearest_existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _check_writable_dir(path: Path, flag: str) -> None:
+    """``path`` is a directory this process may write in, or can be made one."""
+    existing = _nearest_existing(path)
+    if existing != path and not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{path}: {existing} is a file, not a directory")
+    if existing.is_dir() and not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(
+            f"{path}: no permission to write in {existing}; choose another {flag}")
+
+
+def data_dir(text: str) -> Path:
+    """``--data-dir``: a directory kubegc can create or write in."""
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a file, not a directory")
+    _check_writable_dir(path, "--data-dir (or $KUBEGC_DATA_DIR)")
+    return path
+
+
+def kubeconfig_path(text: str) -> Path:
+    """``--kubeconfig``: a file kubegc can write (not a directory)."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a directory; name the file to write")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{path}: no permission to write it")
+    _check_writable_dir(path.parent, "--kubeconfig")
+    return path
+
+
+def join_option_values(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``--now -5m`` as ``--now=-5m``: argparse takes a value that starts with ``-`` (and
+    is not a plain negative number) for an option and refuses it."""
+    out: list[str] = []
+    at = 0
+    while at < len(argv):
+        arg = argv[at]
+        if arg in options and at + 1 < len(argv) and argv[at + 1].startswith("-") and (
+                argv[at + 1] != "--"):
+            out.append(f"{arg}={argv[at + 1]}")
+            at += 2
+            continue
+        out.append(arg)
+        at += 1
+    return out
+
+
+# -- shell completion ------------------------------------------------------------------
+
+
+def _complete_controllers(prefix: str, **_: Any) -> list[str]:
+    """Completes the last name of a ``--controllers`` list (``*,-kube`` → ``*,-kubelet``)."""
+    from kubegc.controllermanager import CONTROLLERS
+
+    head, _comma, last = prefix.rpartition(",")
+    lead = "-" if last.startswith("-") else ""
+    before = f"{head}," if head else ""
+    names = ["*", *CONTROLLERS] if not lead else list(CONTROLLERS)
+    return [f"{before}{lead}{n}" for n in names if n.startswith(last.lstrip("-"))]
+
+
+def completers(parser: argparse.ArgumentParser) -> None:
+    """Attach the completers argcomplete cannot guess (controller names)."""
+    for action in _all_actions(parser):
+        if "--controllers" in action.option_strings:
+            action.completer = _complete_controllers  # type: ignore[attr-defined]
+
+
+def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    actions = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                actions.extend(_all_actions(sub))
+    return actions
+
+
+def autocomplete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell and exit when it asks for completions (argcomplete's protocol:
+    ``_ARGCOMPLETE`` in the environment); otherwise return at once."""
+    if "_ARGCOMPLETE" in os.environ:
+        completers(parser)
+        argcomplete.autocomplete(parser)
+
+
+def add_completion_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+                          formatter: type[argparse.HelpFormatter]) -> None:
+    from kubegc.tools.flags import examples
+
+    p = sub.add_parser("completion", help="print the shell completion script (bash, zsh, fish)",
+                       formatter_class=formatter,
+                       description="Print a script that makes the shell complete kubegc's "
+                                   "subcommands, flags and values; load it from the shell's "
+                                   "start-up file.",
+                       epilog=examples(
+                           'eval "$(%(prog)s bash)"                      # in ~/.bashrc',
+                           'eval "$(%(prog)s zsh)"                       # in ~/.zshrc',
+                           "%(prog)s fish > ~/.config/fish/completions/kubegc.fish"))
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+
+
+def completion_script(shell: str) -> str:
+    return shellcode(["kubegc"], shell=shell)
+
+
+# -- the process ------------------------------------------------------------------------
+
+
+def process_started() -> float:
+    """``time.monotonic()`` at the start of this process: from the OS where it says
+    (Linux: ``/proc``), else when kubegc's command line was imported."""
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            fields = stat.read().rpartition(")")[2].split()
+            since_boot = float(uptime.read().split()[0])
+        ticks = os.sysconf("SC_CLK_TCK")
+        age = since_boot - int(fields[19]) / ticks  # field 22, starttime, in clock ticks
+    except (OSError, ValueError, IndexError, AttributeError):
+        return _IMPORTED_AT
+    now = time.monotonic()
+    return min(now - max(age, 0.0), _IMPORTED_AT)
+
+
+def version() -> str:
+    from kubegc import __version__
+
+    return f"kubegc {__version__} (Python {sys.version.split()[0]})"

@@ -1,0 +1,1 @@
+"""Controllers of upstream's pkg/controller/certificates (only the root CA publisher)."""
