@@ -26,7 +26,6 @@ from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
 )
-from kubegc.component.context import DebugDocument
 from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity

@@ -134,11 +134,14 @@ def stop_server(server: Server) -> None:
         server.process.kill()
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A ``kubegc serve`` for as long as a fixture's scope lasts."""
     s = start_server(tmp_path_factory.mktemp("kubegc"))
     yield s
     stop_server(s)
+
+
+server = pytest.fixture(scope="session", name="server")(serve)
 
 
 @pytest.fixture
@@ -162,7 +165,8 @@ def kube(server: Server) -> Iterator[Any]:
     api.close()
 
 
-def eventually(fn: Callable[[], Any], *, timeout: float = 30, interval: float = 0.05) -> Any:
+def eventually(fn: Callable[[], Any], *, timeout: float = 30, interval: float = 0.05,
+               what: str = "condition") -> Any:
     """Poll ``fn`` until it returns a truthy value (returned) or raise after ``timeout``."""
     deadline = time.monotonic() + timeout
     last: Any = None
@@ -171,7 +175,7 @@ def eventually(fn: Callable[[], Any], *, timeout: float = 30, interval: float = 
         if last:
             return last
         time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout}s (last: {last!r})")
+    raise AssertionError(f"{what} not met within {timeout}s (last: {last!r})")
 
 
 def write(tmp: Path, name: str, text: str) -> str:

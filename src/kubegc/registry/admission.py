@@ -1,5 +1,6 @@
 """Admission and validation of what a request writes (cf. apiserver admission plugins and
-``ValidateObjectMeta(Update)``): field validation, metadata rules, NamespaceLifecycle."""
+``ValidateObjectMeta(Update)``): field validation, metadata rules, NamespaceLifecycle,
+DefaultTolerationSeconds."""
 
 from __future__ import annotations
 
@@ -121,6 +122,35 @@ async def admit_namespace_lifecycle(store: KV, t: Target, obj: Obj,
             causes=[StatusCause("NamespaceTerminating",
                                 f'namespace {ns} is being terminated', "metadata.namespace")],
         )
+
+
+#: The node controller's NoExecute taints a pod tolerates for ``DEFAULT_TOLERATION_SECONDS``
+#: unless it says otherwise (kube-apiserver's ``--default-not-ready-toleration-seconds`` and
+#: ``--default-unreachable-toleration-seconds``).
+DEFAULT_TOLERATED_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+DEFAULT_TOLERATION_SECONDS = 300
+
+
+def admit_default_toleration_seconds(t: Target, obj: Obj) -> None:
+    """Mutating admission (plugin/pkg/admission/defaulttolerationseconds ``Admit``, on
+    create and update of a pod, not its subresources): a toleration of each taint of
+    ``DEFAULT_TOLERATED_TAINTS`` the pod does not tolerate already — a toleration with that
+    key or no key, for ``NoExecute`` or every effect."""
+    if (t.info.group, t.info.resource) != ("", "pods"):
+        return
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    tolerations = spec.get("tolerations") or []
+    if not isinstance(tolerations, list):
+        return  # validation reports it
+    given = [tol for tol in tolerations if isinstance(tol, dict)]
+    for key in DEFAULT_TOLERATED_TAINTS:
+        if not any(tol.get("key") in (key, "", None) and tol.get("effect") in
+                   ("NoExecute", "", None) for tol in given):
+            tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                                "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
+    spec["tolerations"] = tolerations
 
 
 def validate_object_meta_update(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> list[

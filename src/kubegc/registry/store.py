@@ -19,6 +19,7 @@ from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog
 from kubegc.api.types import Obj, clone
 from kubegc.registry.admission import (
+    admit_default_toleration_seconds,
     admit_namespace_lifecycle,
     check_fields,
     validate_object_meta,
@@ -113,6 +114,7 @@ class Store:
             # As upstream's create handler: what the request set, defaults included, before
             # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
             self._manage_fields(None, obj, field_manager, "", fragments=True)
+        admit_default_toleration_seconds(t, obj)  # mutating admission: after the manager
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
         generated = not meta.get("name") and bool(meta.get("generateName"))
         for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
@@ -316,6 +318,8 @@ class Store:
                     new.pop(key, None)
         self._carry_over_meta(old_meta, new_meta)
         strategy.defaulter(new)
+        if subresource == "":
+            admit_default_toleration_seconds(t, new)
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):
             new_meta["generation"] = int(old_meta["generation"]) + 1
