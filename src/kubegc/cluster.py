@@ -18,6 +18,7 @@ from typing import IO
 
 import orjson
 
+from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
@@ -30,7 +31,9 @@ from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
+from kubegc.registry.registry import PublicInfo
 from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.context import DebugHandler
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
 from kubegc.server.tls import private_directory
@@ -194,6 +197,22 @@ def _lock_data_dir(directory: Path) -> IO[str]:
     return handle
 
 
+def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
+    """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
+    ``BuildAuthorizer``)."""
+    authorizers: list[Authorizer] = [Privileged()]
+    for mode in modes:
+        if mode == "AlwaysAllow":
+            authorizers.append(AlwaysAllow())
+        elif mode == "AlwaysDeny":
+            authorizers.append(AlwaysDeny())
+        elif mode == "RBAC":
+            authorizers.append(PublicInfo())
+        else:
+            raise ValueError(f"authorization-mode {mode!r} is not a valid mode")
+    return Union(authorizers)
+
+
 class Cluster:
     """A running kubegc: storage, registry, API server and controllers on this loop."""
 
@@ -274,6 +293,7 @@ class Cluster:
         self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
                          else Registry(self.kv, clock=self.clock,
                                        watch_cache_capacity=config.watch_cache_capacity))
+        self.registry.authorizer = build_authorizer(config.authorization_mode)
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)
@@ -287,7 +307,11 @@ class Cluster:
         config = self.config
         if self.registry is None:
             raise RuntimeError("registry not started")
-        options = ServingOptions(host=config.host, port=config.port)
+        options = ServingOptions(host=config.host, port=config.port,
+                                 anonymous_auth=config.anonymous_auth)
+        if config.token_auth_file is not None:
+            options.token_authenticators.append(
+                token_file_authenticator(read_token_file(config.token_auth_file)))
         if config.tls:
             directory = config.data_dir
             if directory is None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubegc.api import errors
+from kubegc.api.auth import AlwaysAllow, Attributes, Authorizer, Decision, Privileged, Union
 from kubegc.api.clock import Clock
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
@@ -54,6 +55,10 @@ class Registry:
         self.catalog_listeners: list[Callable[[], None]] = []
         self._cleanups: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        #: what a user may do: asked by the server for every request, by in-process
+        #: clients with an identity for every call, by admission (the composition root
+        #: sets ``--authorization-mode``'s)
+        self.authorizer: Authorizer = Union([Privileged(), PublicInfo()])
 
     async def start(self, *, bootstrap: bool = True) -> None:
         listed = await self.kv.range(_CRD_KEY_ROOT, prefix=True)
@@ -315,6 +320,24 @@ class Registry:
                 log.warning("CRD %s cleanup failed: %s", name, e)
         finally:
             self._cleanups.pop(name, None)
+
+
+#: the non-resource paths anyone may read (bootstrap policy's system:public-info-viewer)
+PUBLIC_INFO_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+
+
+class PublicInfo:
+    """Until RBAC: anyone may read the health and version endpoints; everything else is
+    ``system:masters``' (``Privileged``)."""
+
+    def authorize(self, attrs: Attributes) -> tuple[Decision, str]:
+        if not attrs.resource_request and attrs.verb == "get" and (
+                attrs.path in PUBLIC_INFO_PATHS):
+            return Decision.ALLOW, ""
+        return Decision.NO_OPINION, ""
+
+
+__all__ = ["AlwaysAllow", "PublicInfo", "Registry"]
 
 
 def _is_crd(t: Target) -> bool:
