@@ -27,6 +27,7 @@ from kubegc.client.local import LocalClient
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
+    ServiceAccountTokenControllerConfiguration,
 )
 from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
@@ -363,12 +364,17 @@ class Cluster:
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one
-        is set (upstream: ``--root-ca-file``, else its client config's CA)."""
+        is set (upstream: ``--root-ca-file``, else its client config's CA), and the
+        ServiceAccount key for the tokens controller unless one is set."""
         config = self.config.controller_manager
-        if config.root_ca_cert_publisher.root_ca or not self.ca_pem:
-            return config
-        return replace(config, root_ca_cert_publisher=RootCACertPublisherConfiguration(
-            root_ca=self.ca_pem.decode()))
+        root_ca = config.root_ca_cert_publisher.root_ca or (
+            self.ca_pem.decode() if self.ca_pem else "")
+        tokens = config.service_account_token
+        return replace(
+            config, root_ca_cert_publisher=RootCACertPublisherConfiguration(root_ca=root_ca),
+            service_account_token=ServiceAccountTokenControllerConfiguration(
+                key=tokens.key or self.service_account_key,
+                root_ca=tokens.root_ca or root_ca))
 
     async def _start_controllers(self) -> None:
         if self.client is None:
