@@ -67,7 +67,7 @@ async def test_an_api_audience_token_authenticates_for_the_api_audiences_only() 
 async def test_a_token_signed_by_another_key_is_refused() -> None:
     getter = FakeGetter()
     getter.add("serviceaccounts", SA)
-    with pytest.raises(AuthenticationError, match="^invalid signature, no keys found$"):
+    with pytest.raises(AuthenticationError, match=r"^invalid signature, no keys found$"):
         await bound_authenticator(getter).authenticate_token(
             bound_token([ISSUER], ServiceAccountKey()))
     # without a kid every key is tried
@@ -106,7 +106,7 @@ async def test_a_legacy_token_lives_with_its_secret_and_marks_the_day_it_is_used
     assert getter.labelled == [("ns", "robot-token", "secret-1",
                                 {LAST_USED_LABEL_KEY: "2026-01-01"})]
     getter.remove("secrets", "ns", "robot-token")
-    with pytest.raises(AuthenticationError, match="^Token has been invalidated$"):
+    with pytest.raises(AuthenticationError, match=r"^Token has been invalidated$"):
         await authenticator.authenticate_token(token)
 
 
@@ -115,7 +115,7 @@ async def test_a_legacy_token_refused_for_its_secret_or_account() -> None:
     assert await authenticator.authenticate_token(token) is not None
     assert getter.labelled == []  # already marked today
     getter.add("secrets", legacy_secret("another"))
-    with pytest.raises(AuthenticationError, match="^Token does not match server's copy$"):
+    with pytest.raises(AuthenticationError, match=r"^Token does not match server's copy$"):
         await authenticator.authenticate_token(token)
     getter.add("secrets", legacy_secret(token, **{INVALID_SINCE_LABEL_KEY: "2025-01-01"}))
     with pytest.raises(AuthenticationError, match="has been marked invalid"):
@@ -131,5 +131,5 @@ async def test_a_legacy_token_missing_a_claim_is_refused() -> None:
     authenticator, _, _ = legacy_setup()
     token = JWTTokenGenerator(LEGACY_ISSUER, KEY).generate_token(
         {"sub": "system:serviceaccount:ns:robot"})
-    with pytest.raises(AuthenticationError, match="^namespace claim is missing$"):
+    with pytest.raises(AuthenticationError, match=r"^namespace claim is missing$"):
         await authenticator.authenticate_token(token)
