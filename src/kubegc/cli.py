@@ -204,8 +204,35 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                         "library's; auto: uvloop when it is installed")
     p.add_argument("--no-ui", action="store_true",
                    help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
+    _access_flags(p)
     _leader_election_flags(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+
+
+def _access_flags(p: argparse.ArgumentParser) -> None:
+    cfg = ClusterConfig
+    g = p.add_argument_group("authentication, authorization, admission (kube-apiserver's "
+                             "flags)")
+    g.add_argument("--authorization-mode", type=cliflags.authorization_mode,
+                   default=",".join(cfg.authorization_mode),
+                   help="comma-separated authorizers in order: RBAC, AlwaysAllow, AlwaysDeny "
+                        "(system:masters may do anything with each)")
+    g.add_argument("--token-auth-file", type=cliflags.token_auth_file, default=None,
+                   metavar="FILE",
+                   help='bearer tokens: a CSV of token,user,uid,"group1,group2" per line')
+    g.add_argument("--anonymous-auth", type=_bool_flag, nargs="?", const=True,
+                   default=cfg.anonymous_auth, metavar="BOOL",
+                   help="requests without a credential are system:anonymous (else 401)")
+    g.add_argument("--enable-admission-plugins", type=cliflags.admission_plugins,
+                   default="", metavar="NAMES",
+                   help="admission plugins to run besides the default ones "
+                        "(e.g. OwnerReferencesPermissionEnforcement)")
+    g.add_argument("--disable-admission-plugins", type=cliflags.admission_plugins,
+                   default="", metavar="NAMES",
+                   help="default admission plugins not to run")
+    g.add_argument("--service-account-issuer", default=cfg.service_account_issuer,
+                   metavar="URL", help="the iss claim of the ServiceAccount tokens kubegc "
+                                       "signs")
 
 
 def serve_config(args: argparse.Namespace) -> ClusterConfig:
@@ -215,6 +242,11 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
         data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
         tls=not args.insecure_http, kubeconfig=args.kubeconfig, time_scale=args.time_scale,
         ui=not args.no_ui, ui_planner=ClusterSimulationFactory(),
+        authorization_mode=tuple(args.authorization_mode.split(",")),
+        token_auth_file=args.token_auth_file, anonymous_auth=args.anonymous_auth,
+        enable_admission_plugins=_names(args.enable_admission_plugins),
+        disable_admission_plugins=_names(args.disable_admission_plugins),
+        service_account_issuer=args.service_account_issuer,
         controller_manager=ControllerManagerConfiguration(
             controllers=controllers, leader_election=leader_election_config(args),
             garbage_collector=GarbageCollectorControllerConfiguration(
@@ -225,6 +257,10 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
                 nodes=args.nodes, node_max_pods=args.node_max_pods,
                 pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
                 pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration)))
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def run_loop(main: Coroutine[Any, Any, int], loop: str = "auto") -> int:

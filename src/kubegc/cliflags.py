@@ -209,3 +209,50 @@ def version() -> str:
     from kubegc import __version__
 
     return f"kubegc {__version__} (Python {sys.version.split()[0]})"
+
+
+# -- authentication, authorization, admission ------------------------------------------
+
+#: --authorization-mode's authorizers kubegc has (upstream's Node, ABAC and Webhook: no)
+AUTHORIZATION_MODES = ("RBAC", "AlwaysAllow", "AlwaysDeny")
+
+
+def authorization_mode(text: str) -> str:
+    """``--authorization-mode``: a comma-separated list of ``AUTHORIZATION_MODES``, each
+    once (kube-apiserver's ``BuiltInAuthorizationOptions.Validate``)."""
+    modes = [m.strip() for m in text.split(",") if m.strip()]
+    if not modes:
+        raise argparse.ArgumentTypeError("at least one authorization-mode must be passed")
+    for mode in modes:
+        if mode not in AUTHORIZATION_MODES:
+            raise argparse.ArgumentTypeError(
+                f"authorization-mode {mode!r} is not a valid mode: use "
+                f"{', '.join(AUTHORIZATION_MODES)}")
+    if len(set(modes)) != len(modes):
+        raise argparse.ArgumentTypeError(
+            f"authorization-mode {text!r} has mode specified more than once")
+    return ",".join(modes)
+
+
+def token_auth_file(text: str) -> Path:
+    """``--token-auth-file``: a file that reads as one (checked now, not at first use)."""
+    from kubegc.server.authn.tokenfile import TokenFileError, read_token_file
+
+    path = Path(text).expanduser()
+    try:
+        read_token_file(path)
+    except TokenFileError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return path
+
+
+def admission_plugins(text: str) -> str:
+    """``--enable-admission-plugins`` / ``--disable-admission-plugins``: upstream's names of
+    the plugins kubegc runs."""
+    from kubegc.registry.admission_plugins import PLUGINS
+
+    for name in (n.strip() for n in text.split(",")):
+        if name and name not in PLUGINS:
+            raise argparse.ArgumentTypeError(
+                f"{name!r} is not an admission plugin kubegc has: use {', '.join(PLUGINS)}")
+    return text

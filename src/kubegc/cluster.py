@@ -18,22 +18,29 @@ from typing import IO
 
 import orjson
 
+from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
+from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
+    ServiceAccountTokenControllerConfiguration,
 )
 from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
+from kubegc.registry.registry import PublicInfo
+from kubegc.registry.serviceaccount_token import TokenIssuer
 from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.authn.serviceaccount import service_account_authenticators
+from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.context import DebugHandler
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
-from kubegc.server.tls import private_directory
+from kubegc.server.tls import private_directory, service_account_key
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
@@ -194,6 +201,22 @@ def _lock_data_dir(directory: Path) -> IO[str]:
     return handle
 
 
+def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
+    """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
+    ``BuildAuthorizer``)."""
+    authorizers: list[Authorizer] = [Privileged()]
+    for mode in modes:
+        if mode == "AlwaysAllow":
+            authorizers.append(AlwaysAllow())
+        elif mode == "AlwaysDeny":
+            authorizers.append(AlwaysDeny())
+        elif mode == "RBAC":
+            authorizers.append(PublicInfo())
+        else:
+            raise ValueError(f"authorization-mode {mode!r} is not a valid mode")
+    return Union(authorizers)
+
+
 class Cluster:
     """A running kubegc: storage, registry, API server and controllers on this loop."""
 
@@ -214,6 +237,20 @@ class Cluster:
         self._clock_keeper: asyncio.Task[None] | None = None
         self._lock: IO[str] | None = None
         self.skipped: list[Obj] = []  # snapshot objects of kinds this kubegc does not serve
+        #: signs and verifies ServiceAccount tokens (``pki/sa.key`` with a data directory)
+        self.service_account_key = ServiceAccountKey()
+
+    @property
+    def api_audiences(self) -> tuple[str, ...]:
+        """kube-apiserver's ``--api-audiences`` default: the ServiceAccount issuer."""
+        return (self.config.service_account_issuer,)
+
+    def _service_account_key(self) -> ServiceAccountKey:
+        """The data directory's ServiceAccount key (made there once), or one in memory
+        (made when first used)."""
+        directory = self.config.data_dir
+        return ServiceAccountKey() if directory is None else ServiceAccountKey(
+            service_account_key(directory))
 
     def _storage_spec(self) -> str:
         storage = self.config.storage
@@ -274,6 +311,11 @@ class Cluster:
         self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
                          else Registry(self.kv, clock=self.clock,
                                        watch_cache_capacity=config.watch_cache_capacity))
+        self.registry.authorizer = build_authorizer(config.authorization_mode)
+        self.service_account_key = self._service_account_key()
+        self.registry.token_issuer = TokenIssuer(
+            JWTTokenGenerator(config.service_account_issuer, self.service_account_key),
+            api_audiences=self.api_audiences, clock=self.clock)
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)
@@ -287,7 +329,16 @@ class Cluster:
         config = self.config
         if self.registry is None:
             raise RuntimeError("registry not started")
-        options = ServingOptions(host=config.host, port=config.port)
+        options = ServingOptions(
+            host=config.host, port=config.port, anonymous_auth=config.anonymous_auth,
+            api_audiences=self.api_audiences,
+            service_account_authenticators=service_account_authenticators(
+                self.registry, self.service_account_key,
+                issuer=config.service_account_issuer, api_audiences=self.api_audiences,
+                clock=self.clock))
+        if config.token_auth_file is not None:
+            options.token_authenticators.append(
+                token_file_authenticator(read_token_file(config.token_auth_file)))
         if config.tls:
             directory = config.data_dir
             if directory is None:
@@ -313,12 +364,17 @@ class Cluster:
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one
-        is set (upstream: ``--root-ca-file``, else its client config's CA)."""
+        is set (upstream: ``--root-ca-file``, else its client config's CA), and the
+        ServiceAccount key for the tokens controller unless one is set."""
         config = self.config.controller_manager
-        if config.root_ca_cert_publisher.root_ca or not self.ca_pem:
-            return config
-        return replace(config, root_ca_cert_publisher=RootCACertPublisherConfiguration(
-            root_ca=self.ca_pem.decode()))
+        root_ca = config.root_ca_cert_publisher.root_ca or (
+            self.ca_pem.decode() if self.ca_pem else "")
+        tokens = config.service_account_token
+        return replace(
+            config, root_ca_cert_publisher=RootCACertPublisherConfiguration(root_ca=root_ca),
+            service_account_token=ServiceAccountTokenControllerConfiguration(
+                key=tokens.key or self.service_account_key,
+                root_ca=tokens.root_ca or root_ca))
 
     async def _start_controllers(self) -> None:
         if self.client is None:

@@ -54,3 +54,16 @@ class ClusterConfig:
     #: ``ui_planner`` (``kubegc.cli.ClusterSimulationFactory``)
     ui: bool = False
     ui_planner: SimulationFactory | None = None
+    # authentication, authorization and admission: kube-apiserver's flags of these names
+    #: --authorization-mode: the authorizers, in order (RBAC, AlwaysAllow, AlwaysDeny);
+    #: ``system:masters`` is allowed everything before any of them, as upstream
+    authorization_mode: tuple[str, ...] = ("RBAC",)
+    #: --token-auth-file: a CSV of token,user,uid[,"group1,group2"]
+    token_auth_file: Path | None = None
+    #: --anonymous-auth: a request without a credential is system:anonymous
+    anonymous_auth: bool = True
+    #: --enable-admission-plugins / --disable-admission-plugins (upstream's names)
+    enable_admission_plugins: tuple[str, ...] = ()
+    disable_admission_plugins: tuple[str, ...] = ()
+    #: --service-account-issuer: the ``iss`` of the ServiceAccount tokens this kubegc signs
+    service_account_issuer: str = "https://kubernetes.default.svc.cluster.local"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubegc.api.auth import Attributes, forbidden_message
 from kubegc.api.goformat import field_value
 
 
@@ -205,11 +206,12 @@ def bad_request(message: str) -> StatusError:
 
 
 def forbidden(gr: GroupResource, name: str, err: str) -> StatusError:
-    subject = f"{_qualified(gr, name)}" if name else str(gr)
-    return StatusError(
-        403, "Forbidden", f"{subject} is forbidden: {err}",
-        name=name, group=gr.group, kind=gr.resource,
-    )
+    """``apierrors.NewForbidden``: no resource (a non-resource path) reads ``forbidden: …``."""
+    if not gr.resource and not gr.group:
+        message = f"forbidden: {err}"
+    else:
+        message = f"{_qualified(gr, name) if name else gr} is forbidden: {err}"
+    return StatusError(403, "Forbidden", message, name=name, group=gr.group, kind=gr.resource)
 
 
 def unauthorized(message: str = "Unauthorized") -> StatusError:
@@ -311,3 +313,10 @@ def is_bad_request(err: BaseException) -> bool:
 
 def is_unsupported_media_type(err: BaseException) -> bool:
     return _has(err, "UnsupportedMediaType")
+
+
+def forbidden_request(attrs: Attributes, reason: str) -> StatusError:
+    """``responsewriters.Forbidden``: the 403 of a request the authorizer did not allow."""
+    message = forbidden_message(attrs)
+    return forbidden(GroupResource(attrs.api_group, attrs.resource), attrs.name,
+                     f"{message}: {reason}" if reason else message)

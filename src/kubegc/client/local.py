@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from kubegc.api import errors
+from kubegc.api.auth import Attributes, Decision, UserInfo, as_user
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
 from kubegc.client.interface import (
@@ -28,34 +30,56 @@ from kubegc.registry import Registry, Target, WatchRequest
 
 
 class LocalClient(Client):
-    def __init__(self, registry: Registry, *, field_manager: str = "") -> None:
+    def __init__(self, registry: Registry, *, field_manager: str = "",
+                 user: UserInfo | None = None) -> None:
         """``field_manager`` "" (the default) records no managedFields for this client's
         writes: in-process controllers write often, and the bookkeeping costs more than the
-        write itself (bench/README.md); name a manager to have its fields tracked."""
+        write itself (bench/README.md); name a manager to have its fields tracked.
+
+        ``user``: the identity every call is made as — authorized by the registry's
+        authorizer as the server authorizes a request, and the request's user for
+        admission; None: the apiserver's own, unchecked (the composition root's client)."""
         self.registry = registry
         self.field_manager = field_manager
+        self.user = user
 
-    def _target(self, gvr: GroupVersionResource, namespace: str) -> Target:
+    def as_user(self, user: UserInfo, *, field_manager: str | None = None) -> LocalClient:
+        """The same registry, as ``user`` (a controller's own identity)."""
+        return LocalClient(self.registry, user=user, field_manager=(
+            self.field_manager if field_manager is None else field_manager))
+
+    def _target(self, gvr: GroupVersionResource, namespace: str, verb: str, name: str = "",
+                subresource: str = "") -> Target:
+        if self.user is not None:
+            attrs = Attributes(user=self.user, verb=verb, namespace=namespace,
+                               api_group=gvr.group, api_version=gvr.version,
+                               resource=gvr.resource, subresource=subresource, name=name)
+            decision, reason = self.registry.authorizer.authorize(attrs)
+            if decision is not Decision.ALLOW:
+                raise errors.forbidden_request(attrs, reason)
         return self.registry.target(gvr.group, gvr.version, gvr.resource, namespace)
 
     async def get(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj:
-        return await self.registry.get(self._target(gvr, namespace), name)
+        t = self._target(gvr, namespace, "get", name)
+        with as_user(self.user):
+            return await self.registry.get(t, name)
 
     async def list(
         self, gvr: GroupVersionResource, *, namespace: str = "", options: ListOptions | None = None,
     ) -> Obj:
         o = options or ListOptions()
-        return await self.registry.list(
-            self._target(gvr, namespace), label_selector=o.label_selector,
-            field_selector=o.field_selector, limit=o.limit, continue_=o.continue_,
-            resource_version=o.resource_version)
+        t = self._target(gvr, namespace, "list")
+        with as_user(self.user):
+            return await self.registry.list(
+                t, label_selector=o.label_selector, field_selector=o.field_selector,
+                limit=o.limit, continue_=o.continue_, resource_version=o.resource_version)
 
     async def watch(
         self, gvr: GroupVersionResource, *, namespace: str = "",
         options: WatchOptions | None = None,
     ) -> AsyncIterator[WatchEvent]:
         o = options or WatchOptions()
-        watch = self.registry.watch(self._target(gvr, namespace), WatchRequest(
+        watch = self.registry.watch(self._target(gvr, namespace, "watch"), WatchRequest(
             label_selector=o.label_selector, field_selector=o.field_selector,
             resource_version=o.resource_version, allow_bookmarks=o.allow_bookmarks,
             timeout_seconds=float(o.timeout_seconds)))
@@ -69,16 +93,18 @@ class LocalClient(Client):
 
     async def create(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
         # The registry takes the object it creates; the caller's stays untouched, as over HTTP.
-        return await self.registry.create(self._target(gvr, namespace), clone(obj),
-                                          field_manager=self.field_manager)
+        t = self._target(gvr, namespace, "create")
+        with as_user(self.user):
+            return await self.registry.create(t, clone(obj), field_manager=self.field_manager)
 
     async def update(
         self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "", subresource: str = "",
     ) -> Obj:
         name = str((obj.get("metadata") or {}).get("name") or "")
-        result, _ = await self.registry.update(
-            self._target(gvr, namespace), name, obj, subresource=subresource,
-            field_manager=self.field_manager)
+        t = self._target(gvr, namespace, "update", name, subresource)
+        with as_user(self.user):
+            result, _ = await self.registry.update(
+                t, name, obj, subresource=subresource, field_manager=self.field_manager)
         return result
 
     async def patch(
@@ -87,9 +113,11 @@ class LocalClient(Client):
         force: bool = False,
     ) -> Obj:
         body = patch if isinstance(patch, bytes) else orjson.dumps(patch)
-        result, _ = await self.registry.patch(
-            self._target(gvr, namespace), name, str(patch_type), body, subresource=subresource,
-            field_manager=field_manager or self.field_manager, force=force)
+        t = self._target(gvr, namespace, "patch", name, subresource)
+        with as_user(self.user):
+            result, _ = await self.registry.patch(
+                t, name, str(patch_type), body, subresource=subresource,
+                field_manager=field_manager or self.field_manager, force=force)
         return result
 
     async def delete(
@@ -99,7 +127,9 @@ class LocalClient(Client):
         body = (options or DeleteOptions()).to_body()
         body.pop("kind", None)
         body.pop("apiVersion", None)
-        result, _ = await self.registry.delete(self._target(gvr, namespace), name, body)
+        t = self._target(gvr, namespace, "delete", name)
+        with as_user(self.user):
+            result, _ = await self.registry.delete(t, name, body)
         return result
 
     async def discover(self) -> builtins.list[APIResource]:

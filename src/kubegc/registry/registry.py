@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubegc.api import errors
+from kubegc.api.auth import AlwaysAllow, Attributes, Authorizer, Decision, Privileged, Union
 from kubegc.api.clock import Clock
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
@@ -20,6 +21,7 @@ from kubegc.registry.deletion import check_delete_options, delete
 from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
 from kubegc.registry.namespace import finalize_namespace
 from kubegc.registry.patching import patch
+from kubegc.registry.serviceaccount_token import TokenIssuer, create_token
 from kubegc.registry.store import Store
 from kubegc.registry.target import Created, Target, decode, encode, is_direct
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
@@ -54,6 +56,13 @@ class Registry:
         self.catalog_listeners: list[Callable[[], None]] = []
         self._cleanups: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        #: what a user may do: asked by the server for every request, by in-process
+        #: clients with an identity for every call, by admission (the composition root
+        #: sets ``--authorization-mode``'s)
+        self.authorizer: Authorizer = Union([Privileged(), PublicInfo()])
+        #: the TokenRequest issuer of ``serviceaccounts/token`` (the composition root sets
+        #: it with the ServiceAccount key); None: the subresource is not served
+        self.token_issuer: TokenIssuer | None = None
 
     async def start(self, *, bootstrap: bool = True) -> None:
         listed = await self.kv.range(_CRD_KEY_ROOT, prefix=True)
@@ -210,6 +219,20 @@ class Registry:
         listed["items"] = items
         return listed
 
+    async def create_token(self, namespace: str, name: str, request: Obj, *,
+                           warnings: builtins.list[str] | None = None) -> Obj:
+        """``POST .../serviceaccounts/<name>/token``: the TokenRequest answered
+        (``serviceaccount_token.create_token``); 404 when no issuer is configured."""
+        if self.token_issuer is None:
+            raise errors.route_not_found()
+        return await create_token(self.token_issuer, self.get_core, namespace, name,
+                                  request, warnings)
+
+    async def get_core(self, resource: str, namespace: str, name: str) -> Obj:
+        """A core/v1 object by resource name (the lookups of the ServiceAccount token
+        issuer and authenticator)."""
+        return await self.store.get(self.target("", "v1", resource, namespace), name)
+
     def watch(self, t: Target, req: WatchRequest) -> RegistryWatch:
         return RegistryWatch(self.store, self.cache, t, req)
 
@@ -315,6 +338,24 @@ class Registry:
                 log.warning("CRD %s cleanup failed: %s", name, e)
         finally:
             self._cleanups.pop(name, None)
+
+
+#: the non-resource paths anyone may read (bootstrap policy's system:public-info-viewer)
+PUBLIC_INFO_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+
+
+class PublicInfo:
+    """Until RBAC: anyone may read the health and version endpoints; everything else is
+    ``system:masters``' (``Privileged``)."""
+
+    def authorize(self, attrs: Attributes) -> tuple[Decision, str]:
+        if not attrs.resource_request and attrs.verb == "get" and (
+                attrs.path in PUBLIC_INFO_PATHS):
+            return Decision.ALLOW, ""
+        return Decision.NO_OPINION, ""
+
+
+__all__ = ["AlwaysAllow", "PublicInfo", "Registry"]
 
 
 def _is_crd(t: Target) -> bool:

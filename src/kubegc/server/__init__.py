@@ -9,11 +9,17 @@ May import: ``kubegc.api``, ``kubegc.storage`` (types only), ``kubegc.registry``
 from __future__ import annotations
 
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kubegc.api.clock import Clock
 from kubegc.registry import Registry
 from kubegc.server.app import MAX_BODY, build_handler
+from kubegc.server.authn import (
+    Authentication,
+    RequestAuthenticator,
+    TokenAuthenticator,
+    static_token,
+)
 from kubegc.server.context import DebugHandler, ServerContext
 from kubegc.server.http import HTTPServer
 from kubegc.server.tls import ServingCredentials, serving_credentials
@@ -26,13 +32,35 @@ class ServingOptions:
     host: str
     port: int  # 0: pick a free port
     ssl_context: ssl.SSLContext | None = None
-    token: str | None = None
+    token: str | None = None  # the admin credential's bearer token
+    #: further authenticators (token file, client certificates, ServiceAccount tokens)
+    token_authenticators: list[TokenAuthenticator] = field(default_factory=list)
+    request_authenticators: list[RequestAuthenticator] = field(default_factory=list)
+    anonymous_auth: bool = True  # kube-apiserver's --anonymous-auth
+    #: the ServiceAccount token authenticators (``authn.serviceaccount``), tried after the
+    #: others; unlike those they do not make a plain-HTTP server without credentials
+    #: secured: there an uncredentialed request stays privileged, a ServiceAccount's token
+    #: is that ServiceAccount
+    service_account_authenticators: list[TokenAuthenticator] = field(default_factory=list)
+    #: --api-audiences (kube-apiserver's default: the ServiceAccount issuer)
+    api_audiences: tuple[str, ...] = ()
+
+    def authentication(self) -> Authentication:
+        tokens = ([static_token(self.token)] if self.token is not None else [])
+        tokens += self.token_authenticators
+        unsecured = not tokens and not self.request_authenticators
+        return Authentication(request_authenticators=list(self.request_authenticators),
+                              token_authenticators=[*tokens,
+                                                    *self.service_account_authenticators],
+                              anonymous=self.anonymous_auth, unsecured=unsecured,
+                              api_audiences=self.api_audiences)
 
 
 class APIServer:
     def __init__(self, registry: Registry, *, clock: Clock, options: ServingOptions) -> None:
         self.options = options
-        self.ctx = ServerContext(registry=registry, clock=clock, token=options.token)
+        self.ctx = ServerContext(registry=registry, clock=clock,
+                                 authentication=options.authentication())
         self._http: HTTPServer | None = None
         self.port = options.port
 
@@ -41,7 +69,7 @@ class APIServer:
 
     def mount(self, prefix: str, handler: DebugHandler) -> None:
         """Serve every path under ``prefix`` with ``handler``, which authenticates its
-        requests itself (the API token is not asked for there)."""
+        requests itself (the API's authentication does not run there)."""
         self.ctx.mounts[prefix.rstrip("/")] = handler
 
     async def start(self) -> None:

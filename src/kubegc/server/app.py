@@ -1,4 +1,5 @@
-"""The request handler: authentication, non-resource endpoints, and dispatch.
+"""The request handler: authentication, authorization, non-resource endpoints, and
+dispatch (kube-apiserver's handler chain: ``WithAuthentication``, ``WithAuthorization``).
 
 Every error leaves as a Kubernetes ``Status``; an unexpected exception becomes a 500
 ``InternalError`` for that request only (logged), never a dead server.
@@ -7,19 +8,19 @@ Every error leaves as a Kubernetes ``Status``; an unexpected exception becomes a
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 from typing import Any
 
 from kubegc.api import errors
+from kubegc.api.auth import Decision, as_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.server import discovery
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
 from kubegc.server.http import AnyResponse, Handler, Request, RequestEntityTooLarge, Response
 from kubegc.server.openapi_handler import serve_openapi
-from kubegc.server.request_info import parse_resource_path
+from kubegc.server.request_info import parse_resource_path, request_attributes
 from kubegc.server.routes import handle_resource
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,6 @@ KUBERNETES_VERSION = {
     "buildDate": "2026-11-30T00:00:00Z", "goVersion": "go1.23.3", "compiler": "gc",
     "platform": "linux/amd64",
 }
-_PUBLIC = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
 #: Request bodies up to 3 MiB, as kube-apiserver's default.
 MAX_BODY = MAX_REQUEST_BODY_BYTES
 
@@ -43,9 +43,13 @@ def build_handler(ctx: ServerContext) -> Handler:
             mounted = _mounted(ctx, request.path)
             if mounted is not None:
                 return await mounted(request)
-            if ctx.token is not None and request.path not in _PUBLIC:
-                _authenticate(request, ctx.token)
-            return await _route(ctx, request)
+            user = await ctx.authentication.authenticate(request)
+            attrs = request_attributes(user, request.method, request.path, request.query)
+            decision, reason = ctx.registry.authorizer.authorize(attrs)
+            if decision is not Decision.ALLOW:
+                raise errors.forbidden_request(attrs, reason)
+            with as_user(user):
+                return await _route(ctx, request)
         except StatusError as e:
             return status_response(e)
         except RequestEntityTooLarge as e:
@@ -64,13 +68,6 @@ def _mounted(ctx: ServerContext, path: str) -> DebugHandler | None:
         if path == prefix or path.startswith(prefix + "/"):
             return handler
     return None
-
-
-def _authenticate(request: Request, token: str) -> None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), token):
-        raise errors.unauthorized()
 
 
 async def _route(ctx: ServerContext, request: Request) -> AnyResponse:

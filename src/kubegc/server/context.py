@@ -12,6 +12,7 @@ from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.goformat import html_escape
 from kubegc.registry import Registry
+from kubegc.server.authn import Authentication
 from kubegc.server.http import AnyResponse, Request, Response
 
 DebugHandler = Callable[[Request], Awaitable[AnyResponse]]
@@ -23,10 +24,11 @@ JSON = "application/json"
 class ServerContext:
     registry: Registry
     clock: Clock
-    token: str | None = None  # bearer token required when set
+    #: who sent a request; what they may do is ``registry.authorizer``'s to say
+    authentication: Authentication = field(default_factory=Authentication)
     debug_handlers: dict[str, DebugHandler] = field(default_factory=dict)
     #: handlers of whole path prefixes that authenticate their own requests (the
-    #: composition root mounts the owner-graph page at /ui); checked before the token
+    #: composition root mounts the owner-graph page at /ui); checked before authentication
     mounts: dict[str, DebugHandler] = field(default_factory=dict)
     readiness_checks: list[Callable[[], bool]] = field(default_factory=list)
     server_address: str = "127.0.0.1:6443"

@@ -15,6 +15,8 @@ from kubegc.server.verbs import (
     get,
     patch,
     scale,
+    token,
+    tokenreview,
     update,
     watch,
 )
@@ -32,6 +34,12 @@ async def handle_resource(ctx: ServerContext, request: Request,
         if info.name or not info.namespace:
             raise _not_allowed(t.gr, request.method)
         return await binding.create(ctx, request, info.namespace)
+    if (t.info.group, t.info.resource) == ("authentication.k8s.io", "tokenreviews"):
+        if info.namespace:  # create-only, not stored, cluster-scoped
+            raise errors.route_not_found()
+        if info.name or info.subresource or request.method != "POST":
+            raise _not_allowed(t.gr, request.method)
+        return await tokenreview.create(ctx, request)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
@@ -71,6 +79,8 @@ async def _subresource(ctx: ServerContext, request: Request, info: RequestInfo,
     method = request.method
     if info.subresource == "binding":
         return await binding.create(ctx, request, info.namespace, info.name)
+    if info.subresource == "token":
+        return await token.create(ctx, request, info.namespace, info.name)
     if info.subresource == "scale":
         return await scale.scale(ctx, request, t, info.name)
     if info.subresource == "log":
