@@ -223,13 +223,14 @@ def _access_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--anonymous-auth", type=_bool_flag, nargs="?", const=True,
                    default=cfg.anonymous_auth, metavar="BOOL",
                    help="requests without a credential are system:anonymous (else 401)")
-    g.add_argument("--enable-admission-plugins", type=cliflags.admission_plugins,
+    g.add_argument("--enable-admission-plugins", type=cliflags.enable_admission_plugins,
                    default="", metavar="NAMES",
-                   help="admission plugins to run besides the default ones "
-                        "(e.g. OwnerReferencesPermissionEnforcement)")
-    g.add_argument("--disable-admission-plugins", type=cliflags.admission_plugins,
+                   help="comma-separated admission plugins to run besides the default ones "
+                        "(NamespaceLifecycle, DefaultTolerationSeconds): "
+                        "OwnerReferencesPermissionEnforcement")
+    g.add_argument("--disable-admission-plugins", type=cliflags.disable_admission_plugins,
                    default="", metavar="NAMES",
-                   help="default admission plugins not to run")
+                   help="comma-separated default admission plugins not to run")
     g.add_argument("--service-account-issuer", default=cfg.service_account_issuer,
                    metavar="URL", help="the iss claim of the ServiceAccount tokens kubegc "
                                        "signs")
@@ -338,6 +339,11 @@ async def _serve(args: argparse.Namespace) -> int:
 
     if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("kubegc: --insecure-http serves only on loopback", file=sys.stderr)
+        return 2
+    overlap = cliflags.admission_plugins_overlap(args.enable_admission_plugins,
+                                                 args.disable_admission_plugins)
+    if overlap is not None:
+        print(f"kubegc: {overlap}", file=sys.stderr)
         return 2
     try:
         config = serve_config(args)

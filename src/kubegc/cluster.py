@@ -31,6 +31,7 @@ from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
+from kubegc.registry.admission_plugins import enabled_plugins
 from kubegc.registry.registry import PublicInfo
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
@@ -294,6 +295,8 @@ class Cluster:
                          else Registry(self.kv, clock=self.clock,
                                        watch_cache_capacity=config.watch_cache_capacity))
         self.registry.authorizer = build_authorizer(config.authorization_mode)
+        self.registry.admission.enabled = enabled_plugins(config.enable_admission_plugins,
+                                                          config.disable_admission_plugins)
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)

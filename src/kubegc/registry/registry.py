@@ -16,6 +16,7 @@ from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
 from kubegc.api.types import Obj, clone
 from kubegc.registry import crd as crds
 from kubegc.registry import crd_finalizer
+from kubegc.registry.admission_plugins import Admission
 from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete
 from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
@@ -48,7 +49,10 @@ class Registry:
         self.kv = kv
         self.clock = clock
         self.catalog = catalog or Catalog.builtin()
-        self.store = Store(kv, self.catalog, clock=clock)
+        #: the admission plugins that run (the composition root sets
+        #: ``--enable-admission-plugins``'s); they ask ``authorizer`` as it is at each write
+        self.admission = Admission(self.catalog, authorizer=lambda: self.authorizer)
+        self.store = Store(kv, self.catalog, clock=clock, admission=self.admission)
         self.cache = WatchCache(kv, capacity=watch_cache_capacity)
         self.crds: dict[str, Obj] = {}
         #: called (synchronously, on the loop) after a CRD adds or removes a resource

@@ -25,8 +25,14 @@ from kubegc.registry.admission import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from kubegc.registry.admission_plugins import (
+    DEFAULT_TOLERATION_SECONDS,
+    NAMESPACE_LIFECYCLE,
+    Admission,
+)
 from kubegc.registry.conversion import from_storage, to_storage
 from kubegc.registry.decoding import check_decodes, check_type_meta
+from kubegc.registry.gc_admission import admit_owner_references
 from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
     Created,
@@ -54,10 +60,13 @@ class Store:
     optimistic (``guaranteed_update`` retries on storage conflicts), as upstream.
     """
 
-    def __init__(self, kv: KV, catalog: Catalog, *, clock: Clock) -> None:
+    def __init__(self, kv: KV, catalog: Catalog, *, clock: Clock,
+                 admission: Admission | None = None) -> None:
         self.kv = kv
         self.catalog = catalog
         self.clock = clock
+        #: the admission plugins that run (``--enable-admission-plugins``) and what they ask
+        self.admission = admission or Admission(catalog)
         #: namespaces this store wrote as active (created, or updated without a
         #: deletionTimestamp): admission of their content needs no storage read. Every
         #: namespace write goes through ``create`` or ``guaranteed_update``, which keep it
@@ -114,7 +123,8 @@ class Store:
             # As upstream's create handler: what the request set, defaults included, before
             # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
             self._manage_fields(None, obj, field_manager, "", fragments=True)
-        admit_default_toleration_seconds(t, obj)  # mutating admission: after the manager
+        if self.admission.runs(DEFAULT_TOLERATION_SECONDS):
+            admit_default_toleration_seconds(t, obj)  # mutating admission: after the manager
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
         generated = not meta.get("name") and bool(meta.get("generateName"))
         for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
@@ -122,7 +132,10 @@ class Store:
                 meta["name"] = str(meta.get("generateName") or "") + "".join(
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
-            await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
+            # validating admission, in upstream's plugin order
+            if self.admission.runs(NAMESPACE_LIFECYCLE):
+                await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
+            admit_owner_references(self.admission, t, obj, None)
             value = checked_size(t, encode(to_storage(t.info, obj)))
             if dry_run:
                 return Created(t, value, 0)
@@ -318,7 +331,7 @@ class Store:
                     new.pop(key, None)
         self._carry_over_meta(old_meta, new_meta)
         strategy.defaulter(new)
-        if subresource == "":
+        if subresource == "" and self.admission.runs(DEFAULT_TOLERATION_SECONDS):
             admit_default_toleration_seconds(t, new)
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):
@@ -337,6 +350,7 @@ class Store:
         causes += validate_object_meta_update(old_meta, new_meta)
         if causes:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
+        admit_owner_references(self.admission, t, new, old, subresource=subresource)
         if should_delete_during_update(strategy, old, new):
             new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
             return DeleteAs(new)
