@@ -20,6 +20,7 @@ import orjson
 
 from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
+from kubegc.api.gc_admission import ACCESS_CONFIG_PATH
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
@@ -324,6 +325,7 @@ class Cluster:
             options.token = creds.token
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
         self.server = APIServer(self.registry, clock=self.clock, options=options)
+        self.server.add_debug_handler(ACCESS_CONFIG_PATH, self._access_handler)
         await self.server.start()
         path = config.kubeconfig or (
             config.data_dir / "kubeconfig" if config.data_dir is not None else None)
@@ -365,6 +367,15 @@ class Cluster:
             self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)
         if self.registry is not None:
             self.registry.catalog_listeners.append(manager.on_catalog_change)
+
+    async def _access_handler(self, request: Request) -> Response:
+        """``GET /debug/kubegc/access``: the authorizers and admission plugins this server
+        runs (``--authorization-mode``, ``--enable-admission-plugins``), so that ``kubegc
+        doctor`` can say whether OwnerReferencesPermissionEnforcement applies."""
+        plugins = sorted(self.registry.admission.enabled) if self.registry is not None else []
+        return Response(body=orjson.dumps({
+            "authorizationModes": list(self.config.authorization_mode),
+            "admissionPlugins": plugins}), content_type="application/json")
 
     async def _watchers_handler(self, request: Request) -> Response:
         """``GET /debug/kubegc/watchers``: open watches by storage key prefix."""

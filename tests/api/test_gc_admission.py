@@ -102,10 +102,15 @@ def test_records_asked_are_the_ones_validate_asks() -> None:
         return authorize
 
     assert validate(write, allow_all_but(), resolve) is None  # finalizers of anything
-    assert validate(write, allow_all_but(asked[1]), resolve) == (
+    refusal = validate(write, allow_all_but(asked[1]), resolve)
+    assert refusal is not None and refusal.record is None and refusal.ref is not None
+    assert refusal.ref["kind"] == "Widget"
+    assert refusal.message == (
         "cannot set blockOwnerDeletion in this case because cannot find RESTMapping for "
         'APIVersion apps/v1 Kind Widget: no matches for kind "Widget" in version "apps/v1"')
     assert {record_key(a) for a in seen} <= {record_key(a) for a in asked}
-    assert validate(write, allow_all_but(asked[0]), resolve) == (
-        "cannot set an ownerRef on a resource you can't delete: RBAC: no, <nil>")
+    refusal = validate(write, allow_all_but(asked[0]), resolve)
+    assert refusal is not None and refusal.record == asked[0]
+    assert refusal.message == ("cannot set an ownerRef on a resource you can't delete: "
+                               "RBAC: no, <nil>")
     assert records_asked(_write([ref()], [ref()]), resolve) == []

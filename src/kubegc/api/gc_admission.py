@@ -32,6 +32,10 @@ from typing import Any
 from kubegc.api.auth import Attributes, Authorizer, Decision, UserInfo
 
 PLUGIN_NAME = "OwnerReferencesPermissionEnforcement"
+#: where a kubegc server says which authorizers and admission plugins it runs (JSON:
+#: ``authorizationModes``, ``admissionPlugins``), for ``kubegc doctor`` to tell whether
+#: this rule applies; a non-resource URL, ``system:masters``' under RBAC
+ACCESS_CONFIG_PATH = "/debug/kubegc/access"
 
 #: (group, resource, subresource) the plugin never checks: old kubelets rewrite a pod's
 #: status wholesale, and the pod status strategy keeps ownerReferences as they were
@@ -191,16 +195,27 @@ def whitelisted(a: WriteAttributes) -> bool:
     return (a.group, a.resource, a.subresource) in WHITELIST
 
 
-def validate(a: WriteAttributes, authorize: Authorize, resolve: Resolver) -> str | None:
-    """The plugin's verdict: None (admitted) or the error it refuses with — the text after
-    ``<resource> "<name>" is forbidden: `` (``admission.NewForbidden``)."""
+@dataclass(frozen=True)
+class Refusal:
+    """Why the plugin refuses a write: its error (the text after ``<resource> "<name>" is
+    forbidden: ``, ``admission.NewForbidden``), and the record the authorizer did not
+    allow (None when the owner's kind maps to no resource)."""
+
+    message: str
+    record: Attributes | None
+    ref: Ref | None = None
+
+
+def validate(a: WriteAttributes, authorize: Authorize, resolve: Resolver) -> Refusal | None:
+    """The plugin's verdict: None (admitted) or its ``Refusal``."""
     if whitelisted(a) or not is_changing_owner_reference(a.new_refs, a.old_refs):
         return None
     if a.operation is not Operation.CREATE:
-        verdict = authorize(delete_record(a))
+        record = delete_record(a)
+        verdict = authorize(record)
         if not verdict.allowed:
-            return (f"cannot set an ownerRef on a resource you can't delete: "
-                    f"{verdict.reason}, {verdict.error}")
+            return Refusal(f"cannot set an ownerRef on a resource you can't delete: "
+                           f"{verdict.reason}, {verdict.error}", record)
     refs = new_blocking_owner_deletion_refs(a.new_refs, a.old_refs)
     if not refs or authorize(finalize_anything_record(a)).allowed:
         return None
@@ -208,15 +223,15 @@ def validate(a: WriteAttributes, authorize: Authorize, resolve: Resolver) -> str
         try:
             records = owner_ref_records(ref, a, resolve)
         except NoMapping as e:
-            return (f"cannot set blockOwnerDeletion in this case because cannot find "
-                    f"RESTMapping for APIVersion {ref.get('apiVersion') or ''} Kind "
-                    f"{ref.get('kind') or ''}: {e}")
+            return Refusal(f"cannot set blockOwnerDeletion in this case because cannot find "
+                           f"RESTMapping for APIVersion {ref.get('apiVersion') or ''} Kind "
+                           f"{ref.get('kind') or ''}: {e}", None, ref)
         for record in records:
             verdict = authorize(record)
             if not verdict.allowed:
-                return (f"cannot set blockOwnerDeletion if an ownerReference refers to a "
-                        f"resource you can't set finalizers on: {verdict.reason}, "
-                        f"{verdict.error}")
+                return Refusal(f"cannot set blockOwnerDeletion if an ownerReference refers "
+                               f"to a resource you can't set finalizers on: {verdict.reason}, "
+                               f"{verdict.error}", record, ref)
     return None
 
 
@@ -244,12 +259,14 @@ def record_key(attrs: Attributes) -> tuple[str, ...]:
 
 
 __all__ = [
+    "ACCESS_CONFIG_PATH",
     "PLUGIN_NAME",
     "WHITELIST",
     "Authorize",
     "NoMapping",
     "Operation",
     "OwnerMapping",
+    "Refusal",
     "Resolver",
     "Verdict",
     "WriteAttributes",

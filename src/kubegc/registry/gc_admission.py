@@ -71,4 +71,5 @@ def admit_owner_references(admission: Admission, t: Target, obj: Obj, old: Obj |
     if refused is not None:
         # admission.NewForbidden names the object by its name, else its generateName
         shown = name or str(meta.get("generateName") or "") or "Unknown"
-        raise errors.forbidden(GroupResource(t.info.group, t.info.resource), shown, refused)
+        raise errors.forbidden(GroupResource(t.info.group, t.info.resource), shown,
+                               refused.message)

@@ -34,6 +34,7 @@ from kubegc.tools.doctor import (
     Severity,
     diagnose,
 )
+from kubegc.tools.doctor.permissions import explain_permissions, impersonated_user
 from kubegc.tools.finalizers import ControllerMap
 from kubegc.tools.flags import HelpFormatter, add_now, examples, parse_duration
 from kubegc.tools.inventory import Inventory, read_inventory
@@ -101,11 +102,27 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                            "context",
                            "%(prog)s -n shop -o json",
                            "%(prog)s --from dump.json --now '2026-01-01 10:00'",
-                           "%(prog)s --fail-on warning       exit 3 on a warning or worse (CI)"),
+                           "%(prog)s --fail-on warning       exit 3 on a warning or worse (CI)",
+                           "%(prog)s configmap/blog-config -n lab --as "
+                           "system:serviceaccount:labhub-system:site-operator",
+                           "                                 may it set these ownerReferences "
+                           "(OwnerReferencesPermissionEnforcement)?"),
                        description="Find objects stuck deleting (with when, which finalizers, "
                                    "who removes them and whether it is alive, and what blocks a "
                                    "foreground deletion), stuck namespaces and broken "
-                                   "ownerReferences; say what happens next and the safe fix.")
+                                   "ownerReferences; say what happens next and the safe fix. "
+                                   "Given KIND/NAME: whether a user may change its "
+                                   "ownerReferences and set blockOwnerDeletion on each, under "
+                                   "OwnerReferencesPermissionEnforcement, the permission missing "
+                                   "and the RBAC rule that grants it.")
+    p.add_argument("target", nargs="*", metavar="KIND/NAME",
+                   help="ask about this object's ownerReferences permissions instead")
+    who = p.add_argument_group("whose permissions (with KIND/NAME; default: yours)")
+    who.add_argument("--as", dest="as_user", default=None, metavar="USER",
+                     help="the user, as kubectl --as (a ServiceAccount: "
+                          "system:serviceaccount:NS:NAME); asked with SubjectAccessReviews")
+    who.add_argument("--as-group", dest="as_groups", action="append", default=[],
+                     metavar="GROUP", help="a group of that user (repeat for more)")
     _source(p)
     p.add_argument("--stuck-after", type=parse_duration, default=DEFAULT_STUCK_AFTER,
                    metavar="DURATION",
@@ -281,11 +298,31 @@ def _options(args: argparse.Namespace) -> DoctorOptions:
 
 
 async def _doctor(args: argparse.Namespace, session: Session) -> Report:
+    if args.target:
+        return await _permissions(args, session)
+    if args.as_user or args.as_groups:
+        raise ToolError("--as and --as-group ask about an object: give KIND/NAME")
     namespace = "" if args.all_namespaces else (args.namespace or "")
     inv = await session.inventory(namespace)
     if namespace and _namespace_missing(inv, namespace):
         raise ToolError(f'Error from server (NotFound): namespaces "{namespace}" not found')
     return diagnose(inv, _options(args))
+
+
+async def _permissions(args: argparse.Namespace, session: Session) -> Report:
+    if args.from_file:
+        raise ToolError("KIND/NAME asks the cluster's authorizer: read a cluster "
+                        "(--kubeconfig/--context), not a dump")
+    if args.as_groups and not args.as_user:
+        raise ToolError("--as-group needs --as USER")
+    kind, name = split_target(args.target)
+    resources = await session.client.discover()
+    resource = resolve_kind(resources, kind)
+    namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
+    obj = await session.client.get(resource.gvr, name, namespace=namespace)
+    user = impersonated_user(args.as_user, args.as_groups) if args.as_user else None
+    return await explain_permissions(session.client, resources, resource, obj, user=user,
+                                     source=session.source)
 
 
 def _namespace_missing(inv: Inventory, namespace: str) -> bool:
