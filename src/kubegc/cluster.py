@@ -21,6 +21,7 @@ import orjson
 from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.gc_admission import ACCESS_CONFIG_PATH
+from kubegc.api.rbac import AllowAllRules, NoRules, RuleResolver, RuleResolvers
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
@@ -33,7 +34,7 @@ from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
 from kubegc.registry.admission_plugins import enabled_plugins
-from kubegc.registry.registry import PublicInfo
+from kubegc.registry.rbac import RBACAuthorizer
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.context import DebugHandler
@@ -199,7 +200,7 @@ def _lock_data_dir(directory: Path) -> IO[str]:
     return handle
 
 
-def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
+def build_authorizer(modes: tuple[str, ...], rbac: RBACAuthorizer) -> Authorizer:
     """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
     ``BuildAuthorizer``)."""
     authorizers: list[Authorizer] = [Privileged()]
@@ -209,10 +210,20 @@ def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
         elif mode == "AlwaysDeny":
             authorizers.append(AlwaysDeny())
         elif mode == "RBAC":
-            authorizers.append(PublicInfo())
+            authorizers.append(rbac)
         else:
             raise ValueError(f"authorization-mode {mode!r} is not a valid mode")
     return Union(authorizers)
+
+
+def build_rule_resolver(modes: tuple[str, ...], rbac: RBACAuthorizer) -> RuleResolver:
+    """The modes' rule resolvers (``union.NewRuleResolvers``), for
+    SelfSubjectRulesReview; ``system:masters`` is no rule resolver upstream either."""
+    resolvers: list[RuleResolver] = []
+    for mode in modes:
+        resolvers.append(AllowAllRules() if mode == "AlwaysAllow" else NoRules()
+                         if mode == "AlwaysDeny" else rbac)
+    return RuleResolvers(resolvers)
 
 
 class Cluster:
@@ -295,12 +306,16 @@ class Cluster:
         self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
                          else Registry(self.kv, clock=self.clock,
                                        watch_cache_capacity=config.watch_cache_capacity))
-        self.registry.authorizer = build_authorizer(config.authorization_mode)
+        rbac = self.registry.rbac_authorizer
+        self.registry.authorizer = build_authorizer(config.authorization_mode, rbac)
+        self.registry.rule_resolver = build_rule_resolver(config.authorization_mode, rbac)
         self.registry.admission.enabled = enabled_plugins(config.enable_admission_plugins,
                                                           config.disable_admission_plugins)
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)
+            # after the snapshot's own policy, as a kube-apiserver started on its etcd
+            await self.registry.ensure_rbac_policy()
         self.client = LocalClient(self.registry)
         if config.serve_http:
             await self._start_server()

@@ -51,7 +51,8 @@ def rules(registry: Registry) -> Rules:
 
 
 @pytest.fixture
-def alice() -> Iterator[None]:
+def alice(registry: Registry) -> Iterator[None]:
+    """Requests as alice, once the registry has started (as the apiserver)."""
     with as_user(ALICE):
         yield
 
