@@ -60,6 +60,7 @@ GROUP_PACKAGES = {
     "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
     "admissionregistration.k8s.io": "io.k8s.api.admissionregistration",
     "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
+    "authorization.k8s.io": "io.k8s.api.authorization",
     "certificates.k8s.io": "io.k8s.api.certificates",
     "discovery.k8s.io": "io.k8s.api.discovery",
     "flowcontrol.apiserver.k8s.io": "io.k8s.api.flowcontrol",

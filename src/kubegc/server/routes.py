@@ -14,6 +14,7 @@ from kubegc.server.verbs import (
     delete,
     get,
     patch,
+    review,
     scale,
     update,
     watch,
@@ -32,6 +33,10 @@ async def handle_resource(ctx: ServerContext, request: Request,
         if info.name or not info.namespace:
             raise _not_allowed(t.gr, request.method)
         return await binding.create(ctx, request, info.namespace)
+    if t.info.group == "authorization.k8s.io":  # reviews: create-only, not stored
+        if info.subresource or (t.info.namespaced and not info.namespace):
+            raise errors.route_not_found()
+        return await review.create(ctx, request, t, info.name)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
