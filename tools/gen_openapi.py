@@ -52,6 +52,7 @@ META = "io.k8s.apimachinery.pkg.apis.meta.v1"
 GROUP_PACKAGES = {
     "": "io.k8s.api.core",
     "apps": "io.k8s.api.apps",
+    "authentication.k8s.io": "io.k8s.api.authentication",
     "batch": "io.k8s.api.batch",
     "autoscaling": "io.k8s.api.autoscaling",
     "coordination.k8s.io": "io.k8s.api.coordination",
@@ -73,7 +74,8 @@ GROUP_PACKAGES = {
 #: The client prefixes a model with its group when two groups share a kind name.
 CLIENT_GROUP_PREFIXES = {
     "Core": "", "Events": "events.k8s.io", "Apiextensions": "apiextensions.k8s.io",
-    "Apps": "apps", "Batch": "batch", "Admissionregistration": "admissionregistration.k8s.io",
+    "Apps": "apps", "Authentication": "authentication.k8s.io",
+    "Batch": "batch", "Admissionregistration": "admissionregistration.k8s.io",
     "Apiregistration": "apiregistration.k8s.io", "Discovery": "discovery.k8s.io",
     "Flowcontrol": "flowcontrol.apiserver.k8s.io", "Rbac": "rbac.authorization.k8s.io",
     "Storage": "storage.k8s.io",
@@ -499,6 +501,15 @@ def generate() -> dict[str, Any]:
                 continue
             roots_by_group.setdefault(info.group, []).append(name)
             kinds[name] = (info.group, version, kind)
+        for sub in info.subresources:  # kinds of their own (serviceaccounts/token)
+            group = info.group if sub.group is None else sub.group
+            version = sub.version or info.storage_version
+            if not sub.kind or group == "autoscaling" or (group, sub.kind) == ("", "Binding"):
+                continue  # Scale is an extra root; Binding is the bindings resource's
+            name = class_for(group, version, sub.kind)
+            if name is not None:
+                roots_by_group.setdefault(group, []).append(name)
+                kinds[name] = (group, version, sub.kind)
     kinds.update({"V1Status": ("", "v1", "Status"), "V1Scale": ("autoscaling", "v1", "Scale")})
     namer = Namer(roots_by_group)
     all_roots = [n for roots in roots_by_group.values() for n in roots] + list(EXTRA_ROOTS)

@@ -22,12 +22,14 @@ from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Uni
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.gc_admission import ACCESS_CONFIG_PATH
 from kubegc.api.rbac import AllowAllRules, NoRules, RuleResolver, RuleResolvers
+from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
+    ServiceAccountTokenControllerConfiguration,
 )
 from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
@@ -35,11 +37,13 @@ from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
 from kubegc.registry.admission_plugins import enabled_plugins
 from kubegc.registry.rbac import RBACAuthorizer
+from kubegc.registry.serviceaccount_token import TokenIssuer
 from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.context import DebugHandler
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
-from kubegc.server.tls import private_directory
+from kubegc.server.tls import private_directory, service_account_key
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
@@ -246,6 +250,20 @@ class Cluster:
         self._clock_keeper: asyncio.Task[None] | None = None
         self._lock: IO[str] | None = None
         self.skipped: list[Obj] = []  # snapshot objects of kinds this kubegc does not serve
+        #: signs and verifies ServiceAccount tokens (``pki/sa.key`` with a data directory)
+        self.service_account_key = ServiceAccountKey()
+
+    @property
+    def api_audiences(self) -> tuple[str, ...]:
+        """kube-apiserver's ``--api-audiences`` default: the ServiceAccount issuer."""
+        return (self.config.service_account_issuer,)
+
+    def _service_account_key(self) -> ServiceAccountKey:
+        """The data directory's ServiceAccount key (made there once), or one in memory
+        (made when first used)."""
+        directory = self.config.data_dir
+        return ServiceAccountKey() if directory is None else ServiceAccountKey(
+            service_account_key(directory))
 
     def _storage_spec(self) -> str:
         storage = self.config.storage
@@ -311,6 +329,10 @@ class Cluster:
         self.registry.rule_resolver = build_rule_resolver(config.authorization_mode, rbac)
         self.registry.admission.enabled = enabled_plugins(config.enable_admission_plugins,
                                                           config.disable_admission_plugins)
+        self.service_account_key = self._service_account_key()
+        self.registry.token_issuer = TokenIssuer(
+            JWTTokenGenerator(config.service_account_issuer, self.service_account_key),
+            api_audiences=self.api_audiences, clock=self.clock)
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)
@@ -326,8 +348,13 @@ class Cluster:
         config = self.config
         if self.registry is None:
             raise RuntimeError("registry not started")
-        options = ServingOptions(host=config.host, port=config.port,
-                                 anonymous_auth=config.anonymous_auth)
+        options = ServingOptions(
+            host=config.host, port=config.port, anonymous_auth=config.anonymous_auth,
+            api_audiences=self.api_audiences,
+            service_account_authenticators=service_account_authenticators(
+                self.registry, self.service_account_key,
+                issuer=config.service_account_issuer, api_audiences=self.api_audiences,
+                clock=self.clock))
         if config.token_auth_file is not None:
             options.token_authenticators.append(
                 token_file_authenticator(read_token_file(config.token_auth_file)))
@@ -357,12 +384,17 @@ class Cluster:
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one
-        is set (upstream: ``--root-ca-file``, else its client config's CA)."""
+        is set (upstream: ``--root-ca-file``, else its client config's CA), and the
+        ServiceAccount key for the tokens controller unless one is set."""
         config = self.config.controller_manager
-        if config.root_ca_cert_publisher.root_ca or not self.ca_pem:
-            return config
-        return replace(config, root_ca_cert_publisher=RootCACertPublisherConfiguration(
-            root_ca=self.ca_pem.decode()))
+        root_ca = config.root_ca_cert_publisher.root_ca or (
+            self.ca_pem.decode() if self.ca_pem else "")
+        tokens = config.service_account_token
+        return replace(
+            config, root_ca_cert_publisher=RootCACertPublisherConfiguration(root_ca=root_ca),
+            service_account_token=ServiceAccountTokenControllerConfiguration(
+                key=tokens.key or self.service_account_key,
+                root_ca=tokens.root_ca or root_ca))
 
     async def _start_controllers(self) -> None:
         if self.client is None:

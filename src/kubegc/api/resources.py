@@ -148,7 +148,9 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
     _r("", "v1", "endpoints", "Endpoints", short="ep", singular="endpoints"),
     _r("", "v1", "configmaps", "ConfigMap", short="cm"),
     _r("", "v1", "secrets", "Secret"),
-    _r("", "v1", "serviceaccounts", "ServiceAccount", short="sa"),
+    _r("", "v1", "serviceaccounts", "ServiceAccount", short="sa",
+       subresources=(Subresource("token", kind="TokenRequest", group="authentication.k8s.io",
+                                 version="v1", verbs=("create",)),)),
     _r("", "v1", "events", "Event", short="ev"),
     _r("", "v1", "replicationcontrollers", "ReplicationController", short="rc",
        categories="all", subresources=(_STATUS, _SCALE)),
@@ -230,6 +232,9 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
        subresources=(_STATUS,)),
     _r("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations",
        "PriorityLevelConfiguration", namespaced=False, subresources=(_STATUS,)),
+    # authentication.k8s.io: create-only reviews, not stored
+    _r("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", namespaced=False,
+       verbs=("create",)),
     # kubegc's own: what the garbage collector did and why, kept longer than events live.
     _r("kubegc.io", "v1", "deletionrecords", "DeletionRecord", namespaced=False, short="dr"),
 )

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubegc.api.serviceaccount import ServiceAccountKey
+
 
 @dataclass
 class GarbageCollectorControllerConfiguration:
@@ -63,6 +65,17 @@ class ServiceAccountControllerConfiguration:
     #: ServiceAccounts ensured in every active namespace (upstream
     #: ``ServiceAccountsControllerOptions.ServiceAccounts``)
     service_accounts: list[str] = field(default_factory=lambda: ["default"])
+
+
+@dataclass
+class ServiceAccountTokenControllerConfiguration:
+    """The tokens controller (kube-controller-manager's ``--service-account-private-key-file``
+    and ``--root-ca-file``); ``kubegc.cluster`` hands it the ServiceAccount key the API
+    server verifies with and the serving CA. Without a key it does nothing."""
+
+    key: ServiceAccountKey | None = field(default=None, repr=False)
+    #: PEM written as ``ca.crt`` into every token Secret ("" with TLS off: left out)
+    root_ca: str = ""
 
 
 @dataclass
@@ -132,3 +145,5 @@ class ControllerManagerConfiguration:
         default_factory=ServiceAccountControllerConfiguration)
     root_ca_cert_publisher: RootCACertPublisherConfiguration = field(
         default_factory=RootCACertPublisherConfiguration)
+    service_account_token: ServiceAccountTokenControllerConfiguration = field(
+        default_factory=ServiceAccountTokenControllerConfiguration)

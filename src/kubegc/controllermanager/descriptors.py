@@ -22,7 +22,7 @@ from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
-from kubegc.controllers.serviceaccount import ServiceAccountsController
+from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
 from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.kubelet import Kubelet
 from kubegc.scheduler import Scheduler
@@ -67,6 +67,8 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "daemonset": ControllerDescriptor(DaemonSetsController),
     "serviceaccount": ControllerDescriptor(ServiceAccountsController,
                                            lambda c: c.service_account),
+    "serviceaccount-token": ControllerDescriptor(TokensController,
+                                                 lambda c: c.service_account_token),
     "root-ca-cert-publisher": ControllerDescriptor(Publisher,
                                                    lambda c: c.root_ca_cert_publisher),
 }

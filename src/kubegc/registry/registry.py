@@ -32,6 +32,7 @@ from kubegc.registry.rbac import (
     RBACPolicy,
     ensure_policy,
 )
+from kubegc.registry.serviceaccount_token import TokenIssuer, create_token
 from kubegc.registry.store import Store
 from kubegc.registry.target import Created, Target, decode, encode, is_direct
 from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
@@ -81,6 +82,9 @@ class Registry:
         self.rule_resolver: RuleResolver = self.rbac_authorizer
         self.store.rbac_policy = RBACPolicy(DefaultRuleResolver(self.rbac, STORE_NAMES),
                                             lambda: self.authorizer)
+        #: the TokenRequest issuer of ``serviceaccounts/token`` (the composition root sets
+        #: it with the ServiceAccount key); None: the subresource is not served
+        self.token_issuer: TokenIssuer | None = None
 
     async def start(self, *, bootstrap: bool = True) -> None:
         """Load what the registry keeps in memory (CRDs, the RBAC policy) and start the
@@ -246,6 +250,20 @@ class Registry:
             items.append(obj)
         listed["items"] = items
         return listed
+
+    async def create_token(self, namespace: str, name: str, request: Obj, *,
+                           warnings: builtins.list[str] | None = None) -> Obj:
+        """``POST .../serviceaccounts/<name>/token``: the TokenRequest answered
+        (``serviceaccount_token.create_token``); 404 when no issuer is configured."""
+        if self.token_issuer is None:
+            raise errors.route_not_found()
+        return await create_token(self.token_issuer, self.get_core, namespace, name,
+                                  request, warnings)
+
+    async def get_core(self, resource: str, namespace: str, name: str) -> Obj:
+        """A core/v1 object by resource name (the lookups of the ServiceAccount token
+        issuer and authenticator)."""
+        return await self.store.get(self.target("", "v1", resource, namespace), name)
 
     def watch(self, t: Target, req: WatchRequest) -> RegistryWatch:
         return RegistryWatch(self.store, self.cache, t, req)

@@ -37,13 +37,23 @@ class ServingOptions:
     token_authenticators: list[TokenAuthenticator] = field(default_factory=list)
     request_authenticators: list[RequestAuthenticator] = field(default_factory=list)
     anonymous_auth: bool = True  # kube-apiserver's --anonymous-auth
+    #: the ServiceAccount token authenticators (``authn.serviceaccount``), tried after the
+    #: others; unlike those they do not make a plain-HTTP server without credentials
+    #: secured: there an uncredentialed request stays privileged, a ServiceAccount's token
+    #: is that ServiceAccount
+    service_account_authenticators: list[TokenAuthenticator] = field(default_factory=list)
+    #: --api-audiences (kube-apiserver's default: the ServiceAccount issuer)
+    api_audiences: tuple[str, ...] = ()
 
     def authentication(self) -> Authentication:
         tokens = ([static_token(self.token)] if self.token is not None else [])
         tokens += self.token_authenticators
+        unsecured = not tokens and not self.request_authenticators
         return Authentication(request_authenticators=list(self.request_authenticators),
-                              token_authenticators=tokens, anonymous=self.anonymous_auth,
-                              unsecured=not tokens and not self.request_authenticators)
+                              token_authenticators=[*tokens,
+                                                    *self.service_account_authenticators],
+                              anonymous=self.anonymous_auth, unsecured=unsecured,
+                              api_audiences=self.api_audiences)
 
 
 class APIServer:

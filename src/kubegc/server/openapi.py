@@ -148,8 +148,13 @@ class _Kinds:
         return {"group": group, "kind": kind, "version": version}
 
     def response(self, sub: Subresource | None = None) -> str:
+        """The schema of a subresource's body: its own kind's (Scale, TokenRequest,
+        Binding) or the resource's."""
         if sub is not None and self.gvk(sub)["kind"] == "Scale":
             return _SCALE
+        if sub is not None and sub.kind:
+            gvk = self.gvk(sub)
+            return schema.definition_name(gvk["group"], gvk["version"], gvk["kind"]) or self.obj
         return self.obj
 
 
@@ -227,6 +232,8 @@ def _resource_paths(info: ResourceInfo, version: str, kinds: _Kinds) -> dict[str
     for sub in info.subresources:
         sub_ops = {method: ops.item(verb, sub) for verb, method in _ACTIONS.items()
                    if verb in sub.verbs}
+        if "create" in sub.verbs:  # pods/binding, serviceaccounts/token
+            sub_ops["post"] = ops.item("create", sub)
         _add(paths, f"{item}/{sub.name}", sub_ops, namespaced=info.namespaced, named=True)
     return paths
 
@@ -354,6 +361,11 @@ class _Ops:
         if verb == "update":
             return self._op("put", self._name("replace", sub), f"replace {what}", gvk=gvk,
                             params=_WRITE_PARAMS, responses=_ok(target, "201"),
+                            body=_body({"*/*": target}))
+        if verb == "create":
+            return self._op("post", self._name("create", sub),
+                            f"create {sub.name if sub else ''} of a {self.info.kind}", gvk=gvk,
+                            params=_WRITE_PARAMS, responses=_ok(target, "201", "202"),
                             body=_body({"*/*": target}))
         if verb == "patch":
             types = _BUILTIN_PATCH_TYPES if self.kinds.strategic else _PATCH_TYPES

@@ -329,6 +329,17 @@ MESSAGES.update({
     "SelfSubjectRulesReviewSpec": {1: ("namespace", "string")},
 })
 
+# --- authentication/v1: kubectl create token (TokenRequest) and TokenReview -----------------
+MESSAGES.update({
+    "TokenRequest": {1: ("metadata", "ObjectMeta"), 2: ("spec", "TokenRequestSpec")},
+    "TokenRequestSpec": {1: ("audiences", "[]string"), 4: ("expirationSeconds", "*int"),
+                         3: ("boundObjectRef", "BoundObjectReference")},
+    "BoundObjectReference": {1: ("kind", "string"), 2: ("apiVersion", "string"),
+                             3: ("name", "string"), 4: ("uid", "string")},
+    "TokenReview": {1: ("metadata", "ObjectMeta"), 2: ("spec", "TokenReviewSpec")},
+    "TokenReviewSpec": {1: ("token", "string"), 2: ("audiences", "[]string")},
+})
+
 TOP_LEVEL: dict[tuple[str, str], str] = {
     **{("authorization.k8s.io/v1", kind): kind
        for kind in ("SelfSubjectAccessReview", "SubjectAccessReview",
@@ -348,6 +359,8 @@ TOP_LEVEL: dict[tuple[str, str], str] = {
     ("apps/v1", "Deployment"): "Deployment",
     ("batch/v1", "Job"): "Job",
     ("batch/v1", "CronJob"): "CronJob",
+    ("authentication.k8s.io/v1", "TokenRequest"): "TokenRequest",
+    ("authentication.k8s.io/v1", "TokenReview"): "TokenReview",
     ("v1", "DeleteOptions"): "DeleteOptions",
     ("meta.k8s.io/v1", "DeleteOptions"): "DeleteOptions",
 }

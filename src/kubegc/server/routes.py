@@ -16,6 +16,8 @@ from kubegc.server.verbs import (
     patch,
     review,
     scale,
+    token,
+    tokenreview,
     update,
     watch,
 )
@@ -37,6 +39,12 @@ async def handle_resource(ctx: ServerContext, request: Request,
         if info.subresource or (t.info.namespaced and not info.namespace):
             raise errors.route_not_found()
         return await review.create(ctx, request, t, info.name)
+    if (t.info.group, t.info.resource) == ("authentication.k8s.io", "tokenreviews"):
+        if info.namespace:  # create-only, not stored, cluster-scoped
+            raise errors.route_not_found()
+        if info.name or info.subresource or request.method != "POST":
+            raise _not_allowed(t.gr, request.method)
+        return await tokenreview.create(ctx, request)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
@@ -76,6 +84,8 @@ async def _subresource(ctx: ServerContext, request: Request, info: RequestInfo,
     method = request.method
     if info.subresource == "binding":
         return await binding.create(ctx, request, info.namespace, info.name)
+    if info.subresource == "token":
+        return await token.create(ctx, request, info.namespace, info.name)
     if info.subresource == "scale":
         return await scale.scale(ctx, request, t, info.name)
     if info.subresource == "log":

@@ -1,10 +1,12 @@
 """Serving credentials: a CA kept in the data directory, a server certificate it signs,
-and the bearer token clients must present. Created once, reused on restart, so an
-existing kubeconfig keeps working."""
+and the bearer token clients must present; beside them the ServiceAccount signing key.
+Created once, reused on restart, so an existing kubeconfig (and every ServiceAccount token
+issued) keeps working."""
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import secrets
 import ssl
@@ -16,6 +18,15 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
+from kubegc.api.serviceaccount.keys import (
+    generate_key,
+    load_private_key,
+    private_key_pem,
+    public_key_pem,
+)
+
+log = logging.getLogger(__name__)
 
 _VALIDITY = timedelta(days=3650)
 
@@ -147,6 +158,35 @@ def _token(directory: Path) -> str:
     token = secrets.token_urlsafe(32)
     _write_private(path, token.encode())
     return token
+
+
+#: ``<data-dir>/pki/sa.key`` and ``sa.pub``: the ServiceAccount signing key pair (kubeadm's
+#: names)
+SERVICE_ACCOUNT_KEY = "sa.key"
+SERVICE_ACCOUNT_PUBLIC_KEY = "sa.pub"
+
+
+def service_account_key(data_dir: Path) -> bytes:
+    """The PEM of the ServiceAccount signing key kept in ``data_dir``'s ``pki/`` (made on
+    first use, owner-only from its creation; a copy of ``pki/`` shares it with the other
+    servers of a cluster, as it shares the CA)."""
+    directory = data_dir / "pki"
+    private_directory(directory)
+    key_path = directory / SERVICE_ACCOUNT_KEY
+    if key_path.exists():
+        _restrict(key_path)
+        pem = key_path.read_bytes()
+        try:
+            load_private_key(pem)
+            return pem
+        except ValueError as e:  # replaced: the tokens it signed no longer verify
+            log.warning("%s cannot be read (%s): a new ServiceAccount key replaces it",
+                        key_path, e)
+    key = generate_key()
+    pem = private_key_pem(key)
+    _write_private(key_path, pem)
+    _write_public(directory / SERVICE_ACCOUNT_PUBLIC_KEY, public_key_pem(key))
+    return pem
 
 
 def private_directory(directory: Path) -> None:

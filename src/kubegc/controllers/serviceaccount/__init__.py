@@ -1,6 +1,7 @@
-"""The service account controller: the ``default`` ServiceAccount in every active
-namespace, recreated when deleted (cf. pkg/controller/serviceaccount, the
-``ServiceAccountsController``; the token controller is not part of it).
+"""The service account controllers (cf. pkg/controller/serviceaccount): the ``default``
+ServiceAccount in every active namespace, recreated when deleted
+(``ServiceAccountsController``), and the legacy token Secrets filled and cleaned up
+(``TokensController``).
 
 May import: ``kubegc.api``, ``kubegc.client``, ``kubegc.component`` and
 ``kubegc.controllers.controller_utils``.
@@ -10,5 +11,6 @@ from kubegc.controllers.serviceaccount.serviceaccounts_controller import (
     SERVICEACCOUNTS,
     ServiceAccountsController,
 )
+from kubegc.controllers.serviceaccount.tokens_controller import TokensController
 
-__all__ = ["SERVICEACCOUNTS", "ServiceAccountsController"]
+__all__ = ["SERVICEACCOUNTS", "ServiceAccountsController", "TokensController"]

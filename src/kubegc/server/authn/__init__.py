@@ -7,6 +7,14 @@ the first that recognises the request's credential names the user, who is then a
 credential is ``system:anonymous`` in ``system:unauthenticated`` (``--anonymous-auth``,
 on by default).
 
+Bearer tokens are authenticated for the API audiences (``api_audiences``: the
+ServiceAccount issuer, kube-apiserver's ``--api-audiences`` default), or for a TokenReview's
+(``authenticate_token``); a token authenticator that names no audiences (the static and
+token-file ones) is valid for the API audiences only, as upstream wraps it
+(``WrapAudienceAgnosticToken``). One that recognises a token and refuses it raises
+``AuthenticationError``; a refused token's error is upstream's aggregate (``[invalid bearer
+token, service account token has expired]``), which a TokenReview reports.
+
 A kubegc serving plain HTTP without any credential configured (``tls=False``: the
 in-memory clusters of tests) answers an uncredentialed request as kube-apiserver's old
 insecure port did: as ``system:unsecured`` in ``system:masters``.
@@ -14,6 +22,7 @@ insecure port did: as ``system:unsecured`` in ``system:masters``.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -27,13 +36,26 @@ from kubegc.api.auth import (
     SYSTEM_PRIVILEGED_GROUP,
     UserInfo,
 )
+from kubegc.api.authenticator import (
+    Audiences,
+    AuthenticationError,
+    Response,
+    aggregate_message,
+    audience_agnostic,
+    with_audiences,
+)
 from kubegc.server.http import Request
 
-#: a bearer token → its user, or None when this authenticator does not know it
-TokenAuthenticator = Callable[[str], Awaitable[UserInfo | None]]
+#: a bearer token → its user (a ``Response`` from an authenticator that knows audiences),
+#: or None when this authenticator does not know it; ``AuthenticationError`` when it knows
+#: the token and refuses it
+TokenAuthenticator = Callable[[str], Awaitable[UserInfo | Response | None]]
 #: a request → its user from a credential other than a bearer token (a client
 #: certificate), or None when it carries none this authenticator knows
 RequestAuthenticator = Callable[[Request], Awaitable[UserInfo | None]]
+
+#: ``bearertoken``'s error for a token no authenticator accepted
+INVALID_BEARER_TOKEN = "invalid bearer token"
 
 UNSECURED = UserInfo("system:unsecured", groups=(SYSTEM_PRIVILEGED_GROUP, ALL_AUTHENTICATED))
 
@@ -67,6 +89,15 @@ def with_authenticated_group(user: UserInfo) -> UserInfo:
     return replace(user, groups=(*user.groups, ALL_AUTHENTICATED))
 
 
+@dataclass(frozen=True)
+class TokenResult:
+    """A bearer token's authentication: the response, or the error (upstream's
+    message)."""
+
+    response: Response | None
+    error: str = ""
+
+
 @dataclass
 class Authentication:
     """The authenticators of one server, in kube-apiserver's order: client certificates,
@@ -77,6 +108,8 @@ class Authentication:
     anonymous: bool = True
     #: no credential is configured at all: uncredentialed requests are privileged
     unsecured: bool = False
+    #: the audiences of this API (``--api-audiences``)
+    api_audiences: Audiences = ()
 
     async def authenticate(self, request: Request) -> UserInfo:
         """The request's user; raises the 401 ``Unauthorized`` Status for a credential
@@ -87,13 +120,34 @@ class Authentication:
                 return with_authenticated_group(user)
         token = bearer_token(request)
         if token is not None:
-            for authenticate_token in self.token_authenticators:
-                user = await authenticate_token(token)
-                if user is not None:
-                    return with_authenticated_group(user)
-            raise errors.unauthorized()
+            result = await self.authenticate_token(token)
+            if result.response is None:
+                raise errors.unauthorized()
+            return result.response.user
         if self.unsecured:
             return UNSECURED
         if self.anonymous:
             return ANONYMOUS_USER
         raise errors.unauthorized()
+
+    async def authenticate_token(self, token: str,
+                                 audiences: Audiences | None = None) -> TokenResult:
+        """``bearertoken`` over the union of the token authenticators, for ``audiences``
+        (default: the API's): the first that accepts the token answers (its user in
+        ``system:authenticated``); else the errors of those that refused it."""
+        refusals: list[str] = []
+        wanted = audiences or self.api_audiences
+        # no audiences at all: none is asked for (upstream sets them only when there are)
+        with with_audiences(wanted) if wanted else contextlib.nullcontext():
+            for authenticate_token in self.token_authenticators:
+                try:
+                    answer = await authenticate_token(token)
+                except AuthenticationError as err:
+                    refusals.append(str(err))
+                    continue
+                if isinstance(answer, UserInfo):
+                    answer = audience_agnostic(self.api_audiences, answer)
+                if answer is not None:
+                    return TokenResult(Response(with_authenticated_group(answer.user),
+                                                answer.audiences))
+        return TokenResult(None, aggregate_message([INVALID_BEARER_TOKEN, *refusals]))
