@@ -11,17 +11,29 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
 
 import orjson
+import yaml
 
-from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
+from kubegc.api.auth import (
+    ADMIN,
+    AlwaysAllow,
+    AlwaysDeny,
+    Authorizer,
+    Privileged,
+    Union,
+    UserInfo,
+)
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
+from kubegc.api.errors import StatusError
 from kubegc.api.types import Obj
-from kubegc.client.kubeconfig import write_kubeconfig
+from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -33,10 +45,21 @@ from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
 from kubegc.registry.registry import PublicInfo
 from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.authn import UNSECURED, static_tokens
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
-from kubegc.server.context import DebugHandler
+from kubegc.server.authn.x509 import x509_authenticator
+from kubegc.server.context import DebugHandler, status_response
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
-from kubegc.server.tls import private_directory
+from kubegc.server.impersonation import ImpersonationError, internal_error_text
+from kubegc.server.tls import (
+    CLIENT_CERT_VALIDITY,
+    PKI_DIR,
+    CertificateAuthority,
+    ClientCertificateError,
+    client_certificate,
+    load_ca,
+    private_directory,
+)
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
@@ -48,12 +71,27 @@ except ImportError:  # not POSIX (Windows): kubegc imports and its tools run, it
 log = logging.getLogger(__name__)
 
 
-def ui_handler(app: UIApp) -> DebugHandler:
-    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server."""
+#: (request) → the user it is served as (``APIServer.authenticate``)
+Authenticate = Callable[[Request], Awaitable[UserInfo]]
+
+
+def ui_handler(app: UIApp, authenticate: Authenticate | None = None) -> DebugHandler:
+    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server. With
+    ``authenticate`` (``kubegc serve``), a request for a login URL is authenticated as
+    the API authenticates its own (401, impersonation and its 403 alike), so that the
+    session it opens is the requester's."""
 
     async def handler(request: Request) -> AnyResponse:
+        user = None
+        if authenticate is not None and request.path == f"{PREFIX}/api/login":
+            try:
+                user = await authenticate(request)
+            except StatusError as e:
+                return status_response(e)
+            except ImpersonationError as e:
+                return Response(status=500, text=internal_error_text(request.path_qs, e))
         answer = await app.handle(UIRequest(request.method, request.path, request.query,
-                                            request.headers))
+                                            request.headers, user))
         if answer.stream is None:
             return Response(body=answer.body, status=answer.status,
                             content_type=answer.content_type, headers=answer.headers)
@@ -197,6 +235,48 @@ def _lock_data_dir(directory: Path) -> IO[str]:
     return handle
 
 
+class UserKubeconfigError(RuntimeError):
+    """A user's kubeconfig cannot be made from a data directory (the message says why
+    and what to do)."""
+
+
+def data_dir_user_kubeconfig(data_dir: Path, user: str, groups: tuple[str, ...] = (), *,
+                             validity: timedelta = CLIENT_CERT_VALIDITY,
+                             server: str | None = None) -> dict[str, object]:
+    """``kubegc kubeconfig --user``: a kubeconfig for ``user`` in ``groups`` with a client
+    certificate signed by the CA of the kubegc that serves from ``data_dir`` (as
+    ``kubeadm kubeconfig user`` signs with the cluster's CA), for the server its admin
+    kubeconfig names (or ``server``). Needs no running server."""
+    ca = load_ca(data_dir)
+    if ca is None:
+        raise UserKubeconfigError(
+            f"no kubegc CA in {data_dir / PKI_DIR}: start kubegc once with TLS on that "
+            f"data directory (kubegc serve --data-dir {data_dir}), or pass --data-dir")
+    if server is None:
+        server = _admin_server(data_dir)
+    try:
+        cert = client_certificate(ca, user, groups, validity=validity)
+    except ClientCertificateError as e:
+        raise UserKubeconfigError(str(e)) from None
+    return kubeconfig_document(server=server, ca_data=(data_dir / PKI_DIR / "ca.crt").read_bytes(),
+                               user=user, client_certificate=cert.cert_pem,
+                               client_key=cert.key_pem)
+
+
+def _admin_server(data_dir: Path) -> str:
+    """The server address of the admin kubeconfig ``kubegc serve`` wrote in ``data_dir``."""
+    path = data_dir / "kubeconfig"
+    try:
+        doc = yaml.safe_load(path.read_text())
+        server = str(doc["clusters"][0]["cluster"]["server"])
+    except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as e:
+        reason = "it is missing" if isinstance(e, FileNotFoundError) else "it names no server"
+        raise UserKubeconfigError(
+            f"cannot take the server's address from {path} ({reason}): pass --server "
+            "https://HOST:PORT") from None
+    return server
+
+
 def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
     """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
     ``BuildAuthorizer``)."""
@@ -228,6 +308,9 @@ class Cluster:
         self.ca_pem: bytes | None = None
         self.controller_manager: ControllerManager | None = None
         self.ui: UIApp | None = None  # the owner-graph page, when ``config.ui``
+        self.ca: CertificateAuthority | None = None  # the serving CA (TLS only)
+        #: bearer tokens minted for users of a plain-HTTP cluster (``user_kubeconfig``)
+        self._user_tokens: dict[str, UserInfo] = {}
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
         self._clock_keeper: asyncio.Task[None] | None = None
@@ -319,8 +402,15 @@ class Cluster:
             creds = serving_credentials(directory, [config.host])
             options.ssl_context = creds.ssl_context()
             options.token = creds.token
+            options.request_authenticators.append(x509_authenticator())
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
+            self.ca = load_ca(directory)
         self.server = APIServer(self.registry, clock=self.clock, options=options)
+        if not config.tls:
+            # added after the server's authentication is built: they are no credential
+            # configured, so an uncredentialed request stays unsecured (tests' clusters)
+            self.server.ctx.authentication.token_authenticators.append(
+                static_tokens(self._user_tokens))
         await self.server.start()
         path = config.kubeconfig or (
             config.data_dir / "kubeconfig" if config.data_dir is not None else None)
@@ -329,11 +419,31 @@ class Cluster:
                              token=self.token, insecure=False)
             self.kubeconfig_path = path
         if config.ui and self.client is not None:
-            self.ui = UIApp(self.client, clock=self.clock, source=f"kubegc {self.server.url}",
+            client = self.client
+            self.ui = UIApp(client, clock=self.clock, source=f"kubegc {self.server.url}",
                             plan_factory=config.ui_planner, secure=config.tls,
-                            api_token=self.token, open_api=not config.tls)
+                            client_for=lambda user: client.as_user(user),
+                            owner=ADMIN if config.tls else UNSECURED)
             self.ui.base_url = self.server.url
-            self.server.mount(PREFIX, ui_handler(self.ui))
+            self.server.mount(PREFIX, ui_handler(self.ui, self.server.authenticate))
+
+    def user_kubeconfig(self, user: str, groups: tuple[str, ...] = (), *,
+                        validity: timedelta = CLIENT_CERT_VALIDITY) -> dict[str, object]:
+        """A kubeconfig (document) of this cluster for ``user`` in ``groups``: a client
+        certificate signed by the serving CA when it serves TLS, else a bearer token this
+        server now knows (a plain-HTTP cluster cannot see client certificates). Raises
+        ``ClientCertificateError`` for a name a certificate cannot carry."""
+        if self.server is None:
+            raise RuntimeError("the cluster does not serve HTTP")
+        if self.ca is not None and self.ca_pem is not None:
+            cert = client_certificate(self.ca, user, groups, validity=validity)
+            return kubeconfig_document(server=self.server.url, ca_data=self.ca_pem,
+                                       user=user, client_certificate=cert.cert_pem,
+                                       client_key=cert.key_pem)
+        token = secrets.token_urlsafe(32)
+        self._user_tokens[token] = UserInfo(user, groups=groups)
+        return kubeconfig_document(server=self.server.url, ca_data=None, token=token,
+                                   user=user)
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one

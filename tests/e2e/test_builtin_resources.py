@@ -24,7 +24,7 @@ TESTDATA = Path(__file__).parent / "testdata"
 
 #: What a v1.32 cluster lists and kubegc does not serve: the create-only review APIs
 #: (authentication and authorization).
-NOT_SERVED = {"selfsubjectreviews", "tokenreviews", "localsubjectaccessreviews",
+NOT_SERVED = {"tokenreviews", "localsubjectaccessreviews",
               "selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews"}
 KUBEGC_OWN = [("deletionrecords", "dr", "kubegc.io/v1", "false", "DeletionRecord",
                "create,delete,deletecollection,get,list,patch,update,watch", "")]

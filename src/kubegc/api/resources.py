@@ -175,6 +175,8 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
     # The rest of a v1.32 kube-apiserver's default resources (its api-resources, but the
     # create-only review APIs and bindings), as its REST storages declare them.
     _r("", "v1", "bindings", "Binding", verbs=("create",)),
+    _r("authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview",
+       namespaced=False, verbs=("create",)),
     _r("", "v1", "podtemplates", "PodTemplate"),
     _r("", "v1", "limitranges", "LimitRange", short="limits"),
     _r("", "v1", "resourcequotas", "ResourceQuota", short="quota", subresources=(_STATUS,)),

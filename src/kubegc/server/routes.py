@@ -15,6 +15,7 @@ from kubegc.server.verbs import (
     get,
     patch,
     scale,
+    selfsubjectreview,
     update,
     watch,
 )
@@ -32,6 +33,10 @@ async def handle_resource(ctx: ServerContext, request: Request,
         if info.name or not info.namespace:
             raise _not_allowed(t.gr, request.method)
         return await binding.create(ctx, request, info.namespace)
+    if (t.info.group, t.info.resource) == ("authentication.k8s.io", "selfsubjectreviews"):
+        if info.name or info.namespace or info.subresource:  # create-only, not stored
+            raise errors.route_not_found()
+        return await selfsubjectreview.create(ctx, request)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
