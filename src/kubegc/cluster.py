@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -45,7 +44,7 @@ from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
 from kubegc.registry.registry import PublicInfo
 from kubegc.server import APIServer, ServingOptions, serving_credentials
-from kubegc.server.authn import UNSECURED, static_tokens
+from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.authn.x509 import x509_authenticator
 from kubegc.server.context import DebugHandler, status_response
@@ -309,8 +308,6 @@ class Cluster:
         self.controller_manager: ControllerManager | None = None
         self.ui: UIApp | None = None  # the owner-graph page, when ``config.ui``
         self.ca: CertificateAuthority | None = None  # the serving CA (TLS only)
-        #: bearer tokens minted for users of a plain-HTTP cluster (``user_kubeconfig``)
-        self._user_tokens: dict[str, UserInfo] = {}
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
         self._clock_keeper: asyncio.Task[None] | None = None
@@ -406,11 +403,6 @@ class Cluster:
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
             self.ca = load_ca(directory)
         self.server = APIServer(self.registry, clock=self.clock, options=options)
-        if not config.tls:
-            # added after the server's authentication is built: they are no credential
-            # configured, so an uncredentialed request stays unsecured (tests' clusters)
-            self.server.ctx.authentication.token_authenticators.append(
-                static_tokens(self._user_tokens))
         await self.server.start()
         path = config.kubeconfig or (
             config.data_dir / "kubeconfig" if config.data_dir is not None else None)
@@ -429,21 +421,21 @@ class Cluster:
 
     def user_kubeconfig(self, user: str, groups: tuple[str, ...] = (), *,
                         validity: timedelta = CLIENT_CERT_VALIDITY) -> dict[str, object]:
-        """A kubeconfig (document) of this cluster for ``user`` in ``groups``: a client
-        certificate signed by the serving CA when it serves TLS, else a bearer token this
-        server now knows (a plain-HTTP cluster cannot see client certificates). Raises
-        ``ClientCertificateError`` for a name a certificate cannot carry."""
+        """A kubeconfig (document) of this cluster for ``user`` in ``groups``, with a client
+        certificate signed by the serving CA. Raises ``ClientCertificateError`` for a name
+        a certificate cannot carry, and ``UserKubeconfigError`` for a cluster that serves
+        plain HTTP: no client certificate reaches it, and client-go (kubectl, Go
+        operators) sends no other credential over plain HTTP."""
         if self.server is None:
             raise RuntimeError("the cluster does not serve HTTP")
-        if self.ca is not None and self.ca_pem is not None:
-            cert = client_certificate(self.ca, user, groups, validity=validity)
-            return kubeconfig_document(server=self.server.url, ca_data=self.ca_pem,
-                                       user=user, client_certificate=cert.cert_pem,
-                                       client_key=cert.key_pem)
-        token = secrets.token_urlsafe(32)
-        self._user_tokens[token] = UserInfo(user, groups=groups)
-        return kubeconfig_document(server=self.server.url, ca_data=None, token=token,
-                                   user=user)
+        if self.ca is None or self.ca_pem is None:
+            raise UserKubeconfigError(
+                "a user's kubeconfig needs a cluster serving TLS: kubectl and client-go send "
+                "no credential over plain HTTP (kubegc.testing: Cluster(tls=True) or the "
+                "kubegc_tls_cluster fixture)")
+        cert = client_certificate(self.ca, user, groups, validity=validity)
+        return kubeconfig_document(server=self.server.url, ca_data=self.ca_pem, user=user,
+                                   client_certificate=cert.cert_pem, client_key=cert.key_pem)
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one

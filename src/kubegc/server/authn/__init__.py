@@ -15,7 +15,7 @@ insecure port did: as ``system:unsecured`` in ``system:masters``.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from kubegc.api import errors
@@ -43,16 +43,6 @@ def static_token(token: str, user: UserInfo = ADMIN) -> TokenAuthenticator:
 
     async def authenticate(given: str) -> UserInfo | None:
         return user if hmac.compare_digest(given.encode(), token.encode()) else None
-
-    return authenticate
-
-
-def static_tokens(tokens: Mapping[str, UserInfo]) -> TokenAuthenticator:
-    """Tokens → users, read at each request (the caller may add tokens later: the users a
-    plain-HTTP test cluster mints kubeconfigs for)."""
-
-    async def authenticate(given: str) -> UserInfo | None:
-        return tokens.get(given)
 
     return authenticate
 
