@@ -61,6 +61,7 @@ GROUP_PACKAGES = {
     "authentication.k8s.io": "io.k8s.api.authentication",
     "admissionregistration.k8s.io": "io.k8s.api.admissionregistration",
     "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
+    "authorization.k8s.io": "io.k8s.api.authorization",
     "certificates.k8s.io": "io.k8s.api.certificates",
     "discovery.k8s.io": "io.k8s.api.discovery",
     "flowcontrol.apiserver.k8s.io": "io.k8s.api.flowcontrol",

@@ -31,6 +31,7 @@ from kubegc.api.auth import (
 )
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.errors import StatusError
+from kubegc.api.rbac import AllowAllRules, NoRules, RuleResolver, RuleResolvers
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
 from kubegc.client.local import LocalClient
@@ -42,7 +43,7 @@ from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
-from kubegc.registry.registry import PublicInfo
+from kubegc.registry.rbac import RBACAuthorizer
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
@@ -276,7 +277,7 @@ def _admin_server(data_dir: Path) -> str:
     return server
 
 
-def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
+def build_authorizer(modes: tuple[str, ...], rbac: RBACAuthorizer) -> Authorizer:
     """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
     ``BuildAuthorizer``)."""
     authorizers: list[Authorizer] = [Privileged()]
@@ -286,10 +287,20 @@ def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
         elif mode == "AlwaysDeny":
             authorizers.append(AlwaysDeny())
         elif mode == "RBAC":
-            authorizers.append(PublicInfo())
+            authorizers.append(rbac)
         else:
             raise ValueError(f"authorization-mode {mode!r} is not a valid mode")
     return Union(authorizers)
+
+
+def build_rule_resolver(modes: tuple[str, ...], rbac: RBACAuthorizer) -> RuleResolver:
+    """The modes' rule resolvers (``union.NewRuleResolvers``), for
+    SelfSubjectRulesReview; ``system:masters`` is no rule resolver upstream either."""
+    resolvers: list[RuleResolver] = []
+    for mode in modes:
+        resolvers.append(AllowAllRules() if mode == "AlwaysAllow" else NoRules()
+                         if mode == "AlwaysDeny" else rbac)
+    return RuleResolvers(resolvers)
 
 
 class Cluster:
@@ -373,10 +384,14 @@ class Cluster:
         self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
                          else Registry(self.kv, clock=self.clock,
                                        watch_cache_capacity=config.watch_cache_capacity))
-        self.registry.authorizer = build_authorizer(config.authorization_mode)
+        rbac = self.registry.rbac_authorizer
+        self.registry.authorizer = build_authorizer(config.authorization_mode, rbac)
+        self.registry.rule_resolver = build_rule_resolver(config.authorization_mode, rbac)
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)
+            # after the snapshot's own policy, as a kube-apiserver started on its etcd
+            await self.registry.ensure_rbac_policy()
         self.client = LocalClient(self.registry)
         if config.serve_http:
             await self._start_server()

@@ -27,6 +27,7 @@ from kubegc.registry.admission import (
 )
 from kubegc.registry.conversion import from_storage, to_storage
 from kubegc.registry.decoding import check_decodes, check_type_meta
+from kubegc.registry.rbac.escalation import RBACPolicy
 from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
     Created,
@@ -63,6 +64,9 @@ class Store:
         #: namespace write goes through ``create`` or ``guaranteed_update``, which keep it
         #: exact; a namespace written otherwise (``Registry.restore``) is just not in it.
         self.active_namespaces: set[str] = set()
+        #: what the RBAC resources' write checks consult (``Strategy.check_write``); the
+        #: registry sets it, a store without one checks nothing
+        self.rbac_policy: RBACPolicy | None = None
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -115,6 +119,7 @@ class Store:
             # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
             self._manage_fields(None, obj, field_manager, "", fragments=True)
         admit_default_toleration_seconds(t, obj)  # mutating admission: after the manager
+        self._check_write(t, strategy, "", obj, None)
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
         generated = not meta.get("name") and bool(meta.get("generateName"))
         for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
@@ -320,6 +325,7 @@ class Store:
         strategy.defaulter(new)
         if subresource == "":
             admit_default_toleration_seconds(t, new)
+            self._check_write(t, strategy, old_meta["name"], new, old)
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):
             new_meta["generation"] = int(old_meta["generation"]) + 1
@@ -349,6 +355,11 @@ class Store:
         elif sent is None and "managedFields" in old_meta:
             new_meta["managedFields"] = old_meta["managedFields"]
         return new
+
+    def _check_write(self, t: Target, strategy: Strategy, name: str, new: Obj,
+                     old: Obj | None) -> None:
+        if strategy.check_write is not None and self.rbac_policy is not None:
+            strategy.check_write(self.rbac_policy, t.namespace, name, new, old)
 
     @staticmethod
     def _status_update(strategy: Strategy, old: Obj, new: Obj) -> Obj:

@@ -313,8 +313,34 @@ MESSAGES.update({
     "UserInfo": {1: ("username", "string"), 2: ("uid", "string"), 3: ("groups", "[]string")},
 })
 
+# --- authorization/v1 (kubectl auth can-i sends its reviews as protobuf) -------------------
+_REVIEW = {1: ("metadata", "ObjectMeta"), 2: ("spec", "SubjectAccessReviewSpec")}
+MESSAGES.update({
+    "SelfSubjectAccessReview": {1: ("metadata", "ObjectMeta"),
+                                2: ("spec", "SelfSubjectAccessReviewSpec")},
+    "SelfSubjectAccessReviewSpec": {1: ("resourceAttributes", "ResourceAttributes"),
+                                    2: ("nonResourceAttributes", "NonResourceAttributes")},
+    "ResourceAttributes": {1: ("namespace", "string"), 2: ("verb", "string"),
+                           3: ("group", "string"), 4: ("version", "string"),
+                           5: ("resource", "string"), 6: ("subresource", "string"),
+                           7: ("name", "string")},
+    "NonResourceAttributes": {1: ("path", "string"), 2: ("verb", "string")},
+    "SubjectAccessReview": _REVIEW,
+    "LocalSubjectAccessReview": _REVIEW,
+    "SubjectAccessReviewSpec": {1: ("resourceAttributes", "ResourceAttributes"),
+                                2: ("nonResourceAttributes", "NonResourceAttributes"),
+                                3: ("user", "string"), 4: ("groups", "[]string"),
+                                6: ("uid", "string")},
+    "SelfSubjectRulesReview": {1: ("metadata", "ObjectMeta"),
+                               2: ("spec", "SelfSubjectRulesReviewSpec")},
+    "SelfSubjectRulesReviewSpec": {1: ("namespace", "string")},
+})
+
 TOP_LEVEL: dict[tuple[str, str], str] = {
     ("authentication.k8s.io/v1", "SelfSubjectReview"): "SelfSubjectReview",
+    **{("authorization.k8s.io/v1", kind): kind
+       for kind in ("SelfSubjectAccessReview", "SubjectAccessReview",
+                    "LocalSubjectAccessReview", "SelfSubjectRulesReview")},
     **{("rbac.authorization.k8s.io/v1", kind): kind
        for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")},
     ("networking.k8s.io/v1", "Ingress"): "Ingress",

@@ -14,6 +14,7 @@ from kubegc.server.verbs import (
     delete,
     get,
     patch,
+    review,
     scale,
     selfsubjectreview,
     update,
@@ -37,6 +38,10 @@ async def handle_resource(ctx: ServerContext, request: Request,
         if info.name or info.namespace or info.subresource:  # create-only, not stored
             raise errors.route_not_found()
         return await selfsubjectreview.create(ctx, request)
+    if t.info.group == "authorization.k8s.io":  # reviews: create-only, not stored
+        if info.subresource or (t.info.namespaced and not info.namespace):
+            raise errors.route_not_found()
+        return await review.create(ctx, request, t, info.name)
     method = request.method
     if info.subresource:
         return await _subresource(ctx, request, info, t)
