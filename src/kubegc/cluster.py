@@ -11,20 +11,31 @@ import asyncio
 import contextlib
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
 
 import orjson
+import yaml
 
-from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
+from kubegc.api.auth import (
+    ADMIN,
+    AlwaysAllow,
+    AlwaysDeny,
+    Authorizer,
+    Privileged,
+    Union,
+    UserInfo,
+)
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
+from kubegc.api.errors import StatusError
 from kubegc.api.gc_admission import ACCESS_CONFIG_PATH
 from kubegc.api.rbac import AllowAllRules, NoRules, RuleResolver, RuleResolvers
 from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
 from kubegc.api.types import Obj
-from kubegc.client.kubeconfig import write_kubeconfig
+from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -39,11 +50,23 @@ from kubegc.registry.admission_plugins import enabled_plugins
 from kubegc.registry.rbac import RBACAuthorizer
 from kubegc.registry.serviceaccount_token import TokenIssuer
 from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
-from kubegc.server.context import DebugHandler
+from kubegc.server.authn.x509 import x509_authenticator
+from kubegc.server.context import DebugHandler, status_response
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
-from kubegc.server.tls import private_directory, service_account_key
+from kubegc.server.impersonation import ImpersonationError, internal_error_text
+from kubegc.server.tls import (
+    CLIENT_CERT_VALIDITY,
+    PKI_DIR,
+    CertificateAuthority,
+    ClientCertificateError,
+    client_certificate,
+    load_ca,
+    private_directory,
+    service_account_key,
+)
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
@@ -55,12 +78,27 @@ except ImportError:  # not POSIX (Windows): kubegc imports and its tools run, it
 log = logging.getLogger(__name__)
 
 
-def ui_handler(app: UIApp) -> DebugHandler:
-    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server."""
+#: (request) → the user it is served as (``APIServer.authenticate``)
+Authenticate = Callable[[Request], Awaitable[UserInfo]]
+
+
+def ui_handler(app: UIApp, authenticate: Authenticate | None = None) -> DebugHandler:
+    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server. With
+    ``authenticate`` (``kubegc serve``), a request for a login URL is authenticated as
+    the API authenticates its own (401, impersonation and its 403 alike), so that the
+    session it opens is the requester's."""
 
     async def handler(request: Request) -> AnyResponse:
+        user = None
+        if authenticate is not None and request.path == f"{PREFIX}/api/login":
+            try:
+                user = await authenticate(request)
+            except StatusError as e:
+                return status_response(e)
+            except ImpersonationError as e:
+                return Response(status=500, text=internal_error_text(request.path_qs, e))
         answer = await app.handle(UIRequest(request.method, request.path, request.query,
-                                            request.headers))
+                                            request.headers, user))
         if answer.stream is None:
             return Response(body=answer.body, status=answer.status,
                             content_type=answer.content_type, headers=answer.headers)
@@ -204,6 +242,48 @@ def _lock_data_dir(directory: Path) -> IO[str]:
     return handle
 
 
+class UserKubeconfigError(RuntimeError):
+    """A user's kubeconfig cannot be made from a data directory (the message says why
+    and what to do)."""
+
+
+def data_dir_user_kubeconfig(data_dir: Path, user: str, groups: tuple[str, ...] = (), *,
+                             validity: timedelta = CLIENT_CERT_VALIDITY,
+                             server: str | None = None) -> dict[str, object]:
+    """``kubegc kubeconfig --user``: a kubeconfig for ``user`` in ``groups`` with a client
+    certificate signed by the CA of the kubegc that serves from ``data_dir`` (as
+    ``kubeadm kubeconfig user`` signs with the cluster's CA), for the server its admin
+    kubeconfig names (or ``server``). Needs no running server."""
+    ca = load_ca(data_dir)
+    if ca is None:
+        raise UserKubeconfigError(
+            f"no kubegc CA in {data_dir / PKI_DIR}: start kubegc once with TLS on that "
+            f"data directory (kubegc serve --data-dir {data_dir}), or pass --data-dir")
+    if server is None:
+        server = _admin_server(data_dir)
+    try:
+        cert = client_certificate(ca, user, groups, validity=validity)
+    except ClientCertificateError as e:
+        raise UserKubeconfigError(str(e)) from None
+    return kubeconfig_document(server=server, ca_data=(data_dir / PKI_DIR / "ca.crt").read_bytes(),
+                               user=user, client_certificate=cert.cert_pem,
+                               client_key=cert.key_pem)
+
+
+def _admin_server(data_dir: Path) -> str:
+    """The server address of the admin kubeconfig ``kubegc serve`` wrote in ``data_dir``."""
+    path = data_dir / "kubeconfig"
+    try:
+        doc = yaml.safe_load(path.read_text())
+        server = str(doc["clusters"][0]["cluster"]["server"])
+    except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as e:
+        reason = "it is missing" if isinstance(e, FileNotFoundError) else "it names no server"
+        raise UserKubeconfigError(
+            f"cannot take the server's address from {path} ({reason}): pass --server "
+            "https://HOST:PORT") from None
+    return server
+
+
 def build_authorizer(modes: tuple[str, ...], rbac: RBACAuthorizer) -> Authorizer:
     """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
     ``BuildAuthorizer``)."""
@@ -245,6 +325,7 @@ class Cluster:
         self.ca_pem: bytes | None = None
         self.controller_manager: ControllerManager | None = None
         self.ui: UIApp | None = None  # the owner-graph page, when ``config.ui``
+        self.ca: CertificateAuthority | None = None  # the serving CA (TLS only)
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
         self._clock_keeper: asyncio.Task[None] | None = None
@@ -365,7 +446,9 @@ class Cluster:
             creds = serving_credentials(directory, [config.host])
             options.ssl_context = creds.ssl_context()
             options.token = creds.token
+            options.request_authenticators.append(x509_authenticator())
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
+            self.ca = load_ca(directory)
         self.server = APIServer(self.registry, clock=self.clock, options=options)
         self.server.add_debug_handler(ACCESS_CONFIG_PATH, self._access_handler)
         await self.server.start()
@@ -376,11 +459,31 @@ class Cluster:
                              token=self.token, insecure=False)
             self.kubeconfig_path = path
         if config.ui and self.client is not None:
-            self.ui = UIApp(self.client, clock=self.clock, source=f"kubegc {self.server.url}",
+            client = self.client
+            self.ui = UIApp(client, clock=self.clock, source=f"kubegc {self.server.url}",
                             plan_factory=config.ui_planner, secure=config.tls,
-                            api_token=self.token, open_api=not config.tls)
+                            client_for=lambda user: client.as_user(user),
+                            owner=ADMIN if config.tls else UNSECURED)
             self.ui.base_url = self.server.url
-            self.server.mount(PREFIX, ui_handler(self.ui))
+            self.server.mount(PREFIX, ui_handler(self.ui, self.server.authenticate))
+
+    def user_kubeconfig(self, user: str, groups: tuple[str, ...] = (), *,
+                        validity: timedelta = CLIENT_CERT_VALIDITY) -> dict[str, object]:
+        """A kubeconfig (document) of this cluster for ``user`` in ``groups``, with a client
+        certificate signed by the serving CA. Raises ``ClientCertificateError`` for a name
+        a certificate cannot carry, and ``UserKubeconfigError`` for a cluster that serves
+        plain HTTP: no client certificate reaches it, and client-go (kubectl, Go
+        operators) sends no other credential over plain HTTP."""
+        if self.server is None:
+            raise RuntimeError("the cluster does not serve HTTP")
+        if self.ca is None or self.ca_pem is None:
+            raise UserKubeconfigError(
+                "a user's kubeconfig needs a cluster serving TLS: kubectl and client-go send "
+                "no credential over plain HTTP (kubegc.testing: Cluster(tls=True) or the "
+                "kubegc_tls_cluster fixture)")
+        cert = client_certificate(self.ca, user, groups, validity=validity)
+        return kubeconfig_document(server=self.server.url, ca_data=self.ca_pem, user=user,
+                                   client_certificate=cert.cert_pem, client_key=cert.key_pem)
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one

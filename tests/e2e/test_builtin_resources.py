@@ -22,8 +22,9 @@ BINARIES = [(v, os.path.join(_FOLDER, f"kubectl.{v}")) for v in ("1.27", "1.32",
 pytestmark = pytest.mark.skipif(len(BINARIES) < 3, reason="versioned kubectl not found")
 TESTDATA = Path(__file__).parent / "testdata"
 
-#: What a v1.32 cluster lists and kubegc does not serve: the authentication reviews.
-NOT_SERVED = {"selfsubjectreviews", "tokenreviews"}
+#: What a v1.32 cluster lists and kubegc does not serve: the authentication reviews but
+#: SelfSubjectReview.
+NOT_SERVED = {"tokenreviews"}
 KUBEGC_OWN = [("deletionrecords", "dr", "kubegc.io/v1", "false", "DeletionRecord",
                "create,delete,deletecollection,get,list,patch,update,watch", "")]
 

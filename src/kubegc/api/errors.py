@@ -315,8 +315,14 @@ def is_unsupported_media_type(err: BaseException) -> bool:
     return _has(err, "UnsupportedMediaType")
 
 
+def sanitize_html(text: str) -> str:
+    """``responsewriters``' sanitizer: nothing in an error message reads as HTML."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def forbidden_request(attrs: Attributes, reason: str) -> StatusError:
-    """``responsewriters.Forbidden``: the 403 of a request the authorizer did not allow."""
-    message = forbidden_message(attrs)
+    """``responsewriters.Forbidden``: the 403 of a request the authorizer did not allow
+    (``ForbiddenStatusError``: the message is sanitized, the reason is not)."""
+    message = sanitize_html(forbidden_message(attrs))
     return forbidden(GroupResource(attrs.api_group, attrs.resource), attrs.name,
                      f"{message}: {reason}" if reason else message)

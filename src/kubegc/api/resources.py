@@ -175,8 +175,10 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
     _r("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
        namespaced=False, short="crd crds", categories="api-extensions", subresources=(_STATUS,)),
     # The rest of a v1.32 kube-apiserver's default resources (its api-resources, but the
-    # authentication.k8s.io reviews), as its REST storages declare them.
+    # authentication.k8s.io TokenReview), as its REST storages declare them.
     _r("", "v1", "bindings", "Binding", verbs=("create",)),
+    _r("authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview",
+       namespaced=False, verbs=("create",)),
     # the authorization reviews: create-only, answered and not stored
     # (registry/authorization.py)
     _r("authorization.k8s.io", "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview",

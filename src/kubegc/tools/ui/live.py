@@ -10,6 +10,11 @@ are not objects of the graph, so they reach no listener.
 ``inventory(namespace)`` gives the tools an ``Inventory`` of what the informers hold,
 read by ``read_inventory`` itself through a ``Client`` over the caches (``_CacheReader``),
 so its rules (namespace scope, the cluster's clock, read errors) are the command line's.
+
+A resource the client may not list is not watched: each resource is first listed once
+(one object), and one that answers 403 is left out (``forbidden``) until a later
+discovery finds it allowed — so a user's page shows what that user may list, and does
+not wait on informers that could never sync.
 A dump never changes: its inventory is read from the dump as ``kubegc doctor --from``
 reads it.
 
@@ -75,6 +80,7 @@ class LiveObjects:
         self.source = source
         self.follow_cluster_clock = follow_cluster_clock
         self.resources: list[APIResource] = []  # as discovery listed them
+        self.forbidden: list[GroupVersionResource] = []  # not watched: 403 on list
         self.generation = 0  # counts batches of changes
         self._informers: dict[tuple[str, str], SharedInformer] = {}
         self._objects: dict[str, Obj] = {}
@@ -122,9 +128,24 @@ class LiveObjects:
             await informer.stop()
             for obj in informer.indexer.list():
                 self._changed(obj, deleted=True, drawn=key not in NOT_DRAWN)
-        for key, res in wanted.items():
-            if key not in self._informers:
-                self._informers[key] = self._informer(res)
+        new = [res for key, res in wanted.items() if key not in self._informers]
+        allowed = await asyncio.gather(*(self._may_list(res) for res in new))
+        self.forbidden = [res.gvr for res, ok in zip(new, allowed, strict=True) if not ok]
+        for res, ok in zip(new, allowed, strict=True):
+            if ok:
+                self._informers[_key(res)] = self._informer(res)
+
+    async def _may_list(self, res: APIResource) -> bool:
+        """Whether the client may list ``res`` (a dump may list everything it holds)."""
+        if self.dump is not None:
+            return True
+        try:
+            await self.client.list(res.gvr, options=ListOptions(limit=1))
+        except errors.StatusError as e:
+            return e.code != 403
+        except Exception:  # unreachable now: the informer retries it
+            return True
+        return True
 
     def _informer(self, res: APIResource) -> SharedInformer:
         informer = SharedInformer(self.client, res.gvr, clock=RealClock())

@@ -1,0 +1,290 @@
+"""Who a request is, as kubectl and the official client see it: users of a
+``--token-auth-file`` and of client certificates (``kubegc kubeconfig --user``),
+``kubectl auth whoami`` (SelfSubjectReview), impersonation (``--as``, ``--as-group``,
+``--as-uid``) allowed and refused with upstream's 403, upstream's 401 for a bad token and,
+with ``--anonymous-auth=false``, for none.
+
+Until RBAC grants more, only ``system:masters`` may do anything but read the health and
+version endpoints, so the users who must succeed here are in ``system:masters`` and those
+who must be refused are not; both outcomes are RBAC's too."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import ssl
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from .conftest import Server, start_server, stop_server
+
+pytestmark = pytest.mark.kubectl
+
+#: token → (user, uid, groups), as the --token-auth-file below lists them
+ROOT_TOKEN = "root-token-0123456789"
+JANE_TOKEN = "jane-token-0123456789"
+TOKEN_FILE = (f'{ROOT_TOKEN},root,uid-root,"system:masters,ops"\n'
+              f"{JANE_TOKEN},jane,uid-jane,dev\n")
+LOGGED_OUT = "error: You must be logged in to the server (Unauthorized)"
+
+
+@pytest.fixture(scope="module")
+def users(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server with the users of ``TOKEN_FILE`` (anonymous requests allowed)."""
+    root = tmp_path_factory.mktemp("users")
+    token_file = root / "tokens.csv"
+    token_file.write_text(TOKEN_FILE)
+    server = start_server(root / "kubegc", "--token-auth-file", str(token_file))
+    yield server
+    stop_server(server)
+
+
+def whoami(server: Server, *args: str) -> dict[str, Any]:
+    """``kubectl auth whoami -o json``'s userInfo."""
+    out = server.kubectl("auth", "whoami", "-o", "json", *args).stdout
+    review = json.loads(out)
+    assert review["kind"] == "SelfSubjectReview" and review["apiVersion"] == (
+        "authentication.k8s.io/v1")
+    info: dict[str, Any] = review["status"]["userInfo"]
+    return info
+
+
+def kubeconfig_for(server: Server, tmp_path: Path, user: str, *groups: str,
+                   expiration: str | None = None) -> Path:
+    """``kubegc kubeconfig --user USER --group G... -o FILE`` on the server's data dir."""
+    path = tmp_path / f"{user.replace(':', '_')}.kubeconfig"
+    args = [sys.executable, "-m", "kubegc.cli", "kubeconfig", "--user", user,
+            "--data-dir", str(server.data_dir), "-o", str(path)]
+    for group in groups:
+        args += ["--group", group]
+    if expiration:
+        args += ["--expiration", expiration]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    return path
+
+
+def kubectl_as(server: Server, kubeconfig: Path, *args: str,
+               check: bool = False) -> subprocess.CompletedProcess[str]:
+    """kubectl with another kubeconfig than the admin's."""
+    cmd = ["kubectl", "--kubeconfig", str(kubeconfig), "--cache-dir", str(server.cache_dir),
+           *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+# -- who am I -------------------------------------------------------------------------
+
+
+def test_whoami_of_the_admin(users: Server) -> None:
+    assert whoami(users) == {"username": "kubernetes-admin",
+                             "groups": ["system:masters", "system:authenticated"]}
+    table = users.kubectl("auth", "whoami").stdout.splitlines()
+    assert table[0].split() == ["ATTRIBUTE", "VALUE"]
+    assert table[1].split() == ["Username", "kubernetes-admin"]
+
+
+def test_whoami_of_a_token_file_user(users: Server) -> None:
+    assert whoami(users, "--token", ROOT_TOKEN) == {
+        "username": "root", "uid": "uid-root",
+        "groups": ["system:masters", "ops", "system:authenticated"]}
+
+
+def test_whoami_of_a_client_certificate(users: Server, tmp_path: Path) -> None:
+    config = kubeconfig_for(users, tmp_path, "carol", "system:masters", "team a")
+    doc = yaml.safe_load(config.read_text())
+    assert doc["current-context"] == "carol@kubegc" and doc["users"][0]["name"] == "carol"
+    assert doc["clusters"][0]["cluster"]["server"] == users.url
+    assert oct(config.stat().st_mode & 0o777) == "0o600"
+    der = ssl.PEM_cert_to_DER_cert(base64.b64decode(
+        doc["users"][0]["user"]["client-certificate-data"]).decode())
+    done = kubectl_as(users, config, "auth", "whoami", "-o", "json", check=True)
+    assert json.loads(done.stdout)["status"]["userInfo"] == {
+        "username": "carol", "groups": ["system:masters", "team a", "system:authenticated"],
+        "extra": {"authentication.kubernetes.io/credential-id": [
+            f"X509SHA256={hashlib.sha256(der).hexdigest()}"]}}
+    done = kubectl_as(users, config, "create", "configmap", "by-carol", "-n", "default")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_client_certificate_user_without_rights_is_refused_as_that_user(
+        users: Server, tmp_path: Path) -> None:
+    config = kubeconfig_for(users, tmp_path, "dave", "dev")
+    done = kubectl_as(users, config, "get", "--raw", "/api/v1/namespaces/default/secrets")
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        'Error from server (Forbidden): secrets is forbidden: User "dave" cannot list '
+        'resource "secrets" in API group "" in the namespace "default"')
+
+
+def test_the_official_client_creates_a_self_subject_review(users: Server, kube: Any) -> None:
+    from kubernetes import client
+
+    review = client.AuthenticationV1Api(kube).create_self_subject_review(
+        client.V1SelfSubjectReview())
+    assert review.status.user_info.username == "kubernetes-admin"
+    assert review.metadata.creation_timestamp is not None
+    kube.set_default_header("Impersonate-User", "system:serviceaccount:kube-system:gc")
+    review = client.AuthenticationV1Api(kube).create_self_subject_review(
+        client.V1SelfSubjectReview())
+    assert (review.status.user_info.username, review.status.user_info.groups) == (
+        "system:serviceaccount:kube-system:gc",
+        ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"])
+
+
+def test_self_subject_reviews_are_create_only_and_discovered(users: Server) -> None:
+    out = users.kubectl("api-resources", "--api-group", "authentication.k8s.io", "-o",
+                        "wide").stdout.splitlines()
+    assert [line.split() for line in out[1:]] == [
+        ["selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview",
+         "create"]]
+    done = users.kubectl("get", "selfsubjectreviews", check=False)
+    assert done.returncode == 1 and "(MethodNotAllowed)" in done.stderr
+    status, body = users.http("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                              {"kind": "Pod", "apiVersion": "authentication.k8s.io/v1"},
+                              headers={"Content-Type": "application/json"})
+    assert (status, json.loads(body)["message"]) == (
+        400, "the kind in the data (Pod) does not match the expected kind (SelfSubjectReview)")
+
+
+# -- impersonation --------------------------------------------------------------------
+
+
+def test_the_admin_impersonates_a_user_with_groups_and_a_uid(users: Server) -> None:
+    assert whoami(users, "--as", "jane", "--as-group", "dev", "--as-group", "a,b",
+                  "--as-uid", "7") == {"username": "jane", "uid": "7",
+                                       "groups": ["dev", "a,b", "system:authenticated"]}
+    assert whoami(users, "--as", "jane") == {"username": "jane",
+                                             "groups": ["system:authenticated"]}
+    assert whoami(users, "--as", "system:serviceaccount:default:op")["groups"] == [
+        "system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]
+
+
+def test_the_impersonated_user_is_authorized_and_admitted_as_itself(users: Server,
+                                                                    ns: str) -> None:
+    done = users.kubectl("get", "--raw", f"/api/v1/namespaces/{ns}/pods", "--as", "jane",
+                         check=False)
+    assert done.stderr.strip() == (
+        f'Error from server (Forbidden): pods is forbidden: User "jane" cannot list resource '
+        f'"pods" in API group "" in the namespace "{ns}"')
+    done = users.kubectl("create", "configmap", "as-root", "-n", ns, "--as", "root",
+                         "--as-group", "system:masters")
+    assert done.returncode == 0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    pytest.param(["--as", "bob"],
+                 'users "bob" is forbidden: User "jane" cannot impersonate resource "users" in '
+                 'API group "" at the cluster scope', id="user"),
+    pytest.param(["--as", "system:serviceaccount:kube-system:default"],
+                 'serviceaccounts "default" is forbidden: User "jane" cannot impersonate '
+                 'resource "serviceaccounts" in API group "" in the namespace "kube-system"',
+                 id="service-account"),
+])
+def test_a_plain_user_may_not_impersonate(users: Server, args: list[str], message: str) -> None:
+    done = users.kubectl("get", "--raw", "/api/v1/namespaces/default/pods", "--token",
+                         JANE_TOKEN, *args, check=False)
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"Error from server (Forbidden): {message}"
+
+
+def _raw(server: Server, path: str, headers: dict[str, str], *,
+         method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(server.url + path, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, context=server._ssl(), timeout=30) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def test_groups_without_a_user_is_upstreams_internal_error(users: Server) -> None:
+    done = users.kubectl("get", "--raw", "/api", "--as-group", "dev", check=False)
+    assert done.returncode == 1 and "without impersonating a user" in done.stderr  # kubectl's
+    status, headers, body = _raw(users, "/api/v1/namespaces?limit=1", {
+        "Authorization": f"Bearer {users.token}", "Impersonate-Group": "dev"})
+    assert (status, headers["Content-Type"]) == (500, "text/plain; charset=utf-8")
+    assert body == (b'Internal Server Error: "/api/v1/namespaces?limit=1": requested '
+                    b"[{Group  dev    }] without impersonating a user\n")
+
+
+# -- 401 ------------------------------------------------------------------------------
+
+
+def test_a_bad_bearer_token_is_401(users: Server, kube: Any) -> None:
+    for args in (["get", "--raw", "/api"], ["auth", "whoami"]):
+        done = users.kubectl(*args, "--token", "not-a-token", check=False)
+        assert (done.returncode, done.stderr.strip()) == (1, LOGGED_OUT)
+    status, _, body = _raw(users, "/version", {"Authorization": "Bearer not-a-token"})
+    assert status == 401 and json.loads(body) == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+
+    kube.configuration.api_key = {"authorization": "Bearer not-a-token"}
+    with pytest.raises(ApiException) as refused:
+        client.CoreV1Api(kube).list_namespace()
+    assert refused.value.status == 401 and json.loads(refused.value.body)["reason"] == (
+        "Unauthorized")
+
+
+def test_no_credential_is_anonymous(users: Server, tmp_path: Path) -> None:
+    config = _no_credential(users, tmp_path)
+    assert json.loads(kubectl_as(users, config, "get", "--raw", "/version",
+                                 check=True).stdout)["major"] == "1"
+    done = kubectl_as(users, config, "get", "--raw", "/api")
+    assert done.stderr.strip() == ('Error from server (Forbidden): forbidden: User '
+                                   '"system:anonymous" cannot get path "/api"')
+
+
+def _no_credential(server: Server, tmp_path: Path) -> Path:
+    """The admin kubeconfig without its token."""
+    doc = yaml.safe_load(server.kubeconfig.read_text())
+    doc["users"][0]["user"] = {}
+    path = tmp_path / "anonymous.kubeconfig"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_without_anonymous_auth_no_credential_is_401(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "kubegc", "--anonymous-auth=false")
+    try:
+        config = _no_credential(server, tmp_path)
+        for path in ("/version", "/healthz", "/api"):
+            done = kubectl_as(server, config, "get", "--raw", path)
+            assert (done.returncode, done.stderr.strip()) == (1, LOGGED_OUT), path
+        assert whoami(server)["username"] == "kubernetes-admin"  # credentials still work
+    finally:
+        stop_server(server)
+
+
+# -- client certificates the CA did not sign ------------------------------------------
+
+
+def test_a_certificate_of_another_ca_cannot_connect(users: Server, tmp_path: Path) -> None:
+    """kube-apiserver answers 401 for a client certificate it cannot verify; Python's ssl
+    verifies during the handshake and closes the connection, so kubectl cannot connect
+    (and retries what it sees as a dropped connection, for GETs of discovery)."""
+    other = start_server(tmp_path / "other", "--storage", "memory", "--no-ui")
+    try:
+        config = kubeconfig_for(other, tmp_path, "mallory", "system:masters")
+    finally:
+        stop_server(other)
+    doc = yaml.safe_load(config.read_text())
+    ours = yaml.safe_load(users.kubeconfig.read_text())
+    doc["clusters"] = ours["clusters"]  # the right server and its CA; a foreign certificate
+    config.write_text(yaml.safe_dump(doc))
+    done = kubectl_as(users, config, "get", "--raw", "/api")
+    assert (done.returncode, done.stderr.strip()) == (1, "Unable to connect to the server: EOF")
