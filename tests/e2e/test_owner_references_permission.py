@@ -10,12 +10,15 @@ that plugin."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.e2e.conftest import Server, eventually, start_server, stop_server
 
@@ -238,3 +241,134 @@ def test_default_toleration_seconds_can_be_disabled(plain: Server) -> None:
     plain.kubectl("run", "p", "--image=nginx", "-n", ns)
     pod = json.loads(plain.kubectl("get", "pod", "p", "-n", ns, "-o", "json").stdout)
     assert "tolerations" not in pod["spec"]
+
+
+# -- kubegc doctor KIND/NAME --as USER -----------------------------------------------------
+
+def doctor(server: Server, *args: str, kubeconfig: Path | None = None) -> Any:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kubegc.cli", "doctor", "--kubeconfig",
+         str(kubeconfig or server.kubeconfig), *args], capture_output=True, text=True,
+        timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout) if "json" in args else proc.stdout
+
+
+def user_kubeconfig(server: Server, user: str, directory: Path) -> Path:
+    doc = yaml.safe_load(server.kubeconfig.read_text())
+    for entry in doc["users"]:
+        entry["user"] = {"token": USERS[user]}
+    path = directory / f"{user}.kubeconfig"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_the_doctor_explains_what_is_missing(enforcing: Server) -> None:
+    """The doctor asks the cluster (SubjectAccessReviews) the records the plugin would ask,
+    and says what the API server would answer and which rule grants it — and, once the rule
+    is in, that the same write goes through."""
+    ns = namespace(enforcing)
+    web = deployment(enforcing, ns)
+    enforcing.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(
+        {"apiVersion": "example.com/v1", "kind": "Site", "metadata": {"name": "blog"}}))
+    site = owner(enforcing, ns, "site", "blog")
+    enforcing.kubectl("create", "-n", ns, "-f", "-", input=configmap(
+        "c", {**web, "blockOwnerDeletion": True}, {**site, "controller": True}))
+    grant(enforcing, ns, "alice", CONFIGMAPS, rule("apps", "deployments/finalizers", "update"))
+    report = doctor(enforcing, "configmap/c", "-n", ns, "--as", "alice", "-o", "json")
+    assert report["user"] == {"name": "alice", "groups": ["system:authenticated"]}
+    assert (report["access"]["ownerReferencesPermissionEnforcement"],
+            report["access"]["authorization"], report["enforced"]) == ("on", "on", True)
+    change = report["changeOwnerReferences"]
+    assert change["allowed"] is False
+    assert change["forbiddenMessage"] == f'configmaps "c" is forbidden: {DELETE_DENIED}'
+    assert change["rule"]["yaml"] == ('- apiGroups: [""]\n  resources: [configmaps]\n'
+                                      "  verbs: [delete]")
+    deploy_ref, site_ref = report["ownerReferences"]
+    assert deploy_ref["setBlockOwnerDeletion"]["allowed"] is True
+    blocking = site_ref["setBlockOwnerDeletion"]
+    assert (blocking["allowed"], blocking["missing"]["resource"],
+            blocking["missing"]["subresource"], blocking["missing"]["group"],
+            blocking["missing"]["name"]) == (False, "sites", "finalizers", "example.com", "blog")
+    assert blocking["forbiddenMessage"] == f'configmaps "c" is forbidden: {FINALIZERS_DENIED}'
+    assert blocking["rule"]["yaml"] == ("- apiGroups: [example.com]\n  resources: "
+                                        "[sites/finalizers]\n  verbs: [update]")
+    # what the doctor says is what the API server does
+    proc = as_user(enforcing, "alice", "create", "-n", ns, "-f", "-", input=configmap(
+        "d", {**site, "blockOwnerDeletion": True}))
+    assert blocking["forbiddenMessage"].replace('"c"', '"d"') in proc.stderr
+    text = doctor(enforcing, "configmap/c", "-n", ns, "--as", "alice")
+    assert ("✖ ownerReferences[1] Site/blog (example.com/v1; blockOwnerDeletion unset): "
+            "setting\n    blockOwnerDeletion: true is refused") in text
+    assert ("              - apiGroups: [example.com]\n                resources: "
+            "[sites/finalizers]\n                verbs: [update]\n") in text
+    grant(enforcing, ns, "alice", CONFIGMAPS, rule("apps", "deployments/finalizers", "update"),
+          rule("example.com", "sites/finalizers", "update"))
+    report = doctor(enforcing, "configmap/c", "-n", ns, "--as", "alice", "-o", "json")
+    assert report["ownerReferences"][1]["setBlockOwnerDeletion"]["allowed"] is True
+    as_user(enforcing, "alice", "create", "-n", ns, "-f", "-", check=True, input=configmap(
+        "d", {**site, "blockOwnerDeletion": True}))
+
+
+def test_the_doctor_as_a_service_account(enforcing: Server) -> None:
+    ns = namespace(enforcing)
+    web = deployment(enforcing, ns)
+    enforcing.kubectl("create", "-n", ns, "-f", "-", input=configmap("c", web))
+    enforcing.kubectl("create", "serviceaccount", "op", "-n", ns)
+    enforcing.kubectl("create", "role", "op", "-n", ns, "--resource=configmaps",
+                      "--verb=get,create,update,patch,delete")
+    enforcing.kubectl("create", "rolebinding", "op", "-n", ns, "--role=op",
+                      f"--serviceaccount={ns}:op")
+    report = doctor(enforcing, "configmap/c", "-n", ns, "--as",
+                    f"system:serviceaccount:{ns}:op", "-o", "json")
+    assert report["user"]["groups"] == ["system:serviceaccounts",
+                                        f"system:serviceaccounts:{ns}", "system:authenticated"]
+    assert report["changeOwnerReferences"]["allowed"] is True  # it may delete configmaps
+    # but not update the finalizers of Deployments
+    assert report["ownerReferences"][0]["setBlockOwnerDeletion"]["allowed"] is False
+
+
+def test_the_doctor_is_not_confidently_wrong(enforcing: Server, plain: Server,
+                                            tmp_path: Path) -> None:
+    """Where the plugin is off, or the user cannot read the cluster's configuration, the
+    doctor says so instead of a verdict."""
+    ns = namespace(plain)
+    web = deployment(plain, ns)
+    plain.kubectl("create", "-n", ns, "-f", "-", input=configmap("c", web))
+    grant(plain, ns, "alice", CONFIGMAPS)
+    report = doctor(plain, "configmap/c", "-n", ns, "--as", "alice", "-o", "json")
+    assert (report["access"]["ownerReferencesPermissionEnforcement"], report["enforced"]) == (
+        "off", False)
+    text = doctor(plain, "configmap/c", "-n", ns, "--as", "alice")
+    assert "OwnerReferencesPermissionEnforcement  off: nothing below is checked" in text
+    assert ("is not checked (OwnerReferencesPermissionEnforcement is off); refused if it were "
+            "on") in text
+    # alice asks about herself: she may not read the configuration
+    ns = namespace(enforcing)
+    web = deployment(enforcing, ns)
+    enforcing.kubectl("create", "-n", ns, "-f", "-", input=configmap("c", web))
+    grant(enforcing, ns, "alice", CONFIGMAPS)
+    mine = doctor(enforcing, "configmap/c", "-n", ns, "-o", "json",
+                  kubeconfig=user_kubeconfig(enforcing, "alice", tmp_path))
+    assert mine["user"] is None
+    assert (mine["access"]["ownerReferencesPermissionEnforcement"], mine["enforced"]) == (
+        "unknown", None)
+    assert mine["changeOwnerReferences"]["allowed"] is False
+    assert "unknown" in doctor(enforcing, "configmap/c", "-n", ns, kubeconfig=user_kubeconfig(
+        enforcing, "alice", tmp_path))
+
+
+def test_the_doctor_on_a_cluster_that_allows_everything(tmp_path: Path) -> None:
+    s = start_server(tmp_path / "allow", "--authorization-mode", "AlwaysAllow",
+                     "--enable-admission-plugins", PLUGIN)
+    try:
+        ns = namespace(s)
+        web = deployment(s, ns)
+        s.kubectl("create", "-n", ns, "-f", "-", input=configmap("c", web))
+        report = doctor(s, "configmap/c", "-n", ns, "--as", "nobody", "-o", "json")
+        assert (report["access"]["authorization"], report["enforced"]) == ("off", False)
+        text = doctor(s, "configmap/c", "-n", ns, "--as", "nobody")
+        assert "allowed: this cluster allows every request; under RBAC it needs" in text
+        assert "resources: [deployments/finalizers]" in text
+    finally:
+        stop_server(s)

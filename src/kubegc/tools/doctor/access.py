@@ -60,7 +60,10 @@ class Access:
 Ask = Callable[[Attributes], Awaitable[Verdict | None]]
 
 
-async def read_access(client: Client, resources: Sequence[APIResource], ask: Ask) -> Access:
+async def read_access(client: Client, resources: Sequence[APIResource], ask: Ask, *,
+                      refused: bool = False) -> Access:
+    """``refused``: the authorizer already refused the user something (so it is not
+    AlwaysAllow)."""
     plugin, plugin_evidence, modes = await _kubegc(client, resources)
     if plugin is State.UNKNOWN:
         plugin, plugin_evidence, pod_modes = await _apiserver_pods(client, plugin_evidence)
@@ -68,7 +71,7 @@ async def read_access(client: Client, resources: Sequence[APIResource], ask: Ask
     if plugin is State.UNKNOWN and any(r.group == "config.openshift.io" for r in resources):
         plugin, plugin_evidence = State.ON, ("OpenShift (serves config.openshift.io): its API "
                                              f"server runs {PLUGIN_NAME}")
-    rbac, rbac_evidence = await _authorization(ask, modes)
+    rbac, rbac_evidence = await _authorization(ask, modes, refused)
     return Access(plugin, plugin_evidence, rbac, rbac_evidence)
 
 
@@ -144,10 +147,12 @@ async def _apiserver_pods(client: Client, why: str) -> tuple[State, str, list[st
     return state, f"the flags of kube-system pod {names}", modes
 
 
-async def _authorization(ask: Ask, modes: list[str]) -> tuple[State, str]:
+async def _authorization(ask: Ask, modes: list[str], refused: bool) -> tuple[State, str]:
     if modes:
         state = State.OFF if "AlwaysAllow" in modes else State.ON
         return state, f"--authorization-mode {','.join(modes)}"
+    if refused:
+        return State.ON, "the authorizer refused some of the permissions below"
     verdict = await ask(Attributes(user=PROBE_USER, verb="get", namespace="default",
                                    api_version="v1", resource="pods", name="probe"))
     if verdict is None:

@@ -153,11 +153,14 @@ class Answer:
     #: a reference whose kind the cluster does not serve
     unmapped: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, forbidden: str = "") -> dict[str, Any]:
+        """``forbidden``: how the API server names the object in a 403 (``configmaps "c"``)."""
         return {"allowed": self.allowed, "permissions": [p.to_dict() for p in self.permissions],
                 "missing": self.missing.to_dict() if self.missing else None,
                 "rule": self.rule.to_dict() if self.rule else None,
-                "message": self.message, "unmappedKind": self.unmapped}
+                "message": self.message, "unmappedKind": self.unmapped,
+                "forbiddenMessage": f"{forbidden} is forbidden: {self.message}" if (
+                    self.message is not None) else None}
 
 
 @dataclass
@@ -166,10 +169,10 @@ class RefAnswer:
     ref: dict[str, Any]
     answer: Answer
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, forbidden: str = "") -> dict[str, Any]:
         keys = ("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")
         return {"index": self.index, **{k: self.ref.get(k) for k in keys},
-                "setBlockOwnerDeletion": self.answer.to_dict()}
+                "setBlockOwnerDeletion": self.answer.to_dict(forbidden)}
 
 
 @dataclass
@@ -201,8 +204,14 @@ class PermissionsReport:
                            "namespace": self.object.namespace, "name": self.object.name,
                            "uid": self.object.uid},
                 "user": user, "access": self.access.to_dict(), "enforced": self.enforced,
-                "changeOwnerReferences": self.change.to_dict(),
-                "ownerReferences": [r.to_dict() for r in self.refs], "notes": self.notes}
+                "changeOwnerReferences": self.change.to_dict(self.forbidden_name),
+                "ownerReferences": [r.to_dict(self.forbidden_name) for r in self.refs],
+                "notes": self.notes}
+
+    @property
+    def forbidden_name(self) -> str:
+        """The object as a 403 names it (``admission.NewForbidden``): ``configmaps "c"``."""
+        return f"{self.resource} {go_quote(self.object.name)}"
 
 
 def discovery_resolver(resources: Sequence[APIResource]) -> Resolver:
@@ -242,9 +251,10 @@ class Reviews:
 
     async def probe(self, record: Attributes) -> Verdict | None:
         """About ``record`` for its own user (``access``' probe of the authorizer)."""
-        return await self._review(record, record.user)
+        return await self._review(record, record.user, probe=True)
 
-    async def _review(self, record: Attributes, user: UserInfo | None) -> Verdict | None:
+    async def _review(self, record: Attributes, user: UserInfo | None, *,
+                      probe: bool = False) -> Verdict | None:
         spec: dict[str, Any] = {"resourceAttributes": {
             "namespace": record.namespace, "verb": record.verb, "group": record.api_group,
             "version": record.api_version, "resource": record.resource,
@@ -260,7 +270,7 @@ class Reviews:
                 "kind": "SelfSubjectAccessReview" if user is None else "SubjectAccessReview",
                 "spec": spec})
         except StatusError as e:
-            if self.failure is None:
+            if self.failure is None and not probe:
                 self.failure = f"{gvr.resource}.{gvr.group}: {e.code} {e.reason}: {e.message}"
             return None
         status = answer.get("status") or {}
@@ -321,7 +331,8 @@ async def explain_permissions(client: Client, resources: Sequence[APIResource],
         for record in records_asked(write, resolve):
             wanted.setdefault(record_key(record), record)
     await asyncio.gather(*(reviews.ask(r) for r in wanted.values()))
-    access = await read_access(client, resources, reviews.probe)
+    refused = any(v is not None and not v.allowed for v in reviews.answers.values())
+    access = await read_access(client, resources, reviews.probe, refused=refused)
     refs = [r for r in (obj.get("metadata") or {}).get("ownerReferences") or []
             if isinstance(r, dict)]
     gr = GroupResource(info.group, info.resource)

@@ -6,7 +6,6 @@ that grants it, as YAML to paste into a Role or ClusterRole."""
 from __future__ import annotations
 
 from kubegc.api.gc_admission import PLUGIN_NAME
-from kubegc.api.goformat import go_quote
 from kubegc.tools.doctor.access import State
 from kubegc.tools.doctor.permissions import Answer, PermissionsReport, Rule
 from kubegc.tools.render.style import Style
@@ -31,24 +30,30 @@ def render_permissions(report: PermissionsReport, style: Style) -> str:
     out += labelled(style, "  ", "authorization", f"{rbac} — {access.rbac_evidence}",
                     width=len(PLUGIN_NAME))
     out.append("")
-    out += _question(report, "change ownerReferences (an update, patch or apply that adds, "
+    out += _question(report, "changing ownerReferences (an update, patch or apply that adds, "
                              "removes or edits one)", report.change, style)
     if not report.refs:
         out.append(style.dim(f"  {obj.short} has no ownerReferences"))
     for ref in report.refs:
         r = ref.ref
-        flags = f"blockOwnerDeletion: {str(r.get('blockOwnerDeletion')).lower()}" if (
-            "blockOwnerDeletion" in r) else "blockOwnerDeletion unset"
+        now = str(r.get("blockOwnerDeletion")).lower() if "blockOwnerDeletion" in r else "unset"
         title = (f"ownerReferences[{ref.index}] {r.get('kind')}/{r.get('name')} "
-                 f"({r.get('apiVersion')}, {flags}): set blockOwnerDeletion: true")
+                 f"({r.get('apiVersion')}; blockOwnerDeletion {now}): setting "
+                 "blockOwnerDeletion: true")
         out += _question(report, title, ref.answer, style)
+    rules = list(dict.fromkeys(a.rule for a in (report.change, *(r.answer for r in report.refs))
+                               if a.rule is not None and not a.allowed))
+    if len(rules) > 1:
+        out.append(style.bold("the rules that grant everything refused above") + " (of one "
+                   "Role or ClusterRole):")
+        out += ["  " + line for rule in rules for line in rule.yaml().splitlines()]
     for note in report.notes:
         out += style.wrap(note, indent="note: ", hanging="      ")
     return "\n".join(out) + "\n"
 
 
 def _verdict(report: PermissionsReport, answer: Answer, style: Style) -> tuple[str, str]:
-    """(mark, verdict) as the cluster's enforcement allows saying it."""
+    """(mark, what follows "is") as the cluster's enforcement allows saying it."""
     if answer.allowed is None:
         return style.yellow("?"), "unknown: the cluster could not be asked"
     if report.access.rbac is State.OFF:
@@ -57,7 +62,7 @@ def _verdict(report: PermissionsReport, answer: Answer, style: Style) -> tuple[s
     if answer.allowed:
         return style.green("✔"), "allowed"
     if report.access.plugin is State.OFF:
-        return style.cyan("○"), (f"not checked ({PLUGIN_NAME} is off); refused if it were on")
+        return style.cyan("○"), f"not checked ({PLUGIN_NAME} is off); refused if it were on"
     if report.enforced is None:
         return style.yellow("?"), f"refused if {PLUGIN_NAME} is on (not known here)"
     return style.red("✖"), "refused"
@@ -66,7 +71,7 @@ def _verdict(report: PermissionsReport, answer: Answer, style: Style) -> tuple[s
 def _question(report: PermissionsReport, title: str, answer: Answer,
               style: Style) -> list[str]:
     mark, verdict = _verdict(report, answer, style)
-    out = style.wrap(f"{title}: {verdict}", indent="x ", hanging="    ")
+    out = style.wrap(f"{title} is {verdict}", indent="x ", hanging="    ")
     out[0] = mark + out[0][1:]
     if answer.missing is not None:
         out += labelled(style, "    ", "missing", answer.missing.describe(), width=8)
@@ -75,9 +80,9 @@ def _question(report: PermissionsReport, title: str, answer: Answer,
                         "fix the reference's apiVersion/kind, or install the CRD that serves "
                         "it", width=8)
     if answer.message is not None:
-        said = f"{report.resource} {go_quote(report.object.name)} is forbidden: {answer.message}"
+        said = f"{report.forbidden_name} is forbidden: {answer.message}"
         label = "answer" if report.enforced else "would be"
-        out += labelled(style, "    ", label, said, width=8)
+        out.append(f"    {style.bold(label.ljust(8))}  {said}")  # one line: greppable
     if answer.rule is not None:
         out += _grant(answer.rule, style)
     elif answer.allowed and report.access.rbac is State.OFF:
