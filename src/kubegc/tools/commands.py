@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import TextIO
 
 import aiohttp
+import yaml
 
 from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.api.errors import StatusError
+from kubegc.api.types import Obj
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client
 from kubegc.client.kubeconfig import KubeconfigError, load_kubeconfig
@@ -117,6 +119,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                                    "and the RBAC rule that grants it.")
     p.add_argument("target", nargs="*", metavar="KIND/NAME",
                    help="ask about this object's ownerReferences permissions instead")
+    p.add_argument("-f", "--filename", default=None, metavar="FILE",
+                   help="ask about the object of this manifest (to be created; '-' for stdin) "
+                        "instead of KIND/NAME")
     who = p.add_argument_group("whose permissions (with KIND/NAME; default: yours)")
     who.add_argument("--as", dest="as_user", default=None, metavar="USER",
                      help="the user, as kubectl --as (a ServiceAccount: "
@@ -298,10 +303,10 @@ def _options(args: argparse.Namespace) -> DoctorOptions:
 
 
 async def _doctor(args: argparse.Namespace, session: Session) -> Report:
-    if args.target:
+    if args.target or args.filename:
         return await _permissions(args, session)
     if args.as_user or args.as_groups:
-        raise ToolError("--as and --as-group ask about an object: give KIND/NAME")
+        raise ToolError("--as and --as-group ask about an object: give KIND/NAME or -f FILE")
     namespace = "" if args.all_namespaces else (args.namespace or "")
     inv = await session.inventory(namespace)
     if namespace and _namespace_missing(inv, namespace):
@@ -315,14 +320,41 @@ async def _permissions(args: argparse.Namespace, session: Session) -> Report:
                         "(--kubeconfig/--context), not a dump")
     if args.as_groups and not args.as_user:
         raise ToolError("--as-group needs --as USER")
-    kind, name = split_target(args.target)
+    if args.target and args.filename:
+        raise ToolError("give KIND/NAME or -f FILE, not both")
     resources = await session.client.discover()
-    resource = resolve_kind(resources, kind)
-    namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
-    obj = await session.client.get(resource.gvr, name, namespace=namespace)
+    if args.filename:
+        resource, obj = _manifest(args, resources, session.default_namespace)
+    else:
+        kind, name = split_target(args.target)
+        resource = resolve_kind(resources, kind)
+        namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
+        obj = await session.client.get(resource.gvr, name, namespace=namespace)
     user = impersonated_user(args.as_user, args.as_groups) if args.as_user else None
     return await explain_permissions(session.client, resources, resource, obj, user=user,
                                      source=session.source)
+
+
+def _manifest(args: argparse.Namespace, resources: list[APIResource], default_namespace: str
+              ) -> tuple[APIResource, Obj]:
+    """The object of ``-f FILE`` (one YAML or JSON document) and its resource."""
+    try:
+        text = sys.stdin.read() if args.filename == "-" else Path(args.filename).read_text()
+        obj = yaml.safe_load(text)
+    except (OSError, yaml.YAMLError) as e:
+        raise ToolError(f"cannot read {args.filename}: {e}") from e
+    if not isinstance(obj, dict) or not obj.get("kind") or not obj.get("apiVersion"):
+        raise ToolError(f"{args.filename}: not a Kubernetes object (apiVersion and kind)")
+    api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
+    found = [r for r in resources if r.api_version == api_version and r.kind == kind
+             and "/" not in r.resource]
+    if not found:
+        raise ToolError(f'{args.filename}: no matches for kind "{kind}" in version '
+                        f'"{api_version}"')
+    meta = obj.setdefault("metadata", {})
+    if found[0].namespaced:
+        meta["namespace"] = meta.get("namespace") or args.namespace or default_namespace
+    return found[0], obj
 
 
 def _namespace_missing(inv: Inventory, namespace: str) -> bool:
