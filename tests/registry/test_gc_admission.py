@@ -288,3 +288,35 @@ async def test_masters_may_do_anything(registry: Registry, rules: Rules) -> None
     with as_user(admin):
         await registry.create(target(registry, "configmaps"),
                               configmap(ref(blockOwnerDeletion=True)))
+
+
+# -- the controllers' and the garbage collector's writes under the bootstrap policy ---------
+
+def _controller(name: str) -> UserInfo:
+    from kubegc.api.auth import service_account_user
+
+    return service_account_user("kube-system", name)
+
+
+async def test_the_bootstrap_roles_grant_what_the_controllers_write(registry: Registry) -> None:
+    """As upstream's bootstrap controller roles (kubernetes/kubernetes#49133): the garbage
+    collector may remove references (``delete`` on everything) and each workload controller
+    may block its own kind's deletion (``update`` on ``<kind>/finalizers``) — with RBAC, the
+    plugin on, and each component as its ServiceAccount."""
+    registry.admission.enabled = enabled_plugins([PLUGIN])
+    pods, rss = target(registry, "pods"), target(registry, "replicasets")
+    rs = await registry.create(rss, manifest("replicasets", "web-1"))
+    rs_ref = ref(kind="ReplicaSet", name="web-1", uid=rs["metadata"]["uid"], controller=True,
+                 blockOwnerDeletion=True)
+    with as_user(_controller("replicaset-controller")):
+        await registry.create(pods, manifest("pods", "web-1-a", ownerReferences=[rs_ref]))
+    with as_user(_controller("deployment-controller")):  # it may not block ReplicaSets
+        message = await refused(registry.create(pods, manifest(
+            "pods", "web-1-b", ownerReferences=[rs_ref])))
+    assert message.endswith(
+        "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set "
+        "finalizers on: , <nil>")
+    with as_user(_controller("generic-garbage-collector")):  # orphaning: references removed
+        await registry.patch(pods, "web-1-a", "application/merge-patch+json",
+                             b'{"metadata":{"ownerReferences":null}}')
+    assert "ownerReferences" not in (await registry.get(pods, "web-1-a"))["metadata"]
