@@ -3,6 +3,7 @@
     kubegc serve [--host 127.0.0.1] [--port 6443] [--data-dir DIR] [--storage sqlite|memory]
                  [--kubeconfig PATH] [--insecure-http] [--controllers LIST] ...
     kubegc doctor [-n NS | -A] [--kubeconfig K | --from FILE] [-o text|json|dot|svg]
+    kubegc doctor KIND/NAME [-n NS] | -f FILE  [--as USER [--as-group G]...] [-o text|json]
     kubegc plan delete KIND/NAME [-n NS] [--cascade background|foreground|orphan]
     kubegc tree KIND/NAME [-n NS] [--owners]
     kubegc why KIND/NAME [-n NS] [--uid UID]
