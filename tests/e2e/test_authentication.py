@@ -416,3 +416,72 @@ def test_the_impersonated_service_account_has_its_own_rights(impersonator: Serve
     impersonator.kubectl("create", "rolebinding", "op-reads", "-n", "operators", "--role",
                          "cm-reader", "--serviceaccount", "operators:op")
     assert impersonator.kubectl("get", "configmaps", "-n", "operators", *sa).returncode == 0
+
+
+# -- the owner-graph page, as a user ----------------------------------------------------------
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def page_session(server: Server, *kubectl_args: str) -> str:
+    """A session cookie of the page for whoever ``kubectl get --raw /ui/api/login`` runs as."""
+    url = server.kubectl("get", "--raw", "/ui/api/login", *kubectl_args).stdout.strip()
+    opener = urllib.request.build_opener(_NoRedirect(), urllib.request.HTTPSHandler(
+        context=server._ssl()))
+    with pytest.raises(urllib.error.HTTPError) as redirect:
+        opener.open(url, timeout=30)
+    assert redirect.value.code == 303
+    return str(redirect.value.headers["Set-Cookie"]).split(";")[0]
+
+
+def page_snapshot(server: Server, cookie: str, namespace: str) -> set[str]:
+    """``Kind/name`` of the objects the page's first event shows in ``namespace``."""
+    request = urllib.request.Request(
+        f"{server.url}/ui/api/stream?namespace={namespace}", headers={"Cookie": cookie})
+    with urllib.request.urlopen(request, context=server._ssl(), timeout=30) as resp:
+        lines: list[bytes] = []
+        while not lines or lines[-1] != b"\n":
+            lines.append(resp.readline())
+    event, data = lines[0].decode().strip(), lines[1].decode().removeprefix("data: ")
+    assert event == "event: snapshot"
+    return {f"{n['kind']}/{n['name']}" for n in json.loads(data)["nodes"]
+            if n["namespace"] == namespace}
+
+
+def test_the_page_shows_a_user_what_it_may_list(users: Server) -> None:
+    """The page reads as the session's user: jane may list configmaps in ``shown``, not
+    pods; the admin's page shows both."""
+    ns = "shown"
+    users.kubectl("create", "namespace", ns)
+    users.kubectl("create", "configmap", "settings", "-n", ns)
+    users.kubectl("apply", "-n", ns, "-f", "-", input=(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n"
+        "spec: {containers: [{name: c, image: nginx}]}\n"))
+    users.kubectl("create", "role", "cm-watcher", "-n", ns, "--verb", "list,watch",
+                  "--resource", "configmaps")
+    users.kubectl("create", "rolebinding", "jane-watches", "-n", ns, "--role", "cm-watcher",
+                  "--user", "jane")
+    admin = page_snapshot(users, page_session(users), ns)
+    assert {"ConfigMap/settings", "Pod/web"} <= admin
+    jane = page_snapshot(users, page_session(users, "--token", JANE_TOKEN), ns)
+    assert "ConfigMap/settings" in jane and not any(n.startswith("Pod/") for n in jane)
+    assert page_snapshot(users, page_session(users, "--as", "jane"), ns) == jane
+    assert page_snapshot(users, page_session(users, "--as", "bob"), ns) == set()
+
+
+def test_a_login_url_needs_a_credential(users: Server, tmp_path: Path) -> None:
+    done = kubectl_as(users, _no_credential(users, tmp_path), "get", "--raw", "/ui/api/login")
+    assert (done.returncode, done.stderr.strip()) == (
+        1, "error: You must be logged in to the server (a login URL is for an authenticated "
+           "user: send a credential (a bearer token or a client certificate))")
+    done = users.kubectl("get", "--raw", "/ui/api/login", "--token", "not-a-token",
+                         check=False)
+    assert (done.returncode, done.stderr.strip()) == (1, LOGGED_OUT)
+    done = users.kubectl("get", "--raw", "/ui/api/login", "--token", JANE_TOKEN, "--as",
+                         "alice", check=False)
+    assert done.stderr.strip() == (
+        'Error from server (Forbidden): users "alice" is forbidden: User "jane" cannot '
+        'impersonate resource "users" in API group "" at the cluster scope')

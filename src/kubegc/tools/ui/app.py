@@ -93,8 +93,11 @@ def _json(data: Any, status: int = 200) -> UIResponse:
 
 
 def _error(status: int, message: str) -> UIResponse:
-    return _json({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                  "message": message, "code": status}, status)
+    status_body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                   "message": message, "code": status}
+    if status == 401:  # what clients read as "log in" (kubectl: You must be logged in)
+        status_body["reason"] = "Unauthorized"
+    return _json(status_body, status)
 
 
 def _assets() -> dict[str, Any]:
@@ -221,8 +224,8 @@ class UIApp:
         user = request.user
         if user is not None:
             if user.name == ANONYMOUS:
-                return _error(401, "Unauthorized: a login URL is for an authenticated user "
-                                   "(kubectl get --raw /ui/api/login)")
+                return _error(401, "a login URL is for an authenticated user: send a "
+                                   "credential (a bearer token or a client certificate)")
             return UIResponse(body=(self.login_url(user) + "\n").encode())
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
         allowed = self._open_api or (
@@ -246,6 +249,7 @@ class UIApp:
         key = _user_key(user)
         view = await self._ensure_live(key, user)
         live = view.live
+        await live.show_namespace(query.get("namespace", ""))
         what = path[len(f"{PREFIX}/api/"):]
         if what == "stream":
             return UIResponse(content_type="text/event-stream",
