@@ -485,3 +485,22 @@ def test_a_login_url_needs_a_credential(users: Server, tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         'Error from server (Forbidden): users "alice" is forbidden: User "jane" cannot '
         'impersonate resource "users" in API group "" at the cluster scope')
+
+
+def test_the_registry_sees_the_impersonated_user(users: Server) -> None:
+    """RBAC's escalation check (in the registry, as admission would) judges the user
+    impersonated, not the admin who impersonates."""
+    users.kubectl("create", "clusterrole", "role-maker", "--verb", "create",
+                  "--resource", "clusterroles.rbac.authorization.k8s.io")
+    users.kubectl("create", "clusterrolebinding", "jane-makes-roles", "--clusterrole",
+                  "role-maker", "--user", "jane")
+    done = users.kubectl("create", "clusterrole", "secret-reader", "--verb", "get",
+                         "--resource", "secrets", "--as", "jane", check=False)
+    assert done.returncode == 1
+    assert done.stderr == (
+        'Error from server (Forbidden): clusterroles.rbac.authorization.k8s.io '
+        '"secret-reader" is forbidden: user "jane" (groups=["system:authenticated"]) is '
+        "attempting to grant RBAC permissions not currently held:\n"
+        '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}\n')
+    users.kubectl("create", "clusterrole", "secret-reader", "--verb", "get", "--resource",
+                  "secrets")  # the admin itself may
