@@ -52,12 +52,13 @@ class RBACServer:
         extra = ("--token", USERS[user][0]) if user else ()
         return self.server.kubectl(*extra, *args, check=check, input=input)
 
-    def http(self, user: str | None, method: str, path: str, body: Any = None
-             ) -> tuple[int, Any]:
-        """(status, decoded JSON body or text)."""
+    def http(self, user: str | None, method: str, path: str, body: Any = None, *,
+             content_type: str = "application/json") -> tuple[int, Any]:
+        """(status, decoded JSON body or text) of a request as ``user`` (None: anonymous,
+        "": the admin)."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.server.url + path, data=data, method=method)
-        req.add_header("Content-Type", "application/json")
+        req.add_header("Content-Type", content_type)
         token = self.server.token if user == "" else USERS[user][0] if user else None
         if token:
             req.add_header("Authorization", f"Bearer {token}")

@@ -55,9 +55,13 @@ class StatusError(Exception):
         uid: str = "",
         causes: Sequence[StatusCause] = (),
         retry_after_seconds: int = 0,
+        empty_details: bool = False,
     ) -> None:
+        """``empty_details``: the body carries ``details`` even when it says nothing (the
+        constructors that always set it upstream: ``NewForbidden``)."""
         super().__init__(message)
         self.code = code
+        self.empty_details = empty_details
         self.reason = reason
         self.message = message
         self.details = _Details(name, group, kind, uid, tuple(causes), retry_after_seconds)
@@ -77,7 +81,7 @@ class StatusError(Exception):
         if self.reason:
             status["reason"] = self.reason
         details = self.details.to_dict()
-        if details:
+        if details or self.empty_details:
             status["details"] = details
         status["code"] = self.code
         return status
@@ -211,7 +215,8 @@ def forbidden(gr: GroupResource, name: str, err: str) -> StatusError:
         message = f"forbidden: {err}"
     else:
         message = f"{_qualified(gr, name) if name else gr} is forbidden: {err}"
-    return StatusError(403, "Forbidden", message, name=name, group=gr.group, kind=gr.resource)
+    return StatusError(403, "Forbidden", message, name=name, group=gr.group, kind=gr.resource,
+                       empty_details=True)
 
 
 def unauthorized(message: str = "Unauthorized") -> StatusError:
