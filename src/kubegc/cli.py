@@ -249,13 +249,13 @@ def _kubeconfig_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         description="Mint a client certificate for a user (CN) and groups (O), signed by the "
                     "CA of the kubegc serving from the data directory, and write a "
                     "kubeconfig with it (as kubeadm kubeconfig user does). What the user may "
-                    "do is RBAC's to say.",
+                    "do is RBAC's to say; kubectl --kubeconfig FILE auth whoami shows who "
+                    "it is.",
         epilog=examples(
             "%(prog)s --user jane -o jane.conf           a user",
             "%(prog)s --user ci --group dev --group qa    in two groups, to stdout",
             "%(prog)s --user system:serviceaccount:ns:op --group system:serviceaccounts "
-            "--group system:serviceaccounts:ns   as a ServiceAccount",
-            "kubectl --kubeconfig jane.conf auth whoami"))
+            "--group system:serviceaccounts:ns   as a ServiceAccount"))
     p.add_argument("--user", required=True, metavar="NAME",
                    help="the user name (the certificate's common name)")
     p.add_argument("--group", action="append", default=None, metavar="GROUP",

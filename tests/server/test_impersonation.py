@@ -176,3 +176,12 @@ def test_the_first_part_refused_is_the_403(lines: list[tuple[str, str]], message
         impersonate(authorizer, jane, headers(*lines))
     assert (refused.value.code, refused.value.reason, refused.value.message) == (
         403, "Forbidden", message)
+
+
+def test_the_403_message_reads_as_no_html() -> None:
+    """``ForbiddenStatusError`` sanitizes the message it makes (a user name is anyone's)."""
+    with pytest.raises(StatusError) as refused:
+        impersonate(Recorder("users"), UserInfo("<b>&"), headers(("Impersonate-User", "x")))
+    assert refused.value.message == (
+        'users "x" is forbidden: User "&lt;b&gt;&amp;" cannot impersonate resource "users" in '
+        'API group "" at the cluster scope')

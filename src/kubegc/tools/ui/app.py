@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
@@ -93,8 +92,11 @@ def _json(data: Any, status: int = 200) -> UIResponse:
 
 
 def _error(status: int, message: str) -> UIResponse:
-    return _json({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                  "message": message, "code": status}, status)
+    status_body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                   "message": message, "code": status}
+    if status == 401:  # what clients read as "log in" (kubectl: You must be logged in)
+        status_body["reason"] = "Unauthorized"
+    return _json(status_body, status)
 
 
 def _assets() -> dict[str, Any]:
@@ -133,8 +135,7 @@ def _user_key(user: UserInfo | None) -> Hashable:
 class UIApp:
     def __init__(self, client: Client, *, clock: Clock, source: str,
                  plan_factory: SimulationFactory | None = None, secure: bool = False,
-                 follow_cluster_clock: bool = True, api_token: str | None = None,
-                 open_api: bool = False,
+                 follow_cluster_clock: bool = True,
                  client_for: Callable[[UserInfo], Client] | None = None,
                  owner: UserInfo | None = None) -> None:
         """``client_for(user)``: the client a session of ``user`` reads through (None:
@@ -149,11 +150,6 @@ class UIApp:
         self._source = source
         self._follow = follow_cluster_clock
         self._factory = plan_factory
-        #: who may ask /ui/api/login for a login URL when the host did not authenticate
-        #: the request: a holder of the API server's bearer token, or anyone when that
-        #: API asks for none
-        self._api_token = api_token
-        self._open_api = open_api
         self._assets = _assets()
         self._views: dict[Hashable, _View] = {}
         self._starting = asyncio.Lock()
@@ -216,22 +212,13 @@ class UIApp:
                                         "Set-Cookie": self.sessions.set_cookie(session)})
 
     def _new_login(self, request: UIRequest) -> UIResponse:
-        """A login URL for the user the host authenticated; without one (``kubegc ui``),
-        for the holder of the API's token, or anyone when the API asks for none."""
+        """A login URL for the user the host authenticated (``kubegc serve``); a host that
+        authenticates nobody (``kubegc ui``) mints none: its URL is the one it printed."""
         user = request.user
-        if user is not None:
-            if user.name == ANONYMOUS:
-                return _error(401, "Unauthorized: a login URL is for an authenticated user "
-                                   "(kubectl get --raw /ui/api/login)")
-            return UIResponse(body=(self.login_url(user) + "\n").encode())
-        scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        allowed = self._open_api or (
-            self._api_token is not None and scheme.lower() == "bearer"
-            and hmac.compare_digest(given.strip(), self._api_token))
-        if not allowed:
-            return _error(401, "Unauthorized: send the API server's bearer token "
-                               "(kubectl get --raw /ui/api/login)")
-        return UIResponse(body=(self.login_url() + "\n").encode())
+        if user is None or user.name == ANONYMOUS:
+            return _error(401, "a login URL is for an authenticated user: send a "
+                               "credential (a bearer token or a client certificate)")
+        return UIResponse(body=(self.login_url(user) + "\n").encode())
 
     def _asset(self, name: str) -> UIResponse:
         asset = self._assets.get(name)
@@ -246,6 +233,7 @@ class UIApp:
         key = _user_key(user)
         view = await self._ensure_live(key, user)
         live = view.live
+        await live.show_namespace(query.get("namespace", ""))
         what = path[len(f"{PREFIX}/api/"):]
         if what == "stream":
             return UIResponse(content_type="text/event-stream",
