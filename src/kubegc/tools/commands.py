@@ -105,10 +105,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                            "%(prog)s -n shop -o json",
                            "%(prog)s --from dump.json --now '2026-01-01 10:00'",
                            "%(prog)s --fail-on warning       exit 3 on a warning or worse (CI)",
-                           "%(prog)s configmap/blog-config -n lab --as "
-                           "system:serviceaccount:labhub-system:site-operator",
-                           "                                 may it set these ownerReferences "
-                           "(OwnerReferencesPermissionEnforcement)?"),
+                           "%(prog)s configmap/blog-config -n lab --as jane   may jane set its "
+                           "ownerReferences?",
+                           "%(prog)s -f child.yaml --as system:serviceaccount:ops:operator"),
                        description="Find objects stuck deleting (with when, which finalizers, "
                                    "who removes them and whether it is alive, and what blocks a "
                                    "foreground deletion), stuck namespaces and broken "
