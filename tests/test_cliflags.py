@@ -62,7 +62,27 @@ BAD = [
                  id="now-unknown"),
     pytest.param(("ui", "--port", "70000"), "'70000' is not a port", id="ui-port"),
     pytest.param(("serve", "--loop", "fast"), "invalid choice: 'fast'", id="choice"),
+    pytest.param(("serve", "--enable-admission-plugins", "OwnerReferencesPermission"),
+                 'enable-admission-plugins plugin "OwnerReferencesPermission" is unknown; '
+                 "kubegc has NamespaceLifecycle, DefaultTolerationSeconds, "
+                 "OwnerReferencesPermissionEnforcement", id="admission-unknown"),
+    pytest.param(("serve", "--enable-admission-plugins", "NamespaceLifecycle,NodeRestriction"),
+                 'enable-admission-plugins plugin "NodeRestriction" is kube-apiserver\'s but '
+                 "kubegc does not have it", id="admission-upstream-only"),
+    pytest.param(("serve", "--disable-admission-plugins", "Bogus"),
+                 'disable-admission-plugins plugin "Bogus" is unknown', id="admission-disable"),
 ]
+
+
+def test_admission_plugins_in_both_flags(tmp_path: Path) -> None:
+    """kube-apiserver's ``AdmissionOptions.Validate``; a kube-apiserver plugin kubegc does
+    not have may be disabled (it never runs)."""
+    proc = kubegc("serve", "--enable-admission-plugins", "OwnerReferencesPermissionEnforcement",
+                  "--disable-admission-plugins",
+                  "ResourceQuota,OwnerReferencesPermissionEnforcement", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == ("kubegc: [OwnerReferencesPermissionEnforcement] in "
+                           "enable-admission-plugins and disable-admission-plugins overlapped\n")
 
 
 @pytest.mark.parametrize(("args", "message"), BAD)

@@ -3,10 +3,12 @@
     kubegc serve [--host 127.0.0.1] [--port 6443] [--data-dir DIR] [--storage sqlite|memory]
                  [--kubeconfig PATH] [--insecure-http] [--controllers LIST] ...
     kubegc doctor [-n NS | -A] [--kubeconfig K | --from FILE] [-o text|json|dot|svg]
+    kubegc doctor KIND/NAME [-n NS] | -f FILE  [--as USER [--as-group G]...] [-o text|json]
     kubegc plan delete KIND/NAME [-n NS] [--cascade background|foreground|orphan]
     kubegc tree KIND/NAME [-n NS] [--owners]
     kubegc why KIND/NAME [-n NS] [--uid UID]
     kubegc ui [--kubeconfig K | --context C | --from FILE] [--port P] [--open]
+    kubegc kubeconfig --user NAME [--group G]... [-o FILE] [--data-dir DIR] [--expiration D]
 (doctor, plan, tree and why are also ``kubectl gc ...``; see kubegc.tools.commands,
 kubegc.tools.ui and docs/tools.md)
 """
@@ -223,16 +225,78 @@ def _access_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--anonymous-auth", type=_bool_flag, nargs="?", const=True,
                    default=cfg.anonymous_auth, metavar="BOOL",
                    help="requests without a credential are system:anonymous (else 401)")
-    g.add_argument("--enable-admission-plugins", type=cliflags.admission_plugins,
+    g.add_argument("--enable-admission-plugins", type=cliflags.enable_admission_plugins,
                    default="", metavar="NAMES",
-                   help="admission plugins to run besides the default ones "
-                        "(e.g. OwnerReferencesPermissionEnforcement)")
-    g.add_argument("--disable-admission-plugins", type=cliflags.admission_plugins,
+                   help="comma-separated admission plugins to run besides the default ones "
+                        "(NamespaceLifecycle, DefaultTolerationSeconds): "
+                        "OwnerReferencesPermissionEnforcement")
+    g.add_argument("--disable-admission-plugins", type=cliflags.disable_admission_plugins,
                    default="", metavar="NAMES",
-                   help="default admission plugins not to run")
+                   help="comma-separated default admission plugins not to run")
     g.add_argument("--service-account-issuer", default=cfg.service_account_issuer,
                    metavar="URL", help="the iss claim of the ServiceAccount tokens kubegc "
                                        "signs")
+
+
+#: ``kubeadm kubeconfig user --validity-period``'s default
+USER_CERT_EXPIRATION = "8760h"
+
+
+def _kubeconfig_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "kubeconfig", help="write a kubeconfig for any user and groups (a client certificate)",
+        formatter_class=_DefaultsFormatter,
+        description="Mint a client certificate for a user (CN) and groups (O), signed by the "
+                    "CA of the kubegc serving from the data directory, and write a "
+                    "kubeconfig with it (as kubeadm kubeconfig user does). What the user may "
+                    "do is RBAC's to say; kubectl --kubeconfig FILE auth whoami shows who "
+                    "it is.",
+        epilog=examples(
+            "%(prog)s --user jane -o jane.conf           a user",
+            "%(prog)s --user ci --group dev --group qa    in two groups, to stdout",
+            "%(prog)s --user system:serviceaccount:ns:op --group system:serviceaccounts "
+            "--group system:serviceaccounts:ns   as a ServiceAccount"))
+    p.add_argument("--user", required=True, metavar="NAME",
+                   help="the user name (the certificate's common name)")
+    p.add_argument("--group", action="append", default=None, metavar="GROUP",
+                   help="a group of the user (an organization); repeat for more")
+    p.add_argument("-o", "--output", type=cliflags.kubeconfig_path, default=None,
+                   metavar="FILE", help="where to write the kubeconfig (default: stdout)")
+    p.add_argument("--data-dir", type=lambda t: Path(t).expanduser(),
+                   default=str(DEFAULT_DATA_DIR),
+                   help="the data directory of the kubegc whose CA signs ($KUBEGC_DATA_DIR)")
+    p.add_argument("--expiration", type=go_duration, default=USER_CERT_EXPIRATION,
+                   metavar="DURATION", help="how long the certificate is valid (e.g. 24h, "
+                                            "30m)")
+    p.add_argument("--server", default=None, metavar="URL",
+                   help="the server's address (default: the one of <data-dir>/kubeconfig)")
+
+
+def _kubeconfig(args: argparse.Namespace) -> int:
+    """``kubegc kubeconfig``: the kubeconfig to stdout or ``-o``; errors in one line."""
+    from datetime import timedelta
+
+    import yaml
+
+    from kubegc.client.kubeconfig import save_kubeconfig
+    from kubegc.cluster import UserKubeconfigError, data_dir_user_kubeconfig
+
+    prog = f"{args.prog} kubeconfig"
+    if args.expiration <= 0:
+        print(f"{prog}: --expiration must be positive", file=sys.stderr)
+        return 2
+    try:
+        doc = data_dir_user_kubeconfig(args.data_dir, args.user, tuple(args.group or ()),
+                                       validity=timedelta(seconds=args.expiration),
+                                       server=args.server)
+    except UserKubeconfigError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 1
+    if args.output is None:
+        sys.stdout.write(yaml.safe_dump(doc, sort_keys=False))
+    else:
+        save_kubeconfig(args.output, doc)
+    return 0
 
 
 def serve_config(args: argparse.Namespace) -> ClusterConfig:
@@ -307,6 +371,7 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     if not plugin:
         _serve_parser(sub)
+        _kubeconfig_parser(sub)
     add_parsers(sub)
     if not plugin:
         from kubegc.tools.ui.command import add_parser as add_ui_parser
@@ -338,6 +403,11 @@ async def _serve(args: argparse.Namespace) -> int:
 
     if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
         print("kubegc: --insecure-http serves only on loopback", file=sys.stderr)
+        return 2
+    overlap = cliflags.admission_plugins_overlap(args.enable_admission_plugins,
+                                                 args.disable_admission_plugins)
+    if overlap is not None:
+        print(f"kubegc: {overlap}", file=sys.stderr)
         return 2
     try:
         config = serve_config(args)
@@ -433,6 +503,8 @@ def _main(argv: Sequence[str] | None, *, plugin: bool) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "serve":
         return run_loop(_serve(args), args.loop)
+    if args.command == "kubeconfig":
+        return _kubeconfig(args)
     if args.command == "completion":
         print(cliflags.completion_script(args.shell), end="")
         return 0

@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
@@ -246,13 +247,39 @@ def token_auth_file(text: str) -> Path:
     return path
 
 
-def admission_plugins(text: str) -> str:
-    """``--enable-admission-plugins`` / ``--disable-admission-plugins``: upstream's names of
-    the plugins kubegc runs."""
-    from kubegc.registry.admission_plugins import PLUGINS
+def _admission_plugins(flag: str, *, enable: bool) -> Callable[[str], str]:
+    """``--enable-admission-plugins`` / ``--disable-admission-plugins``: upstream's names
+    (kube-apiserver's ``AdmissionOptions.Validate`` message for a name it does not know).
+    A kube-apiserver plugin kubegc does not have may be disabled (it never runs) but not
+    enabled (kubegc would not enforce what the flag asks)."""
 
-    for name in (n.strip() for n in text.split(",")):
-        if name and name not in PLUGINS:
+    def check(text: str) -> str:
+        from kubegc.registry.admission_plugins import PLUGINS, UPSTREAM_ONLY
+
+        has = ", ".join(PLUGINS)
+        for name in (n.strip() for n in text.split(",")):
+            if not name or name in PLUGINS or (name in UPSTREAM_ONLY and not enable):
+                continue
+            if name in UPSTREAM_ONLY:
+                raise argparse.ArgumentTypeError(
+                    f'{flag} plugin "{name}" is kube-apiserver\'s but kubegc does not have '
+                    f"it; kubegc has {has}")
             raise argparse.ArgumentTypeError(
-                f"{name!r} is not an admission plugin kubegc has: use {', '.join(PLUGINS)}")
-    return text
+                f'{flag} plugin "{name}" is unknown; kubegc has {has}')
+        return text
+
+    return check
+
+
+enable_admission_plugins = _admission_plugins("enable-admission-plugins", enable=True)
+disable_admission_plugins = _admission_plugins("disable-admission-plugins", enable=False)
+
+
+def admission_plugins_overlap(enable: str, disable: str) -> str | None:
+    """The error for names in both flags (kube-apiserver's), or None."""
+    from kubegc.registry.admission_plugins import overlapping
+
+    def names(text: str) -> list[str]:
+        return [n.strip() for n in text.split(",") if n.strip()]
+
+    return overlapping(names(enable), names(disable))

@@ -11,18 +11,31 @@ import asyncio
 import contextlib
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
 
 import orjson
+import yaml
 
-from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
+from kubegc.api.auth import (
+    ADMIN,
+    AlwaysAllow,
+    AlwaysDeny,
+    Authorizer,
+    Privileged,
+    Union,
+    UserInfo,
+)
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
+from kubegc.api.errors import StatusError
+from kubegc.api.gc_admission import ACCESS_CONFIG_PATH
+from kubegc.api.rbac import AllowAllRules, NoRules, RuleResolver, RuleResolvers
 from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
 from kubegc.api.types import Obj
-from kubegc.client.kubeconfig import write_kubeconfig
+from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -33,14 +46,27 @@ from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
-from kubegc.registry.registry import PublicInfo
+from kubegc.registry.admission_plugins import enabled_plugins
+from kubegc.registry.rbac import RBACAuthorizer
 from kubegc.registry.serviceaccount_token import TokenIssuer
 from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
-from kubegc.server.context import DebugHandler
+from kubegc.server.authn.x509 import x509_authenticator
+from kubegc.server.context import DebugHandler, status_response
 from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
-from kubegc.server.tls import private_directory, service_account_key
+from kubegc.server.impersonation import ImpersonationError, internal_error_text
+from kubegc.server.tls import (
+    CLIENT_CERT_VALIDITY,
+    PKI_DIR,
+    CertificateAuthority,
+    ClientCertificateError,
+    client_certificate,
+    load_ca,
+    private_directory,
+    service_account_key,
+)
 from kubegc.storage import KV, connect_kv, run_compactor
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
@@ -52,12 +78,27 @@ except ImportError:  # not POSIX (Windows): kubegc imports and its tools run, it
 log = logging.getLogger(__name__)
 
 
-def ui_handler(app: UIApp) -> DebugHandler:
-    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server."""
+#: (request) → the user it is served as (``APIServer.authenticate``)
+Authenticate = Callable[[Request], Awaitable[UserInfo]]
+
+
+def ui_handler(app: UIApp, authenticate: Authenticate | None = None) -> DebugHandler:
+    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server. With
+    ``authenticate`` (``kubegc serve``), a request for a login URL is authenticated as
+    the API authenticates its own (401, impersonation and its 403 alike), so that the
+    session it opens is the requester's."""
 
     async def handler(request: Request) -> AnyResponse:
+        user = None
+        if authenticate is not None and request.path == f"{PREFIX}/api/login":
+            try:
+                user = await authenticate(request)
+            except StatusError as e:
+                return status_response(e)
+            except ImpersonationError as e:
+                return Response(status=500, text=internal_error_text(request.path_qs, e))
         answer = await app.handle(UIRequest(request.method, request.path, request.query,
-                                            request.headers))
+                                            request.headers, user))
         if answer.stream is None:
             return Response(body=answer.body, status=answer.status,
                             content_type=answer.content_type, headers=answer.headers)
@@ -201,7 +242,49 @@ def _lock_data_dir(directory: Path) -> IO[str]:
     return handle
 
 
-def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
+class UserKubeconfigError(RuntimeError):
+    """A user's kubeconfig cannot be made from a data directory (the message says why
+    and what to do)."""
+
+
+def data_dir_user_kubeconfig(data_dir: Path, user: str, groups: tuple[str, ...] = (), *,
+                             validity: timedelta = CLIENT_CERT_VALIDITY,
+                             server: str | None = None) -> dict[str, object]:
+    """``kubegc kubeconfig --user``: a kubeconfig for ``user`` in ``groups`` with a client
+    certificate signed by the CA of the kubegc that serves from ``data_dir`` (as
+    ``kubeadm kubeconfig user`` signs with the cluster's CA), for the server its admin
+    kubeconfig names (or ``server``). Needs no running server."""
+    ca = load_ca(data_dir)
+    if ca is None:
+        raise UserKubeconfigError(
+            f"no kubegc CA in {data_dir / PKI_DIR}: start kubegc once with TLS on that "
+            f"data directory (kubegc serve --data-dir {data_dir}), or pass --data-dir")
+    if server is None:
+        server = _admin_server(data_dir)
+    try:
+        cert = client_certificate(ca, user, groups, validity=validity)
+    except ClientCertificateError as e:
+        raise UserKubeconfigError(str(e)) from None
+    return kubeconfig_document(server=server, ca_data=(data_dir / PKI_DIR / "ca.crt").read_bytes(),
+                               user=user, client_certificate=cert.cert_pem,
+                               client_key=cert.key_pem)
+
+
+def _admin_server(data_dir: Path) -> str:
+    """The server address of the admin kubeconfig ``kubegc serve`` wrote in ``data_dir``."""
+    path = data_dir / "kubeconfig"
+    try:
+        doc = yaml.safe_load(path.read_text())
+        server = str(doc["clusters"][0]["cluster"]["server"])
+    except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as e:
+        reason = "it is missing" if isinstance(e, FileNotFoundError) else "it names no server"
+        raise UserKubeconfigError(
+            f"cannot take the server's address from {path} ({reason}): pass --server "
+            "https://HOST:PORT") from None
+    return server
+
+
+def build_authorizer(modes: tuple[str, ...], rbac: RBACAuthorizer) -> Authorizer:
     """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
     ``BuildAuthorizer``)."""
     authorizers: list[Authorizer] = [Privileged()]
@@ -211,10 +294,20 @@ def build_authorizer(modes: tuple[str, ...]) -> Authorizer:
         elif mode == "AlwaysDeny":
             authorizers.append(AlwaysDeny())
         elif mode == "RBAC":
-            authorizers.append(PublicInfo())
+            authorizers.append(rbac)
         else:
             raise ValueError(f"authorization-mode {mode!r} is not a valid mode")
     return Union(authorizers)
+
+
+def build_rule_resolver(modes: tuple[str, ...], rbac: RBACAuthorizer) -> RuleResolver:
+    """The modes' rule resolvers (``union.NewRuleResolvers``), for
+    SelfSubjectRulesReview; ``system:masters`` is no rule resolver upstream either."""
+    resolvers: list[RuleResolver] = []
+    for mode in modes:
+        resolvers.append(AllowAllRules() if mode == "AlwaysAllow" else NoRules()
+                         if mode == "AlwaysDeny" else rbac)
+    return RuleResolvers(resolvers)
 
 
 class Cluster:
@@ -232,6 +325,7 @@ class Cluster:
         self.ca_pem: bytes | None = None
         self.controller_manager: ControllerManager | None = None
         self.ui: UIApp | None = None  # the owner-graph page, when ``config.ui``
+        self.ca: CertificateAuthority | None = None  # the serving CA (TLS only)
         self._started = asyncio.Event()
         self._compactor: asyncio.Task[None] | None = None
         self._clock_keeper: asyncio.Task[None] | None = None
@@ -311,7 +405,11 @@ class Cluster:
         self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
                          else Registry(self.kv, clock=self.clock,
                                        watch_cache_capacity=config.watch_cache_capacity))
-        self.registry.authorizer = build_authorizer(config.authorization_mode)
+        rbac = self.registry.rbac_authorizer
+        self.registry.authorizer = build_authorizer(config.authorization_mode, rbac)
+        self.registry.rule_resolver = build_rule_resolver(config.authorization_mode, rbac)
+        self.registry.admission.enabled = enabled_plugins(config.enable_admission_plugins,
+                                                          config.disable_admission_plugins)
         self.service_account_key = self._service_account_key()
         self.registry.token_issuer = TokenIssuer(
             JWTTokenGenerator(config.service_account_issuer, self.service_account_key),
@@ -319,6 +417,8 @@ class Cluster:
         await self.registry.start(bootstrap=config.snapshot is None)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)
+            # after the snapshot's own policy, as a kube-apiserver started on its etcd
+            await self.registry.ensure_rbac_policy()
         self.client = LocalClient(self.registry)
         if config.serve_http:
             await self._start_server()
@@ -346,8 +446,11 @@ class Cluster:
             creds = serving_credentials(directory, [config.host])
             options.ssl_context = creds.ssl_context()
             options.token = creds.token
+            options.request_authenticators.append(x509_authenticator())
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
+            self.ca = load_ca(directory)
         self.server = APIServer(self.registry, clock=self.clock, options=options)
+        self.server.add_debug_handler(ACCESS_CONFIG_PATH, self._access_handler)
         await self.server.start()
         path = config.kubeconfig or (
             config.data_dir / "kubeconfig" if config.data_dir is not None else None)
@@ -356,11 +459,31 @@ class Cluster:
                              token=self.token, insecure=False)
             self.kubeconfig_path = path
         if config.ui and self.client is not None:
-            self.ui = UIApp(self.client, clock=self.clock, source=f"kubegc {self.server.url}",
+            client = self.client
+            self.ui = UIApp(client, clock=self.clock, source=f"kubegc {self.server.url}",
                             plan_factory=config.ui_planner, secure=config.tls,
-                            api_token=self.token, open_api=not config.tls)
+                            client_for=lambda user: client.as_user(user),
+                            owner=ADMIN if config.tls else UNSECURED)
             self.ui.base_url = self.server.url
-            self.server.mount(PREFIX, ui_handler(self.ui))
+            self.server.mount(PREFIX, ui_handler(self.ui, self.server.authenticate))
+
+    def user_kubeconfig(self, user: str, groups: tuple[str, ...] = (), *,
+                        validity: timedelta = CLIENT_CERT_VALIDITY) -> dict[str, object]:
+        """A kubeconfig (document) of this cluster for ``user`` in ``groups``, with a client
+        certificate signed by the serving CA. Raises ``ClientCertificateError`` for a name
+        a certificate cannot carry, and ``UserKubeconfigError`` for a cluster that serves
+        plain HTTP: no client certificate reaches it, and client-go (kubectl, Go
+        operators) sends no other credential over plain HTTP."""
+        if self.server is None:
+            raise RuntimeError("the cluster does not serve HTTP")
+        if self.ca is None or self.ca_pem is None:
+            raise UserKubeconfigError(
+                "a user's kubeconfig needs a cluster serving TLS: kubectl and client-go send "
+                "no credential over plain HTTP (kubegc.testing: Cluster(tls=True) or the "
+                "kubegc_tls_cluster fixture)")
+        cert = client_certificate(self.ca, user, groups, validity=validity)
+        return kubeconfig_document(server=self.server.url, ca_data=self.ca_pem, user=user,
+                                   client_certificate=cert.cert_pem, client_key=cert.key_pem)
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one
@@ -394,6 +517,15 @@ class Cluster:
             self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)
         if self.registry is not None:
             self.registry.catalog_listeners.append(manager.on_catalog_change)
+
+    async def _access_handler(self, request: Request) -> Response:
+        """``GET /debug/kubegc/access``: the authorizers and admission plugins this server
+        runs (``--authorization-mode``, ``--enable-admission-plugins``), so that ``kubegc
+        doctor`` can say whether OwnerReferencesPermissionEnforcement applies."""
+        plugins = sorted(self.registry.admission.enabled) if self.registry is not None else []
+        return Response(body=orjson.dumps({
+            "authorizationModes": list(self.config.authorization_mode),
+            "admissionPlugins": plugins}), content_type="application/json")
 
     async def _watchers_handler(self, request: Request) -> Response:
         """``GET /debug/kubegc/watchers``: open watches by storage key prefix."""

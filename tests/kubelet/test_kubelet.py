@@ -19,6 +19,7 @@ from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.fake import FakeClient
 from kubegc.client.interface import DeleteOptions, ListOptions, PatchType, WatchOptions
+from kubegc.client.local import LocalClient
 from kubegc.component.config import KubeletConfiguration
 from kubegc.kubelet.kubelet import Kubelet
 from kubegc.kubelet.nodes import LEASES, NODES, PodIPAllocator, node_names, pod_cidr
@@ -329,16 +330,18 @@ async def settle(cluster: Cluster) -> None:
     await asyncio.wait_for(cluster.asettle(), 30)  # a ManualClock never times settle() out
 
 
-def spy_deletes(client) -> list[tuple[str, DeleteOptions | None]]:
+def spy_deletes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, DeleteOptions | None]]:
+    """Every pod DELETE of an in-process client: the test's and the components' (each
+    component has a client of its own identity)."""
     calls: list[tuple[str, DeleteOptions | None]] = []
-    original = client.delete
+    original = LocalClient.delete
 
-    async def delete(gvr, name, *, namespace="", options=None):
+    async def delete(self, gvr, name, *, namespace="", options=None):
         if gvr == PODS:
             calls.append((name, options))
-        return await original(gvr, name, namespace=namespace, options=options)
+        return await original(self, gvr, name, namespace=namespace, options=options)
 
-    client.delete = delete
+    monkeypatch.setattr(LocalClient, "delete", delete)
     return calls
 
 
@@ -366,7 +369,8 @@ async def pod_events(client) -> list[tuple[str, str, str]]:
         events["items"], key=lambda e: e["metadata"]["name"])]
 
 
-async def test_seed_003_pod_ignoring_term_is_killed_at_the_end_of_its_grace_period() -> None:
+async def test_seed_003_pod_ignoring_term_is_killed_at_the_end_of_its_grace_period(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     clock = ManualClock()
     async with Cluster(controllers=["kubelet", "scheduler", "endpoints"], clock=clock) as c:
         client = c.client
@@ -381,7 +385,7 @@ async def test_seed_003_pod_ignoring_term_is_killed_at_the_end_of_its_grace_peri
                 seen.append((event.type, event.object))
 
         watcher = asyncio.ensure_future(watch())
-        deletes = spy_deletes(client)
+        deletes = spy_deletes(monkeypatch)
         # 1-3: the user's DELETE records the grace period; the pod shows as Terminating
         t0 = clock.now()
         await client.delete(PODS, "web", namespace="seed")
@@ -417,11 +421,11 @@ async def test_seed_003_pod_ignoring_term_is_killed_at_the_end_of_its_grace_peri
         assert (last_status["phase"], term["exitCode"], term["reason"]) == ("Failed", 137, "Error")
 
 
-async def test_seed_003_force_delete_skips_the_kubelet() -> None:
+async def test_seed_003_force_delete_skips_the_kubelet(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = ManualClock()
     async with Cluster(controllers=["kubelet", "scheduler", "endpoints"], clock=clock) as c:
         await seed_cluster(c, {"kubegc.io/ignore-term": "true"})
-        deletes = spy_deletes(c.client)
+        deletes = spy_deletes(monkeypatch)
         await c.client.delete(PODS, "web", namespace="seed",
                               options=DeleteOptions(grace_period_seconds=0))
         await settle(c)
@@ -451,12 +455,13 @@ async def test_prestop_then_clean_exit_within_grace() -> None:
             await c.client.get(PODS, "web", namespace="seed")
 
 
-async def test_pod_with_finalizer_stays_after_the_final_delete_until_released() -> None:
+async def test_pod_with_finalizer_stays_after_the_final_delete_until_released(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     clock = ManualClock()
     async with Cluster(controllers=["kubelet", "scheduler"], clock=clock) as c:
         client = c.client
         await seed_cluster(c, {}, finalizers=["example.com/hold"])
-        deletes = spy_deletes(client)
+        deletes = spy_deletes(monkeypatch)
         await client.delete(PODS, "web", namespace="seed")
         await settle(c)
         held = await client.get(PODS, "web", namespace="seed")

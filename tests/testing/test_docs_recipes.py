@@ -20,7 +20,8 @@ def recipe_files() -> dict[str, str]:
 
 
 def test_the_page_has_the_kopf_recipe() -> None:
-    assert set(recipe_files()) == {"mirror_operator.py", "test_operator.py"}
+    assert set(recipe_files()) == {"mirror_operator.py", "test_operator.py",
+                                   "test_service_account.py"}
 
 
 @pytest.mark.slow
@@ -30,6 +31,17 @@ def test_the_kopf_recipe_passes(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_operator.py"],
         cwd=tmp_path, capture_output=True, text=True, timeout=180,
+        env={k: v for k, v in __import__("os").environ.items() if k != "KUBECONFIG"})
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "1 passed" in proc.stdout
+
+
+@pytest.mark.slow
+def test_the_service_account_recipe_passes(tmp_path: Path) -> None:
+    (tmp_path / "test_service_account.py").write_text(recipe_files()["test_service_account.py"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "test_service_account.py"], cwd=tmp_path, capture_output=True, text=True, timeout=180,
         env={k: v for k, v in __import__("os").environ.items() if k != "KUBECONFIG"})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "1 passed" in proc.stdout

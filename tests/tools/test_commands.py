@@ -75,6 +75,11 @@ def test_kubectl_gc_reads_a_dump(plugin_path: dict[str, str]) -> None:
                  id="missing-namespace"),
     pytest.param(("doctor", "--from", str(LAB_DUMP), "-n", "nosuchns", "-o", "json"),
                  'namespaces "nosuchns" not found', id="missing-namespace-json"),
+    pytest.param(("doctor", "--from", str(LAB_DUMP), "--as", "alice"),
+                 "kubegc doctor: --as and --as-group ask about an object: give KIND/NAME or -f "
+                 "FILE", id="as-without-object"),
+    pytest.param(("doctor", "--from", str(LAB_DUMP), "site/alpha", "-n", "lab", "--as", "a"),
+                 "KIND/NAME asks the cluster's authorizer: read a cluster", id="as-on-a-dump"),
 ])
 def test_failures_are_one_line_on_stderr(args: tuple[str, ...], message: str) -> None:
     code, out, err = kubegc(*args)

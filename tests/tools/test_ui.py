@@ -9,10 +9,12 @@ from typing import Any
 import orjson
 import pytest
 
+from kubegc.api.auth import UserInfo
 from kubegc.api.clock import ManualClock
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.dump import DumpClient
+from kubegc.client.interface import ListOptions
 from kubegc.tools.doctor import DoctorOptions, diagnose
 from kubegc.tools.ui import ReadOnlyClient, Sessions, UIApp, UIRequest, UIResponse
 from kubegc.tools.ui.views import doctor_marks
@@ -141,5 +143,68 @@ async def test_routes_need_the_session_and_only_read() -> None:
         assert answer["ancestors"]["root"]["children"][0]["object"]["name"] == "top"
         assert answer["descendants"]["root"]["children"][0]["object"]["name"] == "leaf"
         assert (await app.handle(request("/ui/api/whatif", cookie, id="u-mid"))).status == 501
+    finally:
+        await app.close()
+
+
+# -- sessions of users ---------------------------------------------------------------------
+
+JANE = UserInfo("jane", groups=("dev", "system:authenticated"))
+PODS = GroupVersionResource("", "v1", "pods")
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+    "name": "web", "namespace": "lab", "uid": "u-pod", "creationTimestamp": "2026-01-01T00:00:00Z"},
+    "spec": {"containers": [{"name": "c", "image": "x"}]}}
+
+
+class NoPods(ReadOnlyClient):
+    """A user's client that may read everything but pods (403, as the authorizer says)."""
+
+    async def list(self, gvr: GroupVersionResource, *, namespace: str = "",
+                   options: ListOptions | None = None) -> Any:
+        if gvr.resource == "pods":
+            raise StatusError(403, "Forbidden", 'pods is forbidden: User "jane" cannot list '
+                                                'resource "pods"')
+        return await super().list(gvr, namespace=namespace, options=options)
+
+
+def test_a_session_belongs_to_the_user_its_login_was_minted_for() -> None:
+    sessions = Sessions()
+    session = sessions.redeem(sessions.new_login(JANE))
+    other = sessions.redeem(sessions.new_login())
+    assert session is not None and other is not None
+    assert sessions.user_of(f"kubegc-ui={session}") == JANE
+    assert sessions.user_of(f"kubegc-ui={other}") is None
+    assert sessions.user_of("kubegc-ui=forged") is None
+
+
+async def test_each_user_sees_what_its_client_may_list() -> None:
+    objects = [*OBJECTS, POD]
+    asked: list[UserInfo] = []
+
+    def client_for(user: UserInfo) -> Any:
+        asked.append(user)
+        return NoPods(DumpClient(objects)) if user == JANE else DumpClient(objects)
+
+    admin = UserInfo("admin", groups=("system:masters",))
+    app = UIApp(DumpClient(objects), clock=ManualClock(NOW), source="dump",
+                client_for=client_for, owner=admin)
+    try:
+        login = await app.handle(UIRequest("GET", "/ui/api/login", {}, {}, JANE))
+        assert login.status == 200
+        token = login.body.decode().strip().split("token=")[1]
+        answer = await app.handle(request("/ui/login", token=token))
+        jane = answer.headers["Set-Cookie"].split(";")[0]
+        _, seen = await first_event(await app.handle(request("/ui/api/stream", jane,
+                                                             namespace="lab")))
+        assert "web" not in {n["name"] for n in seen["nodes"]}  # jane may not list pods
+        assert "top" in {n["name"] for n in seen["nodes"]}
+        cookie = await logged_in(app)  # the owner's URL, as printed at start-up
+        _, seen = await first_event(await app.handle(request("/ui/api/stream", cookie,
+                                                             namespace="lab")))
+        assert "web" in {n["name"] for n in seen["nodes"]}
+        assert asked == [JANE, admin]  # one picture per user, each through its own client
+        refused = await app.handle(UIRequest("GET", "/ui/api/login", {}, {},
+                                             UserInfo("system:anonymous")))
+        assert refused.status == 401
     finally:
         await app.close()

@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kubegc.api.content import is_dns1123_label, is_dns1123_subdomain
 from kubegc.api.goformat import go_quote
 
 #: k8s.io/apiserver/pkg/authentication/user: the well-known users and groups
@@ -61,11 +62,15 @@ def service_account_username(namespace: str, name: str) -> str:
 
 
 def split_service_account_username(username: str) -> tuple[str, str] | None:
-    """``serviceaccount.SplitUsername``: (namespace, name), or None for another user."""
+    """``serviceaccount.SplitUsername``: (namespace, name), or None for another user — as
+    for a namespace that is no DNS-1123 label or a name that is no DNS-1123 subdomain
+    (``ValidateNamespaceName``, ``ValidateServiceAccountName``)."""
     if not username.startswith(SERVICE_ACCOUNT_PREFIX):
         return None
     namespace, sep, name = username[len(SERVICE_ACCOUNT_PREFIX):].partition(":")
     if not sep or not namespace or not name or ":" in name:
+        return None
+    if is_dns1123_label(namespace) or is_dns1123_subdomain(name):
         return None
     return namespace, name
 

@@ -55,9 +55,13 @@ class StatusError(Exception):
         uid: str = "",
         causes: Sequence[StatusCause] = (),
         retry_after_seconds: int = 0,
+        empty_details: bool = False,
     ) -> None:
+        """``empty_details``: the body carries ``details`` even when it says nothing (the
+        constructors that always set it upstream: ``NewForbidden``)."""
         super().__init__(message)
         self.code = code
+        self.empty_details = empty_details
         self.reason = reason
         self.message = message
         self.details = _Details(name, group, kind, uid, tuple(causes), retry_after_seconds)
@@ -77,7 +81,7 @@ class StatusError(Exception):
         if self.reason:
             status["reason"] = self.reason
         details = self.details.to_dict()
-        if details:
+        if details or self.empty_details:
             status["details"] = details
         status["code"] = self.code
         return status
@@ -211,7 +215,8 @@ def forbidden(gr: GroupResource, name: str, err: str) -> StatusError:
         message = f"forbidden: {err}"
     else:
         message = f"{_qualified(gr, name) if name else gr} is forbidden: {err}"
-    return StatusError(403, "Forbidden", message, name=name, group=gr.group, kind=gr.resource)
+    return StatusError(403, "Forbidden", message, name=name, group=gr.group, kind=gr.resource,
+                       empty_details=True)
 
 
 def unauthorized(message: str = "Unauthorized") -> StatusError:
@@ -315,8 +320,14 @@ def is_unsupported_media_type(err: BaseException) -> bool:
     return _has(err, "UnsupportedMediaType")
 
 
+def sanitize_html(text: str) -> str:
+    """``responsewriters``' sanitizer: nothing in an error message reads as HTML."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def forbidden_request(attrs: Attributes, reason: str) -> StatusError:
-    """``responsewriters.Forbidden``: the 403 of a request the authorizer did not allow."""
-    message = forbidden_message(attrs)
+    """``responsewriters.Forbidden``: the 403 of a request the authorizer did not allow
+    (``ForbiddenStatusError``: the message is sanitized, the reason is not)."""
+    message = sanitize_html(forbidden_message(attrs))
     return forbidden(GroupResource(attrs.api_group, attrs.resource), attrs.name,
                      f"{message}: {reason}" if reason else message)

@@ -52,6 +52,9 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("MatchLabels", "matchLabels", "map[string]string"),
         ("MatchExpressions", "matchExpressions", "[]v1.LabelSelectorRequirement"),
     ),
+    "authorization.NonResourceAttributes": (
+        ("Path", "path", "string"), ("Verb", "verb", "string"),
+    ),
     "v1.LabelSelectorRequirement": (
         ("Key", "key", "string"), ("Operator", "operator", "v1.LabelSelectorOperator"),
         ("Values", "values", "[]string"),

@@ -175,8 +175,20 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
     _r("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
        namespaced=False, short="crd crds", categories="api-extensions", subresources=(_STATUS,)),
     # The rest of a v1.32 kube-apiserver's default resources (its api-resources, but the
-    # create-only review APIs and bindings), as its REST storages declare them.
+    # authentication.k8s.io TokenReview), as its REST storages declare them.
     _r("", "v1", "bindings", "Binding", verbs=("create",)),
+    _r("authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview",
+       namespaced=False, verbs=("create",)),
+    # the authorization reviews: create-only, answered and not stored
+    # (registry/authorization.py)
+    _r("authorization.k8s.io", "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview",
+       verbs=("create",)),
+    _r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
+       namespaced=False, verbs=("create",)),
+    _r("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview",
+       namespaced=False, verbs=("create",)),
+    _r("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview",
+       namespaced=False, verbs=("create",)),
     _r("", "v1", "podtemplates", "PodTemplate"),
     _r("", "v1", "limitranges", "LimitRange", short="limits"),
     _r("", "v1", "resourcequotas", "ResourceQuota", short="quota", subresources=(_STATUS,)),

@@ -14,7 +14,8 @@ Relative file paths are relative to the kubeconfig's directory, as kubectl resol
 Raises ``FileNotFoundError`` for a missing file and ``KubeconfigError`` for anything
 unusable in it.
 
-``write_kubeconfig`` writes a one-cluster/one-user/one-context file (mode 0600).
+``kubeconfig_document`` makes a one-cluster/one-user/one-context kubeconfig (a token or a
+client certificate), ``save_kubeconfig`` writes one (mode 0600), ``write_kubeconfig`` both.
 """
 
 from __future__ import annotations
@@ -105,11 +106,15 @@ def rest_config_from_dict(
     )
 
 
-def write_kubeconfig(
-    path: str, *, server: str, ca_data: bytes | None, token: str | None, insecure: bool,
-    name: str = "kubegc", namespace: str = DEFAULT_NAMESPACE,
-) -> None:
-    """Write a kubeconfig with one cluster, user and context, all called ``name``.
+def kubeconfig_document(
+    *, server: str, ca_data: bytes | None, token: str | None = None, insecure: bool = False,
+    name: str = "kubegc", namespace: str = DEFAULT_NAMESPACE, user: str | None = None,
+    client_certificate: bytes | None = None, client_key: bytes | None = None,
+) -> dict[str, Any]:
+    """A kubeconfig with one cluster, user and context. All are called ``name``, unless
+    ``user`` names the user: then the context is ``user@name`` (as ``kubeadm kubeconfig
+    user`` names them). The user's credential is ``token``, or ``client_certificate`` and
+    ``client_key`` (PEM, embedded as ``client-certificate-data``/``client-key-data``).
 
     ``ca_data`` is the PEM of the CA that signed the server certificate; kubectl refuses a
     CA together with ``insecure``, so that combination raises ``ValueError``.
@@ -117,21 +122,45 @@ def write_kubeconfig(
     if insecure and ca_data:
         raise ValueError(
             "specifying a root certificates file with the insecure flag is not allowed")
+    if (client_certificate is None) != (client_key is None):
+        raise ValueError("a client certificate needs its key")
     cluster: dict[str, Any] = {"server": server}
     if ca_data:
         cluster["certificate-authority-data"] = base64.b64encode(ca_data).decode()
     if insecure:
         cluster["insecure-skip-tls-verify"] = True
-    doc = {
+    credential: dict[str, Any] = {"token": token} if token else {}
+    if client_certificate is not None and client_key is not None:
+        credential = {"client-certificate-data": base64.b64encode(client_certificate).decode(),
+                      "client-key-data": base64.b64encode(client_key).decode()}
+    user_name = user or name
+    context = f"{user}@{name}" if user else name
+    return {
         "apiVersion": "v1",
         "kind": "Config",
         "preferences": {},
         "clusters": [{"name": name, "cluster": cluster}],
-        "users": [{"name": name, "user": {"token": token} if token else {}}],
-        "contexts": [{"name": name,
-                      "context": {"cluster": name, "user": name, "namespace": namespace}}],
-        "current-context": name,
+        "users": [{"name": user_name, "user": credential}],
+        "contexts": [{"name": context, "context": {"cluster": name, "user": user_name,
+                                                   "namespace": namespace}}],
+        "current-context": context,
     }
+
+
+def write_kubeconfig(
+    path: str, *, server: str, ca_data: bytes | None, token: str | None, insecure: bool,
+    name: str = "kubegc", namespace: str = DEFAULT_NAMESPACE,
+) -> None:
+    """Write a kubeconfig with one cluster, user and context, all called ``name``
+    (``kubeconfig_document``), owner-only."""
+    save_kubeconfig(path, kubeconfig_document(server=server, ca_data=ca_data, token=token,
+                                              insecure=insecure, name=name,
+                                              namespace=namespace))
+
+
+def save_kubeconfig(path: str | Path, doc: dict[str, Any]) -> None:
+    """Write ``doc`` to ``path`` atomically, created owner-only (0600): it holds a
+    credential."""
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp")

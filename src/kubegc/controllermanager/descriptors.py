@@ -1,6 +1,18 @@
 """The components ``kubegc serve`` runs, by the names ``--controllers`` uses (upstream's
 kube-controller-manager names where one exists), with the section of the configuration
-each is handed (cf. ``NewControllerDescriptors`` in cmd/kube-controller-manager/app)."""
+each is handed and the identity it acts as (cf. ``NewControllerDescriptors`` in
+cmd/kube-controller-manager/app, and each start function's
+``ClientBuilder.ClientOrDie("<name>")``).
+
+Identities, as kube-controller-manager's with ``--use-service-account-credentials``: each
+controller acts as its ServiceAccount in kube-system (``system:serviceaccount:kube-system:
+<name>``), which the bootstrap policy binds to ``system:controller:<name>``; the shared
+informers and leader election are the manager's own (``system:kube-controller-manager``).
+The scheduler is ``system:kube-scheduler``, as kube-scheduler's kubeconfig names it. The
+simulated kubelets act for every node as one user, ``system:kubegc:kubelet`` in
+``system:nodes``, bound to ``system:node`` (kubegc has no Node authorizer to tell nodes
+apart). Event expiry is the API server's own work upstream (etcd leases): it acts as
+``system:apiserver``."""
 
 from __future__ import annotations
 
@@ -8,10 +20,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kubegc.api.auth import (
+    ALL_AUTHENTICATED,
+    APISERVER,
+    KUBE_SCHEDULER,
+    NODES_GROUP,
+    UserInfo,
+)
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
+from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deployment import DeploymentController
@@ -42,33 +62,58 @@ def _no_options(_: ControllerManagerConfiguration) -> None:
     return None
 
 
+#: the simulated kubelets' user (the bootstrap policy's ``kubegc:kubelet`` binding)
+KUBELET = UserInfo("system:kubegc:kubelet", groups=(NODES_GROUP, ALL_AUTHENTICATED))
+SCHEDULER = UserInfo(KUBE_SCHEDULER, groups=(ALL_AUTHENTICATED,))
+
+
 @dataclass(frozen=True)
 class ControllerDescriptor:
     constructor: ControllerConstructor
     #: the section of the configuration the component is handed as ``ctx.options``
     options: Callable[[ControllerManagerConfiguration], object] = _no_options
+    #: the kube-system ServiceAccount it acts as (upstream's ``ClientOrDie`` name)
+    service_account: str = ""
+    #: a user of its own instead; neither: the controller manager's
+    user: UserInfo | None = None
 
 
 CONTROLLERS: dict[str, ControllerDescriptor] = {
     "garbagecollector": ControllerDescriptor(GarbageCollectorController,
-                                             lambda c: c.garbage_collector),
-    "namespace": ControllerDescriptor(NamespaceController, lambda c: c.namespace),
-    "kubelet": ControllerDescriptor(Kubelet, lambda c: c.kubelet),
-    "scheduler": ControllerDescriptor(Scheduler),
-    "endpoints": ControllerDescriptor(EndpointsController, lambda c: c.endpoint),
-    "podgc": ControllerDescriptor(PodGCController, lambda c: c.pod_gc),
-    "eventttl": ControllerDescriptor(EventTTLController, lambda c: c.event_ttl),
-    "replicaset": ControllerDescriptor(ReplicaSetController),
-    "replicationcontroller": ControllerDescriptor(ReplicationManager),
-    "deployment": ControllerDescriptor(DeploymentController),
-    "job": ControllerDescriptor(JobController),
-    "cronjob": ControllerDescriptor(CronJobController),
-    "statefulset": ControllerDescriptor(StatefulSetController),
-    "daemonset": ControllerDescriptor(DaemonSetsController),
+                                             lambda c: c.garbage_collector,
+                                             service_account="generic-garbage-collector"),
+    "namespace": ControllerDescriptor(NamespaceController, lambda c: c.namespace,
+                                      service_account="namespace-controller"),
+    "kubelet": ControllerDescriptor(Kubelet, lambda c: c.kubelet, user=KUBELET),
+    "scheduler": ControllerDescriptor(Scheduler, user=SCHEDULER),
+    "endpoints": ControllerDescriptor(EndpointsController, lambda c: c.endpoint,
+                                      service_account="endpoint-controller"),
+    "podgc": ControllerDescriptor(PodGCController, lambda c: c.pod_gc,
+                                  service_account="pod-garbage-collector"),
+    "eventttl": ControllerDescriptor(EventTTLController, lambda c: c.event_ttl,
+                                     user=APISERVER),
+    "replicaset": ControllerDescriptor(ReplicaSetController,
+                                       service_account="replicaset-controller"),
+    "replicationcontroller": ControllerDescriptor(ReplicationManager,
+                                                  service_account="replication-controller"),
+    "deployment": ControllerDescriptor(DeploymentController,
+                                       service_account="deployment-controller"),
+    "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
+    "statefulset": ControllerDescriptor(StatefulSetController,
+                                        service_account="statefulset-controller"),
+    "daemonset": ControllerDescriptor(DaemonSetsController,
+                                      service_account="daemon-set-controller"),
     "serviceaccount": ControllerDescriptor(ServiceAccountsController,
-                                           lambda c: c.service_account),
+                                           lambda c: c.service_account,
+                                           service_account="service-account-controller"),
+    # upstream's runs on the controller manager's root client (rootClientBuilder)
     "serviceaccount-token": ControllerDescriptor(TokensController,
                                                  lambda c: c.service_account_token),
     "root-ca-cert-publisher": ControllerDescriptor(Publisher,
-                                                   lambda c: c.root_ca_cert_publisher),
+                                                   lambda c: c.root_ca_cert_publisher,
+                                                   service_account="root-ca-cert-publisher"),
+    "clusterrole-aggregation": ControllerDescriptor(
+        ClusterRoleAggregationController,
+        service_account="clusterrole-aggregation-controller"),
 }

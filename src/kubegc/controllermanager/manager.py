@@ -14,6 +14,13 @@ process; kubegc's process also serves the API, so it stops its components and st
 as a candidate). The simulated kubelets and the scheduler are components like the others:
 their nodes are run by whichever server leads.
 
+Identities (``descriptors``): on the server's own registry (``IdentityClient``) the manager
+acts as ``system:kube-controller-manager`` (its informers, the Lease, its events) and hands
+each component a client of the component's identity, after making sure its kube-system
+ServiceAccount exists (upstream's ``SAControllerClientBuilder`` creates it the same way), so
+RBAC applies to every controller with the bootstrap policy's roles. A remote cluster's
+client is used as it is: its credentials are the cluster's business.
+
 Concurrency: everything runs as tasks on the one event loop of the process.
 """
 
@@ -24,8 +31,17 @@ import logging
 import socket
 import uuid
 from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
 
+from kubegc.api import errors
+from kubegc.api.auth import (
+    ALL_AUTHENTICATED,
+    KUBE_CONTROLLER_MANAGER,
+    UserInfo,
+    service_account_user,
+)
 from kubegc.api.clock import Clock
+from kubegc.api.resources import GroupVersionResource
 from kubegc.client.cache import SharedInformerFactory
 from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
@@ -38,6 +54,20 @@ log = logging.getLogger(__name__)
 
 #: the component the leader-election events are recorded under (upstream's user agent)
 COMPONENT = "kube-controller-manager"
+@runtime_checkable
+class IdentityClient(Protocol):
+    """The in-process client (``LocalClient``): the same registry as another user. Only
+    the server's own registry is reached this way; a remote cluster's client has no
+    ``as_user``."""
+
+    def as_user(self, user: UserInfo) -> Client: ...
+
+
+#: the manager's own identity (its kubeconfig's user upstream)
+CONTROLLER_MANAGER = UserInfo(KUBE_CONTROLLER_MANAGER, groups=(ALL_AUTHENTICATED,))
+#: where the controllers' ServiceAccounts live
+SERVICE_ACCOUNT_NAMESPACE = "kube-system"
+SERVICEACCOUNTS = GroupVersionResource("", "v1", "serviceaccounts")
 
 
 def selected(all_names: Sequence[str], spec: Sequence[str]) -> list[str]:
@@ -76,15 +106,18 @@ class ControllerManager:
         """``election_clock`` (default ``clock``) times the leader election: a server
         whose cluster clock runs scaled (``--time-scale``) keeps its election on real
         time, where a 10 s renew deadline is not 16 ms at 600x."""
-        self.client = client
+        #: the manager's client: on the server's registry, as the controller manager
+        self.client = (client.as_user(CONTROLLER_MANAGER) if isinstance(client, IdentityClient)
+                       else client)
         self.clock = clock
         self.election_clock = election_clock or clock
         self.config = config
         self.names = selected(list(CONTROLLERS), config.controllers)
-        self.informers = SharedInformerFactory(client, clock=clock)
+        self.informers = SharedInformerFactory(self.client, clock=clock)
         self.controllers: list[Controller] = []
+        self._service_account_uids: dict[str, str] = {}
         self.identity = identity or new_identity()
-        self.recorder = EventRecorder(client, component=COMPONENT, clock=clock)
+        self.recorder = EventRecorder(self.client, component=COMPONENT, clock=clock)
         self.elector = self._elector() if self.names else None
         self._election: asyncio.Task[None] | None = None
         self._running = asyncio.Event()  # this term's components are started
@@ -118,8 +151,48 @@ class ControllerManager:
         receive); the component never sees the manager."""
         constructor = descriptor.constructor
         return constructor(ControllerContext(
-            client=self.client, clock=self.clock, informer_factory=informers,
+            client=self._client_for(descriptor), clock=self.clock, informer_factory=informers,
             options=descriptor.options(self.config), component=constructor.component))
+
+    def _client_for(self, descriptor: ControllerDescriptor) -> Client:
+        """The component's own identity on the server's registry (``descriptors``); any
+        other client as it is."""
+        if not isinstance(self.client, IdentityClient):
+            return self.client
+        if descriptor.service_account:
+            uid = self._service_account_uids.get(descriptor.service_account, "")
+            return self.client.as_user(service_account_user(
+                SERVICE_ACCOUNT_NAMESPACE, descriptor.service_account, uid))
+        if descriptor.user is not None:
+            return self.client.as_user(descriptor.user)
+        return self.client
+
+    async def _ensure_service_accounts(self, names: Sequence[str]) -> None:
+        """The controllers' ServiceAccounts, created if missing (as the manager), their uids
+        remembered for the identities. A failure is logged: the controller then acts
+        without the uid, as upstream's would until its token exists."""
+        if not isinstance(self.client, IdentityClient):
+            return
+        for name in names:
+            if not name or name in self._service_account_uids:
+                continue
+            try:
+                try:
+                    sa = await self.client.get(SERVICEACCOUNTS, name,
+                                               namespace=SERVICE_ACCOUNT_NAMESPACE)
+                except errors.StatusError as e:
+                    if not errors.is_not_found(e):
+                        raise
+                    sa = await self.client.create(SERVICEACCOUNTS, {
+                        "apiVersion": "v1", "kind": "ServiceAccount",
+                        "metadata": {"name": name, "namespace": SERVICE_ACCOUNT_NAMESPACE}},
+                        namespace=SERVICE_ACCOUNT_NAMESPACE)
+            except errors.StatusError as e:
+                if errors.is_already_exists(e):
+                    continue  # another server's manager was first; read it next term
+                log.warning("ServiceAccount %s/%s: %s", SERVICE_ACCOUNT_NAMESPACE, name, e)
+                continue
+            self._service_account_uids[name] = str(sa["metadata"].get("uid") or "")
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -161,6 +234,8 @@ class ControllerManager:
         self._changing = True
         try:
             self.informers = informers = SharedInformerFactory(self.client, clock=self.clock)
+            await self._ensure_service_accounts(
+                [CONTROLLERS[name].service_account for name in self.names])
             built = [self._build(CONTROLLERS[name], informers) for name in self.names]
             for controller in built:
                 self.controllers.append(controller)

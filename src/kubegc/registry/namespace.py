@@ -21,9 +21,11 @@ from kubegc.api.meta import (
     DeletionPropagation,
 )
 from kubegc.api.types import Obj
+from kubegc.registry.admission_plugins import NAMESPACE_LIFECYCLE, Admission
 from kubegc.registry.target import DELETE, Target
 
-#: upstream's namespace storage refuses to delete these
+#: the NamespaceLifecycle admission plugin refuses to delete these (its
+#: ``immortalNamespaces``)
 UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
 
 
@@ -31,6 +33,7 @@ class NamespaceStore(Protocol):
     """What the namespace storage uses of the generic ``Store``."""
 
     clock: Clock
+    admission: Admission
 
     async def get(self, t: Target, name: str) -> Obj: ...
 
@@ -55,7 +58,7 @@ async def delete_namespace(
     """The namespace storage's ``REST.Delete``: the first DELETE only marks the namespace
     Terminating (``status.phase``, the GC finalizers its options ask for); a later one
     while ``spec.finalizers`` remain changes nothing; then the ``generic`` delete."""
-    if name in UNDELETABLE_NAMESPACES:
+    if name in UNDELETABLE_NAMESPACES and store.admission.runs(NAMESPACE_LIFECYCLE):
         raise errors.forbidden(t.gr, name, "this namespace may not be deleted")
     current = await store.get(t, name)
     pre = dict(options.get("preconditions") or {})

@@ -9,18 +9,29 @@ from collections.abc import Callable
 from typing import Any
 
 from kubegc.api import errors
-from kubegc.api.auth import AlwaysAllow, Attributes, Authorizer, Decision, Privileged, Union
+from kubegc.api.auth import Authorizer, Privileged, Union
 from kubegc.api.clock import Clock
 from kubegc.api.meta import is_being_deleted
+from kubegc.api.rbac import GROUP as RBAC_GROUP
+from kubegc.api.rbac import RuleResolver
 from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
 from kubegc.api.types import Obj, clone
 from kubegc.registry import crd as crds
 from kubegc.registry import crd_finalizer
+from kubegc.registry.admission_plugins import Admission
 from kubegc.registry.conversion import to_storage
 from kubegc.registry.deletion import check_delete_options, delete
 from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
 from kubegc.registry.namespace import finalize_namespace
 from kubegc.registry.patching import patch
+from kubegc.registry.rbac import (
+    STORE_NAMES,
+    DefaultRuleResolver,
+    PolicyIndex,
+    RBACAuthorizer,
+    RBACPolicy,
+    ensure_policy,
+)
 from kubegc.registry.serviceaccount_token import TokenIssuer, create_token
 from kubegc.registry.store import Store
 from kubegc.registry.target import Created, Target, decode, encode, is_direct
@@ -31,6 +42,7 @@ from kubegc.storage import KV, KeyExistsError
 log = logging.getLogger(__name__)
 
 _CRD_KEY_ROOT = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
+_RBAC_KEY_ROOT = f"/registry/{RBAC_GROUP}/"
 #: Seconds a read waits for storage to reach the resourceVersion it asks for (upstream's
 #: watch cache blocks 3 s).
 FRESH_TIMEOUT = 3.0
@@ -49,29 +61,49 @@ class Registry:
         self.kv = kv
         self.clock = clock
         self.catalog = catalog or Catalog.builtin()
-        self.store = Store(kv, self.catalog, clock=clock)
+        #: the admission plugins that run (the composition root sets
+        #: ``--enable-admission-plugins``'s); they ask ``authorizer`` as it is at each write
+        self.admission = Admission(self.catalog, authorizer=lambda: self.authorizer)
+        self.store = Store(kv, self.catalog, clock=clock, admission=self.admission)
         self.cache = WatchCache(kv, capacity=watch_cache_capacity)
         self.crds: dict[str, Obj] = {}
         #: called (synchronously, on the loop) after a CRD adds or removes a resource
         self.catalog_listeners: list[Callable[[], None]] = []
         self._cleanups: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        #: the stored RBAC policy, current after every write (``_after_write``)
+        self.rbac = PolicyIndex()
+        self.rbac_authorizer = RBACAuthorizer(self.rbac)
         #: what a user may do: asked by the server for every request, by in-process
         #: clients with an identity for every call, by admission (the composition root
         #: sets ``--authorization-mode``'s)
-        self.authorizer: Authorizer = Union([Privileged(), PublicInfo()])
+        self.authorizer: Authorizer = Union([Privileged(), self.rbac_authorizer])
+        #: which rules a user holds (SelfSubjectRulesReview), the same modes'
+        self.rule_resolver: RuleResolver = self.rbac_authorizer
+        self.store.rbac_policy = RBACPolicy(DefaultRuleResolver(self.rbac, STORE_NAMES),
+                                            lambda: self.authorizer)
         #: the TokenRequest issuer of ``serviceaccounts/token`` (the composition root sets
         #: it with the ServiceAccount key); None: the subresource is not served
         self.token_issuer: TokenIssuer | None = None
 
     async def start(self, *, bootstrap: bool = True) -> None:
+        """Load what the registry keeps in memory (CRDs, the RBAC policy) and start the
+        watch cache; ``bootstrap``: also create the default namespaces and the bootstrap
+        RBAC policy (``ensure_rbac_policy``), as a new kube-apiserver does."""
         listed = await self.kv.range(_CRD_KEY_ROOT, prefix=True)
         for kv in listed.kvs:
             self._sync_crd(decode(kv))
+        await self.rbac.load(self.kv)
         await self.cache.start()
         self.cache.listeners.append(self._on_event)
         if bootstrap:
             await self._bootstrap()
+            await self.ensure_rbac_policy()
+
+    async def ensure_rbac_policy(self) -> None:
+        """Create or reconcile the bootstrap roles and bindings (the ``rbac/bootstrap-roles``
+        post-start hook), writing as the apiserver itself."""
+        await ensure_policy(_PolicyWriter(self))
 
     async def stop(self) -> None:
         self._stopping = True  # no CRD cleanup starts, or goes round again, from now on
@@ -166,8 +198,8 @@ class Registry:
         created = await self.store.create_stored(
             t, obj, dry_run=dry_run, field_manager=field_manager,
             field_validation=field_validation, warnings=warnings)
-        if not dry_run and _is_crd(t):
-            self._sync_crd(created.object())
+        if not dry_run and (_is_crd(t) or t.info.group == RBAC_GROUP):
+            self._after_write(t, created.object())
         return created
 
     async def update(self, t: Target, name: str, obj: Obj, *, subresource: str = "",
@@ -273,13 +305,18 @@ class Registry:
     # -- CRDs --------------------------------------------------------------------------------
 
     def _after_write(self, t: Target, obj: Obj, *, removed: bool = False) -> None:
-        if _is_crd(t):
+        if t.info.group == RBAC_GROUP:
+            self.rbac.apply_object(t.key(obj["metadata"]["name"]), obj, removed=removed)
+        elif _is_crd(t):
             if removed:
                 self._forget_crd(obj)
             else:
                 self._sync_crd(obj)
 
     def _on_event(self, event: CachedEvent) -> None:
+        if event.key.startswith(_RBAC_KEY_ROOT):
+            self.rbac.apply_event(event.key, event.obj, event.revision, deleted=event.deleted)
+            return
         if not event.key.startswith(_CRD_KEY_ROOT):
             return
         if event.deleted:
@@ -340,22 +377,42 @@ class Registry:
             self._cleanups.pop(name, None)
 
 
-#: the non-resource paths anyone may read (bootstrap policy's system:public-info-viewer)
-PUBLIC_INFO_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+class _PolicyWriter:
+    """The reconciler's writes, through the registry without a user (the apiserver's own:
+    no escalation check), so the index has them before the server serves."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    def _target(self, kind: str, namespace: str) -> Target:
+        return self.registry.target(RBAC_GROUP, "v1", kind, namespace)
+
+    async def get(self, kind: str, namespace: str, name: str) -> Obj | None:
+        try:
+            return await self.registry.get(self._target(kind, namespace), name)
+        except errors.StatusError as e:
+            if errors.is_not_found(e):
+                return None
+            raise
+
+    async def create(self, kind: str, obj: Obj) -> None:
+        await self.registry.create(
+            self._target(kind, str(obj["metadata"].get("namespace") or "")), obj)
+
+    async def update(self, kind: str, obj: Obj) -> None:
+        meta = obj["metadata"]
+        await self.registry.update(self._target(kind, str(meta.get("namespace") or "")),
+                                   meta["name"], obj)
+
+    async def delete(self, kind: str, obj: Obj) -> None:
+        meta = obj["metadata"]
+        await self.registry.delete(
+            self._target(kind, str(meta.get("namespace") or "")), meta["name"],
+            {"preconditions": {"uid": meta.get("uid"),
+                               "resourceVersion": meta.get("resourceVersion")}})
 
 
-class PublicInfo:
-    """Until RBAC: anyone may read the health and version endpoints; everything else is
-    ``system:masters``' (``Privileged``)."""
-
-    def authorize(self, attrs: Attributes) -> tuple[Decision, str]:
-        if not attrs.resource_request and attrs.verb == "get" and (
-                attrs.path in PUBLIC_INFO_PATHS):
-            return Decision.ALLOW, ""
-        return Decision.NO_OPINION, ""
-
-
-__all__ = ["AlwaysAllow", "PublicInfo", "Registry"]
+__all__ = ["Registry"]
 
 
 def _is_crd(t: Target) -> bool:

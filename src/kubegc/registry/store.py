@@ -25,8 +25,15 @@ from kubegc.registry.admission import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from kubegc.registry.admission_plugins import (
+    DEFAULT_TOLERATION_SECONDS,
+    NAMESPACE_LIFECYCLE,
+    Admission,
+)
 from kubegc.registry.conversion import from_storage, to_storage
 from kubegc.registry.decoding import check_decodes, check_type_meta
+from kubegc.registry.gc_admission import admit_owner_references
+from kubegc.registry.rbac.escalation import RBACPolicy
 from kubegc.registry.strategy import Strategy, strategy_for
 from kubegc.registry.target import (
     Created,
@@ -54,15 +61,21 @@ class Store:
     optimistic (``guaranteed_update`` retries on storage conflicts), as upstream.
     """
 
-    def __init__(self, kv: KV, catalog: Catalog, *, clock: Clock) -> None:
+    def __init__(self, kv: KV, catalog: Catalog, *, clock: Clock,
+                 admission: Admission | None = None) -> None:
         self.kv = kv
         self.catalog = catalog
         self.clock = clock
+        #: the admission plugins that run (``--enable-admission-plugins``) and what they ask
+        self.admission = admission or Admission(catalog)
         #: namespaces this store wrote as active (created, or updated without a
         #: deletionTimestamp): admission of their content needs no storage read. Every
         #: namespace write goes through ``create`` or ``guaranteed_update``, which keep it
         #: exact; a namespace written otherwise (``Registry.restore``) is just not in it.
         self.active_namespaces: set[str] = set()
+        #: what the RBAC resources' write checks consult (``Strategy.check_write``); the
+        #: registry sets it, a store without one checks nothing
+        self.rbac_policy: RBACPolicy | None = None
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -114,7 +127,9 @@ class Store:
             # As upstream's create handler: what the request set, defaults included, before
             # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
             self._manage_fields(None, obj, field_manager, "", fragments=True)
-        admit_default_toleration_seconds(t, obj)  # mutating admission: after the manager
+        if self.admission.runs(DEFAULT_TOLERATION_SECONDS):
+            admit_default_toleration_seconds(t, obj)  # mutating admission: after the manager
+        self._check_write(t, strategy, "", obj, None)
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
         generated = not meta.get("name") and bool(meta.get("generateName"))
         for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
@@ -122,7 +137,10 @@ class Store:
                 meta["name"] = str(meta.get("generateName") or "") + "".join(
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
-            await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
+            # validating admission, in upstream's plugin order
+            if self.admission.runs(NAMESPACE_LIFECYCLE):
+                await admit_namespace_lifecycle(self.kv, t, obj, self.active_namespaces)
+            admit_owner_references(self.admission, t, obj, None)
             value = checked_size(t, encode(to_storage(t.info, obj)))
             if dry_run:
                 return Created(t, value, 0)
@@ -319,7 +337,9 @@ class Store:
         self._carry_over_meta(old_meta, new_meta)
         strategy.defaulter(new)
         if subresource == "":
-            admit_default_toleration_seconds(t, new)
+            if self.admission.runs(DEFAULT_TOLERATION_SECONDS):
+                admit_default_toleration_seconds(t, new)
+            self._check_write(t, strategy, old_meta["name"], new, old)
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):
             new_meta["generation"] = int(old_meta["generation"]) + 1
@@ -337,6 +357,7 @@ class Store:
         causes += validate_object_meta_update(old_meta, new_meta)
         if causes:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
+        admit_owner_references(self.admission, t, new, old, subresource=subresource)
         if should_delete_during_update(strategy, old, new):
             new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
             return DeleteAs(new)
@@ -349,6 +370,11 @@ class Store:
         elif sent is None and "managedFields" in old_meta:
             new_meta["managedFields"] = old_meta["managedFields"]
         return new
+
+    def _check_write(self, t: Target, strategy: Strategy, name: str, new: Obj,
+                     old: Obj | None) -> None:
+        if strategy.check_write is not None and self.rbac_policy is not None:
+            strategy.check_write(self.rbac_policy, t.namespace, name, new, old)
 
     @staticmethod
     def _status_update(strategy: Strategy, old: Obj, new: Obj) -> Obj:

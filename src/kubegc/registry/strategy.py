@@ -31,6 +31,7 @@ from kubegc.registry.defaults import DEFAULTERS, Defaulter
 from kubegc.registry.groups import DEFAULTERS as GROUP_DEFAULTERS
 from kubegc.registry.groups import STRATEGY_OPTIONS
 from kubegc.registry.namespace import GenericDelete, delete_namespace, no_spec_finalizers
+from kubegc.registry.rbac.escalation import WriteCheck
 from kubegc.registry.target import Target
 
 
@@ -100,6 +101,10 @@ class Strategy:
     #: top-level fields whose change bumps ``generation`` (a PodTemplate's ``template``, a
     #: webhook configuration's ``webhooks``)
     generation_fields: tuple[str, ...] = ("spec",)
+    #: the resource's own check of who may write what (upstream's policy-based storages
+    #: of the RBAC resources: no escalation), run on create and update before validation
+    #: with the store's ``rbac_policy``
+    check_write: WriteCheck | None = None
 
     def spec_changed(self, old: Obj, new: Obj) -> bool:
         """Whether ``generation`` must be bumped by this update."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass, field
 
+from kubegc.api.auth import UserInfo
 from kubegc.api.clock import Clock
 from kubegc.registry import Registry
-from kubegc.server.app import MAX_BODY, build_handler
+from kubegc.server.app import MAX_BODY, authenticate_request, build_handler
 from kubegc.server.authn import (
     Authentication,
     RequestAuthenticator,
@@ -21,7 +22,7 @@ from kubegc.server.authn import (
     static_token,
 )
 from kubegc.server.context import DebugHandler, ServerContext
-from kubegc.server.http import HTTPServer
+from kubegc.server.http import HTTPServer, Request
 from kubegc.server.tls import ServingCredentials, serving_credentials
 
 
@@ -66,6 +67,13 @@ class APIServer:
 
     def add_debug_handler(self, path: str, handler: DebugHandler) -> None:
         self.ctx.debug_handlers[path] = handler
+
+    async def authenticate(self, request: Request) -> UserInfo:
+        """The user ``request`` is served as, as the API decides it for its own requests
+        (authentication, then impersonation): for a mounted handler that needs to know
+        (the owner-graph page's ``/ui/api/login``). Raises what ``authenticate_request``
+        raises."""
+        return await authenticate_request(self.ctx, request)
 
     def mount(self, prefix: str, handler: DebugHandler) -> None:
         """Serve every path under ``prefix`` with ``handler``, which authenticates its

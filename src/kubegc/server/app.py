@@ -1,5 +1,6 @@
-"""The request handler: authentication, authorization, non-resource endpoints, and
-dispatch (kube-apiserver's handler chain: ``WithAuthentication``, ``WithAuthorization``).
+"""The request handler: authentication, impersonation, authorization, non-resource
+endpoints, and dispatch (kube-apiserver's handler chain: ``WithAuthentication``,
+``WithImpersonation``, ``WithAuthorization``).
 
 Every error leaves as a Kubernetes ``Status``; an unexpected exception becomes a 500
 ``InternalError`` for that request only (logged), never a dead server.
@@ -13,12 +14,13 @@ import logging
 from typing import Any
 
 from kubegc.api import errors
-from kubegc.api.auth import Decision, as_user
+from kubegc.api.auth import Decision, UserInfo, as_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.server import discovery
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
 from kubegc.server.http import AnyResponse, Handler, Request, RequestEntityTooLarge, Response
+from kubegc.server.impersonation import ImpersonationError, impersonate, internal_error_text
 from kubegc.server.openapi_handler import serve_openapi
 from kubegc.server.request_info import parse_resource_path, request_attributes
 from kubegc.server.routes import handle_resource
@@ -43,7 +45,7 @@ def build_handler(ctx: ServerContext) -> Handler:
             mounted = _mounted(ctx, request.path)
             if mounted is not None:
                 return await mounted(request)
-            user = await ctx.authentication.authenticate(request)
+            user = await authenticate_request(ctx, request)
             attrs = request_attributes(user, request.method, request.path, request.query)
             decision, reason = ctx.registry.authorizer.authorize(attrs)
             if decision is not Decision.ALLOW:
@@ -52,6 +54,9 @@ def build_handler(ctx: ServerContext) -> Handler:
                 return await _route(ctx, request)
         except StatusError as e:
             return status_response(e)
+        except ImpersonationError as e:
+            return Response(status=500, text=internal_error_text(request.path_qs, e),
+                            headers={"X-Content-Type-Options": "nosniff"})
         except RequestEntityTooLarge as e:
             return status_response(StatusError(413, "RequestEntityTooLarge", str(e)))
         except (ConnectionResetError, asyncio.CancelledError):
@@ -61,6 +66,14 @@ def build_handler(ctx: ServerContext) -> Handler:
             return status_response(errors.internal_error(f"{type(e).__name__}: {e}"))
 
     return dispatch
+
+
+async def authenticate_request(ctx: ServerContext, request: Request) -> UserInfo:
+    """Who the request is served as: its authenticated user, or the user it impersonates
+    (``WithAuthentication`` then ``WithImpersonation``). Raises the 401 or 403 Status, or
+    ``ImpersonationError`` (a plain-text 500, as upstream)."""
+    user = await ctx.authentication.authenticate(request)
+    return impersonate(ctx.registry.authorizer, user, request.headers)
 
 
 def _mounted(ctx: ServerContext, path: str) -> DebugHandler | None:

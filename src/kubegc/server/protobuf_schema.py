@@ -18,7 +18,7 @@ Each message maps a field number to ``(json_name, kind)``, taken from the
 Fields not listed here are skipped when decoding; the tables cover what the ``kubectl create
 namespace|configmap|secret|deployment|job|cronjob|service|serviceaccount|role|clusterrole|
 rolebinding|clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota`` generators
-set and the common Pod template fields.
+set, the common Pod template fields, and the SelfSubjectReview of ``kubectl auth whoami``.
 """
 
 from __future__ import annotations
@@ -305,6 +305,36 @@ MESSAGES.update({
     "ScopedResourceSelectorRequirement": {1: ("scopeName", "string"), 2: ("operator", "string"),
                                           3: ("values", "[]string")},
 })
+# --- what kubectl auth whoami sends (k8s.io/api/authentication/v1/generated.proto) ------
+MESSAGES.update({
+    "SelfSubjectReview": {1: ("metadata", "ObjectMeta"),
+                          2: ("status", "SelfSubjectReviewStatus")},
+    "SelfSubjectReviewStatus": {1: ("userInfo", "UserInfo")},
+    "UserInfo": {1: ("username", "string"), 2: ("uid", "string"), 3: ("groups", "[]string")},
+})
+
+# --- authorization/v1 (kubectl auth can-i sends its reviews as protobuf) -------------------
+_REVIEW = {1: ("metadata", "ObjectMeta"), 2: ("spec", "SubjectAccessReviewSpec")}
+MESSAGES.update({
+    "SelfSubjectAccessReview": {1: ("metadata", "ObjectMeta"),
+                                2: ("spec", "SelfSubjectAccessReviewSpec")},
+    "SelfSubjectAccessReviewSpec": {1: ("resourceAttributes", "ResourceAttributes"),
+                                    2: ("nonResourceAttributes", "NonResourceAttributes")},
+    "ResourceAttributes": {1: ("namespace", "string"), 2: ("verb", "string"),
+                           3: ("group", "string"), 4: ("version", "string"),
+                           5: ("resource", "string"), 6: ("subresource", "string"),
+                           7: ("name", "string")},
+    "NonResourceAttributes": {1: ("path", "string"), 2: ("verb", "string")},
+    "SubjectAccessReview": _REVIEW,
+    "LocalSubjectAccessReview": _REVIEW,
+    "SubjectAccessReviewSpec": {1: ("resourceAttributes", "ResourceAttributes"),
+                                2: ("nonResourceAttributes", "NonResourceAttributes"),
+                                3: ("user", "string"), 4: ("groups", "[]string"),
+                                6: ("uid", "string")},
+    "SelfSubjectRulesReview": {1: ("metadata", "ObjectMeta"),
+                               2: ("spec", "SelfSubjectRulesReviewSpec")},
+    "SelfSubjectRulesReviewSpec": {1: ("namespace", "string")},
+})
 
 # --- authentication/v1: kubectl create token (TokenRequest) and TokenReview -----------------
 MESSAGES.update({
@@ -318,6 +348,10 @@ MESSAGES.update({
 })
 
 TOP_LEVEL: dict[tuple[str, str], str] = {
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): "SelfSubjectReview",
+    **{("authorization.k8s.io/v1", kind): kind
+       for kind in ("SelfSubjectAccessReview", "SubjectAccessReview",
+                    "LocalSubjectAccessReview", "SelfSubjectRulesReview")},
     **{("rbac.authorization.k8s.io/v1", kind): kind
        for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")},
     ("networking.k8s.io/v1", "Ingress"): "Ingress",

@@ -14,7 +14,9 @@ from kubegc.server.verbs import (
     delete,
     get,
     patch,
+    review,
     scale,
+    selfsubjectreview,
     token,
     tokenreview,
     update,
@@ -34,6 +36,14 @@ async def handle_resource(ctx: ServerContext, request: Request,
         if info.name or not info.namespace:
             raise _not_allowed(t.gr, request.method)
         return await binding.create(ctx, request, info.namespace)
+    if (t.info.group, t.info.resource) == ("authentication.k8s.io", "selfsubjectreviews"):
+        if info.name or info.namespace or info.subresource:  # create-only, not stored
+            raise errors.route_not_found()
+        return await selfsubjectreview.create(ctx, request)
+    if t.info.group == "authorization.k8s.io":  # reviews: create-only, not stored
+        if info.subresource or (t.info.namespaced and not info.namespace):
+            raise errors.route_not_found()
+        return await review.create(ctx, request, t, info.name)
     if (t.info.group, t.info.resource) == ("authentication.k8s.io", "tokenreviews"):
         if info.namespace:  # create-only, not stored, cluster-scoped
             raise errors.route_not_found()

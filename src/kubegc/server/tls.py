@@ -1,7 +1,12 @@
 """Serving credentials: a CA kept in the data directory, a server certificate it signs,
 and the bearer token clients must present; beside them the ServiceAccount signing key.
 Created once, reused on restart, so an existing kubeconfig (and every ServiceAccount token
-issued) keeps working."""
+issued) keeps working.
+
+The CA also signs client certificates (``client_certificate``, what ``kubegc kubeconfig
+--user`` and ``kubegc.testing`` mint, as ``kubeadm kubeconfig user`` does): the server asks
+every TLS client for an optional certificate and verifies it against this CA alone
+(``ServingCredentials.ssl_context``); ``server.authn.x509`` names its user."""
 
 from __future__ import annotations
 
@@ -39,7 +44,16 @@ class ServingCredentials:
     token: str
 
     def ssl_context(self) -> ssl.SSLContext:
-        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        """The server's TLS: its certificate, and an optional client certificate verified
+        against kubegc's CA only (``cadata``: the system's CAs are never loaded, so no
+        other authority can vouch for a user). kube-apiserver asks the same
+        (``tls.RequestClientCert``) but verifies in its x509 authenticator, answering 401
+        for a certificate it cannot verify; Python's ``ssl`` has no "ask without
+        verifying", so here such a certificate fails the handshake
+        (``tls: unknown certificate authority`` on the client's side)."""
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH,
+                                         cadata=self.ca_cert_pem.decode())
+        ctx.verify_mode = ssl.CERT_OPTIONAL
         ctx.load_cert_chain(self.cert_path, self.key_path)
         return ctx
 
@@ -83,14 +97,38 @@ def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
                              serialization.NoEncryption())
 
 
-def _ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+#: ``<data-dir>/pki``: the CA, the server's certificate and the admin token
+PKI_DIR = "pki"
+
+
+@dataclass(frozen=True)
+class CertificateAuthority:
+    cert: x509.Certificate
+    key: ec.EllipticCurvePrivateKey
+
+
+def load_ca(data_dir: Path) -> CertificateAuthority | None:
+    """The CA a kubegc serving from ``data_dir`` keeps, or None when it has none (it
+    never served TLS there); never creates one."""
+    found = _load_ca(data_dir / PKI_DIR)
+    return None if found is None else CertificateAuthority(*found)
+
+
+def _load_ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None:
     cert_path, key_path = directory / "ca.crt", directory / "ca.key"
-    if cert_path.exists() and key_path.exists():
-        _restrict(key_path)
-        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
-        key = serialization.load_pem_private_key(key_path.read_bytes(), None)
-        if isinstance(key, ec.EllipticCurvePrivateKey):
-            return cert, key
+    if not (cert_path.exists() and key_path.exists()):
+        return None
+    _restrict(key_path)
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    key = serialization.load_pem_private_key(key_path.read_bytes(), None)
+    return (cert, key) if isinstance(key, ec.EllipticCurvePrivateKey) else None
+
+
+def _ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    found = _load_ca(directory)
+    if found is not None:
+        return found
+    cert_path, key_path = directory / "ca.crt", directory / "ca.key"
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubegc-ca")])
     now = datetime.now(UTC)
@@ -198,9 +236,85 @@ def private_directory(directory: Path) -> None:
 
 def serving_credentials(directory: Path, hosts: list[str]) -> ServingCredentials:
     """Load or create the CA, the server certificate for ``hosts`` and the token."""
-    directory = directory / "pki"
+    directory = directory / PKI_DIR
     private_directory(directory)
     ca, ca_key = _ca(directory)
     cert_path, key_path = _server_cert(directory, [*hosts, "127.0.0.1"], ca, ca_key)
     return ServingCredentials(ca.public_bytes(serialization.Encoding.PEM), cert_path, key_path,
                               _token(directory))
+
+
+#: X.509's upper bounds (RFC 5280 appendix A: ub-common-name, ub-organization-name)
+MAX_NAME_LENGTH = 64
+#: what ``kubeadm kubeconfig user`` gives a client certificate (``--validity-period``)
+CLIENT_CERT_VALIDITY = timedelta(days=365)
+
+
+class ClientCertificateError(ValueError):
+    """A client certificate cannot be made as asked (the message says why)."""
+
+
+def check_subject_name(what: str, name: str) -> None:
+    """A user or group name a certificate's subject can carry: not empty, at most 64
+    characters, no control characters, no blank at either end (a name that differs from
+    what RBAC's bindings say only by a space would match none of them)."""
+    if not name:
+        raise ClientCertificateError(f"{what} name must not be empty")
+    if name != name.strip():
+        raise ClientCertificateError(f"{what} name {name!r} must not begin or end with "
+                                     "a blank")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+        raise ClientCertificateError(f"{what} name {name!r} must not hold control "
+                                     "characters")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ClientCertificateError(
+            f"{what} name {name!r} is {len(name)} characters long: a certificate's "
+            f"subject holds at most {MAX_NAME_LENGTH} (X.509)")
+
+
+@dataclass(frozen=True)
+class ClientCertificate:
+    cert_pem: bytes
+    key_pem: bytes
+    not_after: datetime
+
+
+def client_certificate(ca: CertificateAuthority, user: str, groups: tuple[str, ...] = (),
+                       *, validity: timedelta = CLIENT_CERT_VALIDITY,
+                       now: datetime | None = None) -> ClientCertificate:
+    """A certificate for ``user`` in ``groups`` signed by ``ca`` (kubeadm's
+    ``kubeconfig user``: CN = the user, one O per group, ``clientAuth`` usage), which
+    kubegc's x509 authenticator reads back as that user (``CommonNameUserConversion``).
+    It may not outlive the CA: a client could not be verified past the CA's end."""
+    check_subject_name("user", user)
+    for group in groups:
+        check_subject_name("group", group)
+    if validity <= timedelta(0):
+        raise ClientCertificateError("the certificate's validity must be positive")
+    start = now or datetime.now(UTC)
+    not_after = start + validity
+    if not_after > ca.cert.not_valid_after_utc:
+        raise ClientCertificateError(
+            f"a certificate valid until {not_after:%Y-%m-%d %H:%M} UTC would outlive "
+            f"kubegc's CA (valid until {ca.cert.not_valid_after_utc:%Y-%m-%d %H:%M} UTC): "
+            "ask for a shorter expiration")
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([*(x509.NameAttribute(NameOID.ORGANIZATION_NAME, g) for g in groups),
+                         x509.NameAttribute(NameOID.COMMON_NAME, user)])
+    cert = (
+        x509.CertificateBuilder().subject_name(subject).issuer_name(ca.cert.subject)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(start - timedelta(minutes=5)).not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(
+            digital_signature=True, key_cert_sign=False, crl_sign=False,
+            content_commitment=False, key_encipherment=False, data_encipherment=False,
+            key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH]),
+                       critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
+            ca.key.public_key()), critical=False)
+        .sign(ca.key, hashes.SHA256())
+    )
+    return ClientCertificate(cert.public_bytes(serialization.Encoding.PEM), _key_pem(key),
+                             not_after)

@@ -1,5 +1,14 @@
 """``kubegc.testing.Cluster``: a kubegc on a free loopback port for a test (in a thread
-for synchronous code, or on the running loop); see the package docstring."""
+for synchronous code, or on the running loop); see the package docstring.
+
+Code under test can run as any user or ServiceAccount: on a cluster serving TLS
+(``Cluster(tls=True)``), ``kubeconfig_for(user, groups)`` and
+``kubeconfig_for_service_account(namespace, name)`` write a kubeconfig of that identity
+(a client certificate signed by the cluster's CA), and ``kubernetes_client(path)`` opens
+the official client with one; on any cluster, ``client_for`` gives the in-process client
+as a user. What the identity may do is the cluster's authorizer's to say, as for any
+request.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +22,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
+from kubegc.api.auth import (
+    ALL_AUTHENTICATED,
+    UserInfo,
+    service_account_user,
+    split_service_account_username,
+)
 from kubegc.api.clock import Clock, ManualClock, RealClock
+from kubegc.client.kubeconfig import save_kubeconfig
 from kubegc.cluster import Cluster as _Cluster
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -37,18 +53,27 @@ class Cluster:
     """A kubegc API server + controllers on a free loopback port, plain HTTP.
 
     Use it as a context manager (sync: a background thread runs the event loop; async: the
-    running loop). ``kubeconfig`` works for kubectl and the official Python client."""
+    running loop). ``kubeconfig`` works for kubectl and the official Python client.
+
+    ``tls=True`` serves HTTPS with a CA of its own, as ``kubegc serve`` does: the admin
+    kubeconfig carries a bearer token, users' kubeconfigs client certificates, and an
+    uncredentialed request is ``system:anonymous`` (plain HTTP: the cluster's admin)."""
 
     def __init__(self, *, controllers: Sequence[str] = ("*",), clock: Clock | None = None,
                  storage: str = "memory", data_dir: Path | None = None,
                  gc_sync_period: float = TEST_GC_SYNC_PERIOD,
                  concurrent_gc_syncs: int = _GC.concurrent_gc_syncs,
                  nodes: int = KubeletConfiguration.nodes,
-                 leader_election: LeaderElectionConfiguration | None = None) -> None:
+                 leader_election: LeaderElectionConfiguration | None = None,
+                 tls: bool = False) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="kubegc-")
         root = Path(self._tmp.name)
+        self._root = root
+        self._kubeconfigs = 0
+        if tls and data_dir is None:
+            data_dir = root / "data"  # the CA's home; the store stays where ``storage`` says
         self.config = ClusterConfig(
-            data_dir=data_dir, storage=storage, host="127.0.0.1", port=0, tls=False,
+            data_dir=data_dir, storage=storage, host="127.0.0.1", port=0, tls=tls,
             kubeconfig=root / "kubeconfig", clock=clock or RealClock(),
             controller_manager=ControllerManagerConfiguration(
                 controllers=list(controllers),
@@ -90,14 +115,52 @@ class Cluster:
         kr8s and lightkube find this cluster. The ``kubegc_cluster`` fixture uses it."""
         return default_kubeconfig(kubeconfig or self.kubeconfig)
 
-    def kubernetes_client(self) -> Any:
-        """An official ``kubernetes.client.ApiClient`` configured for this cluster."""
+    def kubernetes_client(self, kubeconfig: Path | None = None) -> Any:
+        """An official ``kubernetes.client.ApiClient`` configured for this cluster — as its
+        admin, or as the user of ``kubeconfig`` (``kubeconfig_for``)."""
         from kubernetes import client, config
 
         configuration = client.Configuration()
-        config.load_kube_config(config_file=str(self.kubeconfig),  # type: ignore[no-untyped-call]
-                                client_configuration=configuration)
+        config.load_kube_config(  # type: ignore[no-untyped-call]
+            config_file=str(kubeconfig or self.kubeconfig), client_configuration=configuration)
         return client.ApiClient(configuration)
+
+    # -- running as a user ---------------------------------------------------------------
+
+    def kubeconfig_for(self, user: str, groups: Sequence[str] = ()) -> Path:
+        """A kubeconfig of this cluster for ``user`` in ``groups`` (in the cluster's
+        temporary directory), with a client certificate signed by its CA; the server adds
+        ``system:authenticated``. Needs ``Cluster(tls=True)`` (kubectl sends no credential
+        over plain HTTP: ``RuntimeError`` otherwise). Raises ``ValueError`` for a name a
+        certificate cannot carry (empty, blank-edged, over 64 characters)."""
+        doc = self.cluster.user_kubeconfig(user, tuple(groups))
+        self._kubeconfigs += 1
+        path = self._root / f"user-{self._kubeconfigs}.kubeconfig"
+        save_kubeconfig(path, doc)
+        return path
+
+    def kubeconfig_for_service_account(self, namespace: str, name: str) -> Path:
+        """A kubeconfig of the ServiceAccount ``namespace/name``'s user
+        (``system:serviceaccount:NS:NAME`` in ``system:serviceaccounts`` and
+        ``system:serviceaccounts:NS``: what RBAC's ServiceAccount subjects match). The
+        ServiceAccount need not exist: this is its identity, not one of its tokens."""
+        user = _service_account(namespace, name)
+        return self.kubeconfig_for(user.name, [g for g in user.groups
+                                               if g != ALL_AUTHENTICATED])
+
+    def client_for(self, user: str, groups: Sequence[str] = ()) -> Any:
+        """The in-process client (``client``) as ``user`` in ``groups`` (plus
+        ``system:authenticated``): each call is authorized as that user's request would
+        be, and admission sees that user. Use it on the cluster's loop."""
+        if self.cluster.client is None:
+            raise RuntimeError("cluster not started")
+        return self.cluster.client.as_user(UserInfo(user, groups=(*groups, ALL_AUTHENTICATED)))
+
+    def client_for_service_account(self, namespace: str, name: str) -> Any:
+        """``client_for`` the ServiceAccount ``namespace/name``."""
+        if self.cluster.client is None:
+            raise RuntimeError("cluster not started")
+        return self.cluster.client.as_user(_service_account(namespace, name))
 
     # -- async use -----------------------------------------------------------------------
 
@@ -178,3 +241,12 @@ class Cluster:
             clock.advance(seconds)
 
         self.run(advance())
+
+
+def _service_account(namespace: str, name: str) -> UserInfo:
+    """The ServiceAccount's user; ``ValueError`` when the names cannot be one's."""
+    user = service_account_user(namespace, name)
+    if split_service_account_username(user.name) != (namespace, name):
+        raise ValueError(f"{namespace}/{name} cannot name a ServiceAccount: the namespace "
+                         "must be a DNS-1123 label, the name a DNS-1123 subdomain")
+    return user

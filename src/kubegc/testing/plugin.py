@@ -1,4 +1,5 @@
-"""pytest plugin: the ``kubegc_cluster`` fixture (a fresh kubegc per test)."""
+"""pytest plugin: the ``kubegc_cluster`` and ``kubegc_tls_cluster`` fixtures (a fresh kubegc
+per test)."""
 
 from __future__ import annotations
 
@@ -20,4 +21,16 @@ def kubegc_cluster() -> Iterator[Cluster]:
     from kubegc.testing.cluster import Cluster
 
     with Cluster() as cluster, cluster.default_kubeconfig():
+        yield cluster
+
+
+@pytest.fixture
+def kubegc_tls_cluster() -> Iterator[Cluster]:
+    """``kubegc_cluster`` serving TLS (``Cluster(tls=True)``), as ``kubegc serve`` does: the
+    default kubeconfig is its admin's (a bearer token, ``system:masters``), and
+    ``kubeconfig_for`` / ``kubeconfig_for_service_account`` give kubeconfigs of any user
+    or ServiceAccount (client certificates), for code that must run as one."""
+    from kubegc.testing.cluster import Cluster
+
+    with Cluster(tls=True) as cluster, cluster.default_kubeconfig():
         yield cluster

@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import TextIO
 
 import aiohttp
+import yaml
 
 from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.api.errors import StatusError
+from kubegc.api.types import Obj
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client
 from kubegc.client.kubeconfig import KubeconfigError, load_kubeconfig
@@ -34,6 +36,7 @@ from kubegc.tools.doctor import (
     Severity,
     diagnose,
 )
+from kubegc.tools.doctor.permissions import explain_permissions, impersonated_user
 from kubegc.tools.finalizers import ControllerMap
 from kubegc.tools.flags import HelpFormatter, add_now, examples, parse_duration
 from kubegc.tools.inventory import Inventory, read_inventory
@@ -101,11 +104,29 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                            "context",
                            "%(prog)s -n shop -o json",
                            "%(prog)s --from dump.json --now '2026-01-01 10:00'",
-                           "%(prog)s --fail-on warning       exit 3 on a warning or worse (CI)"),
+                           "%(prog)s --fail-on warning       exit 3 on a warning or worse (CI)",
+                           "%(prog)s configmap/blog-config -n lab --as jane   may jane set its "
+                           "ownerReferences?",
+                           "%(prog)s -f child.yaml --as system:serviceaccount:ops:operator"),
                        description="Find objects stuck deleting (with when, which finalizers, "
                                    "who removes them and whether it is alive, and what blocks a "
                                    "foreground deletion), stuck namespaces and broken "
-                                   "ownerReferences; say what happens next and the safe fix.")
+                                   "ownerReferences; say what happens next and the safe fix. "
+                                   "Given KIND/NAME: whether a user may change its "
+                                   "ownerReferences and set blockOwnerDeletion on each, under "
+                                   "OwnerReferencesPermissionEnforcement, the permission missing "
+                                   "and the RBAC rule that grants it.")
+    p.add_argument("target", nargs="*", metavar="KIND/NAME",
+                   help="ask about this object's ownerReferences permissions instead")
+    p.add_argument("-f", "--filename", default=None, metavar="FILE",
+                   help="ask about the object of this manifest (to be created; '-' for stdin) "
+                        "instead of KIND/NAME")
+    who = p.add_argument_group("whose permissions (with KIND/NAME; default: yours)")
+    who.add_argument("--as", dest="as_user", default=None, metavar="USER",
+                     help="the user, as kubectl --as (a ServiceAccount: "
+                          "system:serviceaccount:NS:NAME); asked with SubjectAccessReviews")
+    who.add_argument("--as-group", dest="as_groups", action="append", default=[],
+                     metavar="GROUP", help="a group of that user (repeat for more)")
     _source(p)
     p.add_argument("--stuck-after", type=parse_duration, default=DEFAULT_STUCK_AFTER,
                    metavar="DURATION",
@@ -281,11 +302,58 @@ def _options(args: argparse.Namespace) -> DoctorOptions:
 
 
 async def _doctor(args: argparse.Namespace, session: Session) -> Report:
+    if args.target or args.filename:
+        return await _permissions(args, session)
+    if args.as_user or args.as_groups:
+        raise ToolError("--as and --as-group ask about an object: give KIND/NAME or -f FILE")
     namespace = "" if args.all_namespaces else (args.namespace or "")
     inv = await session.inventory(namespace)
     if namespace and _namespace_missing(inv, namespace):
         raise ToolError(f'Error from server (NotFound): namespaces "{namespace}" not found')
     return diagnose(inv, _options(args))
+
+
+async def _permissions(args: argparse.Namespace, session: Session) -> Report:
+    if args.from_file:
+        raise ToolError("KIND/NAME asks the cluster's authorizer: read a cluster "
+                        "(--kubeconfig/--context), not a dump")
+    if args.as_groups and not args.as_user:
+        raise ToolError("--as-group needs --as USER")
+    if args.target and args.filename:
+        raise ToolError("give KIND/NAME or -f FILE, not both")
+    resources = await session.client.discover()
+    if args.filename:
+        resource, obj = _manifest(args, resources, session.default_namespace)
+    else:
+        kind, name = split_target(args.target)
+        resource = resolve_kind(resources, kind)
+        namespace = (args.namespace or session.default_namespace) if resource.namespaced else ""
+        obj = await session.client.get(resource.gvr, name, namespace=namespace)
+    user = impersonated_user(args.as_user, args.as_groups) if args.as_user else None
+    return await explain_permissions(session.client, resources, resource, obj, user=user,
+                                     source=session.source)
+
+
+def _manifest(args: argparse.Namespace, resources: list[APIResource], default_namespace: str
+              ) -> tuple[APIResource, Obj]:
+    """The object of ``-f FILE`` (one YAML or JSON document) and its resource."""
+    try:
+        text = sys.stdin.read() if args.filename == "-" else Path(args.filename).read_text()
+        obj = yaml.safe_load(text)
+    except (OSError, yaml.YAMLError) as e:
+        raise ToolError(f"cannot read {args.filename}: {e}") from e
+    if not isinstance(obj, dict) or not obj.get("kind") or not obj.get("apiVersion"):
+        raise ToolError(f"{args.filename}: not a Kubernetes object (apiVersion and kind)")
+    api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
+    found = [r for r in resources if r.api_version == api_version and r.kind == kind
+             and "/" not in r.resource]
+    if not found:
+        raise ToolError(f'{args.filename}: no matches for kind "{kind}" in version '
+                        f'"{api_version}"')
+    meta = obj.setdefault("metadata", {})
+    if found[0].namespaced:
+        meta["namespace"] = meta.get("namespace") or args.namespace or default_namespace
+    return found[0], obj
 
 
 def _namespace_missing(inv: Inventory, namespace: str) -> bool:

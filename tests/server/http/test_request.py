@@ -236,3 +236,29 @@ async def test_aiohttp_expect_100_with_a_body_over_3mib_gets_the_413_without_upl
             assert orjson.loads(await response.read()) == TOO_LARGE_STATUS
         async with session.get(f"{url}/big") as response:
             assert response.status == 404
+
+
+def test_getall_keeps_each_line_of_a_repeated_header() -> None:
+    headers = Headers({"impersonate-group": "a, b,c", "x": "1"},
+                      {"impersonate-group": ["a", "b,c"]})
+    assert headers.getall("Impersonate-Group") == ["a", "b,c"]  # a comma inside one value
+    assert headers["impersonate-group"] == "a, b,c"
+    assert headers.getall("X") == ["1"] and headers.getall("missing") == []
+
+
+async def test_repeated_headers_reach_the_handler_line_by_line() -> None:
+    seen: list[Request] = []
+
+    async def handler(request: Request) -> Response:
+        seen.append(request)
+        return Response(text="ok")
+
+    async with serving(handler) as server:
+        client = await RawClient.connect(server.port)
+        for _ in range(2):  # the second request's headers are its own
+            await client.send(b"GET / HTTP/1.1\r\nHost: test\r\nImpersonate-Group: a,b\r\n"
+                              b"impersonate-group: c\r\n\r\n")
+            assert (await client.response()).status == 200
+        await client.close()
+    assert [r.headers.getall("Impersonate-Group") for r in seen] == [["a,b", "c"]] * 2
+    assert seen[0].peer_certificate is None  # plain HTTP

@@ -1,10 +1,10 @@
 """Roles, ClusterRoles, RoleBindings and ClusterRoleBindings as stored objects (cf.
 pkg/registry/rbac, pkg/apis/rbac/{v1/defaults.go,validation}).
 
-kubegc authorizes nothing with them (one token, full access): no RBAC authorizer, no
-escalation check on writes, no aggregation of ClusterRoles, and none of the bootstrap
-roles and bindings kube-apiserver creates (``cluster-admin``, ``view``, ``system:*``).
-Names are path segments (``system:aggregate-to-view`` is valid), as ``ValidateRBACName``.
+The RBAC authorizer reads them (``kubegc.registry.rbac``); their writes are checked for
+escalation as upstream's policy-based storages check them (``check_write``: a user may
+only grant what it holds, unless it may ``escalate`` or ``bind``). Names are path
+segments (``system:aggregate-to-view`` is valid), as ``ValidateRBACName``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,12 @@ from kubegc.api.content import is_dns1123_subdomain, is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.types import Obj
 from kubegc.registry.groups._fields import items, join, map_at, not_supported, required
+from kubegc.registry.rbac.escalation import (
+    check_cluster_role,
+    check_cluster_role_binding,
+    check_role,
+    check_role_binding,
+)
 
 GROUP = "rbac.authorization.k8s.io"
 _SUBJECT_KINDS = ("ServiceAccount", "User", "Group")
@@ -139,13 +145,16 @@ def validate_cluster_role_binding_update(new: Obj, old: Obj) -> list[StatusCause
 
 _RBAC = {"tracks_generation": False, "name_validator": is_path_segment_name}
 STRATEGIES: dict[tuple[str, str], dict[str, Any]] = {
-    (GROUP, "roles"): {**_RBAC, "validate": validate_role},
-    (GROUP, "clusterroles"): {**_RBAC, "validate": validate_cluster_role},
+    (GROUP, "roles"): {**_RBAC, "validate": validate_role, "check_write": check_role},
+    (GROUP, "clusterroles"): {**_RBAC, "validate": validate_cluster_role,
+                              "check_write": check_cluster_role},
     (GROUP, "rolebindings"): {**_RBAC, "validate": validate_role_binding,
-                              "validate_update": validate_role_binding_update},
+                              "validate_update": validate_role_binding_update,
+                              "check_write": check_role_binding},
     (GROUP, "clusterrolebindings"): {
         **_RBAC, "validate": validate_cluster_role_binding,
-        "validate_update": validate_cluster_role_binding_update},
+        "validate_update": validate_cluster_role_binding_update,
+        "check_write": check_cluster_role_binding},
 }
 DEFAULTERS = {(GROUP, "rolebindings"): default_binding,
               (GROUP, "clusterrolebindings"): default_binding}

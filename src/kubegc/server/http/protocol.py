@@ -72,6 +72,20 @@ def date_line() -> bytes:
     return _date_cache[1]
 
 
+def _peer_certificate(transport: asyncio.BaseTransport) -> bytes | None:
+    """The client certificate a TLS connection's handshake verified (DER), or None. The
+    SSL protocol (asyncio's or uvloop's) calls ``connection_made`` once the handshake is
+    done, so the certificate is known by then; a plain connection has no ``ssl_object``."""
+    ssl_object = transport.get_extra_info("ssl_object")
+    if ssl_object is None:
+        return None
+    try:
+        der: bytes | None = ssl_object.getpeercert(binary_form=True)
+    except ValueError:  # the handshake has not completed (never, once connected)
+        return None
+    return der or None
+
+
 def _plain(status: int, reason: str, text: str) -> bytes:
     body = text.encode()
     return (f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -99,6 +113,7 @@ class HttpProtocol(asyncio.Protocol):
         # the request being parsed
         self._url = b""
         self._headers: dict[str, str] = {}
+        self._repeated: dict[str, list[str]] | None = None  # headers sent more than once
         self._body: list[bytes] = []
         self._body_size = 0
         self._too_large = False
@@ -121,6 +136,8 @@ class HttpProtocol(asyncio.Protocol):
         self._body_refused = False  # input stopped before a body it did not read
         self._lingering: asyncio.TimerHandle | None = None
         self.closed = False
+        #: the verified client certificate (DER) of a TLS connection, or None
+        self.peer_certificate: bytes | None = None
         self.idle_since = self._loop.time()
 
     # -- asyncio.Protocol ----------------------------------------------------------------
@@ -128,6 +145,7 @@ class HttpProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         self._server.connections.add(self)
+        self.peer_certificate = _peer_certificate(transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -210,6 +228,7 @@ class HttpProtocol(asyncio.Protocol):
         self._url = b""
         self._head_size = 0
         self._headers = {}
+        self._repeated = None
         self._body = []
         self._body_size = 0
         self._too_large = False
@@ -223,7 +242,13 @@ class HttpProtocol(asyncio.Protocol):
         key = name.decode("latin-1").lower()
         text = value.decode("latin-1")
         old = self._headers.get(key)
-        self._headers[key] = text if old is None else f"{old}, {text}"
+        if old is None:
+            self._headers[key] = text
+            return
+        self._headers[key] = f"{old}, {text}"
+        if self._repeated is None:
+            self._repeated = {}
+        self._repeated.setdefault(key, [old]).append(text)
 
     def on_headers_complete(self) -> None:
         self._in_head, self._head_bytes = False, 0
@@ -269,9 +294,11 @@ class HttpProtocol(asyncio.Protocol):
         parser = self._parser
         body = self._body[0] if len(self._body) == 1 else b"".join(self._body)
         request = Request(parser.get_method().decode("latin-1"), self._url.decode("latin-1"),
-                          Headers(self._headers), version=parser.get_http_version(),
+                          Headers(self._headers, self._repeated),
+                          version=parser.get_http_version(),
                           keep_alive=parser.should_keep_alive(), body=body,
-                          too_large=self._max_body if self._too_large else 0, connection=self)
+                          too_large=self._max_body if self._too_large else 0, connection=self,
+                          peer_certificate=self.peer_certificate)
         self._body = []
         self._in_head = True
         self._pending.append(request)

@@ -21,12 +21,24 @@ class RequestEntityTooLarge(Exception):
 
 class Headers(Mapping[str, str]):
     """Case-insensitive, read-only request headers. A header sent more than once is one
-    value joined with ", " (RFC 9110 §5.3)."""
+    value joined with ", " (RFC 9110 §5.3); ``getall`` gives each line's value apart, as
+    Go's ``http.Header`` keeps them (``Impersonate-Group`` is repeated once per group, and a
+    group's name may hold a comma)."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_repeated")
 
-    def __init__(self, items: dict[str, str]) -> None:
+    def __init__(self, items: dict[str, str],
+                 repeated: dict[str, list[str]] | None = None) -> None:
         self._items = items  # lower-case names
+        self._repeated = repeated  # lower-case names of headers sent more than once
+
+    def getall(self, key: str) -> list[str]:
+        """Every value of header ``key``, one per header line, in the order sent."""
+        name = key.lower()
+        if self._repeated is not None and name in self._repeated:
+            return list(self._repeated[name])
+        value = self._items.get(name)
+        return [] if value is None else [value]
 
     @overload  # type: ignore[override]
     def get(self, key: str) -> str | None: ...
@@ -95,12 +107,13 @@ class Request:
         "keep_alive",
         "method",
         "path_qs",
+        "peer_certificate",
         "version",
     )
 
     def __init__(self, method: str, target: str, headers: Headers, *, version: str = "1.1",
                  keep_alive: bool = True, body: bytes = b"", too_large: int = 0,
-                 connection: object = None) -> None:
+                 connection: object = None, peer_certificate: bytes | None = None) -> None:
         self.method = method
         self.path_qs = target
         self.headers = headers
@@ -114,6 +127,11 @@ class Request:
         #: the connection it arrived on (``http.protocol.HttpProtocol``); streaming
         #: responses write through it.
         self.connection = connection
+        #: the client certificate the TLS handshake verified (DER), or None: the
+        #: connection is plain, or its client sent no certificate (Go's
+        #: ``req.TLS.PeerCertificates[0]``; a certificate that fails verification fails
+        #: the handshake, see ``tls_sniff``)
+        self.peer_certificate = peer_certificate
 
     @property
     def path(self) -> str:

@@ -5,6 +5,12 @@ real cluster or a dump) and returns a ``DoctorReport`` whose findings are sorted
 severity, kind and object, and grouped by the root causes they share (``causes``). Every
 finding says what will happen next and the safe fix; a fix never suggests removing a
 finalizer without saying what clean-up that skips.
+
+``permissions.explain_permissions`` answers the other question the doctor is asked
+(``kubegc doctor KIND/NAME --as USER``): may that user set the object's ownerReferences
+under OwnerReferencesPermissionEnforcement, by the plugin's own rule
+(``kubegc.api.gc_admission``) on the cluster's SubjectAccessReview answers; ``access``
+says, on evidence, whether the cluster enforces it.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from kubegc.tools.doctor import DoctorReport
+from kubegc.tools.doctor.permissions import PermissionsReport
 from kubegc.tools.plan import PlanReport
 from kubegc.tools.render.dot import (
     Graph,
@@ -30,6 +31,7 @@ from kubegc.tools.render.style import (
     use_color,
 )
 from kubegc.tools.render.text_doctor import render_doctor
+from kubegc.tools.render.text_permissions import render_permissions
 from kubegc.tools.render.text_plan import render_plan
 from kubegc.tools.render.text_tree import render_tree
 from kubegc.tools.render.text_why import render_why
@@ -37,13 +39,15 @@ from kubegc.tools.tree import TreeReport
 from kubegc.tools.why import WhyReport
 
 FORMATS = ("text", "json", "dot", "svg")
-Report = DoctorReport | PlanReport | TreeReport | WhyReport
+Report = DoctorReport | PermissionsReport | PlanReport | TreeReport | WhyReport
 
 __all__ = ["DEFAULT_LIMIT", "DEFAULT_WIDTH", "FORMATS", "GraphvizMissing", "Report", "Style",
            "graph", "render", "terminal_width", "use_color"]
 
 
 def graph(report: Report) -> Graph:
+    if isinstance(report, PermissionsReport):
+        raise ValueError("-o dot and -o svg draw graphs; this answer is text or json")
     if isinstance(report, DoctorReport):
         return doctor_graph(report)
     if isinstance(report, PlanReport):
@@ -54,6 +58,8 @@ def graph(report: Report) -> Graph:
 
 
 def text(report: Report, style: Style) -> str:
+    if isinstance(report, PermissionsReport):
+        return render_permissions(report, style)
     if isinstance(report, DoctorReport):
         return render_doctor(report, style)
     if isinstance(report, PlanReport):

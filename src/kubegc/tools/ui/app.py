@@ -11,27 +11,35 @@ loopback — both in the composition root) turns each request under ``/ui`` into
     GET /ui/api/find?q=KIND/NAME&namespace=NS
     GET /ui/api/details?id=ID
     GET /ui/api/whatif?id=ID&policy=Background|Foreground|Orphan
-    GET /ui/api/login          a fresh login URL, for the API server's bearer token
+    GET /ui/api/login          a fresh login URL for the requester
                                (``kubectl get --raw /ui/api/login``)
 
 Everything but ``/ui/login`` needs the session cookie (401 without it); only GET and HEAD
-are served (405 otherwise): the page is read-only. The live picture (informers) starts
-with the first data request and stops ``IDLE_STOP`` seconds after the last page closed.
+are served (405 otherwise): the page is read-only.
+
+A session is its user's: ``kubegc serve`` authenticates ``/ui/api/login`` as the API
+authenticates any request (and impersonation: ``--as``) and hands the user in
+``UIRequest.user``; the login URL it prints at start-up is the admin's (``owner``). The
+page then reads the cluster through ``client_for(user)`` — the API's authorizer decides
+what each user's page may list, so the page shows nobody more than kubectl would. One
+live picture (informers) per user starts with that user's first data request and stops
+``IDLE_STOP`` seconds after their last page closed. ``kubegc ui`` has no users: its one
+picture reads through the client it was given (its kubeconfig's identity).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 import orjson
 
+from kubegc.api.auth import ANONYMOUS, UserInfo
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.client.interface import Client
@@ -65,6 +73,9 @@ class UIRequest:
     path: str  # e.g. "/ui/api/stream"
     query: Mapping[str, str]
     headers: Mapping[str, str]  # looked up with lower-case names
+    #: who sent it, when the host authenticated the request (``kubegc serve`` does for
+    #: ``/ui/api/login``); None: not authenticated by the host
+    user: UserInfo | None = None
 
 
 @dataclass
@@ -81,8 +92,11 @@ def _json(data: Any, status: int = 200) -> UIResponse:
 
 
 def _error(status: int, message: str) -> UIResponse:
-    return _json({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                  "message": message, "code": status}, status)
+    status_body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                   "message": message, "code": status}
+    if status == 401:  # what clients read as "log in" (kubectl: You must be logged in)
+        status_body["reason"] = "Unauthorized"
+    return _json(status_body, status)
 
 
 def _assets() -> dict[str, Any]:
@@ -100,37 +114,58 @@ def _assets() -> dict[str, Any]:
     return found
 
 
+@dataclass
+class _View:
+    """One user's live picture and the pages reading it."""
+
+    live: LiveObjects
+    feed: Feed
+    pages: int = 0
+    idle: asyncio.TimerHandle | None = None
+
+
+def _user_key(user: UserInfo | None) -> Hashable:
+    """Users with the same name, uid, groups and extra see the same picture."""
+    if user is None:
+        return None
+    return (user.name, user.uid, user.groups,
+            tuple(sorted((k, tuple(v)) for k, v in user.extra.items())))
+
+
 class UIApp:
     def __init__(self, client: Client, *, clock: Clock, source: str,
                  plan_factory: SimulationFactory | None = None, secure: bool = False,
-                 follow_cluster_clock: bool = True, api_token: str | None = None,
-                 open_api: bool = False) -> None:
+                 follow_cluster_clock: bool = True,
+                 client_for: Callable[[UserInfo], Client] | None = None,
+                 owner: UserInfo | None = None) -> None:
+        """``client_for(user)``: the client a session of ``user`` reads through (None:
+        every session reads through ``client``); ``owner``: whose session a login URL
+        minted without a user opens (the URL ``kubegc serve`` prints: the admin's)."""
         self.sessions = Sessions(secure=secure)
         self.base_url = ""  # where the page is served, for login URLs (set by the host)
         self._client = client
+        self._client_for = client_for
+        self.owner = owner
         self._clock = clock
         self._source = source
         self._follow = follow_cluster_clock
         self._factory = plan_factory
-        #: who may ask /ui/api/login for a login URL: a holder of the API server's bearer
-        #: token, or anyone when that API asks for none (``kubegc serve --insecure-http``)
-        self._api_token = api_token
-        self._open_api = open_api
         self._assets = _assets()
-        self._live: LiveObjects | None = None
-        self._feed: Feed | None = None
+        self._views: dict[Hashable, _View] = {}
         self._starting = asyncio.Lock()
         self._planning = asyncio.Lock()  # one what-if at a time: each runs a whole kubegc
-        self._pages = 0
-        self._idle: asyncio.TimerHandle | None = None
 
-    def login_url(self) -> str:
-        return f"{self.base_url}{PREFIX}/login?token={self.sessions.new_login()}"
+    def login_url(self, user: UserInfo | None = None) -> str:
+        """A one-time login URL for a session of ``user`` (default: ``owner``)."""
+        token = self.sessions.new_login(user if user is not None else self.owner)
+        return f"{self.base_url}{PREFIX}/login?token={token}"
 
     async def close(self) -> None:
-        if self._idle is not None:
-            self._idle.cancel()
-        await self._stop_live(force=True)
+        for key in list(self._views):
+            view = self._views.get(key)
+            if view is not None and view.idle is not None:
+                view.idle.cancel()
+            await self._stop_live(key, force=True)
 
     # -- requests --------------------------------------------------------------------
 
@@ -147,8 +182,9 @@ class UIApp:
         if path == f"{PREFIX}/login":
             return self._login(request.query.get("token", ""))
         if path == f"{PREFIX}/api/login":
-            return self._new_login(request.headers.get("authorization", ""))
-        if not self.sessions.check(request.headers.get("cookie", "")):
+            return self._new_login(request)
+        cookie = request.headers.get("cookie", "")
+        if not self.sessions.check(cookie):
             if path.startswith(f"{PREFIX}/api/"):
                 return _error(401, _NEEDS_LOGIN)
             return UIResponse(401, _NEEDS_LOGIN.encode() + b"\n")
@@ -159,7 +195,7 @@ class UIApp:
         if path.startswith(f"{PREFIX}/static/"):
             return self._asset(path[len(f"{PREFIX}/static/"):])
         try:
-            return await self._api(path, request.query)
+            return await self._api(path, request.query, self.sessions.user_of(cookie))
         except (answers.NotFound, UnknownKind) as e:
             return _error(404, str(e).strip("'\""))
         except ValueError as e:
@@ -175,15 +211,14 @@ class UIApp:
         return UIResponse(303, headers={"Location": f"{PREFIX}/",
                                         "Set-Cookie": self.sessions.set_cookie(session)})
 
-    def _new_login(self, authorization: str) -> UIResponse:
-        scheme, _, given = authorization.partition(" ")
-        allowed = self._open_api or (
-            self._api_token is not None and scheme.lower() == "bearer"
-            and hmac.compare_digest(given.strip(), self._api_token))
-        if not allowed:
-            return _error(401, "Unauthorized: send the API server's bearer token "
-                               "(kubectl get --raw /ui/api/login)")
-        return UIResponse(body=(self.login_url() + "\n").encode())
+    def _new_login(self, request: UIRequest) -> UIResponse:
+        """A login URL for the user the host authenticated (``kubegc serve``); a host that
+        authenticates nobody (``kubegc ui``) mints none: its URL is the one it printed."""
+        user = request.user
+        if user is None or user.name == ANONYMOUS:
+            return _error(401, "a login URL is for an authenticated user: send a "
+                               "credential (a bearer token or a client certificate)")
+        return UIResponse(body=(self.login_url(user) + "\n").encode())
 
     def _asset(self, name: str) -> UIResponse:
         asset = self._assets.get(name)
@@ -193,12 +228,16 @@ class UIApp:
         return UIResponse(body=asset.read_bytes(),
                           content_type=_TYPES.get(suffix, "application/octet-stream"))
 
-    async def _api(self, path: str, query: Mapping[str, str]) -> UIResponse:
-        live = await self._ensure_live()
+    async def _api(self, path: str, query: Mapping[str, str],
+                   user: UserInfo | None) -> UIResponse:
+        key = _user_key(user)
+        view = await self._ensure_live(key, user)
+        live = view.live
+        await live.show_namespace(query.get("namespace", ""))
         what = path[len(f"{PREFIX}/api/"):]
         if what == "stream":
             return UIResponse(content_type="text/event-stream",
-                              stream=self._stream(query.get("namespace", "")))
+                              stream=self._stream(key, view, query.get("namespace", "")))
         if what == "find":
             obj = answers.find(live, query.get("q", ""), query.get("namespace", ""))
             return _json({"id": object_id(obj)})
@@ -214,38 +253,44 @@ class UIApp:
                                                    self._factory))
         return _error(404, f"no such endpoint: {path}")
 
-    # -- the live picture ------------------------------------------------------------
+    # -- the live pictures -----------------------------------------------------------
 
-    async def _ensure_live(self) -> LiveObjects:
+    def _client_of(self, user: UserInfo | None) -> Client:
+        if user is None or self._client_for is None:
+            return self._client
+        return self._client_for(user)
+
+    async def _ensure_live(self, key: Hashable, user: UserInfo | None) -> _View:
         async with self._starting:
-            if self._live is None:
-                live = LiveObjects(self._client, clock=self._clock, source=self._source,
-                                   follow_cluster_clock=self._follow)
+            view = self._views.get(key)
+            if view is None:
+                live = LiveObjects(self._client_of(user), clock=self._clock,
+                                   source=self._source, follow_cluster_clock=self._follow)
                 await live.start()
-                self._live, self._feed = live, Feed(live)
-            return self._live
+                view = self._views[key] = _View(live, Feed(live))
+            return view
 
-    async def _stream(self, namespace: str) -> AsyncIterator[bytes]:
-        assert self._feed is not None
-        self._pages += 1
-        if self._idle is not None:
-            self._idle.cancel()
-            self._idle = None
+    async def _stream(self, key: Hashable, view: _View, namespace: str
+                      ) -> AsyncIterator[bytes]:
+        view.pages += 1
+        if view.idle is not None:
+            view.idle.cancel()
+            view.idle = None
         try:
-            async for message in self._feed.events(namespace):
+            async for message in view.feed.events(namespace):
                 yield message
         finally:
-            self._pages -= 1
-            if not self._pages:
-                self._idle = asyncio.get_running_loop().call_later(
-                    IDLE_STOP, lambda: asyncio.ensure_future(self._stop_live()))
+            view.pages -= 1
+            if not view.pages:
+                view.idle = asyncio.get_running_loop().call_later(
+                    IDLE_STOP, lambda: asyncio.ensure_future(self._stop_live(key)))
 
-    async def _stop_live(self, *, force: bool = False) -> None:
+    async def _stop_live(self, key: Hashable, *, force: bool = False) -> None:
         async with self._starting:
-            if (self._pages and not force) or self._live is None:
+            view = self._views.get(key)
+            if view is None or (view.pages and not force):
                 return
-            live, feed, self._live, self._feed = self._live, self._feed, None, None
-            if feed is not None:
-                await feed.close()
+            del self._views[key]
+            await view.feed.close()
             with contextlib.suppress(Exception):
-                await live.stop()
+                await view.live.stop()

@@ -10,6 +10,13 @@ are not objects of the graph, so they reach no listener.
 ``inventory(namespace)`` gives the tools an ``Inventory`` of what the informers hold,
 read by ``read_inventory`` itself through a ``Client`` over the caches (``_CacheReader``),
 so its rules (namespace scope, the cluster's clock, read errors) are the command line's.
+
+A resource the client may not list is not watched: each resource is first listed once
+(one object), and one that answers 403 is left out (``forbidden``) until a later
+discovery finds it allowed — so a user's page shows what that user may list, and does
+not wait on informers that could never sync. Such a resource is watched in each
+namespace a page shows (``show_namespace``) where it may be listed: a user whose Role
+is namespaced sees that namespace.
 A dump never changes: its inventory is read from the dump as ``kubegc doctor --from``
 reads it.
 
@@ -64,6 +71,10 @@ def _key(res: APIResource) -> tuple[str, str]:
     return res.group, res.resource
 
 
+#: an informer's key: (group, resource, namespace); namespace "" watches every namespace
+InformerKey = tuple[str, str, str]
+
+
 class LiveObjects:
     def __init__(self, client: Client, *, clock: Clock, source: str,
                  follow_cluster_clock: bool = True) -> None:
@@ -76,7 +87,11 @@ class LiveObjects:
         self.follow_cluster_clock = follow_cluster_clock
         self.resources: list[APIResource] = []  # as discovery listed them
         self.generation = 0  # counts batches of changes
-        self._informers: dict[tuple[str, str], SharedInformer] = {}
+        self._informers: dict[InformerKey, SharedInformer] = {}
+        #: resources the client may not list in every namespace, and the namespaces pages
+        #: asked for (``show_namespace``), where they are watched when allowed there
+        self._forbidden: dict[tuple[str, str], APIResource] = {}
+        self._shown: set[str] = set()
         self._objects: dict[str, Obj] = {}
         self._in_namespace: dict[str, int] = {}  # drawn objects per namespace
         self._pending: dict[str, Obj | None] = {}
@@ -84,6 +99,11 @@ class LiveObjects:
         self._listeners: list[Listener] = []
         self._rediscover: asyncio.Task[None] | None = None
         self._reader = _CacheReader(self)
+
+    @property
+    def forbidden(self) -> builtins.list[GroupVersionResource]:
+        """The resources not watched in every namespace: listing them answered 403."""
+        return [res.gvr for res in self._forbidden.values()]
 
     # -- life ------------------------------------------------------------------------
 
@@ -104,30 +124,74 @@ class LiveObjects:
 
     async def wait_synced(self, timeout: float) -> list[str]:
         """Wait until every informer listed once, up to ``timeout`` s; the resources not
-        yet listed (forbidden, unavailable) are returned."""
+        yet listed (unavailable) are returned."""
         waiters = [asyncio.ensure_future(i.wait_for_sync())
                    for i in self._informers.values() if not i.has_synced()]
         if waiters:
             _, late = await asyncio.wait(waiters, timeout=timeout)
             for waiter in late:
                 waiter.cancel()
-        return sorted(str(i.gvr) for i in self._informers.values() if not i.has_synced())
+        return sorted({str(i.gvr) for i in self._informers.values() if not i.has_synced()})
+
+    async def show_namespace(self, namespace: str) -> None:
+        """A page shows ``namespace``: watch there what may not be listed in every
+        namespace but may be in this one (a user whose Role is namespaced)."""
+        if self.dump is not None or not namespace or namespace in self._shown:
+            return
+        self._shown.add(namespace)
+        await self._watch_in(namespace)
 
     async def _discover(self) -> None:
         self.resources = await self.client.discover()
         wanted = {_key(r): r for r in preferred_resources(self.resources)
                   if {"list", "watch"} <= set(r.verbs) and _key(r) not in SKIPPED}
-        for key in [k for k in self._informers if k not in wanted]:
-            informer = self._informers.pop(key)
-            await informer.stop()
-            for obj in informer.indexer.list():
-                self._changed(obj, deleted=True, drawn=key not in NOT_DRAWN)
-        for key, res in wanted.items():
-            if key not in self._informers:
-                self._informers[key] = self._informer(res)
+        for gone in [k for k in self._informers if k[:2] not in wanted]:
+            await self._drop(gone, deleted=True)
+        self._forbidden = {k: r for k, r in self._forbidden.items() if k in wanted}
+        new = [res for key, res in wanted.items() if (*key, "") not in self._informers]
+        allowed = await asyncio.gather(*(self._may_list(res) for res in new))
+        for res, ok in zip(new, allowed, strict=True):
+            group_resource = _key(res)
+            if not ok:
+                self._forbidden[group_resource] = res
+                continue
+            self._forbidden.pop(group_resource, None)
+            for scoped in [k for k in self._informers if k[:2] == group_resource]:
+                await self._drop(scoped, deleted=False)  # the new informer has them all
+            self._informers[(*group_resource, "")] = self._informer(res)
+        for namespace in sorted(self._shown):
+            await self._watch_in(namespace)
 
-    def _informer(self, res: APIResource) -> SharedInformer:
-        informer = SharedInformer(self.client, res.gvr, clock=RealClock())
+    async def _watch_in(self, namespace: str) -> None:
+        new = [res for key, res in self._forbidden.items()
+               if res.namespaced and (*key, namespace) not in self._informers]
+        allowed = await asyncio.gather(*(self._may_list(res, namespace) for res in new))
+        for res, ok in zip(new, allowed, strict=True):
+            if ok:
+                self._informers[(*_key(res), namespace)] = self._informer(res, namespace)
+
+    async def _drop(self, key: InformerKey, *, deleted: bool) -> None:
+        informer = self._informers.pop(key)
+        await informer.stop()
+        if deleted:
+            for obj in informer.indexer.list():
+                self._changed(obj, deleted=True, drawn=key[:2] not in NOT_DRAWN)
+
+    async def _may_list(self, res: APIResource, namespace: str = "") -> bool:
+        """Whether the client may list ``res`` (in ``namespace``; a dump may list what it
+        holds)."""
+        if self.dump is not None:
+            return True
+        try:
+            await self.client.list(res.gvr, namespace=namespace, options=ListOptions(limit=1))
+        except errors.StatusError as e:
+            return e.code != 403
+        except Exception:  # unreachable now: the informer retries it
+            return True
+        return True
+
+    def _informer(self, res: APIResource, namespace: str = "") -> SharedInformer:
+        informer = SharedInformer(self.client, res.gvr, clock=RealClock(), namespace=namespace)
         drawn = _key(res) not in NOT_DRAWN
 
         def deleted(obj: Obj | DeletedFinalStateUnknown) -> None:
@@ -213,8 +277,22 @@ class LiveObjects:
                                     namespace=namespace, source=self.source,
                                     follow_cluster_clock=self.follow_cluster_clock)
 
-    def informer_for(self, gvr: GroupVersionResource) -> SharedInformer | None:
-        return self._informers.get((gvr.group, gvr.resource))
+    def informers_for(self, gvr: GroupVersionResource, namespace: str = ""
+                      ) -> builtins.list[SharedInformer]:
+        """The informers holding ``gvr``'s objects (of ``namespace``, or all): the one of
+        every namespace, else those of the namespaces shown. Raises the 403 Status for a
+        resource the client may list nowhere it was asked to."""
+        key = (gvr.group, gvr.resource)
+        whole = self._informers.get((*key, ""))
+        if whole is not None:
+            return [whole]
+        found = [i for k, i in self._informers.items()
+                 if k[:2] == key and k[2] and (not namespace or k[2] == namespace)]
+        if not found and key in self._forbidden:
+            where = f' in the namespace "{namespace}"' if namespace else ""
+            raise errors.StatusError(403, "Forbidden",
+                                     f"{gvr.resource} cannot be listed{where}")
+        return found
 
 
 class _CacheReader(ReadOnlyClient):
@@ -231,11 +309,11 @@ class _CacheReader(ReadOnlyClient):
 
     async def list(self, gvr: GroupVersionResource, *, namespace: str = "",
                    options: ListOptions | None = None) -> Obj:
-        informer = self._live.informer_for(gvr)
-        if informer is None or not informer.has_synced():
+        informers = self._live.informers_for(gvr, namespace)
+        if not informers or not all(i.has_synced() for i in informers):
             raise errors.StatusError(503, "ServiceUnavailable",
                                      f"{gvr.resource} has not been listed yet")
-        items = [o for o in informer.indexer.list()
+        items = [o for i in informers for o in i.indexer.list()
                  if not namespace or namespace_of(o) == namespace]
         return {"kind": "List", "apiVersion": "v1", "items": items, "metadata": {
-            "resourceVersion": informer.last_sync_resource_version()}}
+            "resourceVersion": informers[0].last_sync_resource_version()}}

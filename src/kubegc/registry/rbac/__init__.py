@@ -1,0 +1,37 @@
+"""RBAC as kube-apiserver does it (cf. plugin/pkg/auth/authorizer/rbac and
+pkg/registry/rbac).
+
+- ``index``: the stored Roles, ClusterRoles, RoleBindings and ClusterRoleBindings in
+  memory, current as soon as a write of this server returns (and fed by the watch cache
+  with the other servers' writes).
+- ``rule``: which rules apply to a user in a namespace (``DefaultRuleResolver``), and the
+  escalation message (``ConfirmNoEscalation``).
+- ``authorizer``: ``RBACAuthorizer``, the ``Authorizer`` and ``RuleResolver`` of the
+  ``RBAC`` mode.
+- ``escalation``: the checks of the RBAC storages (``escalate`` and ``bind``), which the
+  four resources' strategies run on every create and update.
+- ``bootstrappolicy`` (data) and ``reconciliation``: the default roles and bindings,
+  written at start.
+
+The rule vocabulary itself (``PolicyRule``, ``rule_allows``, ``covers``) is
+``kubegc.api.rbac``, shared with the aggregation controller and the tools.
+May import: ``kubegc.api``, ``kubegc.storage`` and ``kubegc.registry.keys`` (it sits below
+the registry's targets and strategies, which import it).
+"""
+
+from kubegc.registry.rbac.authorizer import RBACAuthorizer
+from kubegc.registry.rbac.escalation import RBACPolicy
+from kubegc.registry.rbac.index import PolicyIndex
+from kubegc.registry.rbac.reconciliation import PolicyWriter, ensure_policy
+from kubegc.registry.rbac.rule import LISTER_NAMES, STORE_NAMES, DefaultRuleResolver
+
+__all__ = [
+    "LISTER_NAMES",
+    "STORE_NAMES",
+    "DefaultRuleResolver",
+    "PolicyIndex",
+    "PolicyWriter",
+    "RBACAuthorizer",
+    "RBACPolicy",
+    "ensure_policy",
+]
