@@ -292,5 +292,6 @@ def test_failover_after_kill_9_of_the_leader(
     assert before < after and len(after) == 12
     assert len(pods(other, ns, "job-name=once")) == 1
     assert pod_watch.objects("DELETED") == []
+    new_leader.settle()  # its kubelets' events are written (recorded asynchronously)
     started_events = events(other, ns, "Started")
     assert len(started_events) == 13 and all(e["count"] == 1 for e in started_events)
