@@ -331,3 +331,17 @@ def forbidden_request(attrs: Attributes, reason: str) -> StatusError:
     message = sanitize_html(forbidden_message(attrs))
     return forbidden(GroupResource(attrs.api_group, attrs.resource), attrs.name,
                      f"{message}: {reason}" if reason else message)
+
+
+def checked_kind(obj: dict[str, Any], api_version: str, kind: str) -> tuple[str, str]:
+    """The body's apiVersion and kind (``api_version``/``kind`` where unset), or the 400 of
+    a body of another type (the decoder's "does not match the expected" messages)."""
+    given_version = obj.get("apiVersion") or api_version
+    given_kind = obj.get("kind") or kind
+    if given_version != api_version:
+        raise bad_request(f"the API version in the data ({given_version}) does not match the "
+                          f"expected API version ({api_version})")
+    if given_kind != kind:
+        raise bad_request(f"the kind in the data ({given_kind}) does not match the expected "
+                          f"kind ({kind})")
+    return given_version, given_kind

@@ -166,15 +166,8 @@ class Store:
         if not isinstance(obj, dict):
             raise errors.bad_request("the object provided is unrecognized (must be of type object)")
         check_type_meta(t, obj)
-        expected = t.info.api_version(t.version)
-        api_version = obj.get("apiVersion") or expected
-        kind = obj.get("kind") or t.info.kind
-        if api_version != expected or kind != t.info.kind:
-            raise errors.bad_request(
-                f"the API version in the data ({api_version}) does not match the expected API "
-                f"version ({expected})" if api_version != expected else
-                f"the kind in the data ({kind}) does not match the expected kind ({t.info.kind})")
-        obj["apiVersion"], obj["kind"] = api_version, kind
+        obj["apiVersion"], obj["kind"] = errors.checked_kind(
+            obj, t.info.api_version(t.version), t.info.kind)
         return obj
 
     def _prepare_meta_for_create(self, t: Target, obj: Obj) -> dict[str, Any]:

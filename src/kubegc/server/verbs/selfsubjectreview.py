@@ -19,27 +19,12 @@ KIND = "SelfSubjectReview"
 
 
 def user_info(user: UserInfo) -> dict[str, Any]:
-    """``authenticationv1.UserInfo`` as Go encodes it (every field ``omitempty``)."""
-    info: dict[str, Any] = {"username": user.name}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = {key: list(values) for key, values in user.extra.items()}
+    """``authenticationv1.UserInfo`` as Go encodes it (every field ``omitempty``): the
+    SelfSubjectReview's and the TokenReview's."""
+    info: dict[str, Any] = {"username": user.name, "uid": user.uid,
+                            "groups": list(user.groups),
+                            "extra": {key: list(values) for key, values in user.extra.items()}}
     return {k: v for k, v in info.items() if v}
-
-
-def _check_type(body: dict[str, Any]) -> None:
-    """The body is a SelfSubjectReview (upstream's decoder into the type; its messages)."""
-    api_version = body.get("apiVersion") or API_VERSION
-    kind = body.get("kind") or KIND
-    if api_version != API_VERSION:
-        raise errors.bad_request(f"the API version in the data ({api_version}) does not match "
-                                 f"the expected API version ({API_VERSION})")
-    if kind != KIND:
-        raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected "
-                                 f"kind ({KIND})")
 
 
 async def create(ctx: ServerContext, request: Request) -> Response:
@@ -50,7 +35,7 @@ async def create(ctx: ServerContext, request: Request) -> Response:
     body = decode_body(await request.read(), request.headers.get("Content-Type", ""), KIND)
     if not isinstance(body, dict):
         raise errors.bad_request("the object provided is unrecognized (must be of type object)")
-    _check_type(body)
+    errors.checked_kind(body, API_VERSION, KIND)
     user = request_user()
     if user is None:
         raise errors.bad_request("no user present on request")

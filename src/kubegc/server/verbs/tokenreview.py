@@ -12,29 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from kubegc.api import errors
-from kubegc.api.auth import UserInfo
 from kubegc.api.typed import decode_typed, definition_type
 from kubegc.api.typed.messages import cannot_be_handled
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body
+from kubegc.server.verbs.selfsubjectreview import user_info
 
 KIND = "TokenReview"
 API_VERSION = "authentication.k8s.io/v1"
-
-
-def user_info(user: UserInfo) -> dict[str, Any]:
-    """``authentication/v1 UserInfo``: empty fields left out, as Go's omitempty does."""
-    out: dict[str, Any] = {}
-    if user.name:
-        out["username"] = user.name
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {k: list(v) for k, v in user.extra.items()}
-    return out
 
 
 def _review(body: Any) -> dict[str, Any]:
