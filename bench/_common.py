@@ -216,3 +216,25 @@ def cpu_seconds(pid: int | str = "self") -> float:
 def rss_bytes(pid: int | str = "self") -> int:
     pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
     return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+async def wait_ready(url: str, proc: Any, log: Path, *, path: str = "/readyz",
+                     timeout: float = 30.0) -> None:
+    """Until the server at ``url`` answers ``path`` with 200; exits with the end of its
+    ``log`` if the process ``proc`` (a ``subprocess.Popen``) died, or after ``timeout``."""
+    import contextlib
+
+    import aiohttp
+
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"{url}: the server exited:\n{log.read_text()[-3000:]}")
+            with contextlib.suppress(aiohttp.ClientError):
+                async with session.get(url + path) as resp:
+                    if resp.status == 200:
+                        return
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{url}: the server is not ready after {timeout} s")
+            await asyncio.sleep(0.05)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import statistics
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from _common import cpu_seconds, free_port, header, pinned
+from _common import cpu_seconds, free_port, header, pinned, wait_ready
 
 HERE = Path(__file__).resolve()
 SRC = HERE.parents[1] / "src"
@@ -162,21 +161,6 @@ def start_server(name: str, root: Path, tokens: Path, *flags: str) -> Server:
     return Server(name, proc, f"http://127.0.0.1:{port}", log)
 
 
-async def ready(server: Server, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    async with aiohttp.ClientSession() as s:
-        while True:
-            if server.proc.poll() is not None:
-                raise SystemExit(f"kubegc serve exited:\n{server.log.read_text()[-2000:]}")
-            with contextlib.suppress(aiohttp.ClientError):
-                async with s.get(server.url + "/readyz") as r:
-                    if r.status == 200:
-                        return
-            if time.monotonic() > deadline:
-                raise SystemExit(f"kubegc serve not ready after {timeout} s")
-            await asyncio.sleep(0.05)
-
-
 async def setup(server: Server, roles: int) -> None:
     headers = {"Authorization": f"Bearer {ADMIN_TOKEN}", "Content-Type": "application/json"}
     async with aiohttp.ClientSession(headers=headers) as s:
@@ -265,7 +249,7 @@ def over_http(args: argparse.Namespace) -> None:
                             "--enable-admission-plugins", PLUGIN)]
     try:
         for server in servers:
-            asyncio.run(ready(server))
+            asyncio.run(wait_ready(server.url, server.proc, server.log))
             asyncio.run(setup(server, args.roles))
         ops = {"GET one ConfigMap": "get", "LIST 20 ConfigMaps": "list",
                "POST a ConfigMap": "create",

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import re
@@ -45,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp
 import orjson
-from _common import cpu_seconds, free_port, header, pinned, pod, verdict
+from _common import cpu_seconds, free_port, header, pinned, pod, verdict, wait_ready
 
 HERE = Path(__file__).resolve()
 SRC = HERE.parents[1] / "src"
@@ -107,22 +106,8 @@ def start_server(name: str) -> Server:
         proc = subprocess.Popen(pinned(SERVER_CPU, argv), stdout=out, stderr=subprocess.STDOUT,
                                 env=child_env())
     server = Server(name, proc, f"http://127.0.0.1:{port}", tmp, log)
-    asyncio.run(wait_ready(server))
+    asyncio.run(wait_ready(server.url, server.proc, server.log, path="/version"))
     return server
-
-
-async def wait_ready(server: Server, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    async with aiohttp.ClientSession() as session:
-        while time.monotonic() < deadline:
-            if server.proc.poll() is not None:
-                raise RuntimeError(f"{server.name} exited:\n{server.log.read_text()[-3000:]}")
-            with contextlib.suppress(aiohttp.ClientError):
-                async with session.get(server.url + "/version") as resp:
-                    if resp.status == 200:
-                        return
-            await asyncio.sleep(0.05)
-    raise RuntimeError(f"{server.name} not ready after {timeout} s")
 
 
 def serve_kmock(port: int) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import subprocess
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from _common import cpu_seconds, free_port, header, pod
+from _common import cpu_seconds, free_port, header, pod, wait_ready
 
 HERE = Path(__file__).resolve()
 SRC = HERE.parents[1] / "src"
@@ -69,20 +68,9 @@ def start_servers(count: int, members: list[str], root: Path) -> list[Server]:
     return servers
 
 
-async def _ready(servers: list[Server], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    async with aiohttp.ClientSession() as session:
-        for server in servers:
-            while True:
-                if server.proc.poll() is not None:
-                    raise SystemExit(f"kubegc serve exited:\n{server.log.read_text()[-2000:]}")
-                with contextlib.suppress(aiohttp.ClientError):
-                    async with session.get(server.url + "/readyz") as resp:
-                        if resp.status == 200:
-                            break
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"kubegc serve not ready after {timeout} s")
-                await asyncio.sleep(0.05)
+async def _ready(servers: list[Server]) -> None:
+    for server in servers:
+        await wait_ready(server.url, server.proc, server.log)
 
 
 def stop_servers(servers: list[Server]) -> None:
