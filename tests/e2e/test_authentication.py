@@ -163,7 +163,8 @@ def test_self_subject_reviews_are_create_only_and_discovered(users: Server) -> N
                         "wide").stdout.splitlines()
     assert [line.split() for line in out[1:]] == [
         ["selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview",
-         "create"]]
+         "create"],
+        ["tokenreviews", "authentication.k8s.io/v1", "false", "TokenReview", "create"]]
     done = users.kubectl("get", "selfsubjectreviews", check=False)
     assert done.returncode == 1 and "(MethodNotAllowed)" in done.stderr
     status, body = users.http("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
