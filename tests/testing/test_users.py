@@ -95,3 +95,35 @@ async def test_names_a_certificate_cannot_carry_are_refused() -> None:
             cluster.kubeconfig_for("j" * 65)
         with pytest.raises(ValueError, match="must not be empty"):
             cluster.kubeconfig_for("jane", [""])
+
+
+async def test_an_operators_service_account_under_owner_references_enforcement() -> None:
+    """``Cluster(enable_admission_plugins=[...])``: the in-process client as a ServiceAccount
+    meets OwnerReferencesPermissionEnforcement as a hardened cluster's API server enforces
+    it — blockOwnerDeletion needs its owner's finalizers."""
+    async with Cluster(controllers=(), enable_admission_plugins=[
+            "OwnerReferencesPermissionEnforcement"]) as cluster:
+        admin = cluster.client
+        rbac = "rbac.authorization.k8s.io"
+        await admin.create(GroupVersionResource(rbac, "v1", "roles"), {
+            "metadata": {"name": "op"}, "rules": [
+                {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]}]},
+            namespace="default")
+        await admin.create(GroupVersionResource(rbac, "v1", "rolebindings"), {
+            "metadata": {"name": "op"}, "roleRef": {"apiGroup": rbac, "kind": "Role",
+                                                   "name": "op"},
+            "subjects": [{"kind": "ServiceAccount", "name": "op", "namespace": "default"}]},
+            namespace="default")
+        owner = await admin.create(CONFIGMAPS, {"metadata": {"name": "owner"}},
+                                   namespace="default")
+        ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner",
+               "uid": owner["metadata"]["uid"], "blockOwnerDeletion": True}
+        op = cluster.client_for_service_account("default", "op")
+        with pytest.raises(StatusError) as e:
+            await op.create(CONFIGMAPS, {"metadata": {"name": "child", "ownerReferences": [ref]}},
+                            namespace="default")
+        assert e.value.message == (
+            'configmaps "child" is forbidden: cannot set blockOwnerDeletion if an '
+            "ownerReference refers to a resource you can't set finalizers on: , <nil>")
+        await op.create(CONFIGMAPS, {"metadata": {"name": "child", "ownerReferences": [
+            {**ref, "blockOwnerDeletion": False}]}}, namespace="default")

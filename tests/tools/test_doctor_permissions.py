@@ -21,6 +21,7 @@ PLUGIN = "OwnerReferencesPermissionEnforcement"
     ("system:serviceaccount:lab:op", (), ("system:serviceaccounts",
                                           "system:serviceaccounts:lab",
                                           "system:authenticated")),
+    ("system:serviceaccount:lab:op", ("g",), ("g", "system:authenticated")),  # as upstream's
 ])
 def test_impersonated_user(name: str, groups: tuple[str, ...],
                            expected: tuple[str, ...]) -> None:

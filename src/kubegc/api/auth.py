@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -75,10 +75,29 @@ def split_service_account_username(username: str) -> tuple[str, str] | None:
     return namespace, name
 
 
+def service_account_groups(namespace: str) -> tuple[str, str]:
+    """``serviceaccount.MakeGroupNames``: every ServiceAccount's group and its namespace's."""
+    return SERVICE_ACCOUNTS_GROUP, f"{SERVICE_ACCOUNTS_GROUP}:{namespace}"
+
+
 def service_account_user(namespace: str, name: str, uid: str = "") -> UserInfo:
     """The user a ServiceAccount's token authenticates as (``serviceaccount.UserInfo``)."""
-    return UserInfo(service_account_username(namespace, name), uid=uid, groups=(
-        SERVICE_ACCOUNTS_GROUP, f"{SERVICE_ACCOUNTS_GROUP}:{namespace}", ALL_AUTHENTICATED))
+    return UserInfo(service_account_username(namespace, name), uid=uid,
+                    groups=(*service_account_groups(namespace), ALL_AUTHENTICATED))
+
+
+def impersonated_groups(username: str, groups: Sequence[str]) -> tuple[str, ...]:
+    """The impersonation filter's last step (``WithImpersonation``): a user other than
+    ``system:anonymous`` is in ``system:authenticated`` unless the groups name it or
+    ``system:unauthenticated``; ``system:anonymous`` is in ``system:unauthenticated``.
+    (The server's impersonation and ``kubegc doctor --as`` both complete groups so.)"""
+    out = list(groups)
+    if username != ANONYMOUS:
+        if ALL_AUTHENTICATED not in out and ALL_UNAUTHENTICATED not in out:
+            out.append(ALL_AUTHENTICATED)
+    elif ALL_UNAUTHENTICATED not in out:
+        out.append(ALL_UNAUTHENTICATED)
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,12 @@ from urllib.parse import unquote
 
 from kubegc.api import errors
 from kubegc.api.auth import (
-    ALL_AUTHENTICATED,
-    ALL_UNAUTHENTICATED,
-    ANONYMOUS,
-    SERVICE_ACCOUNTS_GROUP,
     Attributes,
     Authorizer,
     Decision,
     UserInfo,
+    impersonated_groups,
+    service_account_groups,
     service_account_username,
     split_service_account_username,
 )
@@ -144,7 +142,7 @@ def impersonate(authorizer: Authorizer, requestor: UserInfo, headers: Headers) -
         if request.kind == "ServiceAccount":
             username = service_account_username(request.namespace, request.name)
             if not groups_specified:
-                groups = [SERVICE_ACCOUNTS_GROUP, f"{SERVICE_ACCOUNTS_GROUP}:{request.namespace}"]
+                groups = list(service_account_groups(request.namespace))
         elif request.kind == "User":
             username = request.name
         elif request.kind == "Group":
@@ -153,10 +151,5 @@ def impersonate(authorizer: Authorizer, requestor: UserInfo, headers: Headers) -
             extra.setdefault(request.field_path, []).append(request.name)
         else:
             uid = request.name
-    if username != ANONYMOUS:
-        if ALL_AUTHENTICATED not in groups and ALL_UNAUTHENTICATED not in groups:
-            groups.append(ALL_AUTHENTICATED)
-    elif ALL_UNAUTHENTICATED not in groups:
-        groups.append(ALL_UNAUTHENTICATED)
-    return UserInfo(username, uid=uid, groups=tuple(groups),
+    return UserInfo(username, uid=uid, groups=impersonated_groups(username, groups),
                     extra={k: tuple(v) for k, v in extra.items()})

@@ -57,7 +57,11 @@ class Cluster:
 
     ``tls=True`` serves HTTPS with a CA of its own, as ``kubegc serve`` does: the admin
     kubeconfig carries a bearer token, users' kubeconfigs client certificates, and an
-    uncredentialed request is ``system:anonymous`` (plain HTTP: the cluster's admin)."""
+    uncredentialed request is ``system:anonymous`` (plain HTTP: the cluster's admin).
+
+    ``enable_admission_plugins`` (``kubegc serve --enable-admission-plugins``), e.g.
+    ``["OwnerReferencesPermissionEnforcement"]``: test an operator's RBAC for the
+    ownerReferences it sets (``client_for_service_account``) as a hardened cluster checks it."""
 
     def __init__(self, *, controllers: Sequence[str] = ("*",), clock: Clock | None = None,
                  storage: str = "memory", data_dir: Path | None = None,
@@ -65,7 +69,7 @@ class Cluster:
                  concurrent_gc_syncs: int = _GC.concurrent_gc_syncs,
                  nodes: int = KubeletConfiguration.nodes,
                  leader_election: LeaderElectionConfiguration | None = None,
-                 tls: bool = False) -> None:
+                 tls: bool = False, enable_admission_plugins: Sequence[str] = ()) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="kubegc-")
         root = Path(self._tmp.name)
         self._root = root
@@ -75,6 +79,7 @@ class Cluster:
         self.config = ClusterConfig(
             data_dir=data_dir, storage=storage, host="127.0.0.1", port=0, tls=tls,
             kubeconfig=root / "kubeconfig", clock=clock or RealClock(),
+            enable_admission_plugins=tuple(enable_admission_plugins),
             controller_manager=ControllerManagerConfiguration(
                 controllers=list(controllers),
                 leader_election=leader_election or LeaderElectionConfiguration(),

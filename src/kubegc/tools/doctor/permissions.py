@@ -25,12 +25,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubegc.api.auth import (
-    ALL_AUTHENTICATED,
-    ALL_UNAUTHENTICATED,
-    ANONYMOUS,
-    SERVICE_ACCOUNTS_GROUP,
     Attributes,
     UserInfo,
+    impersonated_groups,
+    service_account_groups,
     split_service_account_username,
 )
 from kubegc.api.errors import GroupResource, StatusError
@@ -62,20 +60,14 @@ _ANOTHER_REF = {"apiVersion": "v1", "kind": "ConfigMap", "name": "another", "uid
 
 
 def impersonated_user(name: str, groups: Sequence[str] = ()) -> UserInfo:
-    """The user ``kubectl --as NAME --as-group G`` acts as (the impersonation filter's
-    rule): a ServiceAccount's username brings its groups; a user other than
-    ``system:anonymous`` is in ``system:authenticated`` unless the groups say
-    ``system:unauthenticated``."""
-    given = list(groups)
+    """The user ``kubectl --as NAME --as-group G`` acts as, as the impersonation filter makes
+    it: a ServiceAccount's username brings its groups when none are asked for, and
+    ``impersonated_groups`` adds ``system:authenticated`` (or ``system:unauthenticated``)."""
+    given = tuple(groups)
     sa = split_service_account_username(name)
-    if sa is not None:
-        given = [SERVICE_ACCOUNTS_GROUP, f"{SERVICE_ACCOUNTS_GROUP}:{sa[0]}", *given]
-    if name == ANONYMOUS:
-        if ALL_UNAUTHENTICATED not in given:
-            given.append(ALL_UNAUTHENTICATED)
-    elif ALL_AUTHENTICATED not in given and ALL_UNAUTHENTICATED not in given:
-        given.append(ALL_AUTHENTICATED)
-    return UserInfo(name, groups=tuple(dict.fromkeys(given)))
+    if sa is not None and not given:
+        given = service_account_groups(sa[0])
+    return UserInfo(name, groups=impersonated_groups(name, given))
 
 
 @dataclass(frozen=True)
