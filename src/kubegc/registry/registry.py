@@ -80,6 +80,7 @@ class Registry:
         self.authorizer: Authorizer = Union([Privileged(), self.rbac_authorizer])
         #: which rules a user holds (SelfSubjectRulesReview), the same modes'
         self.rule_resolver: RuleResolver = self.rbac_authorizer
+        self._rbac_relist: asyncio.Task[None] | None = None
         self.store.rbac_policy = RBACPolicy(DefaultRuleResolver(self.rbac, STORE_NAMES),
                                             lambda: self.authorizer)
         #: the TokenRequest issuer of ``serviceaccounts/token`` (the composition root sets
@@ -96,9 +97,15 @@ class Registry:
         await self.rbac.load(self.kv)
         await self.cache.start()
         self.cache.listeners.append(self._on_event)
+        self.cache.relist_listeners.append(self._relist_rbac)
         if bootstrap:
             await self._bootstrap()
             await self.ensure_rbac_policy()
+
+    def _relist_rbac(self) -> None:
+        """The watch cache lost events: read the RBAC policy from storage again."""
+        if self._rbac_relist is None or self._rbac_relist.done():
+            self._rbac_relist = asyncio.create_task(self.rbac.load(self.kv), name="rbac-relist")
 
     async def ensure_rbac_policy(self) -> None:
         """Create or reconcile the bootstrap roles and bindings (the ``rbac/bootstrap-roles``
@@ -113,6 +120,9 @@ class Registry:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._cleanups.clear()
         await self.cache.stop()
+        if self._rbac_relist is not None:
+            self._rbac_relist.cancel()
+            await asyncio.gather(self._rbac_relist, return_exceptions=True)
 
     async def _bootstrap(self) -> None:
         ns = self.target("", "v1", "namespaces")

@@ -146,6 +146,9 @@ class WatchCache:
         self.revision = 0  # the last revision dispatched
         self._progress = asyncio.Condition()
         self.listeners: list[Callable[[CachedEvent], None]] = []
+        #: called when events were lost (compaction overtook the cache): whoever keeps
+        #: state from the events reads storage again
+        self.relist_listeners: list[Callable[[], None]] = []
 
     async def start(self) -> None:
         current = self._kv.current_revision
@@ -184,6 +187,8 @@ class WatchCache:
                 for watchers in list(self._watchers.values()):
                     for w in list(watchers):
                         w.close()
+                for relist in self.relist_listeners:
+                    relist()
             except StorageClosedError:
                 return
             except Exception:  # keep serving: retry the storage watch

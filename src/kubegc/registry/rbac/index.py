@@ -104,13 +104,21 @@ class PolicyIndex:
         self._listed_at: dict[str, int] = {}
 
     async def load(self, kv: KV) -> None:
-        """Read the four kinds from storage (at start, before the watch cache's events)."""
+        """Read the four kinds from storage: at start (events the watch cache replays from
+        before are already in), and again when the watch cache lost events (compaction
+        overtook it). In place and revision-ordered, so events applied meanwhile stay; an
+        object the listing lacks and no newer news kept is gone."""
         for kind, prefix in PREFIXES.items():
             listed = await kv.range(prefix, prefix=True)
-            self._listed_at[kind] = listed.revision
+            self._listed_at[kind] = max(self._listed_at.get(kind, 0), listed.revision)
+            present = {item.key for item in listed.kvs}
             for item in listed.kvs:
                 self._apply(item.key, _decode(item.value, item.mod_revision), item.mod_revision,
                             deleted=False)
+            for key, (revision, deleted) in list(self._seen.items()):
+                if (key.startswith(prefix) and key not in present and not deleted
+                        and revision <= listed.revision):
+                    self._apply(key, None, listed.revision, deleted=True)
 
     # -- the two feeds --------------------------------------------------------------------
 
