@@ -10,6 +10,11 @@ milliseconds, no Docker, no cluster.
 or, in pytest, the ``kubegc_cluster`` fixture (this package's pytest plugin). Inside an
 asyncio test, ``async with Cluster() as cluster`` runs on the test's own loop instead.
 
+To run code as a user or a ServiceAccount, ``Cluster(tls=True)`` (fixture
+``kubegc_tls_cluster``) writes kubeconfigs of any identity with client certificates:
+``cluster.kubeconfig_for("jane", ["dev"])``,
+``cluster.kubeconfig_for_service_account("ns", "operator")`` (docs/testing.md).
+
 The package imports nothing heavy until ``Cluster`` is used, so the pytest plugin that
 installing kubegc registers costs other projects' test runs nothing (and loads where
 kubegc cannot serve, e.g. without ``fcntl``).
