@@ -238,3 +238,12 @@ async def wait_ready(url: str, proc: Any, log: Path, *, path: str = "/readyz",
             if time.monotonic() > deadline:
                 raise SystemExit(f"{url}: the server is not ready after {timeout} s")
             await asyncio.sleep(0.05)
+
+
+def child_env() -> dict[str, str]:
+    """This environment, with this checkout's ``src`` first on the path of a child process
+    (the ``kubegc serve`` a bench starts runs the code under test)."""
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    return env

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -37,10 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from _common import cpu_seconds, free_port, header, pinned, wait_ready
+from _common import child_env, cpu_seconds, free_port, header, pinned, wait_ready
 
 HERE = Path(__file__).resolve()
-SRC = HERE.parents[1] / "src"
 RBAC_V1 = "/apis/rbac.authorization.k8s.io/v1"
 PLUGIN = "OwnerReferencesPermissionEnforcement"
 ADMIN_TOKEN = "bench-admin"
@@ -141,12 +139,6 @@ class Server:
     proc: subprocess.Popen[bytes]
     url: str
     log: Path
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
-    return env
 
 
 def start_server(name: str, root: Path, tokens: Path, *flags: str) -> Server:

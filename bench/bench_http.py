@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import shutil
 import signal
@@ -44,10 +43,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp
 import orjson
-from _common import cpu_seconds, free_port, header, pinned, pod, verdict, wait_ready
+from _common import (
+    child_env,
+    cpu_seconds,
+    free_port,
+    header,
+    pinned,
+    pod,
+    verdict,
+    wait_ready,
+)
 
 HERE = Path(__file__).resolve()
-SRC = HERE.parents[1] / "src"
 SERVER_CPU, CLIENT_CPU = 0, 1
 NS, NS_LIST, NS_WATCH = "bench", "bench-list", "bench-watch"
 LIST_SIZE = 100
@@ -59,12 +66,6 @@ TARGET_WATCH_EVENTS = 100_000.0
 
 
 # -- servers --------------------------------------------------------------------------------
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
-    return env
 
 
 @dataclass

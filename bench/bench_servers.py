@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from _common import cpu_seconds, free_port, header, pod, wait_ready
+from _common import child_env, cpu_seconds, free_port, header, pod, wait_ready
 
 HERE = Path(__file__).resolve()
-SRC = HERE.parents[1] / "src"
 NS = "bench"
 
 
@@ -42,12 +41,6 @@ class Server:
     proc: subprocess.Popen[bytes]
     url: str
     log: Path
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
-    return env
 
 
 def start_servers(count: int, members: list[str], root: Path) -> list[Server]:

@@ -40,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp
-from _common import configmap, free_port, header, timed, verdict
+from _common import child_env, configmap, free_port, header, timed, verdict
 
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
@@ -54,12 +54,6 @@ NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 NS = "bench"
 PLAN_TARGET = 3.0  # plan <= 3x the real cascade (10k dependents)
 DOCTOR_TARGET = 2.0  # seconds to diagnose 100,000 objects from a dump
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(HERE.parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def run_child(argv: list[str], timeout: float) -> tuple[float, int, bytes]:
