@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from kubegc.api.auth import UserInfo, as_user, request_user
 from kubegc.api.errors import StatusError
-from kubegc.registry import Registry
+from kubegc.registry import Registry, crd_finalizer
 
 from .conftest import target
 
@@ -104,3 +105,30 @@ async def test_no_new_instances_while_the_crd_terminates(registry: Registry) -> 
         await registry.create(v1, _widget("late"))
     assert (e.value.code, e.value.message) == (
         405, "create not allowed while custom resource definition is terminating")
+
+
+async def test_a_crd_cleanup_runs_as_the_apiserver_not_as_the_user_who_deleted_it(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The instances of a deleted CRD are deleted by the apiserver itself: its cleanup task
+    does not inherit the deleting request's user (admission would judge jane's rights)."""
+    crds = target(registry, "customresourcedefinitions", "")
+    await registry.create(crds, CRD)
+    v1 = registry.target("example.com", "v1", "widgets", "default")
+    await registry.create(v1, _widget("w0"))
+    users: list[UserInfo | None] = []
+    finalize = crd_finalizer.finalize
+
+    async def recording(*args: Any, **kwargs: Any) -> Any:
+        users.append(request_user())
+        return await finalize(*args, **kwargs)
+
+    monkeypatch.setattr(crd_finalizer, "finalize", recording)
+    with as_user(UserInfo("jane", groups=("system:authenticated",))):
+        await registry.delete(crds, "widgets.example.com", {})
+
+    async def gone() -> None:
+        while registry.catalog.get("example.com", "widgets") is not None:
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(gone(), 10)
+    assert users == [None]

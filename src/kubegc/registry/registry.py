@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextvars
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -351,7 +352,10 @@ class Registry:
             self.catalog.add(info)
             self._catalog_changed()
         if is_being_deleted(crd) and name not in self._cleanups and not self._stopping:
-            self._cleanups[name] = asyncio.create_task(self._cleanup(crd), name=f"crd-{name}")
+            # the apiserver's own work, not the request's that deleted the CRD: a new
+            # context, so no request user (``api.auth.request_user``) is inherited
+            self._cleanups[name] = asyncio.create_task(
+                self._cleanup(crd), name=f"crd-{name}", context=contextvars.Context())
 
     def _forget_crd(self, crd: Obj) -> None:
         name = crd["metadata"]["name"]
