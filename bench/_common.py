@@ -247,3 +247,17 @@ def child_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
     return env
+
+
+def stop_processes(procs: Sequence[Any]) -> None:
+    """Terminate every process (``subprocess.Popen``), then wait for each; kill one that
+    does not exit within 15 s."""
+    import subprocess
+
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()

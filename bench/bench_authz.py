@@ -36,7 +36,15 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from _common import child_env, cpu_seconds, free_port, header, pinned, wait_ready
+from _common import (
+    child_env,
+    cpu_seconds,
+    free_port,
+    header,
+    pinned,
+    stop_processes,
+    wait_ready,
+)
 
 HERE = Path(__file__).resolve()
 RBAC_V1 = "/apis/rbac.authorization.k8s.io/v1"
@@ -266,13 +274,7 @@ def over_http(args: argparse.Namespace) -> None:
                   f"   RBAC {cpus[1] - cpus[0]:+,.0f} µs, RBAC+plugin {cpus[2] - cpus[0]:+,.0f} µs"
                   + (f"   ({errors} errors)" if errors else ""))
     finally:
-        for server in servers:
-            server.proc.terminate()
-        for server in servers:
-            try:
-                server.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.proc.kill()
+        stop_processes([server.proc for server in servers])
 
 
 def main() -> None:

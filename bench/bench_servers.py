@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from _common import child_env, cpu_seconds, free_port, header, pod, wait_ready
+from _common import child_env, cpu_seconds, free_port, header, pod, stop_processes, wait_ready
 
 HERE = Path(__file__).resolve()
 NS = "bench"
@@ -67,13 +67,7 @@ async def _ready(servers: list[Server]) -> None:
 
 
 def stop_servers(servers: list[Server]) -> None:
-    for server in servers:
-        server.proc.terminate()
-    for server in servers:
-        try:
-            server.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.proc.kill()
+    stop_processes([server.proc for server in servers])
 
 
 async def setup(servers: list[Server]) -> None:

@@ -291,7 +291,8 @@ def main() -> None:
         if r["n"] == 10_000:
             ratio = r["plan_live"]["wall_s"] / r["real_s"]
             print(f"  plan of an owner of 10,000 dependents (live): {ratio:.2f}x the real "
-                  f"cascade, target <= {PLAN_TARGET:.0f}x [{verdict(ratio, PLAN_TARGET, at_most=True)}]")
+                  f"cascade, target <= {PLAN_TARGET:.0f}x "
+                  f"[{verdict(ratio, PLAN_TARGET, at_most=True)}]")
         if r["objects"] >= 100_000:
             took = r["doctor_dump"]["diagnose_s"]
             print(f"  doctor on {r['objects']:,} objects from a dump: diagnose {took:.2f} s, "

@@ -22,17 +22,11 @@ import yaml
 
 from kubegc.api.auth import (
     ADMIN,
-    AlwaysAllow,
-    AlwaysDeny,
-    Authorizer,
-    Privileged,
-    Union,
     UserInfo,
 )
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.errors import StatusError
 from kubegc.api.gc_admission import ACCESS_CONFIG_PATH
-from kubegc.api.rbac import AllowAllRules, NoRules, RuleResolver, RuleResolvers
 from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
@@ -47,7 +41,7 @@ from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
 from kubegc.registry.admission_plugins import enabled_plugins
-from kubegc.registry.rbac import RBACAuthorizer
+from kubegc.registry.rbac.modes import build_authorizer, build_rule_resolver
 from kubegc.registry.serviceaccount_token import TokenIssuer
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.authn import UNSECURED
@@ -282,32 +276,6 @@ def _admin_server(data_dir: Path) -> str:
             f"cannot take the server's address from {path} ({reason}): pass --server "
             "https://HOST:PORT") from None
     return server
-
-
-def build_authorizer(modes: tuple[str, ...], rbac: RBACAuthorizer) -> Authorizer:
-    """``--authorization-mode``'s union, ``system:masters`` first (kube-apiserver's
-    ``BuildAuthorizer``)."""
-    authorizers: list[Authorizer] = [Privileged()]
-    for mode in modes:
-        if mode == "AlwaysAllow":
-            authorizers.append(AlwaysAllow())
-        elif mode == "AlwaysDeny":
-            authorizers.append(AlwaysDeny())
-        elif mode == "RBAC":
-            authorizers.append(rbac)
-        else:
-            raise ValueError(f"authorization-mode {mode!r} is not a valid mode")
-    return Union(authorizers)
-
-
-def build_rule_resolver(modes: tuple[str, ...], rbac: RBACAuthorizer) -> RuleResolver:
-    """The modes' rule resolvers (``union.NewRuleResolvers``), for
-    SelfSubjectRulesReview; ``system:masters`` is no rule resolver upstream either."""
-    resolvers: list[RuleResolver] = []
-    for mode in modes:
-        resolvers.append(AllowAllRules() if mode == "AlwaysAllow" else NoRules()
-                         if mode == "AlwaysDeny" else rbac)
-    return RuleResolvers(resolvers)
 
 
 class Cluster:

@@ -12,6 +12,7 @@ pkg/registry/rbac).
   four resources' strategies run on every create and update.
 - ``bootstrappolicy`` (data) and ``reconciliation``: the default roles and bindings,
   written at start.
+- ``modes``: ``--authorization-mode``'s union of authorizers and of rule resolvers.
 
 The rule vocabulary itself (``PolicyRule``, ``rule_allows``, ``covers``) is
 ``kubegc.api.rbac``, shared with the aggregation controller and the tools.
