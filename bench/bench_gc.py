@@ -63,6 +63,7 @@ from _common import (
 
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
+from kubegc.cli import CYCLIC_GC_THRESHOLDS
 from kubegc.client.interface import DeleteOptions, WatchOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
@@ -82,8 +83,6 @@ TARGET_NODE_BYTES = 1024.0
 # -- cascade end to end -------------------------------------------------------------------------
 
 
-#: What ``kubegc serve`` does to Python's cyclic collector once started (cli.py).
-SERVE_GC_THRESHOLDS = (50_000, 50, 100)
 
 
 async def cascade(storage: str, n: int, policy: str, timeout: float, *,
@@ -108,7 +107,7 @@ async def cascade(storage: str, n: int, policy: str, timeout: float, *,
         thresholds = gc.get_threshold()
         if serve_gc:
             gc.freeze()
-            gc.set_threshold(*SERVE_GC_THRESHOLDS)
+            gc.set_threshold(*CYCLIC_GC_THRESHOLDS)
         listed = await client.list(CONFIGMAPS, namespace=NS)
         rv = listed["metadata"]["resourceVersion"]
 

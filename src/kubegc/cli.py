@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import ipaddress
 import logging
@@ -26,7 +25,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,7 @@ from kubegc.component.config import (
     LeaderElectionConfiguration,
 )
 from kubegc.config import ClusterConfig
+from kubegc.simulation import ClusterSimulationFactory
 from kubegc.tools.flags import (
     HelpFormatter,
     examples,
@@ -51,10 +51,6 @@ from kubegc.tools.flags import (
 )
 
 DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
-#: Python's cyclic-GC thresholds in kubegc serve (after start-up) and the tools
-#: (bench/README.md: full collections otherwise walk every cached object every few
-#: thousand allocations)
-SERVE_GC_THRESHOLDS = (50_000, 50, 100)
 
 if TYPE_CHECKING:
     from kubegc.cluster import Cluster
@@ -458,7 +454,9 @@ async def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Python's cyclic-GC thresholds for kubegc's processes (bench/README.md).
+#: Python's cyclic-GC thresholds in kubegc serve (after start-up) and the tools
+#: (bench/README.md: full collections otherwise walk every cached object every few
+#: thousand allocations)
 CYCLIC_GC_THRESHOLDS = (50_000, 50, 100)
 
 
@@ -520,85 +518,6 @@ def _main(argv: Sequence[str] | None, *, plugin: bool) -> int:
             tune_cyclic_gc()
         return asyncio.run(run(args, plan_factory=ClusterSimulationFactory()))
     return 2
-
-
-class _ClusterSimulation:
-    """A ``kubegc.tools.plan.Simulation`` over a ``Cluster`` (see ClusterSimulationFactory)."""
-
-    def __init__(self, cluster: Any, controllers: list[str]) -> None:
-        self.cluster = cluster
-        self._controllers = controllers
-
-    @property
-    def client(self) -> Any:
-        return self.cluster.client
-
-    @property
-    def skipped(self) -> list[dict[str, Any]]:
-        return list(self.cluster.skipped)
-
-    @property
-    def controllers(self) -> list[str]:
-        return list(self._controllers)
-
-    def records(self) -> Any:
-        manager = self.cluster.controller_manager
-        gc = manager.get("garbagecollector") if manager is not None else None
-        return list(gc.memory.records) if gc is not None and gc.memory is not None else []
-
-    async def settle(self, timeout: float) -> None:
-        # cluster.settle() only times out once the injected clock also passed the deadline,
-        # which a ManualClock never does by itself: bound it in real time here.
-        manager = self.cluster.controller_manager
-        gc = manager.get("garbagecollector") if manager is not None else None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while gc is not None and not gc.gc.is_synced():
-            if loop.time() > deadline:
-                raise TimeoutError("the garbage collector did not sync")
-            await asyncio.sleep(0.005)
-        await asyncio.wait_for(self.cluster.settle(timeout),
-                               max(0.001, deadline - loop.time()))
-
-
-#: The simulation's watch cache: its watchers are in-process and never fall behind, and
-#: the recorder starts each watch right after its list; a ring of 100,000 events would keep
-#: the decoded objects of a whole 100,000-object cascade.
-PLAN_WATCH_CACHE = 10_000
-
-
-class ClusterSimulationFactory:
-    """The planner's ``SimulationFactory``: an in-memory kubegc (no HTTP) loaded with the
-    snapshot, running only the garbage collector, the kubelet simulator and the namespace
-    controller (those of them this kubegc has) on the planner's clock."""
-
-    def node_names(self, count: int) -> list[str]:
-        from kubegc.kubelet.nodes import node_names
-
-        return node_names(count)
-
-    @contextlib.asynccontextmanager
-    async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int
-                    ) -> AsyncIterator[_ClusterSimulation]:
-        from kubegc.cluster import Cluster
-        from kubegc.controllermanager import CONTROLLERS
-        from kubegc.tools.plan import PLAN_CONTROLLERS
-
-        controllers = [c for c in PLAN_CONTROLLERS if c in CONTROLLERS]
-        cluster = Cluster(ClusterConfig(
-            storage="memory", serve_http=False, snapshot=objects, clock=clock,
-            compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
-            controller_manager=ControllerManagerConfiguration(
-                controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes),
-                garbage_collector=GarbageCollectorControllerConfiguration(
-                    records_in_memory=True),
-                # the snapshot's own Lease names another cluster's leader: never wait on it
-                leader_election=LeaderElectionConfiguration(leader_elect=False))))
-        await cluster.start()
-        try:
-            yield _ClusterSimulation(cluster, controllers)
-        finally:
-            await cluster.stop()
 
 
 def kubectl_plugin_main() -> int:

@@ -35,11 +35,11 @@ from kubegc.api.clock import RealClock, format_time
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.cli import ClusterSimulationFactory
 from kubegc.client.interface import Client, DeleteOptions, ListOptions, PatchType, WatchOptions
 from kubegc.client.kubeconfig import load_kubeconfig
 from kubegc.client.rest import RestClient
 from kubegc.controllers.deletionrecords import DELETION_RECORDS
+from kubegc.simulation import ClusterSimulationFactory
 from kubegc.testing import Cluster
 from kubegc.tools.inventory import read_inventory
 from kubegc.tools.plan import PlanReport, Recorder, Timeline, order_violations, plan_delete

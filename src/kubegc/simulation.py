@@ -1,0 +1,102 @@
+"""The planner's simulations: an in-memory kubegc built through the composition root
+(``kubegc.cluster.Cluster``), for ``kubegc plan`` and the owner-graph page's what-if
+(``kubegc.tools.plan.SimulationFactory``).
+
+A module of its own below the command line: ``kubegc serve``, ``kubegc plan`` and
+``kubegc ui`` hand it to the tools, which may not import the cluster themselves. The
+cluster is imported when a simulation starts, not with the command line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from kubegc.component.config import (
+    ControllerManagerConfiguration,
+    GarbageCollectorControllerConfiguration,
+    KubeletConfiguration,
+    LeaderElectionConfiguration,
+)
+from kubegc.config import ClusterConfig
+
+
+class _ClusterSimulation:
+    """A ``kubegc.tools.plan.Simulation`` over a ``Cluster`` (see ClusterSimulationFactory)."""
+
+    def __init__(self, cluster: Any, controllers: list[str]) -> None:
+        self.cluster = cluster
+        self._controllers = controllers
+
+    @property
+    def client(self) -> Any:
+        return self.cluster.client
+
+    @property
+    def skipped(self) -> list[dict[str, Any]]:
+        return list(self.cluster.skipped)
+
+    @property
+    def controllers(self) -> list[str]:
+        return list(self._controllers)
+
+    def records(self) -> Any:
+        manager = self.cluster.controller_manager
+        gc = manager.get("garbagecollector") if manager is not None else None
+        return list(gc.memory.records) if gc is not None and gc.memory is not None else []
+
+    async def settle(self, timeout: float) -> None:
+        # cluster.settle() only times out once the injected clock also passed the deadline,
+        # which a ManualClock never does by itself: bound it in real time here.
+        manager = self.cluster.controller_manager
+        gc = manager.get("garbagecollector") if manager is not None else None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while gc is not None and not gc.gc.is_synced():
+            if loop.time() > deadline:
+                raise TimeoutError("the garbage collector did not sync")
+            await asyncio.sleep(0.005)
+        await asyncio.wait_for(self.cluster.settle(timeout),
+                               max(0.001, deadline - loop.time()))
+
+
+#: The simulation's watch cache: its watchers are in-process and never fall behind, and
+#: the recorder starts each watch right after its list; a ring of 100,000 events would keep
+#: the decoded objects of a whole 100,000-object cascade.
+PLAN_WATCH_CACHE = 10_000
+
+
+class ClusterSimulationFactory:
+    """The planner's ``SimulationFactory``: an in-memory kubegc (no HTTP) loaded with the
+    snapshot, running only the garbage collector, the kubelet simulator and the namespace
+    controller (those of them this kubegc has) on the planner's clock."""
+
+    def node_names(self, count: int) -> list[str]:
+        from kubegc.kubelet.nodes import node_names
+
+        return node_names(count)
+
+    @contextlib.asynccontextmanager
+    async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int
+                    ) -> AsyncIterator[_ClusterSimulation]:
+        from kubegc.cluster import Cluster
+        from kubegc.controllermanager import CONTROLLERS
+        from kubegc.tools.plan import PLAN_CONTROLLERS
+
+        controllers = [c for c in PLAN_CONTROLLERS if c in CONTROLLERS]
+        cluster = Cluster(ClusterConfig(
+            storage="memory", serve_http=False, snapshot=objects, clock=clock,
+            compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
+            controller_manager=ControllerManagerConfiguration(
+                controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes),
+                garbage_collector=GarbageCollectorControllerConfiguration(
+                    records_in_memory=True),
+                # the snapshot's own Lease names another cluster's leader: never wait on it
+                leader_election=LeaderElectionConfiguration(leader_elect=False))))
+        await cluster.start()
+        try:
+            yield _ClusterSimulation(cluster, controllers)
+        finally:
+            await cluster.stop()
