@@ -1,5 +1,5 @@
-"""Generate ``src/kubegc/api/openapi_data/gotypes.json.gz``: the Go type of every field of
-every upstream API struct, for ``kubegc.api.typed`` (decoding a request as kube-apiserver
+"""Generate ``src/kubegc/registry/openapi_data/gotypes.json.gz``: the Go type of every field of
+every upstream API struct, for ``kubegc.registry.typed`` (decoding a request as kube-apiserver
 decodes it into the typed object, with encoding/json's error messages).
 
 Run by hand when the Kubernetes version kubegc reports changes:
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-OUTPUT = ROOT / "src" / "kubegc" / "api" / "openapi_data" / "gotypes.json.gz"
+OUTPUT = ROOT / "src" / "kubegc" / "registry" / "openapi_data" / "gotypes.json.gz"
 SOURCE = "kubernetes_validate/kubernetes-json-schema/v1.32.0-local/_definitions.json"
 REF = "#/$defs/"
 

@@ -1,4 +1,4 @@
-"""Generate ``src/kubegc/api/openapi_data/schemas.json.gz`` from the official Python client.
+"""Generate ``src/kubegc/registry/openapi_data/schemas.json.gz`` from the official Python client.
 
 Run once, by hand, when the resource catalog gains a built-in kind or the client is upgraded:
 
@@ -20,7 +20,7 @@ kubegc's own kinds (``kubegc.io/v1 DeletionRecord``) are not upstream's: their s
 written by hand here (``kubegc_definitions``), named as upstream names a custom resource's
 (``io.kubegc.v1.DeletionRecord``), so that ``kubectl explain`` documents every field.
 
-The server never imports the client; it reads the generated file (``kubegc.api.schema``).
+The server never imports the client; it reads the generated file (``kubegc.registry.definitions``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from kubegc.api.resources import BUILTIN_RESOURCES  # noqa: E402
 
-OUTPUT = ROOT / "src" / "kubegc" / "api" / "openapi_data" / "schemas.json.gz"
+OUTPUT = ROOT / "src" / "kubegc" / "registry" / "openapi_data" / "schemas.json.gz"
 REF_PREFIX = "#/components/schemas/"
 META = "io.k8s.apimachinery.pkg.apis.meta.v1"
 

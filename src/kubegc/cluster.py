@@ -26,9 +26,8 @@ from kubegc.api.auth import (
 )
 from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
 from kubegc.api.errors import StatusError
-from kubegc.api.gc_admission import ACCESS_CONFIG_PATH
-from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
 from kubegc.api.types import Obj
+from kubegc.authz.ownerreferences import ACCESS_CONFIG_PATH
 from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.component.config import (
@@ -62,6 +61,7 @@ from kubegc.server.tls import (
     service_account_key,
 )
 from kubegc.storage import KV, connect_kv, run_compactor
+from kubegc.tokens import JWTTokenGenerator, ServiceAccountKey
 from kubegc.tools.ui import PREFIX, UIApp, UIRequest
 
 try:

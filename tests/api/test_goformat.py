@@ -16,7 +16,7 @@ from kubegc.api.goformat import (
     json_marshal,
     json_number,
 )
-from kubegc.api.validation import (
+from kubegc.registry.validation.objectmeta import (
     validate_delete_options,
     validate_finalizers,
     validate_new_finalizers_on_deleting,

@@ -12,10 +12,10 @@ import pytest
 
 from kubegc.api.clock import ManualClock
 from kubegc.api.errors import StatusError
-from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
-from kubegc.api.serviceaccount.jws import b64decode
 from kubegc.registry import Registry, Target
 from kubegc.registry.serviceaccount_token import TokenIssuer
+from kubegc.tokens import JWTTokenGenerator, ServiceAccountKey
+from kubegc.tokens.jws import b64decode
 
 from .conftest import manifest
 from .conftest import target as _target

@@ -12,7 +12,6 @@ import pytest
 
 from kubegc.api.meta import ObjectReference
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
-from kubegc.api.schema import referenced
 from kubegc.controllers.deletionrecords import to_object
 from kubegc.controllers.garbagecollector.records import (
     Classification,
@@ -21,6 +20,7 @@ from kubegc.controllers.garbagecollector.records import (
     OwnerClassification,
     RecordAction,
 )
+from kubegc.registry.definitions import referenced
 from kubegc.server.openapi import (
     custom_schema_name,
     document_hash,

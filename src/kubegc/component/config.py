@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kubegc.api.serviceaccount import ServiceAccountKey
+from kubegc.tokens import ServiceAccountKey
 
 
 @dataclass

@@ -12,9 +12,14 @@ from kubegc.api.content import is_dns1123_label
 from kubegc.api.errors import GroupResource, StatusCause, StatusError, field_error
 from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import ResourceInfo
-from kubegc.api.schema import unknown_fields
 from kubegc.api.types import Obj
-from kubegc.api.validation import (
+from kubegc.registry.crd import decode_custom_resource
+from kubegc.registry.definitions import unknown_fields
+from kubegc.registry.keys import key_for
+from kubegc.registry.strategy import Strategy
+from kubegc.registry.target import Target, decode
+from kubegc.registry.validation.core import validate_kube_finalizer_name
+from kubegc.registry.validation.objectmeta import (
     validate_annotations,
     validate_finalizers,
     validate_generate_name,
@@ -23,11 +28,6 @@ from kubegc.api.validation import (
     validate_new_finalizers_on_deleting,
     validate_owner_references,
 )
-from kubegc.api.validators.core import validate_kube_finalizer_name
-from kubegc.registry.crd import decode_custom_resource
-from kubegc.registry.keys import key_for
-from kubegc.registry.strategy import Strategy
-from kubegc.registry.target import Target, decode
 from kubegc.storage import KV
 
 _IMMUTABLE_META = ("name", "namespace", "uid")

@@ -21,8 +21,8 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.auth import Attributes, Authorizer, Decision, UserInfo
 from kubegc.api.errors import StatusCause, field_error
-from kubegc.api.rbac import PolicyRule, RuleResolver, aggregate_error
 from kubegc.api.types import Obj
+from kubegc.authz.rules import PolicyRule, RuleResolver, aggregate_error
 
 GROUP = "authorization.k8s.io"
 API_VERSION = f"{GROUP}/v1"

@@ -19,10 +19,10 @@ import orjson
 
 from kubegc.api.errors import StatusCause
 from kubegc.api.resources import ResourceInfo, Subresource, split_api_version
-from kubegc.api.structural import Structural, compile_schema, default, prune
-from kubegc.api.structural import validate as validate_schema
-from kubegc.api.structural import validate_status as validate_status_schema
 from kubegc.api.types import Obj
+from kubegc.registry.structural import Structural, compile_schema, default, prune
+from kubegc.registry.structural import validate as validate_schema
+from kubegc.registry.structural import validate_status as validate_status_schema
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 

@@ -1,5 +1,5 @@
 """Decoding what a request writes into its kind's Go type, before anything else reads it
-(kube-apiserver's handlers decode into the typed object first; see ``kubegc.api.typed``).
+(kube-apiserver's handlers decode into the typed object first; see ``kubegc.registry.typed``).
 
 * ``check_type_meta``: ``apiVersion`` and ``kind`` must be strings (``Interpret``).
 * ``check_decodes``: a create or update body (400 ``... cannot be handled as a ...``).
@@ -21,17 +21,17 @@ import orjson
 from kubegc.api import errors
 from kubegc.api.goformat import go_v_any, json_marshal
 from kubegc.api.limits import nesting_exceeds
-from kubegc.api.patch import decode_strategic_patch
-from kubegc.api.typed import DecodeFailure, decode_typed, definition_type, kind_type
-from kubegc.api.typed.messages import (
+from kubegc.api.types import Obj
+from kubegc.registry.fieldmanager import decode_strategic_patch
+from kubegc.registry.target import Target
+from kubegc.registry.typed import DecodeFailure, decode_typed, definition_type, kind_type
+from kubegc.registry.typed.messages import (
     cannot_be_handled,
     patch_invalid,
     too_deep,
     typed_patch_object,
     unrecognized,
 )
-from kubegc.api.types import Obj
-from kubegc.registry.target import Target
 
 STRATEGIC = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"

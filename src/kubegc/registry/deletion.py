@@ -28,10 +28,10 @@ from kubegc.api.meta import (
     DeletionPropagation,
 )
 from kubegc.api.types import Obj
-from kubegc.api.validation import validate_delete_options
 from kubegc.registry.store import Store, UpdateFn
 from kubegc.registry.strategy import GCPolicy, Strategy, strategy_for
 from kubegc.registry.target import DELETE, Target
+from kubegc.registry.validation.objectmeta import validate_delete_options
 
 
 class _PendingGraceful(Exception):

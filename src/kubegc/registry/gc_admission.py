@@ -3,7 +3,7 @@ validating admission of every create and update (patch and apply are updates), o
 resource, custom ones included, once the object is fully formed (after the strategy and
 validation, as upstream's ``createValidation`` / ``updateValidation``).
 
-The rule is ``kubegc.api.gc_admission.validate`` (which ``kubegc doctor`` runs too); this
+The rule is ``kubegc.authz.ownerreferences.validate`` (which ``kubegc doctor`` runs too); this
 module hands it the request's user (``request_user()``; none: the registry's own writes,
 not checked), the registry's authorizer, and the catalog as its RESTMapper, and turns its
 verdict into ``admission.NewForbidden``'s 403.
@@ -16,7 +16,9 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.auth import request_user
 from kubegc.api.errors import GroupResource
-from kubegc.api.gc_admission import (
+from kubegc.api.resources import Catalog, GroupVersionKind
+from kubegc.api.types import Obj
+from kubegc.authz.ownerreferences import (
     Operation,
     OwnerMapping,
     Resolver,
@@ -25,8 +27,6 @@ from kubegc.api.gc_admission import (
     no_kind_match,
     validate,
 )
-from kubegc.api.resources import Catalog, GroupVersionKind
-from kubegc.api.types import Obj
 from kubegc.registry.admission_plugins import OWNER_REFERENCES_PERMISSION_ENFORCEMENT, Admission
 from kubegc.registry.target import Target
 

@@ -9,16 +9,16 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import format_time
-from kubegc.api.patch import (
+from kubegc.api.types import Obj, clone
+from kubegc.registry.admission import check_fields
+from kubegc.registry.conversion import from_storage
+from kubegc.registry.decoding import check_apply_config, check_patched
+from kubegc.registry.fieldmanager import (
     apply_patch,
     decode_apply_configuration,
     has_strategic_schema,
     server_side_apply,
 )
-from kubegc.api.types import Obj, clone
-from kubegc.registry.admission import check_fields
-from kubegc.registry.conversion import from_storage
-from kubegc.registry.decoding import check_apply_config, check_patched
 from kubegc.registry.store import Store
 from kubegc.registry.strategy import strategy_for
 from kubegc.registry.target import Target

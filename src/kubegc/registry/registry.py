@@ -13,10 +13,10 @@ from kubegc.api import errors
 from kubegc.api.auth import Authorizer, Privileged, Union
 from kubegc.api.clock import Clock
 from kubegc.api.meta import is_being_deleted
-from kubegc.api.rbac import GROUP as RBAC_GROUP
-from kubegc.api.rbac import RuleResolver
 from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
 from kubegc.api.types import Obj, clone
+from kubegc.authz.rules import GROUP as RBAC_GROUP
+from kubegc.authz.rules import RuleResolver
 from kubegc.registry import crd as crds
 from kubegc.registry import crd_finalizer
 from kubegc.registry.admission_plugins import Admission

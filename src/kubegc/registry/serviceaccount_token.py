@@ -19,15 +19,15 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time
 from kubegc.api.errors import GroupResource, StatusError, field_error
-from kubegc.api.serviceaccount.claims import (
+from kubegc.api.types import Obj
+from kubegc.registry.typed import decode_typed, definition_type
+from kubegc.registry.typed.messages import cannot_be_handled
+from kubegc.tokens.claims import (
     EXPIRATION_EXTENSION_SECONDS,
     WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS,
     claims,
 )
-from kubegc.api.serviceaccount.jwt import JWTTokenGenerator
-from kubegc.api.typed import decode_typed, definition_type
-from kubegc.api.typed.messages import cannot_be_handled
-from kubegc.api.types import Obj
+from kubegc.tokens.jwt import JWTTokenGenerator
 
 GROUP = "authentication.k8s.io"
 KIND = "TokenRequest"

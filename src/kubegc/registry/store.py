@@ -15,7 +15,6 @@ from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time, normalize_time
 from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
-from kubegc.api.patch import record_update
 from kubegc.api.resources import Catalog
 from kubegc.api.types import Obj, clone
 from kubegc.registry.admission import (
@@ -32,6 +31,7 @@ from kubegc.registry.admission_plugins import (
 )
 from kubegc.registry.conversion import from_storage, to_storage
 from kubegc.registry.decoding import check_decodes, check_type_meta
+from kubegc.registry.fieldmanager import record_update
 from kubegc.registry.gc_admission import admit_owner_references
 from kubegc.registry.rbac.escalation import RBACPolicy
 from kubegc.registry.strategy import Strategy, strategy_for

@@ -18,8 +18,6 @@ from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.meta import FINALIZER_KUBERNETES
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
-from kubegc.api.validation import NameValidator
-from kubegc.api.validators import VALIDATORS
 from kubegc.api.zero_status import (
     fill_zero_status,
     has_zero_status,
@@ -33,6 +31,8 @@ from kubegc.registry.groups import STRATEGY_OPTIONS
 from kubegc.registry.namespace import GenericDelete, delete_namespace, no_spec_finalizers
 from kubegc.registry.rbac.escalation import WriteCheck
 from kubegc.registry.target import Target
+from kubegc.registry.validation import VALIDATORS
+from kubegc.registry.validation.objectmeta import NameValidator
 
 
 class GCPolicy(enum.Enum):
@@ -305,7 +305,7 @@ def strategy_for(info: ResourceInfo) -> Strategy:
                            validate_update=schemas.validate_update,
                            validate_status=schemas.validate_status)
     validators = VALIDATORS.get((info.group, info.resource))
-    if validators is not None:  # the kind's own validation (kubegc.api.validators)
+    if validators is not None:  # the kind's own validation (kubegc.registry.validation)
         base = replace(base, validate=validators[0], validate_update=validators[1])
     defaulter = DEFAULTERS.get((info.group, info.resource)) or GROUP_DEFAULTERS.get(
         (info.group, info.resource))

@@ -16,8 +16,8 @@ import yaml
 
 from kubegc.api import errors
 from kubegc.api.limits import may_nest_deeper, nesting_exceeds, without_surrogates
-from kubegc.api.typed.messages import too_deep
 from kubegc.api.types import Obj
+from kubegc.registry.typed.messages import too_deep
 from kubegc.server.protobuf import decode_protobuf_body
 
 

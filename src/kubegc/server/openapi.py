@@ -12,7 +12,7 @@ Who reads these documents (KEP-2896, OpenAPI v3):
     parameter; without one they fail. Every patch operation here carries both.
   * client-side ``apply`` computes its strategic merge patch from the schemas when the patch
     operation accepts ``application/strategic-merge-patch+json`` — offered for the built-in
-    kinds with a schema in ``kubegc.api.schema`` (whose patch metadata kubectl then uses) that
+    kinds with a schema in ``kubegc.registry.definitions`` (whose patch metadata kubectl then uses) that
     the server strategic-merges (``has_strategic_schema``), never for custom resources, which
     get merge patches.
   * ``kubectl explain`` finds the schema whose ``x-kubernetes-group-version-kind`` matches.
@@ -20,12 +20,12 @@ Who reads these documents (KEP-2896, OpenAPI v3):
 The index links each group-version as ``?hash=<uppercase hex sha512 of its document>``, so
 kubectl's HTTP cache never serves a stale document after a CRD changes.
 
-Built-in schemas come from ``kubegc.api.schema``, including the hand-written ones of
+Built-in schemas come from ``kubegc.registry.definitions``, including the hand-written ones of
 kubegc's own kinds (``io.kubegc.v1.DeletionRecord``, see tools/gen_openapi.py); a custom
 resource's schema is its CRD version's ``openAPIV3Schema`` as given, plus
 apiVersion/kind/metadata and its GVK, named like upstream (``com.example.v1.Widget``). A
 built-in kind without any schema is published the same way with a schema that accepts any
-fields. Returned documents share nested schema dicts with ``kubegc.api.schema``'s data:
+fields. Returned documents share nested schema dicts with ``kubegc.registry.definitions``'s data:
 treat them as read-only.
 """
 
@@ -37,9 +37,9 @@ from typing import Any
 
 import orjson
 
-from kubegc.api import schema
-from kubegc.api.patch import has_strategic_schema
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
+from kubegc.registry import definitions as schema
+from kubegc.registry.fieldmanager import has_strategic_schema
 
 CrdSchemas = Mapping[tuple[str, str, str], Mapping[str, Any]]
 

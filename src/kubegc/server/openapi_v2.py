@@ -25,8 +25,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from kubegc.api import schema
 from kubegc.api.resources import Catalog, ResourceInfo
+from kubegc.registry import definitions as schema
 from kubegc.server.openapi import (
     KUBERNETES_VERSION,
     CrdSchemas,

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from kubegc.api.serviceaccount.keys import (
+from kubegc.tokens.keys import (
     generate_key,
     load_private_key,
     private_key_pem,

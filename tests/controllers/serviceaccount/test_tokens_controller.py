@@ -7,16 +7,16 @@ from __future__ import annotations
 import base64
 
 from kubegc.api.clock import ManualClock
-from kubegc.api.serviceaccount import (
+from kubegc.client.fake import FakeClient
+from kubegc.component.config import ServiceAccountTokenControllerConfiguration
+from kubegc.controllers.serviceaccount import TokensController
+from kubegc.controllers.serviceaccount.tokens_controller import SECRETS, SERVICEACCOUNTS
+from kubegc.tokens import (
     LEGACY_ISSUER,
     JWTTokenAuthenticator,
     LegacyValidator,
     ServiceAccountKey,
 )
-from kubegc.client.fake import FakeClient
-from kubegc.component.config import ServiceAccountTokenControllerConfiguration
-from kubegc.controllers.serviceaccount import TokensController
-from kubegc.controllers.serviceaccount.tokens_controller import SECRETS, SERVICEACCOUNTS
 
 from ..workload_harness import eventually, quiet, running
 

@@ -4,7 +4,7 @@ first, then the modes in order; the rules review asks the same modes."""
 from __future__ import annotations
 
 from kubegc.api.auth import ADMIN, Attributes, Decision, UserInfo
-from kubegc.api.rbac import ALL_RULES
+from kubegc.authz.rules import ALL_RULES
 from kubegc.registry.rbac import PolicyIndex, RBACAuthorizer
 from kubegc.registry.rbac.modes import build_authorizer, build_rule_resolver
 

@@ -7,7 +7,7 @@ What it does:
     by namespace/name; on create assigns ``uid`` and ``creationTimestamp`` (if missing),
     and every write takes a ``resourceVersion`` from one global counter;
   * get/list (label and field selectors, ``limit``/``continue`` paging over the current
-    state)/create/update/patch/delete/watch; patches go through ``kubegc.api.patch`` (the
+    state)/create/update/patch/delete/watch; patches go through ``kubegc.registry.fieldmanager`` (the
     registry's implementation: strategic merge for built-in kinds only, so custom resources
     answer 415, apply needs a field manager), so patch errors are the server's; update and
     patch results must keep the stored ``resourceVersion`` and ``uid`` if they carry one

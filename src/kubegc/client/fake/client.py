@@ -16,7 +16,6 @@ from kubegc.api.clock import Clock, RealClock, format_time
 from kubegc.api.fields import object_fields, parse_field_selector
 from kubegc.api.labels import parse_label_selector
 from kubegc.api.meta import ERROR, metadata
-from kubegc.api.patch import apply_patch
 from kubegc.api.resources import Catalog, GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.fake.actions import Action, ActionFormat, Reactor
@@ -30,6 +29,7 @@ from kubegc.client.interface import (
     WatchEvent,
     WatchOptions,
 )
+from kubegc.registry.fieldmanager import apply_patch
 
 _SUCCESS: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
 

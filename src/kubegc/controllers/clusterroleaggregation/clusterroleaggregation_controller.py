@@ -16,9 +16,9 @@ from typing import Any
 
 from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.meta import name_of
-from kubegc.api.rbac import PolicyRule, rules_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
+from kubegc.authz.rules import PolicyRule, rules_of
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.component.base_controller import BaseController
 from kubegc.component.context import ControllerContext

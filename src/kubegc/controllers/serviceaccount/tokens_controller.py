@@ -26,15 +26,6 @@ import orjson
 from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import name_of, namespace_of
 from kubegc.api.resources import GroupVersionResource
-from kubegc.api.serviceaccount import LEGACY_ISSUER, JWTTokenGenerator, legacy_claims
-from kubegc.api.serviceaccount.legacy import (
-    SECRET_TYPE_SERVICE_ACCOUNT_TOKEN,
-    SERVICE_ACCOUNT_NAME_KEY,
-    SERVICE_ACCOUNT_NAMESPACE_KEY,
-    SERVICE_ACCOUNT_ROOT_CA_KEY,
-    SERVICE_ACCOUNT_TOKEN_KEY,
-    SERVICE_ACCOUNT_UID_KEY,
-)
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.cache.store import NAMESPACE_INDEX, meta_namespace_index_func
@@ -43,6 +34,15 @@ from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.config import ServiceAccountTokenControllerConfiguration
 from kubegc.component.context import ControllerContext
 from kubegc.controllers.controller_utils import ensure_indexers, raise_aggregate
+from kubegc.tokens import LEGACY_ISSUER, JWTTokenGenerator, legacy_claims
+from kubegc.tokens.legacy import (
+    SECRET_TYPE_SERVICE_ACCOUNT_TOKEN,
+    SERVICE_ACCOUNT_NAME_KEY,
+    SERVICE_ACCOUNT_NAMESPACE_KEY,
+    SERVICE_ACCOUNT_ROOT_CA_KEY,
+    SERVICE_ACCOUNT_TOKEN_KEY,
+    SERVICE_ACCOUNT_UID_KEY,
+)
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ pkg/registry/rbac).
 - ``modes``: ``--authorization-mode``'s union of authorizers and of rule resolvers.
 
 The rule vocabulary itself (``PolicyRule``, ``rule_allows``, ``covers``) is
-``kubegc.api.rbac``, shared with the aggregation controller and the tools.
+``kubegc.authz.rules``, shared with the aggregation controller and the tools.
 May import: ``kubegc.api``, ``kubegc.storage`` and ``kubegc.registry.keys`` (it sits below
 the registry's targets and strategies, which import it).
 """

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from kubegc.api.auth import Attributes, Decision, UserInfo
-from kubegc.api.rbac import RulesReview, aggregate_error, review_of, rule_allows
+from kubegc.authz.rules import RulesReview, aggregate_error, review_of, rule_allows
 from kubegc.registry.rbac.index import PolicyIndex
 from kubegc.registry.rbac.rule import (
     LISTER_NAMES,

@@ -33,8 +33,8 @@ from kubegc.api.auth import (
     SERVICE_ACCOUNTS_GROUP,
     SYSTEM_PRIVILEGED_GROUP,
 )
-from kubegc.api.rbac import GROUP, PolicyRule, rule
 from kubegc.api.types import Obj
+from kubegc.authz.rules import GROUP, PolicyRule, rule
 
 BOOTSTRAP_LABEL = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 AUTOUPDATE_ANNOTATION = "rbac.authorization.kubernetes.io/autoupdate"

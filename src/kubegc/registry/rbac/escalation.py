@@ -33,8 +33,8 @@ from kubegc.api.auth import (
     request_user,
 )
 from kubegc.api.errors import GroupResource
-from kubegc.api.rbac import ALL_RULES, GROUP, PolicyRule, rules_of
 from kubegc.api.types import Obj
+from kubegc.authz.rules import ALL_RULES, GROUP, PolicyRule, rules_of
 from kubegc.registry.rbac.rule import DefaultRuleResolver, ResolutionError, escalation_error
 
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import orjson
 
-from kubegc.api.rbac import GROUP, PolicyRule, rules_of
 from kubegc.api.types import Obj
+from kubegc.authz.rules import GROUP, PolicyRule, rules_of
 from kubegc.registry.keys import ROOT
 from kubegc.storage import KV
 

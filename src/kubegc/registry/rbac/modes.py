@@ -4,7 +4,7 @@ order (kube-apiserver's ``pkg/kubeapiserver/authorizer`` ``Config.New``)."""
 from __future__ import annotations
 
 from kubegc.api.auth import AlwaysAllow, AlwaysDeny, Authorizer, Privileged, Union
-from kubegc.api.rbac import AllowAllRules, NoRules, RuleResolver, RuleResolvers
+from kubegc.authz.rules import AllowAllRules, NoRules, RuleResolver, RuleResolvers
 from kubegc.registry.rbac.authorizer import RBACAuthorizer
 
 

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from kubegc.api import errors
-from kubegc.api.rbac import covers, rules_of
 from kubegc.api.types import Obj
+from kubegc.authz.rules import covers, rules_of
 from kubegc.registry.rbac.bootstrappolicy import (
     AUTOUPDATE_ANNOTATION,
     CLUSTER_ROLE_BINDINGS,

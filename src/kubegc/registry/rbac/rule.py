@@ -23,7 +23,7 @@ from kubegc.api import errors
 from kubegc.api.auth import SERVICE_ACCOUNT_PREFIX, UserInfo
 from kubegc.api.errors import GroupResource, StatusError
 from kubegc.api.goformat import go_quote
-from kubegc.api.rbac import (
+from kubegc.authz.rules import (
     GROUP,
     PolicyRule,
     aggregate_error,

@@ -19,16 +19,16 @@ import orjson
 from kubegc.api.authenticator import Audiences, Response
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
-from kubegc.api.serviceaccount import (
+from kubegc.api.types import Obj
+from kubegc.registry import Registry
+from kubegc.server.authn import TokenAuthenticator
+from kubegc.tokens import (
     LEGACY_ISSUER,
     BoundValidator,
     JWTTokenAuthenticator,
     LegacyValidator,
     ServiceAccountKey,
 )
-from kubegc.api.types import Obj
-from kubegc.registry import Registry
-from kubegc.server.authn import TokenAuthenticator
 
 log = logging.getLogger(__name__)
 

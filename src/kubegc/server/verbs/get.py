@@ -6,9 +6,9 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.types import Obj
-from kubegc.api.validation import validate_list_options
 from kubegc.registry import Target
 from kubegc.registry.crd import printer_columns
+from kubegc.registry.validation.objectmeta import validate_list_options
 from kubegc.server.context import ServerContext, encoded_response, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import Shape, partial_metadata, partial_metadata_list, response_shape

@@ -8,10 +8,10 @@ from __future__ import annotations
 from kubegc.api import errors
 from kubegc.api.auth import request_user
 from kubegc.api.clock import format_time
-from kubegc.api.patch import record_update
 from kubegc.api.types import Obj
 from kubegc.registry import Target
 from kubegc.registry.authorization import REVIEWS
+from kubegc.registry.fieldmanager import record_update
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body

@@ -8,10 +8,10 @@ from typing import Any
 import orjson
 
 from kubegc.api import errors
-from kubegc.api.patch import apply_patch
 from kubegc.api.types import Obj, clone
 from kubegc.registry import Target
 from kubegc.registry.decoding import check_scale
+from kubegc.registry.fieldmanager import apply_patch
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from kubegc.api import errors
-from kubegc.api.typed import decode_typed, definition_type
-from kubegc.api.typed.messages import cannot_be_handled
+from kubegc.registry.typed import decode_typed, definition_type
+from kubegc.registry.typed.messages import cannot_be_handled
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body

@@ -9,7 +9,7 @@ finalizer without saying what clean-up that skips.
 ``permissions.explain_permissions`` answers the other question the doctor is asked
 (``kubegc doctor KIND/NAME --as USER``): may that user set the object's ownerReferences
 under OwnerReferencesPermissionEnforcement, by the plugin's own rule
-(``kubegc.api.gc_admission``) on the cluster's SubjectAccessReview answers; ``access``
+(``kubegc.authz.ownerreferences``) on the cluster's SubjectAccessReview answers; ``access``
 says, on evidence, whether the cluster enforces it.
 """
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from kubegc.api.auth import Attributes, UserInfo
 from kubegc.api.errors import StatusError
-from kubegc.api.gc_admission import ACCESS_CONFIG_PATH, PLUGIN_NAME, Verdict
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.authz.ownerreferences import ACCESS_CONFIG_PATH, PLUGIN_NAME, Verdict
 from kubegc.client.interface import APIResource, Client, ListOptions
 from kubegc.client.rest import RestClient
 

@@ -3,7 +3,7 @@ under ``OwnerReferencesPermissionEnforcement``, and if not, which permission is 
 the RBAC rule that grants it.
 
 Two questions about the object, answered by the plugin's own rule
-(``kubegc.api.gc_admission.validate``, the one the registry runs) on the cluster's own
+(``kubegc.authz.ownerreferences.validate``, the one the registry runs) on the cluster's own
 authorization answers (a SubjectAccessReview for each record the rule may ask about, or a
 SelfSubjectAccessReview for the kubeconfig's user):
 
@@ -32,7 +32,10 @@ from kubegc.api.auth import (
     split_service_account_username,
 )
 from kubegc.api.errors import GroupResource, StatusError
-from kubegc.api.gc_admission import (
+from kubegc.api.goformat import go_quote
+from kubegc.api.resources import GroupVersionResource
+from kubegc.api.types import Obj
+from kubegc.authz.ownerreferences import (
     PLUGIN_NAME,
     Operation,
     OwnerMapping,
@@ -46,9 +49,6 @@ from kubegc.api.gc_admission import (
     records_asked,
     validate,
 )
-from kubegc.api.goformat import go_quote
-from kubegc.api.resources import GroupVersionResource
-from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, Client
 from kubegc.tools.doctor.access import Access, State, read_access
 from kubegc.tools.model import ObjRef

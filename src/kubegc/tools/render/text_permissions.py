@@ -5,7 +5,7 @@ that grants it, as YAML to paste into a Role or ClusterRole."""
 
 from __future__ import annotations
 
-from kubegc.api.gc_admission import PLUGIN_NAME
+from kubegc.authz.ownerreferences import PLUGIN_NAME
 from kubegc.tools.doctor.access import State
 from kubegc.tools.doctor.permissions import Answer, PermissionsReport, Rule
 from kubegc.tools.render.style import Style

@@ -1,0 +1,180 @@
+"""Pod and pod template validation (``pkg/apis/core/validation``: ``ValidatePodSpec``,
+``validateContainers``, ``ValidatePodTemplateSpec``), for the fields the kubelet simulator,
+the scheduler and the workload controllers read: containers (names, images, ports,
+policies, resource quantities), volumes' names and sources, restart and DNS policies,
+``activeDeadlineSeconds``, node and service account names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from kubegc.api.content import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_valid_port_name,
+    is_valid_port_num,
+)
+from kubegc.api.errors import field_error
+from kubegc.api.memo import Memo
+from kubegc.registry.validation.common import (
+    Causes,
+    in_range,
+    invalid,
+    mapping,
+    not_supported,
+    one_of,
+    required,
+)
+from kubegc.registry.validation.objectmeta import validate_annotations, validate_labels
+
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+PROTOCOLS = ("SCTP", "TCP", "UDP")
+TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
+MAX_INT32 = 2 ** 31 - 1
+
+
+#: pod specs found valid, by path and JSON: the Pods of one template are checked once
+_valid = Memo()
+
+
+def validate_pod_spec(spec: Any, path: str) -> Causes:
+    if not isinstance(spec, dict):
+        return [required(f"{path}.containers")]
+    try:
+        key = (path, orjson.dumps(spec))
+    except TypeError:
+        return _validate_pod_spec(spec, path)
+    if _valid.get(key) is not None:
+        return []
+    causes = _validate_pod_spec(spec, path)
+    if not causes:
+        _valid.put(key, b"")
+    return causes
+
+
+def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
+    seen: set[str] = set()
+    causes = _containers(spec.get("initContainers") or [], f"{path}.initContainers", seen,
+                         required_list=False)
+    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen)
+    causes += _volumes(spec.get("volumes") or [], f"{path}.volumes")
+    restart = spec.get("restartPolicy")
+    if restart is not None:
+        causes += one_of(restart, f"{path}.restartPolicy", RESTART_POLICIES, allow_empty=False)
+    causes += one_of(spec.get("dnsPolicy"), f"{path}.dnsPolicy", DNS_POLICIES)
+    causes += in_range(spec.get("activeDeadlineSeconds"), f"{path}.activeDeadlineSeconds",
+                       1, MAX_INT32)
+    for key, check in (("nodeName", is_dns1123_subdomain),
+                       ("serviceAccountName", is_dns1123_subdomain),
+                       ("hostname", is_dns1123_label), ("subdomain", is_dns1123_label)):
+        value = spec.get(key)
+        if value:
+            causes += [invalid(f"{path}.{key}", value, msg) for msg in check(value)]
+    return causes
+
+
+def _containers(containers: list[Any], path: str, seen: set[str], *,
+                required_list: bool = True) -> Causes:
+    if not containers:
+        return [required(path)] if required_list else []
+    causes: Causes = []
+    for i, container in enumerate(containers):
+        item = f"{path}[{i}]"
+        causes += unique_label(container.get("name") or "", f"{item}.name", seen)
+        if not container.get("image"):
+            causes.append(required(f"{item}.image"))
+        causes += one_of(container.get("imagePullPolicy"), f"{item}.imagePullPolicy",
+                         PULL_POLICIES)
+        causes += one_of(container.get("terminationMessagePolicy"),
+                         f"{item}.terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES)
+        causes += _ports(container.get("ports") or [], f"{item}.ports")
+        causes += _resources(mapping(container, "resources"), f"{item}.resources")
+    return causes
+
+
+def unique_label(name: str, path: str, seen: set[str]) -> Causes:
+    """A required DNS-1123 label, unique among ``seen`` (which it joins): container and
+    volume names."""
+    if not name:
+        return [required(path)]
+    if name in seen:
+        return [field_error("FieldValueDuplicate", path, "", name)]
+    seen.add(name)
+    return [invalid(path, name, msg) for msg in is_dns1123_label(name)]
+
+
+def _ports(ports: list[Any], path: str) -> Causes:
+    causes: Causes = []
+    for i, port in enumerate(ports):
+        item = f"{path}[{i}]"
+        name = port.get("name")
+        if name:
+            causes += [invalid(f"{item}.name", name, msg) for msg in is_valid_port_name(name)]
+        number = port.get("containerPort") or 0
+        if number == 0:
+            causes.append(required(f"{item}.containerPort"))
+        else:
+            causes += [invalid(f"{item}.containerPort", number, msg)
+                       for msg in is_valid_port_num(number)]
+        host = port.get("hostPort") or 0
+        if host:
+            causes += [invalid(f"{item}.hostPort", host, msg) for msg in is_valid_port_num(host)]
+        protocol = port.get("protocol")
+        if protocol is not None and protocol not in PROTOCOLS:
+            causes.append(required(f"{item}.protocol") if protocol == "" else
+                          not_supported(f"{item}.protocol", protocol, PROTOCOLS))
+    return causes
+
+
+def _resources(resources: dict[str, Any], path: str) -> Causes:
+    """Quantities may not be negative (``ValidateNonnegativeQuantity``)."""
+    causes: Causes = []
+    for part in ("limits", "requests"):
+        for name, quantity in mapping(resources, part).items():
+            if str(quantity).strip().startswith("-"):
+                causes.append(invalid(f"{path}.{part}[{name}]", str(quantity),
+                                      "must be greater than or equal to 0"))
+    return causes
+
+
+#: the keys of a volume that are not its source
+_VOLUME_META = frozenset(("name",))
+
+
+def _volumes(volumes: list[Any], path: str) -> Causes:
+    causes: Causes = []
+    seen: set[str] = set()
+    for i, volume in enumerate(volumes):
+        item = f"{path}[{i}]"
+        causes += unique_label(volume.get("name") or "", f"{item}.name", seen)
+        sources = [k for k, v in volume.items() if k not in _VOLUME_META and v is not None]
+        if not sources:
+            causes.append(required(item, "must specify a volume type"))
+        elif len(sources) > 1:
+            causes.append(field_error("FieldValueForbidden", f"{item}.{sources[1]}",
+                                      "may not specify more than 1 volume type"))
+    return causes
+
+
+def validate_pod_template(template: Any, path: str) -> Causes:
+    """``ValidatePodTemplateSpec``: the template's labels and annotations, then its spec."""
+    if not isinstance(template, dict):
+        return [required(path)]
+    meta = mapping(template, "metadata")
+    causes = validate_labels(meta.get("labels"), f"{path}.metadata.labels")
+    causes += validate_annotations(meta.get("annotations"), f"{path}.metadata.annotations")
+    return causes + validate_pod_spec(template.get("spec"), f"{path}.spec")
+
+
+def validate_pod(obj: dict[str, Any]) -> Causes:
+    return validate_pod_spec(obj.get("spec"), "spec")
+
+
+def validate_pod_template_object(obj: dict[str, Any]) -> Causes:
+    """``ValidatePodTemplate``: a PodTemplate's ``template``."""
+    return validate_pod_template(obj.get("template"), "template")

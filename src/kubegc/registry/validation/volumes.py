@@ -1,0 +1,75 @@
+"""PersistentVolume and PersistentVolumeClaim validation (``ValidatePersistentVolumeSpec``,
+``ValidatePersistentVolumeClaimSpec``, ``ValidatePersistentVolumeClaimUpdate``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubegc.registry.validation.common import (
+    Causes,
+    forbidden,
+    mapping,
+    not_supported,
+    one_of,
+    required,
+)
+
+ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+VOLUME_MODES = ("Block", "Filesystem")
+RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
+#: the fields of a PersistentVolumeSpec that are not its volume source
+_PV_SPEC_FIELDS = frozenset((
+    "accessModes", "capacity", "claimRef", "mountOptions", "nodeAffinity",
+    "persistentVolumeReclaimPolicy", "storageClassName", "volumeMode",
+    "volumeAttributesClassName"))
+
+
+def _access_modes(modes: list[Any], path: str) -> Causes:
+    if not modes:
+        return [required(path)]
+    return [not_supported(path, mode, ACCESS_MODES) for mode in modes if mode not in ACCESS_MODES]
+
+
+def validate_persistent_volume(obj: dict[str, Any]) -> Causes:
+    spec = mapping(obj, "spec")
+    causes = _access_modes(spec.get("accessModes") or [], "spec.accessModes")
+    capacity = mapping(spec, "capacity")
+    if not capacity:
+        causes.append(required("spec.capacity"))
+    elif "storage" not in capacity or len(capacity) > 1:
+        causes.append(not_supported("spec.capacity", capacity, ("storage",)))
+    causes += one_of(spec.get("persistentVolumeReclaimPolicy"),
+                     "spec.persistentVolumeReclaimPolicy", RECLAIM_POLICIES)
+    causes += one_of(spec.get("volumeMode"), "spec.volumeMode", VOLUME_MODES)
+    sources = [k for k, v in spec.items() if k not in _PV_SPEC_FIELDS and v is not None]
+    if not sources:
+        causes.append(required("spec", "must specify a volume type"))
+    elif len(sources) > 1:
+        causes.append(forbidden(f"spec.{sources[1]}", "may not specify more than 1 volume type"))
+    return causes
+
+
+def validate_persistent_volume_claim(obj: dict[str, Any]) -> Causes:
+    spec = mapping(obj, "spec")
+    causes = _access_modes(spec.get("accessModes") or [], "spec.accessModes")
+    if "storage" not in mapping(spec, "resources", "requests"):
+        causes.append(required("spec.resources[storage]"))
+    return causes + one_of(spec.get("volumeMode"), "spec.volumeMode", VOLUME_MODES)
+
+
+def validate_persistent_volume_claim_update(new: dict[str, Any], old: dict[str, Any]) -> Causes:
+    """A claim's spec is immutable but for its requested resources (and, once bound, its
+    volume attributes class)."""
+    causes = validate_persistent_volume_claim(new)
+    new_spec, old_spec = dict(mapping(new, "spec")), dict(mapping(old, "spec"))
+    for spec in (new_spec, old_spec):
+        spec.pop("resources", None)
+        spec.pop("volumeAttributesClassName", None)
+    if not old_spec.get("volumeName"):
+        new_spec.pop("volumeName", None)  # binding sets it
+        old_spec.pop("volumeName", None)
+    if new_spec != old_spec:
+        causes.append(forbidden("spec", "spec is immutable after creation except "
+                                "resources.requests and volumeAttributesClassName for bound "
+                                "claims"))
+    return causes
