@@ -6,7 +6,7 @@ Run once, by hand, when the resource catalog gains a built-in kind or the client
 
 The ``kubernetes`` client (37.0.2, pydantic models) carries each definition's field names
 (``attribute_map``), types (``openapi_types``), required-ness and descriptions. This script
-walks the models reachable from the kinds in ``BUILTIN_RESOURCES`` (plus their lists, Status,
+walks the models reachable from the built-in kinds kubegc serves (plus their lists, Status,
 DeleteOptions and Scale), names each one as upstream does (``io.k8s.api.core.v1.Pod``) and
 writes OpenAPI v3 component schemas with ``$ref: "#/components/schemas/<name>"``.
 
@@ -42,7 +42,7 @@ import kubernetes.client.models as models
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from kubegc.api.resources import BUILTIN_RESOURCES  # noqa: E402
+from kubegc.registry import builtin_catalog  # noqa: E402
 
 OUTPUT = ROOT / "src" / "kubegc" / "registry" / "openapi_data" / "schemas.json.gz"
 REF_PREFIX = "#/components/schemas/"
@@ -493,7 +493,7 @@ def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]
 def generate() -> dict[str, Any]:
     roots_by_group: dict[str, list[str]] = {}
     kinds: dict[str, tuple[str, str, str]] = {}
-    for info in BUILTIN_RESOURCES:
+    for info in builtin_catalog():
         kinds_of = (info.kind, info.list_kind_name) if info.supports("list") else (info.kind,)
         for version, kind in ((v, k) for v in info.versions for k in kinds_of):
             name = class_for(info.group, version, kind)

@@ -254,7 +254,7 @@ def _admission_plugins(flag: str, *, enable: bool) -> Callable[[str], str]:
     enabled (kubegc would not enforce what the flag asks)."""
 
     def check(text: str) -> str:
-        from kubegc.registry.admission_plugins import PLUGINS, UPSTREAM_ONLY
+        from kubegc.registry.admission import PLUGINS, UPSTREAM_ONLY
 
         has = ", ".join(PLUGINS)
         for name in (n.strip() for n in text.split(",")):
@@ -277,7 +277,7 @@ disable_admission_plugins = _admission_plugins("disable-admission-plugins", enab
 
 def admission_plugins_overlap(enable: str, disable: str) -> str | None:
     """The error for names in both flags (kube-apiserver's), or None."""
-    from kubegc.registry.admission_plugins import overlapping
+    from kubegc.registry.admission import overlapping
 
     def names(text: str) -> list[str]:
         return [n.strip() for n in text.split(",") if n.strip()]

@@ -39,9 +39,9 @@ from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry
-from kubegc.registry.admission_plugins import enabled_plugins
-from kubegc.registry.rbac.modes import build_authorizer, build_rule_resolver
-from kubegc.registry.serviceaccount_token import TokenIssuer
+from kubegc.registry.admission import enabled_plugins
+from kubegc.registry.groups.core.serviceaccount import TokenIssuer
+from kubegc.registry.groups.rbac.modes import build_authorizer, build_rule_resolver
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.serviceaccount import service_account_authenticators

@@ -11,7 +11,7 @@ from kubegc.api.clock import ManualClock
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
 from kubegc.controllermanager.descriptors import CONTROLLERS
-from kubegc.registry.rbac.bootstrappolicy import CONTROLLER_ROLES, KUBELET_USER
+from kubegc.registry.groups.rbac.bootstrappolicy import CONTROLLER_ROLES, KUBELET_USER
 from kubegc.testing import Cluster
 
 SERVICEACCOUNTS = GroupVersionResource("", "v1", "serviceaccounts")

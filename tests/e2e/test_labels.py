@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..api.test_validation import LONG, TOO_MANY_SLASHES, VALUE  # upstream's texts
+from ..registry.validation.test_objectmeta import LONG, TOO_MANY_SLASHES, VALUE  # upstream's texts
 from .conftest import Server
 
 _JSON = {"Content-Type": "application/json"}

@@ -7,7 +7,7 @@ import pytest
 
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry
-from kubegc.registry.admission_plugins import enabled_plugins, overlapping
+from kubegc.registry.admission import enabled_plugins, overlapping
 from tests.registry.conftest import manifest, target
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from kubegc.api.auth import UserInfo, as_user, request_user
 from kubegc.api.errors import StatusError
-from kubegc.registry import Registry, crd_finalizer
+from kubegc.registry import Registry
+from kubegc.registry.groups.apiextensions import finalizer as crd_finalizer
 
 from .conftest import target
 

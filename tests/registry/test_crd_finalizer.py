@@ -16,13 +16,16 @@ import pytest
 
 from kubegc.api.clock import ManualClock, format_time
 from kubegc.api.errors import StatusError
-from kubegc.api.resources import Catalog
-from kubegc.registry import Registry, crd_finalizer
-from kubegc.registry import crd as crds
-from kubegc.registry.deletion import delete
-from kubegc.registry.store import Store
-from kubegc.registry.target import Target
-from kubegc.registry.watch_cache import WatchCache
+from kubegc.registry import Registry
+from kubegc.registry.generic.deletion import delete
+from kubegc.registry.generic.rest import Resource
+from kubegc.registry.generic.standard import StorageContext
+from kubegc.registry.generic.store import Store
+from kubegc.registry.generic.target import Target
+from kubegc.registry.generic.watch_cache import WatchCache
+from kubegc.registry.groups.apiextensions import crd as crds
+from kubegc.registry.groups.apiextensions import custom_resource
+from kubegc.registry.groups.apiextensions import finalizer as crd_finalizer
 from kubegc.storage.memory import MemoryKV
 
 CRD: dict[str, Any] = {
@@ -43,6 +46,7 @@ class Parts:
     cache: WatchCache
     crd_t: Target
     widgets: Target
+    custom: Resource
     clock: ManualClock
 
     async def terminating(self) -> dict[str, Any] | None:
@@ -54,18 +58,18 @@ class Parts:
 @pytest.fixture
 async def parts() -> AsyncIterator[Parts]:
     kv, clock = MemoryKV(), ManualClock()
-    catalog = Catalog.builtin()
-    store = Store(kv, catalog, clock=clock)
+    registry = Registry(kv, clock=clock)  # not started: its targets only, no CRD cleanup
+    store = Store(kv, clock=clock)
     cache = WatchCache(kv)
     await cache.start()
-    namespaces = catalog.get("", "namespaces")
-    crd_info = catalog.get("apiextensions.k8s.io", "customresourcedefinitions")
-    assert namespaces is not None and crd_info is not None
-    await store.create(Target(namespaces, "v1"), {"metadata": {"name": "default"}})
-    crd_t = Target(crd_info, "v1")
-    info = crds.resource_info_for(await store.create(crd_t, dict(CRD)))
+    await store.create(registry.target("", "v1", "namespaces"), {"metadata": {"name": "default"}})
+    crd_t = registry.target("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+    crd = await store.create(crd_t, dict(CRD))
+    info = crds.resource_info_for(crd)
     assert info is not None
-    yield Parts(store, cache, crd_t, Target(info, "v1", "default"), clock)
+    custom = custom_resource(StorageContext(store, cache), crd, info, terminating=lambda: False)
+    widgets = Target(custom.info, custom.strategy, "v1", "default")
+    yield Parts(store, cache, crd_t, widgets, custom, clock)
     await cache.stop()
 
 
@@ -85,7 +89,8 @@ async def test_terminating_while_instances_are_deleted(parts: Parts) -> None:
     await delete(parts.store, parts.crd_t, NAME, {})
     parts.clock.advance(5)
     task = asyncio.create_task(crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
-                                             stopping=lambda: False))
+                                                     custom=parts.custom,
+                                                     stopping=lambda: False))
     condition = await _until(parts.terminating)
     assert condition == {"type": "Terminating", "status": "True",
                          "reason": "InstanceDeletionInProgress",
@@ -114,7 +119,7 @@ async def test_another_finalizer_keeps_the_finalized_crd(parts: Parts) -> None:
     await parts.store.update(parts.crd_t, NAME, crd)
     await delete(parts.store, parts.crd_t, NAME, {})
     result, removed = await crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
-                                          stopping=lambda: False)
+                                                   custom=parts.custom, stopping=lambda: False)
     assert not removed
     assert result["metadata"]["finalizers"] == ["example.com/keep"]
     assert await parts.terminating() == {
@@ -125,7 +130,7 @@ async def test_stopping_leaves_the_finalizer(parts: Parts) -> None:
     await parts.store.create(parts.widgets, {"metadata": {"name": "w"}})
     await delete(parts.store, parts.crd_t, NAME, {})
     result, removed = await crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
-                                          stopping=lambda: True)
+                                                   custom=parts.custom, stopping=lambda: True)
     assert not removed
     assert crds.CLEANUP_FINALIZER in result["metadata"]["finalizers"]
     assert (await parts.terminating() or {}).get("reason") == "InstanceDeletionInProgress"

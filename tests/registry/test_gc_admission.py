@@ -16,7 +16,7 @@ import pytest
 from kubegc.api.auth import Attributes, Decision, Privileged, Union, UserInfo, as_user
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry, Target
-from kubegc.registry.admission_plugins import enabled_plugins
+from kubegc.registry.admission import enabled_plugins
 from tests.registry.conftest import manifest, target
 
 PLUGIN = "OwnerReferencesPermissionEnforcement"

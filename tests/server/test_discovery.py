@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from kubegc.api.resources import Catalog, ResourceInfo, Subresource
+from kubegc.api.resources import ResourceInfo, Subresource
+from kubegc.registry import builtin_catalog
 from kubegc.server.discovery import (
     aggregated_core,
     aggregated_groups,
@@ -73,7 +74,7 @@ def resources_of(document: dict[str, Any], group: str, version: str = "v1") -> d
 
 @pytest.mark.parametrize("version", ["v2", "v2beta1"])
 def test_aggregated_core_lists_the_core_group_only(version: Any) -> None:
-    document = aggregated_core(Catalog.builtin(), version)
+    document = aggregated_core(builtin_catalog(), version)
     assert document["kind"] == "APIGroupDiscoveryList"
     assert document["apiVersion"] == f"apidiscovery.k8s.io/{version}"
     [item] = document["items"]
@@ -85,7 +86,8 @@ def test_aggregated_core_lists_the_core_group_only(version: Any) -> None:
 
 
 def test_aggregated_pod_entry_matches_what_kubectl_accepted() -> None:
-    pods = resources_of(aggregated_core(Catalog.builtin()), "")["pods"]
+    """Subresources in name order, as upstream's installer registers storage paths sorted."""
+    pods = resources_of(aggregated_core(builtin_catalog()), "")["pods"]
     assert pods == {
         "resource": "pods",
         "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
@@ -98,16 +100,16 @@ def test_aggregated_pod_entry_matches_what_kubectl_accepted() -> None:
             {"subresource": "binding",
              "responseKind": {"group": "", "version": "v1", "kind": "Binding"},
              "verbs": ["create"]},
-            {"subresource": "status", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
-             "verbs": ["get", "patch", "update"]},
             {"subresource": "log", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
              "verbs": ["get"]},
+            {"subresource": "status", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
+             "verbs": ["get", "patch", "update"]},
         ],
     }
 
 
 def test_aggregated_deployment_scale_answers_autoscaling_scale() -> None:
-    deployments = resources_of(aggregated_groups(Catalog.builtin()), "apps")["deployments"]
+    deployments = resources_of(aggregated_groups(builtin_catalog()), "apps")["deployments"]
     scale = {s["subresource"]: s for s in deployments["subresources"]}["scale"]
     assert scale["responseKind"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
     assert deployments["shortNames"] == ["deploy"]
@@ -115,7 +117,7 @@ def test_aggregated_deployment_scale_answers_autoscaling_scale() -> None:
 
 
 def test_every_aggregated_resource_has_the_fields_kubectl_needs() -> None:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     for document in (aggregated_core(catalog), aggregated_groups(catalog)):
         for item in document["items"]:
             for version in item["versions"]:
@@ -128,14 +130,14 @@ def test_every_aggregated_resource_has_the_fields_kubectl_needs() -> None:
 
 
 def test_cluster_scoped_and_categories() -> None:
-    core = resources_of(aggregated_core(Catalog.builtin()), "")
+    core = resources_of(aggregated_core(builtin_catalog()), "")
     assert core["namespaces"]["scope"] == "Cluster"
     assert core["nodes"]["scope"] == "Cluster"
     assert "categories" not in core["configmaps"]  # kubectl get all must not list them
 
 
 def test_events_group_is_under_apis_not_core() -> None:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     groups = [i["metadata"]["name"] for i in aggregated_groups(catalog)["items"]]
     assert "" not in groups
     assert {"apps", "batch", "events.k8s.io", "coordination.k8s.io",
@@ -145,7 +147,7 @@ def test_events_group_is_under_apis_not_core() -> None:
 
 
 def test_custom_resources_appear_and_disappear_with_the_catalog() -> None:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     catalog.add(WIDGET)
     widgets = resources_of(aggregated_groups(catalog), "example.com")["widgets"]
     assert widgets["responseKind"] == {"group": "example.com", "version": "v1", "kind": "Widget"}
@@ -159,7 +161,7 @@ def test_custom_resources_appear_and_disappear_with_the_catalog() -> None:
 
 
 def test_versions_are_listed_newest_first() -> None:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     catalog.add(widget_versions("v1beta1", "v1", "v1alpha1"))
     [item] = [i for i in aggregated_groups(catalog)["items"]
               if i["metadata"]["name"] == "example.com"]
@@ -179,7 +181,7 @@ def test_legacy_api_versions() -> None:
 
 
 def test_legacy_group_list_has_preferred_versions_and_no_core() -> None:
-    document = legacy_group_list(Catalog.builtin())
+    document = legacy_group_list(builtin_catalog())
     assert (document["kind"], document["apiVersion"]) == ("APIGroupList", "v1")
     apps = {g["name"]: g for g in document["groups"]}["apps"]
     assert apps == {"name": "apps", "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
@@ -189,11 +191,11 @@ def test_legacy_group_list_has_preferred_versions_and_no_core() -> None:
 
 @pytest.mark.parametrize("group", ["", "nope.example.com"])
 def test_legacy_group_unknown_is_none(group: str) -> None:
-    assert legacy_group(Catalog.builtin(), group) is None
+    assert legacy_group(builtin_catalog(), group) is None
 
 
 def legacy_entries(group: str, version: str) -> dict[str, dict[str, Any]]:
-    document = legacy_resource_list(Catalog.builtin(), group, version)
+    document = legacy_resource_list(builtin_catalog(), group, version)
     assert document is not None
     assert document["kind"] == "APIResourceList"
     return {r["name"]: r for r in document["resources"]}
@@ -232,7 +234,7 @@ def test_legacy_resource_entry_with_upstream_storage_version_hash() -> None:
 
 
 def test_legacy_resource_list_group_version_and_unknown() -> None:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     core = legacy_resource_list(catalog, "", "v1")
     apps = legacy_resource_list(catalog, "apps", "v1")
     assert core is not None and apps is not None

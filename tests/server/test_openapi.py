@@ -20,6 +20,7 @@ from kubegc.controllers.garbagecollector.records import (
     OwnerClassification,
     RecordAction,
 )
+from kubegc.registry import builtin_catalog
 from kubegc.registry.definitions import referenced
 from kubegc.server.openapi import (
     custom_schema_name,
@@ -47,7 +48,7 @@ HASHED_URL = re.compile(r"^/openapi/v3/(api/v1|apis/[^/]+/[^/?]+)\?hash=[0-9A-F]
 
 
 def with_widgets(*extra: ResourceInfo) -> Catalog:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     for info in (WIDGET, *extra):
         catalog.add(info)
     return catalog
@@ -152,15 +153,15 @@ def test_index_hash_changes_when_a_crd_schema_changes() -> None:
 
 
 def test_new_crd_group_appears_in_the_index() -> None:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     assert "apis/example.com/v1" not in openapi_v3_index(catalog)["paths"]
     catalog.add(WIDGET)
     assert "apis/example.com/v1" in openapi_v3_index(catalog)["paths"]
 
 
 def test_unknown_group_version_has_no_document() -> None:
-    assert openapi_v3_group_version(Catalog.builtin(), "apps", "v1beta1") is None
-    assert openapi_v3_group_version(Catalog.builtin(), "example.com", "v1") is None
+    assert openapi_v3_group_version(builtin_catalog(), "apps", "v1beta1") is None
+    assert openapi_v3_group_version(builtin_catalog(), "example.com", "v1") is None
 
 
 def test_every_kind_passes_kubectls_server_side_validation_check() -> None:
@@ -198,7 +199,7 @@ def test_patch_content_types_offer_strategic_merge_for_builtins_only() -> None:
 
 
 def test_paths_cover_collections_items_and_subresources() -> None:
-    core = document(Catalog.builtin(), "")
+    core = document(builtin_catalog(), "")
     paths = core["paths"]
     pods = "/api/v1/namespaces/{namespace}/pods"
     assert set(paths[pods]) >= {"get", "post", "delete", "parameters"}
@@ -224,7 +225,7 @@ def test_every_ref_resolves_inside_the_document() -> None:
 
 
 def test_builtin_schemas_stay_in_their_group_version_document() -> None:
-    apps = document(Catalog.builtin(), "apps")["components"]["schemas"]
+    apps = document(builtin_catalog(), "apps")["components"]["schemas"]
     assert "io.k8s.api.apps.v1.Deployment" in apps
     assert "io.k8s.api.core.v1.PodSpec" in apps  # via spec.template
     assert "io.k8s.api.autoscaling.v1.Scale" in apps
@@ -241,7 +242,7 @@ def test_builtin_schemas_stay_in_their_group_version_document() -> None:
 ])
 def test_explain_finds_described_fields(group: str, kind: str, path: tuple[str, ...],
                                         type_name: str) -> None:
-    doc = document(Catalog.builtin(), group)
+    doc = document(builtin_catalog(), group)
     root = kind_schema(doc, group, "v1", kind)
     assert root["description"]
     found = field(doc, root, *path)
@@ -250,7 +251,7 @@ def test_explain_finds_described_fields(group: str, kind: str, path: tuple[str, 
 
 
 def test_pod_spec_requires_containers_of_kind_container() -> None:
-    doc = document(Catalog.builtin(), "")
+    doc = document(builtin_catalog(), "")
     pod_spec = resolve(doc, field(doc, kind_schema(doc, "", "v1", "Pod"), "spec"))
     assert "containers" in pod_spec["required"]
     containers = pod_spec["properties"]["containers"]
@@ -281,7 +282,7 @@ def test_custom_resource_schema_is_published_with_gvk_and_object_fields() -> Non
 def test_builtin_kind_without_upstream_schema_is_explainable_and_merge_patched() -> None:
     record = ResourceInfo(group="records.kubegc.io", versions=("v1",), resource="records",
                           kind="Record", namespaced=False)
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     catalog.add(record)
     doc = document(catalog, "records.kubegc.io")
     schema = kind_schema(doc, "records.kubegc.io", "v1", "Record")
@@ -299,7 +300,7 @@ def test_custom_resource_without_schema_accepts_anything() -> None:
 
 
 def test_document_is_openapi_3() -> None:
-    doc = document(Catalog.builtin(), "")
+    doc = document(builtin_catalog(), "")
     assert doc["openapi"] == "3.0.0"
     assert doc["info"]["title"] == "Kubernetes"
 
@@ -315,7 +316,7 @@ def _undescribed(schema: dict[str, Any], path: str) -> Iterator[str]:
 def test_deletion_record_documents_every_field() -> None:
     """`kubectl explain deletionrecords` reads kubegc's own kind from here: every field of
     kubegc.controllers.deletionrecords.to_object is described."""
-    doc = document(Catalog.builtin(), "kubegc.io")
+    doc = document(builtin_catalog(), "kubegc.io")
     record = kind_schema(doc, "kubegc.io", "v1", "DeletionRecord")
     assert record["description"].startswith("DeletionRecord is kubegc's durable record")
     assert list(_undescribed(record, "DeletionRecord")) == []

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
+from kubegc.registry import builtin_catalog
 from kubegc.server.openapi import document_hash, openapi_v3_group_version
 from kubegc.server.openapi_v2 import custom_resource_schema_v2, openapi_v2
 from kubegc.server.openapi_v2_proto import encode_document, to_yaml
@@ -28,7 +29,7 @@ PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 
 
 def _catalog() -> Catalog:
-    catalog = Catalog.builtin()
+    catalog = builtin_catalog()
     catalog.add(WIDGET)
     return catalog
 

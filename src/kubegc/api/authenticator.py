@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Protocol
 
 from kubegc.api.auth import UserInfo
 
@@ -35,6 +36,23 @@ class Response:
 
     user: UserInfo
     audiences: Audiences = ()
+
+
+@dataclass(frozen=True)
+class TokenResult:
+    """A bearer token's authentication: the response, or the error (upstream's
+    message)."""
+
+    response: Response | None
+    error: str = ""
+
+
+class TokenAuthenticator(Protocol):
+    """Who a bearer token is, for which audiences (default: the API's): the server's
+    authenticators, which the TokenReview API asks."""
+
+    async def authenticate_token(self, token: str,
+                                 audiences: Audiences | None = None) -> TokenResult: ...
 
 
 class AuthenticationError(Exception):

@@ -2,9 +2,10 @@
 content``), with upstream's messages: DNS-1123 labels and subdomains, path-segment names,
 qualified names (label keys, annotation keys, finalizer names) and label values.
 
-The one implementation of each: object names (``kubegc.registry.validation.objectmeta``, the strategies),
-metadata labels, annotations and finalizers, and label selectors (``kubegc.api.labels``)
-all check here. Every function returns upstream's messages, none when the value is valid.
+The one implementation of each: object names (``kubegc.registry.validation.objectmeta``, the
+strategies), metadata labels, annotations and finalizers, and label selectors
+(``kubegc.api.labels``) all check here. Every function returns upstream's messages, none
+when the value is valid.
 May import: the standard library.
 """
 
@@ -64,11 +65,11 @@ def is_path_segment_name(value: str) -> list[str]:
 # --- qualified names and label values (IsQualifiedName, IsValidLabelValue) ---------------
 #
 # The one implementation of the qualified-name and label-value grammars: selectors use it
-# here, and ``kubegc.registry.validation.objectmeta`` uses it for metadata labels, annotation keys and
-# finalizer names. Results are tuples (immutable), so they can be remembered: the same keys
-# and values come back on object after object (every create and update validates its
-# labels). Only strings short enough to be valid are remembered, so the memos never hold a
-# large string a client sent.
+# here, and ``kubegc.registry.validation.objectmeta`` uses it for metadata labels,
+# annotation keys and finalizer names. Results are tuples (immutable), so they can be
+# remembered: the same keys and values come back on object after object (every create and
+# update validates its labels). Only strings short enough to be valid are remembered, so the
+# memos never hold a large string a client sent.
 
 QUALIFIED_NAME_MAX_LENGTH = 63
 LABEL_VALUE_MAX_LENGTH = 63

@@ -1,9 +1,16 @@
 """The resource catalog: which resources exist, their kinds, scope and discovery data.
 
 ``Catalog`` is the shared RESTMapper of kubegc: the registry serves what it lists, the
-server builds discovery and routes from it, and clients map ``apiVersion``/``kind`` to
-resources with it. Built-in resources are fixed; custom resources are added and removed
-at runtime when CustomResourceDefinitions are established or deleted.
+server builds discovery from it, and clients map ``apiVersion``/``kind`` to resources
+with it. The registry fills it from its storages (the verbs and subresources a resource
+has are what its storage implements, ``kubegc.registry.generic.rest``); custom resources
+are added and removed at runtime when CustomResourceDefinitions are established or
+deleted.
+
+``BUILTIN_RESOURCES`` is vocabulary: the names of the built-in resources kubegc serves as a
+v1.32 cluster's discovery names them (group, versions, plural, kind, scope, short names,
+categories), for whoever must map kinds to resources without a server (a dump, a plan);
+it says nothing of verbs (see ``kubegc.registry.builtin_catalog`` for the served ones).
 
 Ownership: the registry's CRD handling is the only writer after start-up; every other
 component reads. Readers get immutable ``ResourceInfo`` values.
@@ -118,88 +125,64 @@ class ResourceInfo:
         return verb in self.verbs
 
 
-_STATUS = Subresource("status")
-
-
 def _r(
     group: str, versions: str, resource: str, kind: str, *, namespaced: bool = True,
-    short: str = "", categories: str = "", subresources: tuple[Subresource, ...] = (),
-    verbs: tuple[str, ...] = ALL_VERBS, singular: str = "",
+    short: str = "", categories: str = "", singular: str = "",
 ) -> ResourceInfo:
     return ResourceInfo(
         group=group, versions=tuple(versions.split()), resource=resource, kind=kind,
         namespaced=namespaced, singular=singular, short_names=tuple(short.split()),
-        categories=tuple(categories.split()), verbs=verbs, subresources=subresources,
+        categories=tuple(categories.split()), verbs=(),
     )
 
 
-_SCALE = Subresource("scale", kind="Scale", group="autoscaling", version="v1")
-
 #: The built-in resources kubegc serves, in discovery order.
 BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
-    _r("", "v1", "namespaces", "Namespace", namespaced=False, short="ns",
-       subresources=(_STATUS, Subresource("finalize", verbs=("update",))),
-       verbs=("create", "delete", "get", "list", "patch", "update", "watch")),
-    _r("", "v1", "pods", "Pod", short="po", categories="all",
-       subresources=(Subresource("binding", kind="Binding", verbs=("create",)), _STATUS,
-                     Subresource("log", verbs=("get",)))),
-    _r("", "v1", "services", "Service", short="svc", categories="all", subresources=(_STATUS,),
-       verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")),
+    _r("", "v1", "namespaces", "Namespace", namespaced=False, short="ns"),
+    _r("", "v1", "pods", "Pod", short="po", categories="all"),
+    _r("", "v1", "services", "Service", short="svc", categories="all"),
     _r("", "v1", "endpoints", "Endpoints", short="ep", singular="endpoints"),
     _r("", "v1", "configmaps", "ConfigMap", short="cm"),
     _r("", "v1", "secrets", "Secret"),
-    _r("", "v1", "serviceaccounts", "ServiceAccount", short="sa",
-       subresources=(Subresource("token", kind="TokenRequest", group="authentication.k8s.io",
-                                 version="v1", verbs=("create",)),)),
+    _r("", "v1", "serviceaccounts", "ServiceAccount", short="sa"),
     _r("", "v1", "events", "Event", short="ev"),
     _r("", "v1", "replicationcontrollers", "ReplicationController", short="rc",
-       categories="all", subresources=(_STATUS, _SCALE)),
-    _r("", "v1", "nodes", "Node", namespaced=False, short="no", subresources=(_STATUS,)),
-    _r("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False, short="pv",
-       subresources=(_STATUS,)),
-    _r("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", short="pvc",
-       subresources=(_STATUS,)),
-    _r("apps", "v1", "deployments", "Deployment", short="deploy", categories="all",
-       subresources=(_STATUS, _SCALE)),
-    _r("apps", "v1", "replicasets", "ReplicaSet", short="rs", categories="all",
-       subresources=(_STATUS, _SCALE)),
-    _r("apps", "v1", "statefulsets", "StatefulSet", short="sts", categories="all",
-       subresources=(_STATUS, _SCALE)),
-    _r("apps", "v1", "daemonsets", "DaemonSet", short="ds", categories="all",
-       subresources=(_STATUS,)),
-    _r("batch", "v1", "jobs", "Job", categories="all", subresources=(_STATUS,)),
-    _r("batch", "v1", "cronjobs", "CronJob", short="cj", categories="all",
-       subresources=(_STATUS,)),
+       categories="all"),
+    _r("", "v1", "nodes", "Node", namespaced=False, short="no"),
+    _r("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False, short="pv"),
+    _r("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", short="pvc"),
+    _r("apps", "v1", "deployments", "Deployment", short="deploy", categories="all"),
+    _r("apps", "v1", "replicasets", "ReplicaSet", short="rs", categories="all"),
+    _r("apps", "v1", "statefulsets", "StatefulSet", short="sts", categories="all"),
+    _r("apps", "v1", "daemonsets", "DaemonSet", short="ds", categories="all"),
+    _r("batch", "v1", "jobs", "Job", categories="all"),
+    _r("batch", "v1", "cronjobs", "CronJob", short="cj", categories="all"),
     _r("coordination.k8s.io", "v1", "leases", "Lease"),
     _r("events.k8s.io", "v1", "events", "Event", short="ev"),
     _r("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
-       namespaced=False, short="crd crds", categories="api-extensions", subresources=(_STATUS,)),
+       namespaced=False, short="crd crds", categories="api-extensions"),
     # The rest of a v1.32 kube-apiserver's default resources (its api-resources, but the
     # authentication.k8s.io TokenReview), as its REST storages declare them.
-    _r("", "v1", "bindings", "Binding", verbs=("create",)),
+    _r("", "v1", "bindings", "Binding"),
     _r("authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview",
-       namespaced=False, verbs=("create",)),
+       namespaced=False),
     # the authorization reviews: create-only, answered and not stored
-    # (registry/authorization.py)
-    _r("authorization.k8s.io", "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview",
-       verbs=("create",)),
+    _r("authorization.k8s.io", "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview"),
     _r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
-       namespaced=False, verbs=("create",)),
+       namespaced=False),
     _r("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview",
-       namespaced=False, verbs=("create",)),
+       namespaced=False),
     _r("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview",
-       namespaced=False, verbs=("create",)),
+       namespaced=False),
     _r("", "v1", "podtemplates", "PodTemplate"),
     _r("", "v1", "limitranges", "LimitRange", short="limits"),
-    _r("", "v1", "resourcequotas", "ResourceQuota", short="quota", subresources=(_STATUS,)),
-    _r("", "v1", "componentstatuses", "ComponentStatus", namespaced=False, short="cs",
-       verbs=("get", "list")),
+    _r("", "v1", "resourcequotas", "ResourceQuota", short="quota"),
+    _r("", "v1", "componentstatuses", "ComponentStatus", namespaced=False, short="cs"),
     _r("apps", "v1", "controllerrevisions", "ControllerRevision"),
     _r("autoscaling", "v2 v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler",
-       short="hpa", categories="all", subresources=(_STATUS,)),
-    _r("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", short="pdb",
-       subresources=(_STATUS,)),
-    _r("networking.k8s.io", "v1", "ingresses", "Ingress", short="ing", subresources=(_STATUS,)),
+       short="hpa", categories="all"),
+    _r("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", short="pdb"),
+    _r("networking.k8s.io", "v1", "ingresses", "Ingress", short="ing"),
     _r("networking.k8s.io", "v1", "ingressclasses", "IngressClass", namespaced=False),
     _r("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", short="netpol"),
     _r("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),
@@ -207,13 +190,12 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
     _r("storage.k8s.io", "v1", "csidrivers", "CSIDriver", namespaced=False),
     _r("storage.k8s.io", "v1", "csinodes", "CSINode", namespaced=False),
     _r("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity"),
-    _r("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", namespaced=False,
-       subresources=(_STATUS,)),
+    _r("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", namespaced=False),
     _r("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", namespaced=False,
        short="pc"),
     _r("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", namespaced=False),
     _r("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest",
-       namespaced=False, short="csr", subresources=(_STATUS, Subresource("approval"))),
+       namespaced=False, short="csr"),
     _r("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding",
        namespaced=False),
     _r("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", namespaced=False),
@@ -222,21 +204,18 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
     _r("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
        "MutatingWebhookConfiguration", namespaced=False, categories="api-extensions"),
     _r("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies",
-       "ValidatingAdmissionPolicy", namespaced=False, categories="api-extensions",
-       subresources=(_STATUS,)),
+       "ValidatingAdmissionPolicy", namespaced=False, categories="api-extensions"),
     _r("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings",
        "ValidatingAdmissionPolicyBinding", namespaced=False, categories="api-extensions"),
     _r("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
        "ValidatingWebhookConfiguration", namespaced=False, categories="api-extensions"),
     _r("apiregistration.k8s.io", "v1", "apiservices", "APIService", namespaced=False,
-       categories="api-extensions", subresources=(_STATUS,)),
-    _r("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", namespaced=False,
-       subresources=(_STATUS,)),
+       categories="api-extensions"),
+    _r("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", namespaced=False),
     _r("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations",
-       "PriorityLevelConfiguration", namespaced=False, subresources=(_STATUS,)),
+       "PriorityLevelConfiguration", namespaced=False),
     # authentication.k8s.io: create-only reviews, not stored
-    _r("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", namespaced=False,
-       verbs=("create",)),
+    _r("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", namespaced=False),
     # kubegc's own: what the garbage collector did and why, kept longer than events live.
     _r("kubegc.io", "v1", "deletionrecords", "DeletionRecord", namespaced=False, short="dr"),
 )
@@ -249,13 +228,6 @@ class Catalog:
     _by_gr: dict[tuple[str, str], ResourceInfo] = field(default_factory=dict)
     _order: list[tuple[str, str]] = field(default_factory=list)
     generation: int = 0  # bumped on every change, so caches (discovery, OpenAPI) can key on it
-
-    @classmethod
-    def builtin(cls) -> Catalog:
-        catalog = cls()
-        for info in BUILTIN_RESOURCES:
-            catalog.add(info)
-        return catalog
 
     def add(self, info: ResourceInfo) -> None:
         key = (info.group, info.resource)
@@ -310,6 +282,14 @@ class Catalog:
 
     def in_group_version(self, group: str, version: str) -> list[ResourceInfo]:
         return [i for i in self if i.group == group and version in i.versions]
+
+
+_BUILTIN = {(info.group, info.resource): info for info in BUILTIN_RESOURCES}
+
+
+def builtin(group: str, resource: str) -> ResourceInfo:
+    """The names of a built-in resource (``KeyError`` for one kubegc does not have)."""
+    return _BUILTIN[(group, resource)]
 
 
 def _version_priority(version: str) -> tuple[int, int, int]:

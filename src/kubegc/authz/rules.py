@@ -1,5 +1,5 @@
 """RBAC's rules and how a request matches them: the vocabulary shared by the RBAC
-authorizer (``kubegc.registry.rbac``), the ClusterRole aggregation controller and the tools
+authorizer (``kubegc.registry.groups.rbac``), the ClusterRole aggregation controller and the tools
 that explain a 403 (cf. ``pkg/apis/rbac/v1/evaluation_helpers.go``,
 ``plugin/pkg/auth/authorizer/rbac/rbac.go`` ``RuleAllows`` and
 ``component-helpers/auth/rbac/validation/policy_comparator.go`` ``Covers``).

@@ -1,4 +1,13 @@
-"""``Registry``: the facade over Store, deletion, patching, listing, watching and CRDs."""
+"""``Registry``: every resource's storage, addressed by group, version, resource and
+subresource, over one KV (cf. kube-apiserver's ``APIGroupInfo`` storage maps and the
+apiextensions CRD handler's per-CRD storages).
+
+The storages come from the API groups' packages (``kubegc.registry.groups``); the catalog
+(discovery's names, verbs and subresources) is derived from them. The server routes a
+request to the storage it addresses and calls the interface of its verb
+(``generic.rest``); in-process clients call the same storages through the verbs of this
+facade, which answer 405 for a verb the storage does not serve, as the server does.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +16,32 @@ import builtins
 import contextvars
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from kubegc.api import errors
 from kubegc.api.auth import Authorizer, Privileged, Union
+from kubegc.api.authenticator import TokenAuthenticator
 from kubegc.api.clock import Clock
 from kubegc.api.meta import is_being_deleted
-from kubegc.api.resources import Catalog, GroupVersionKind, ResourceInfo
+from kubegc.api.resources import BUILTIN_RESOURCES, Catalog, GroupVersionKind
 from kubegc.api.types import Obj, clone
 from kubegc.authz.rules import GROUP as RBAC_GROUP
 from kubegc.authz.rules import RuleResolver
-from kubegc.registry import crd as crds
-from kubegc.registry import crd_finalizer
-from kubegc.registry.admission_plugins import Admission
-from kubegc.registry.conversion import to_storage
-from kubegc.registry.deletion import check_delete_options, delete
-from kubegc.registry.listing import list_encoded, list_objects, parse_resource_version
-from kubegc.registry.namespace import finalize_namespace
-from kubegc.registry.patching import patch
-from kubegc.registry.rbac import (
+from kubegc.registry.admission import Admission
+from kubegc.registry.generic import rest
+from kubegc.registry.generic.listing import parse_resource_version
+from kubegc.registry.generic.rest import ListOptions, Resource, Storage, WriteOptions
+from kubegc.registry.generic.standard import StorageContext
+from kubegc.registry.generic.store import Store
+from kubegc.registry.generic.target import Created, Target, decode, encode
+from kubegc.registry.generic.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
+from kubegc.registry.generic.watching import RegistryWatch, WatchRequest
+from kubegc.registry.groups import Services, builtin_resources
+from kubegc.registry.groups.apiextensions import custom_resource
+from kubegc.registry.groups.apiextensions import finalizer as crd_finalizer
+from kubegc.registry.groups.apiextensions.crd import CustomResourceInfo, resource_info_for
+from kubegc.registry.groups.core.serviceaccount import TokenIssuer
+from kubegc.registry.groups.rbac import (
     STORE_NAMES,
     DefaultRuleResolver,
     PolicyIndex,
@@ -33,14 +49,10 @@ from kubegc.registry.rbac import (
     RBACPolicy,
     ensure_policy,
 )
-from kubegc.registry.serviceaccount_token import TokenIssuer, create_token
-from kubegc.registry.store import Store
-from kubegc.registry.target import Created, Target, decode, encode, is_direct
-from kubegc.registry.watch_cache import DEFAULT_CAPACITY, CachedEvent, WatchCache
-from kubegc.registry.watching import RegistryWatch, WatchRequest
 from kubegc.storage import KV, KeyExistsError
 
 log = logging.getLogger(__name__)
+_S = TypeVar("_S", bound=Storage)
 
 _CRD_KEY_ROOT = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
 _RBAC_KEY_ROOT = f"/registry/{RBAC_GROUP}/"
@@ -48,31 +60,42 @@ _RBAC_KEY_ROOT = f"/registry/{RBAC_GROUP}/"
 #: watch cache blocks 3 s).
 FRESH_TIMEOUT = 3.0
 BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+#: discovery lists the built-in resources in the vocabulary's order
+_ORDER = {(info.group, info.resource): i for i, info in enumerate(BUILTIN_RESOURCES)}
+
+
+def not_allowed(t: Target) -> errors.StatusError:
+    """The 405 of a verb the addressed storage does not serve."""
+    return errors.StatusError(405, "MethodNotAllowed",
+                              "the server does not allow this method on the requested resource",
+                              group=t.info.group, kind=t.info.resource)
 
 
 class Registry:
-    """Every verb on every resource of ``catalog``.
+    """Every verb on every served resource.
 
-    Ownership: the registry is the only writer of ``catalog`` (CRDs) and of the CRD
-    cleanup tasks; the watch cache task delivers CRD events to ``_on_event``.
+    Ownership: the registry is the only writer of ``catalog`` and of the storage table
+    (custom resources come and go with their CRDs) and of the CRD cleanup tasks; the watch
+    cache task delivers other servers' CRD and RBAC writes to ``_on_event``.
     """
 
-    def __init__(self, kv: KV, *, clock: Clock, catalog: Catalog | None = None,
+    def __init__(self, kv: KV, *, clock: Clock,
                  watch_cache_capacity: int = DEFAULT_CAPACITY) -> None:
         self.kv = kv
         self.clock = clock
-        self.catalog = catalog or Catalog.builtin()
+        self.catalog = Catalog()
         #: the admission plugins that run (the composition root sets
         #: ``--enable-admission-plugins``'s); they ask ``authorizer`` as it is at each write
         self.admission = Admission(self.catalog, authorizer=lambda: self.authorizer)
-        self.store = Store(kv, self.catalog, clock=clock, admission=self.admission)
+        self.admission.lifecycle.get_namespace = self._namespace
+        self.store = Store(kv, clock=clock, admission=self.admission)
         self.cache = WatchCache(kv, capacity=watch_cache_capacity)
         self.crds: dict[str, Obj] = {}
         #: called (synchronously, on the loop) after a CRD adds or removes a resource
         self.catalog_listeners: list[Callable[[], None]] = []
         self._cleanups: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
-        #: the stored RBAC policy, current after every write (``_after_write``)
+        #: the stored RBAC policy, current after every write of this server
         self.rbac = PolicyIndex()
         self.rbac_authorizer = RBACAuthorizer(self.rbac)
         #: what a user may do: asked by the server for every request, by in-process
@@ -82,11 +105,32 @@ class Registry:
         #: which rules a user holds (SelfSubjectRulesReview), the same modes'
         self.rule_resolver: RuleResolver = self.rbac_authorizer
         self._rbac_relist: asyncio.Task[None] | None = None
-        self.store.rbac_policy = RBACPolicy(DefaultRuleResolver(self.rbac, STORE_NAMES),
-                                            lambda: self.authorizer)
         #: the TokenRequest issuer of ``serviceaccounts/token`` (the composition root sets
-        #: it with the ServiceAccount key); None: the subresource is not served
+        #: it with the ServiceAccount key); None: the subresource answers 404
         self.token_issuer: TokenIssuer | None = None
+        #: the server's authenticators, which TokenReviews ask (the server sets them)
+        self.token_authenticator: TokenAuthenticator | None = None
+        #: whether the components run and have synced (componentstatuses)
+        self.components_healthy: Callable[[], bool] = lambda: False
+        self._context = StorageContext(self.store, self.cache)
+        self._resources: dict[tuple[str, str], Resource] = {}
+        for resource in sorted(builtin_resources(self._context, self._services()),
+                               key=lambda r: _ORDER.get((r.info.group, r.info.resource), 0)):
+            self._install(resource)
+
+    def _services(self) -> Services:
+        policy = RBACPolicy(DefaultRuleResolver(self.rbac, STORE_NAMES), lambda: self.authorizer)
+        return Services(
+            admission=self.admission, clock=self.clock,
+            healthy=lambda: self.components_healthy(),
+            token_issuer=lambda: self.token_issuer, get_core=self.get_core,
+            token_authenticator=lambda: self.token_authenticator,
+            authorizer=lambda: self.authorizer, rule_resolver=lambda: self.rule_resolver,
+            rbac_index=self.rbac, rbac_policy=policy, on_crd_write=self._crd_written)
+
+    def _install(self, resource: Resource) -> None:
+        self._resources[(resource.info.group, resource.info.resource)] = resource
+        self.catalog.add(resource.served_info())
 
     async def start(self, *, bootstrap: bool = True) -> None:
         """Load what the registry keeps in memory (CRDs, the RBAC policy) and start the
@@ -126,21 +170,19 @@ class Registry:
             await asyncio.gather(self._rbac_relist, return_exceptions=True)
 
     async def _bootstrap(self) -> None:
-        ns = self.target("", "v1", "namespaces")
         for name in BOOTSTRAP_NAMESPACES:
-            try:
-                await self.store.create(ns, {"metadata": {"name": name}})
-            except errors.StatusError as e:
-                if not errors.is_already_exists(e):
-                    raise
-        svc = self.target("", "v1", "services", "default")
+            await self._create_if_absent(self.target("", "v1", "namespaces"),
+                                         {"metadata": {"name": name}})
+        await self._create_if_absent(self.target("", "v1", "services", "default"), {
+            "metadata": {"name": "kubernetes", "labels": {
+                "component": "apiserver", "provider": "kubernetes"}},
+            "spec": {"clusterIP": "10.96.0.1", "ports": [
+                {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
+        })
+
+    async def _create_if_absent(self, t: Target, obj: Obj) -> None:
         try:
-            await self.store.create(svc, {
-                "metadata": {"name": "kubernetes", "labels": {
-                    "component": "apiserver", "provider": "kubernetes"}},
-                "spec": {"clusterIP": "10.96.0.1", "ports": [
-                    {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
-            })
+            await self.create(t, obj)
         except errors.StatusError as e:
             if not errors.is_already_exists(e):
                 raise
@@ -148,13 +190,32 @@ class Registry:
     # -- addressing ------------------------------------------------------------------------
 
     def target(self, group: str, version: str, resource: str, namespace: str = "") -> Target:
-        info = self.catalog.lookup(group, version, resource)
-        if info is None:
+        """What a request for ``resource`` at ``version`` (in ``namespace``) addresses; 404
+        when it is not served."""
+        served = self._resources.get((group, resource))
+        if served is None or version not in served.info.versions:
             raise errors.route_not_found()
-        return Target(info, version, namespace if info.namespaced else "")
+        return Target(served.info, served.strategy, version,
+                      namespace if served.info.namespaced else "")
 
-    def info(self, group: str, resource: str) -> ResourceInfo | None:
-        return self.catalog.get(group, resource)
+    def storage(self, t: Target, subresource: str = "") -> Storage:
+        """The storage of ``t``'s resource, or of one of its subresources (404 when there is
+        no such subresource)."""
+        served = self._resources.get((t.info.group, t.info.resource))
+        if served is None:
+            raise errors.route_not_found()
+        if not subresource:
+            return served.storage
+        found = served.subresources.get(subresource)
+        if found is None:
+            raise errors.route_not_found()
+        return found
+
+    def _serving(self, t: Target, interface: type[_S], subresource: str = "") -> _S:
+        storage = self.storage(t, subresource)
+        if not isinstance(storage, interface):
+            raise not_allowed(t)
+        return storage
 
     # -- verbs -----------------------------------------------------------------------------
 
@@ -171,113 +232,93 @@ class Registry:
         if not await self.cache.wait_for_revision(wanted, timeout=FRESH_TIMEOUT):
             raise errors.too_large_resource_version(wanted, self.store.kv.current_revision)
 
-    async def get(self, t: Target, name: str) -> Obj:
-        return await self.store.get(t, name)
+    async def get(self, t: Target, name: str, *, subresource: str = "") -> Obj:
+        return await self._serving(t, rest.Getter, subresource).get(t, name)
 
     async def list(self, t: Target, **options: Any) -> Obj:
-        return await list_objects(self.store, t, **options)
+        return await self._serving(t, rest.Lister).list(t, ListOptions(**options))
 
     async def get_encoded(self, t: Target, name: str) -> bytes | None:
         """The object's JSON straight from storage, or None when ``t`` needs conversion
         (then use ``get``)."""
-        return await self.store.get_encoded(t, name) if is_direct(t) else None
+        storage = self.storage(t)
+        if isinstance(storage, rest.EncodedGetter):
+            return await storage.get_encoded(t, name)
+        return None
 
     async def list_encoded(self, t: Target, **options: Any) -> bytes | None:
         """A selector-free LIST's JSON straight from storage, or None when ``t`` needs
         conversion (then use ``list``)."""
-        return await list_encoded(self.store, t, **options) if is_direct(t) else None
+        storage = self.storage(t)
+        if isinstance(storage, rest.EncodedLister):
+            return await storage.list_encoded(t, ListOptions(**options))
+        return None
 
     async def create(self, t: Target, obj: Obj, *, dry_run: bool = False,
                      field_manager: str = "", field_validation: str = "",
                      warnings: builtins.list[str] | None = None) -> Obj:
         created = await self.create_stored(t, obj, dry_run=dry_run, field_manager=field_manager,
                                            field_validation=field_validation, warnings=warnings)
-        return created.object()
+        return created.object() if isinstance(created, Created) else created
 
     async def create_stored(self, t: Target, obj: Obj, *, dry_run: bool = False,
                             field_manager: str = "", field_validation: str = "",
-                            warnings: builtins.list[str] | None = None) -> Created:
+                            warnings: builtins.list[str] | None = None) -> Created | Obj:
         """``create``, answering with what was stored (``Created.encoded()`` is the HTTP
         answer; the object is decoded only when asked for)."""
-        if t.info.custom:
-            crd = self.crds.get(f"{t.info.resource}.{t.info.group}")
-            if crd is not None and is_being_deleted(crd):
-                raise errors.StatusError(
-                    405, "MethodNotAllowed",
-                    "create not allowed while custom resource definition is terminating",
-                    group=t.info.group, kind=t.info.resource)
-        created = await self.store.create_stored(
-            t, obj, dry_run=dry_run, field_manager=field_manager,
-            field_validation=field_validation, warnings=warnings)
-        if not dry_run and (_is_crd(t) or t.info.group == RBAC_GROUP):
-            self._after_write(t, created.object())
-        return created
+        options = _options(dry_run, field_manager, field_validation, warnings)
+        return await self._serving(t, rest.Creater).create(t, obj, options)
 
     async def update(self, t: Target, name: str, obj: Obj, *, subresource: str = "",
                      dry_run: bool = False, field_manager: str = "", field_validation: str = "",
                      warnings: builtins.list[str] | None = None) -> tuple[Obj, bool]:
-        if subresource == "finalize":
-            return await finalize_namespace(self.store, t, name, obj, dry_run=dry_run), False
-        result, created = await self.store.update(
-            t, name, obj, subresource=subresource, dry_run=dry_run, field_manager=field_manager,
-            field_validation=field_validation, warnings=warnings)
-        if not dry_run:
-            self._after_write(t, result)
-        return result, created
+        options = _options(dry_run, field_manager, field_validation, warnings)
+        return await self._serving(t, rest.Updater, subresource).update(t, name, obj, options)
 
     async def patch(self, t: Target, name: str, patch_type: str, body: bytes, *,
                     subresource: str = "", dry_run: bool = False, field_manager: str = "",
                     force: bool = False, field_validation: str = "",
                     warnings: builtins.list[str] | None = None) -> tuple[Obj, bool]:
-        result, created = await patch(
-            self.store, t, name, patch_type, body, subresource=subresource, dry_run=dry_run,
-            field_manager=field_manager, force=force, field_validation=field_validation,
-            warnings=warnings)
-        if not dry_run:
-            self._after_write(t, result)
-        return result, created
+        options = _options(dry_run, field_manager, field_validation, warnings)
+        options.force = force
+        return await self._serving(t, rest.Patcher, subresource).patch(
+            t, name, patch_type, body, options)
 
     async def delete(self, t: Target, name: str, options: dict[str, Any] | None = None) -> tuple[
         Obj, bool
     ]:
-        result, removed = await delete(self.store, t, name, dict(options or {}))
-        if not options or not options.get("dryRun"):
-            self._after_write(t, result, removed=removed)
-        return result, removed
+        return await self._serving(t, rest.GracefulDeleter).delete(t, name, dict(options or {}))
 
     async def delete_collection(self, t: Target, options: dict[str, Any] | None = None, *,
                                 label_selector: str = "", field_selector: str = "") -> Obj:
-        check_delete_options(dict(options or {}))
-        listed = await self.list(t, label_selector=label_selector, field_selector=field_selector)
-        items = []
-        for item in listed["items"]:
-            item_t = Target(t.info, t.version, item["metadata"].get("namespace", ""))
-            try:
-                obj, _ = await self.delete(item_t, item["metadata"]["name"], options)
-            except errors.StatusError as e:
-                if errors.is_not_found(e):
-                    continue
-                raise
-            items.append(obj)
-        listed["items"] = items
-        return listed
+        return await self._serving(t, rest.CollectionDeleter).delete_collection(
+            t, dict(options or {}), ListOptions(label_selector=label_selector,
+                                                field_selector=field_selector))
 
     async def create_token(self, namespace: str, name: str, request: Obj, *,
                            warnings: builtins.list[str] | None = None) -> Obj:
-        """``POST .../serviceaccounts/<name>/token``: the TokenRequest answered
-        (``serviceaccount_token.create_token``); 404 when no issuer is configured."""
-        if self.token_issuer is None:
-            raise errors.route_not_found()
-        return await create_token(self.token_issuer, self.get_core, namespace, name,
-                                  request, warnings)
+        """``POST .../serviceaccounts/<name>/token``: the TokenRequest answered; 404 when no
+        issuer is configured."""
+        t = self.target("", "v1", "serviceaccounts", namespace)
+        storage = self._serving(t, rest.NamedCreater, "token")
+        return await storage.create_named(t, name, request, _options(False, "", "", warnings))
 
     async def get_core(self, resource: str, namespace: str, name: str) -> Obj:
         """A core/v1 object by resource name (the lookups of the ServiceAccount token
         issuer and authenticator)."""
-        return await self.store.get(self.target("", "v1", resource, namespace), name)
+        return await self.get(self.target("", "v1", resource, namespace), name)
+
+    async def _namespace(self, name: str) -> Obj | None:
+        """The stored namespace ``name``, or None (the NamespaceLifecycle plugin's read)."""
+        try:
+            return await self.store.get(self.target("", "v1", "namespaces"), name)
+        except errors.StatusError as e:
+            if errors.is_not_found(e):
+                return None
+            raise
 
     def watch(self, t: Target, req: WatchRequest) -> RegistryWatch:
-        return RegistryWatch(self.store, self.cache, t, req)
+        return self._serving(t, rest.Watcher).watch(t, req)
 
     # -- snapshots ---------------------------------------------------------------------------
 
@@ -293,19 +334,14 @@ class Registry:
 
         skipped: builtins.list[Obj] = []
         for obj in sorted(objects, key=lambda o: (not is_crd(o), o.get("kind") != "Namespace")):
-            gvk = GroupVersionKind.from_api_version(str(obj.get("apiVersion", "")),
-                                                    str(obj.get("kind", "")))
-            info = self.catalog.for_gvk(gvk)
-            meta = obj.get("metadata") or {}
-            if info is None or not meta.get("name") or (info.namespaced and not meta.get(
-                    "namespace")):
+            t = self._restore_target(obj)
+            if t is None:
                 skipped.append(obj)
                 continue
-            t = Target(info, gvk.version, str(meta.get("namespace") or ""))
-            stored = to_storage(info, clone(obj))
+            stored = t.to_storage(clone(obj))
             stored["metadata"].pop("resourceVersion", None)
             try:
-                await self.kv.create(t.key(meta["name"]), encode(stored))
+                await self.kv.create(t.key(obj["metadata"]["name"]), encode(stored))
             except KeyExistsError:
                 skipped.append(obj)
                 continue
@@ -313,43 +349,50 @@ class Registry:
                 self._sync_crd(stored)
         return skipped
 
-    # -- CRDs --------------------------------------------------------------------------------
+    def _restore_target(self, obj: Obj) -> Target | None:
+        gvk = GroupVersionKind.from_api_version(str(obj.get("apiVersion", "")),
+                                                str(obj.get("kind", "")))
+        info = self.catalog.for_gvk(gvk)
+        meta = obj.get("metadata") or {}
+        if info is None or not meta.get("name") or (info.namespaced and not meta.get(
+                "namespace")):
+            return None
+        return self.target(info.group, gvk.version, info.resource,
+                           str(meta.get("namespace") or ""))
 
-    def _after_write(self, t: Target, obj: Obj, *, removed: bool = False) -> None:
-        if t.info.group == RBAC_GROUP:
-            self.rbac.apply_object(t.key(obj["metadata"]["name"]), obj, removed=removed)
-        elif _is_crd(t):
-            if removed:
-                self._forget_crd(obj)
-            else:
-                self._sync_crd(obj)
+    # -- CRDs and the RBAC index: other servers' writes --------------------------------------
 
     def _on_event(self, event: CachedEvent) -> None:
         if event.key.startswith(_RBAC_KEY_ROOT):
             self.rbac.apply_event(event.key, event.obj, event.revision, deleted=event.deleted)
             return
-        if not event.key.startswith(_CRD_KEY_ROOT):
-            return
-        if event.deleted:
-            self._forget_crd(event.obj)
+        if event.key.startswith(_CRD_KEY_ROOT):
+            self._crd_written(event.obj, event.deleted)
+
+    def _crd_written(self, crd: Obj, removed: bool) -> None:
+        """A CRD was written (by this server's CRD storage, or seen in the watch cache)."""
+        if removed:
+            self._forget_crd(crd)
         else:
-            self._sync_crd(event.obj)
+            self._sync_crd(crd)
 
     def _sync_crd(self, crd: Obj) -> None:
         name = crd["metadata"]["name"]
-        info = crds.resource_info_for(crd)
+        info = resource_info_for(crd)
         old = self.crds.get(name)
         self.crds[name] = crd
         if info is None:
             return
-        current = self.catalog.get(info.group, info.resource)
-        if current != info:
+        served = self._resources.get((info.group, info.resource))
+        if served is None or served.info != info or (
+                old is not None and _subresources(old) != _subresources(crd)):
             if old is not None:
-                old_info = crds.resource_info_for(old)
+                old_info = resource_info_for(old)
                 if old_info is not None and (old_info.group, old_info.resource) != (
                         info.group, info.resource):
-                    self.catalog.remove(old_info.group, old_info.resource)
-            self.catalog.add(info)
+                    self._uninstall(old_info.group, old_info.resource)
+            self._install(custom_resource(self._context, crd, info,
+                                          terminating=lambda: self._terminating(name)))
             self._catalog_changed()
         if is_being_deleted(crd) and name not in self._cleanups and not self._stopping:
             # the apiserver's own work, not the request's that deleted the CRD: a new
@@ -357,15 +400,23 @@ class Registry:
             self._cleanups[name] = asyncio.create_task(
                 self._cleanup(crd), name=f"crd-{name}", context=contextvars.Context())
 
+    def _terminating(self, crd_name: str) -> bool:
+        crd = self.crds.get(crd_name)
+        return crd is not None and is_being_deleted(crd)
+
     def _forget_crd(self, crd: Obj) -> None:
         name = crd["metadata"]["name"]
         self.crds.pop(name, None)
-        info = crds.resource_info_for(crd)
+        info = resource_info_for(crd)
         if info is not None:
-            current = self.catalog.get(info.group, info.resource)
-            if current is not None and current.custom:
-                self.catalog.remove(info.group, info.resource)
+            served = self._resources.get((info.group, info.resource))
+            if served is not None and served.info.custom:
+                self._uninstall(info.group, info.resource)
                 self._catalog_changed()
+
+    def _uninstall(self, group: str, resource: str) -> None:
+        self._resources.pop((group, resource), None)
+        self.catalog.remove(group, resource)
 
     def _catalog_changed(self) -> None:
         for listener in list(self.catalog_listeners):
@@ -376,19 +427,37 @@ class Registry:
 
     async def _cleanup(self, crd: Obj) -> None:
         """Finalize a deleted CRD: its instances, its Terminating condition and the cleanup
-        finalizer (``crd_finalizer.finalize``)."""
+        finalizer (``finalizer.finalize``)."""
         name = crd["metadata"]["name"]
         crd_t = self.target("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        info = resource_info_for(crd)
+        custom = None if info is None else self._resources.get((info.group, info.resource))
         try:
             result, removed = await crd_finalizer.finalize(
-                self.store, self.cache, crd_t, name, stopping=lambda: self._stopping)
+                self.store, self.cache, crd_t, name, custom=custom,
+                stopping=lambda: self._stopping)
             if not self._stopping:
-                self._after_write(crd_t, result, removed=removed)
+                self._crd_written(result, removed)
         except errors.StatusError as e:
             if not errors.is_not_found(e):
                 log.warning("CRD %s cleanup failed: %s", name, e)
         finally:
             self._cleanups.pop(name, None)
+
+
+def _subresources(crd: Obj) -> tuple[bool, bool]:
+    from kubegc.registry.groups.apiextensions.crd import served_subresources
+
+    return served_subresources(crd)
+
+
+def _options(dry_run: bool, field_manager: str, field_validation: str,
+             warnings: builtins.list[str] | None) -> WriteOptions:
+    options = WriteOptions(dry_run=dry_run, field_manager=field_manager,
+                           field_validation=field_validation)
+    if warnings is not None:
+        options.warnings = warnings
+    return options
 
 
 class _PolicyWriter:
@@ -426,9 +495,13 @@ class _PolicyWriter:
                                "resourceVersion": meta.get("resourceVersion")}})
 
 
-__all__ = ["Registry"]
+def builtin_catalog() -> Catalog:
+    """The catalog of the built-in resources, with the verbs and subresources their
+    storages serve (for clients that need it without a server: the fake client, tests)."""
+    from kubegc.api.clock import RealClock
+    from kubegc.storage.memory import MemoryKV
+
+    return Registry(MemoryKV(), clock=RealClock()).catalog
 
 
-def _is_crd(t: Target) -> bool:
-    return (t.info.group, t.info.resource) == ("apiextensions.k8s.io",
-                                               "customresourcedefinitions")
+__all__ = ["CustomResourceInfo", "Registry", "builtin_catalog", "not_allowed"]

@@ -38,7 +38,11 @@ MAX_BODY = MAX_REQUEST_BODY_BYTES
 
 
 def build_handler(ctx: ServerContext) -> Handler:
-    """The handler of every request the HTTP server receives."""
+    """The handler of every request the HTTP server receives. The registry's storages
+    that answer for the server learn it here: componentstatuses ask whether it is ready,
+    TokenReviews ask its authenticators."""
+    ctx.registry.components_healthy = ctx.ready
+    ctx.registry.token_authenticator = ctx.authentication
 
     async def dispatch(request: Request) -> AnyResponse:
         try:

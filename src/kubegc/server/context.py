@@ -51,8 +51,3 @@ def encoded_response(encoded: bytes, status: int = 200) -> Response:
 
 def status_response(err: StatusError) -> Response:
     return json_response(err.to_status(), err.code)
-
-
-def success_status(details: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-            "details": details}

@@ -10,11 +10,11 @@ Who reads these documents (KEP-2896, OpenAPI v3):
     object's group-version document, and look for a path whose ``patch`` operation carries
     ``x-kubernetes-group-version-kind`` = the object's GVK and a ``fieldValidation`` query
     parameter; without one they fail. Every patch operation here carries both.
-  * client-side ``apply`` computes its strategic merge patch from the schemas when the patch
-    operation accepts ``application/strategic-merge-patch+json`` — offered for the built-in
-    kinds with a schema in ``kubegc.registry.definitions`` (whose patch metadata kubectl then uses) that
-    the server strategic-merges (``has_strategic_schema``), never for custom resources, which
-    get merge patches.
+  * client-side ``apply`` computes its strategic merge patch from the schemas when the
+    patch operation accepts ``application/strategic-merge-patch+json`` — offered for the
+    built-in kinds with a schema in ``kubegc.registry.definitions`` (whose patch
+    metadata kubectl then uses) that the server strategic-merges
+    (``has_strategic_schema``), never for custom resources, which get merge patches.
   * ``kubectl explain`` finds the schema whose ``x-kubernetes-group-version-kind`` matches.
 
 The index links each group-version as ``?hash=<uppercase hex sha512 of its document>``, so

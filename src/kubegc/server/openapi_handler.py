@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from kubegc.api import errors
-from kubegc.registry.crd import resource_info_for, schema_for
+from kubegc.registry.groups.apiextensions.crd import resource_info_for, schema_for
 from kubegc.server import openapi
 from kubegc.server.context import ServerContext
 from kubegc.server.http import Request, Response

@@ -1,4 +1,5 @@
-"""``kubegc.registry.fieldmanager.apply_patch``: body decoding and dispatch on the PATCH content type."""
+"""``kubegc.registry.fieldmanager.apply_patch``: body decoding and dispatch on the PATCH
+content type."""
 
 from __future__ import annotations
 

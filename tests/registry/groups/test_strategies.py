@@ -11,7 +11,7 @@ import pytest
 
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry
-from kubegc.registry.strategy import GCPolicy, strategy_for
+from kubegc.registry.generic.strategy import GCPolicy
 
 GROUPS = {
     "podtemplates": "", "limitranges": "", "resourcequotas": "",
@@ -259,7 +259,8 @@ def test_every_new_kind_deletes_its_dependents_by_default(registry: Registry) ->
                     ("", "replicationcontrollers"): GCPolicy.ORPHAN_DEPENDENTS,
                     ("batch", "jobs"): GCPolicy.ORPHAN_DEPENDENTS}.get(
             (info.group, info.resource), GCPolicy.DELETE_DEPENDENTS)
-        assert strategy_for(info).default_gc_policy is expected, info.resource
+        strategy = registry.target(info.group, info.storage_version, info.resource).strategy
+        assert strategy.default_gc_policy is expected, info.resource
 
 
 def _csr_pem() -> str:

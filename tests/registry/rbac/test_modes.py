@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from kubegc.api.auth import ADMIN, Attributes, Decision, UserInfo
 from kubegc.authz.rules import ALL_RULES
-from kubegc.registry.rbac import PolicyIndex, RBACAuthorizer
-from kubegc.registry.rbac.modes import build_authorizer, build_rule_resolver
+from kubegc.registry.groups.rbac import PolicyIndex, RBACAuthorizer
+from kubegc.registry.groups.rbac.modes import build_authorizer, build_rule_resolver
 
 BOB = UserInfo("bob", groups=("system:authenticated",))
 

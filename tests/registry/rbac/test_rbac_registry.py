@@ -18,13 +18,13 @@ from kubegc.api.auth import (
     service_account_user,
 )
 from kubegc.registry import Registry
-from kubegc.registry.rbac.bootstrappolicy import (
+from kubegc.registry.groups.rbac.bootstrappolicy import (
     CLUSTER_ROLE_BINDINGS,
     CLUSTER_ROLES,
     CONTROLLER_ROLES,
 )
-from kubegc.registry.rbac.index import PolicyIndex
-from kubegc.registry.rbac.reconciliation import reconciled_binding, reconciled_role
+from kubegc.registry.groups.rbac.index import PolicyIndex
+from kubegc.registry.groups.rbac.reconciliation import reconciled_binding, reconciled_role
 
 GROUP = "rbac.authorization.k8s.io"
 BOB = UserInfo("bob", groups=("system:authenticated",))

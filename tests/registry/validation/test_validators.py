@@ -6,9 +6,14 @@ from typing import Any
 
 import pytest
 
-from kubegc.registry.validation import VALIDATORS
+from kubegc.api.clock import ManualClock
+from kubegc.registry import Registry
+from kubegc.registry.groups.batch.cron import schedule_error
 from kubegc.registry.validation.common import int_or_percent, validate_label_selector
-from kubegc.registry.validation.cron import schedule_error
+from kubegc.storage.memory import MemoryKV
+
+#: the built-in storages, for their strategies' validation
+REGISTRY = Registry(MemoryKV(), clock=ManualClock())
 
 
 @pytest.mark.parametrize(("schedule", "error"), [
@@ -31,7 +36,8 @@ def test_schedules_parse_as_robfig_cron(schedule: str, error: str | None) -> Non
 
 def messages(group: str, resource: str, obj: dict[str, Any],
              old: dict[str, Any] | None = None) -> list[str]:
-    validate, validate_update = VALIDATORS[(group, resource)]
+    strategy = REGISTRY.target(group, "v1", resource).strategy
+    validate, validate_update = strategy.validate, strategy.validate_update
     causes = validate_update(obj, old) if old is not None and validate_update else validate(obj)
     return [f"{c.field}: {c.message}" for c in causes]
 

@@ -341,7 +341,7 @@ async def test_head_to_kubegcs_watch_ends_the_watch(api_server: APIServer) -> No
 
     async def handler(request: Request) -> AnyResponse:
         if request.query.get("watch") == "true":
-            return await watch.watch(ctx, request, target)
+            return await watch.watch(ctx, request, ctx.registry.storage(target), target)
         return Response(text=str(ctx.registry.cache.watcher_count()))
 
     path = "/api/v1/namespaces/default/configmaps"

@@ -7,11 +7,12 @@ What it does:
     by namespace/name; on create assigns ``uid`` and ``creationTimestamp`` (if missing),
     and every write takes a ``resourceVersion`` from one global counter;
   * get/list (label and field selectors, ``limit``/``continue`` paging over the current
-    state)/create/update/patch/delete/watch; patches go through ``kubegc.registry.fieldmanager`` (the
-    registry's implementation: strategic merge for built-in kinds only, so custom resources
-    answer 415, apply needs a field manager), so patch errors are the server's; update and
-    patch results must keep the stored ``resourceVersion`` and ``uid`` if they carry one
-    (409 Conflict, as the registry's update checks);
+    state)/create/update/patch/delete/watch; patches go through
+    ``kubegc.registry.fieldmanager`` (the registry's implementation: strategic merge for
+    built-in kinds only, so custom resources answer 415, apply needs a field manager),
+    so patch errors are the server's; update and patch results must keep the stored
+    ``resourceVersion`` and ``uid`` if they carry one (409 Conflict, as the registry's
+    update checks);
   * delete: uid/resourceVersion preconditions; GC finalizers as the API server adds them
     (``orphanDependents`` > ``propagationPolicy`` Orphan/Foreground > a GC finalizer already
     there; Background or none adds nothing); an object left with finalizers only gets a

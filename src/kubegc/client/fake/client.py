@@ -16,7 +16,7 @@ from kubegc.api.clock import Clock, RealClock, format_time
 from kubegc.api.fields import object_fields, parse_field_selector
 from kubegc.api.labels import parse_label_selector
 from kubegc.api.meta import ERROR, metadata
-from kubegc.api.resources import Catalog, GroupVersionResource
+from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.fake.actions import Action, ActionFormat, Reactor
 from kubegc.client.fake.tracker import ObjectTracker
@@ -29,6 +29,7 @@ from kubegc.client.interface import (
     WatchEvent,
     WatchOptions,
 )
+from kubegc.registry import builtin_catalog
 from kubegc.registry.fieldmanager import apply_patch
 
 _SUCCESS: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
@@ -39,7 +40,7 @@ def builtin_api_resources() -> builtins.list[APIResource]:
     return [
         APIResource(i.group, v, i.resource, i.kind, i.namespaced, i.verbs, i.short_names,
                     i.categories, i.singular_name)
-        for i in Catalog.builtin() for v in i.versions
+        for i in builtin_catalog() for v in i.versions
     ]
 
 
@@ -61,7 +62,7 @@ class FakeClient(Client):
         self.action_log: builtins.list[Action] = []
         self._format = action_format
         self._resources: dict[GroupVersionResource, APIResource] = {}
-        self._catalog = Catalog.builtin()
+        self._catalog = builtin_catalog()
         self._reactors: builtins.list[tuple[str, GroupVersionResource | None, Reactor]] = []
         self.tracker = ObjectTracker(self.clock, self._info)
         self.register(*resources)

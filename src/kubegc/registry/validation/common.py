@@ -168,3 +168,22 @@ def not_more_than_100_percent(value: Any, path: str) -> Causes:
     if percent is None or percent <= 100:
         return []
     return [_invalid_intstr(path, value, "must not be greater than 100%")]
+
+
+STANDARD_FINALIZERS = frozenset(("kubernetes", "orphan", "foregroundDeletion"))
+
+
+def validate_finalizer_name(name: str, path: str) -> Causes:
+    """``validateFinalizerName`` of the core API: qualified, and either standard or with a
+    domain."""
+    causes = [invalid(path, name, msg) for msg in is_qualified_name(name)]
+    return causes + validate_kube_finalizer_name(name, path)
+
+
+def validate_kube_finalizer_name(name: str, path: str) -> Causes:
+    """``validateKubeFinalizerName``: a finalizer without a domain must be a standard one
+    (``kubernetes``, ``orphan``, ``foregroundDeletion``)."""
+    if "/" not in name and name not in STANDARD_FINALIZERS:
+        return [invalid(path, name, "name is neither a standard finalizer name nor is it "
+                                    "fully qualified")]
+    return []

@@ -40,6 +40,7 @@ from kubegc.api.authenticator import (
     Audiences,
     AuthenticationError,
     Response,
+    TokenResult,
     aggregate_message,
     audience_agnostic,
     with_audiences,
@@ -87,15 +88,6 @@ def with_authenticated_group(user: UserInfo) -> UserInfo:
             or user.name == ANONYMOUS_USER.name):
         return user
     return replace(user, groups=(*user.groups, ALL_AUTHENTICATED))
-
-
-@dataclass(frozen=True)
-class TokenResult:
-    """A bearer token's authentication: the response, or the error (upstream's
-    message)."""
-
-    response: Response | None
-    error: str = ""
 
 
 @dataclass

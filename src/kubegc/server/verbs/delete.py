@@ -8,9 +8,9 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.registry import Target
-from kubegc.registry.decoding import check_delete_options
-from kubegc.registry.strategy import strategy_for
-from kubegc.server.context import ServerContext, json_response, success_status
+from kubegc.registry.generic.decoding import check_delete_options
+from kubegc.registry.generic.rest import CollectionDeleter, GracefulDeleter, ListOptions, Storage
+from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.protobuf import PROTOBUF_MEDIA_TYPE, decode_protobuf_body
 from kubegc.server.verbs.params import int_param
@@ -46,21 +46,22 @@ async def delete_options(request: Request) -> dict[str, Any]:
     return options
 
 
-async def delete(ctx: ServerContext, request: Request, t: Target, name: str) -> Response:
+async def delete(ctx: ServerContext, request: Request, storage: Storage, t: Target,
+                 name: str) -> Response:
+    if not isinstance(storage, GracefulDeleter):
+        raise errors.method_not_supported(t.gr, "delete")
     options = await delete_options(request)
-    obj, removed = await ctx.registry.delete(t, name, options)
-    if removed and not strategy_for(t.info).return_deleted_object:
-        # upstream's finalizeDelete: the object is gone; say which one (Kind: the resource)
-        meta = obj.get("metadata") or {}
-        details = {"name": meta.get("name", name), "group": t.info.group,
-                   "kind": t.info.resource, "uid": meta.get("uid", "")}
-        return json_response(success_status({k: v for k, v in details.items() if v}))
-    return json_response(obj)
+    obj, removed = await storage.delete(t, name, options)
+    answer = storage.deleted_answer(t, name, obj) if removed else None
+    return json_response(obj if answer is None else answer)
 
 
-async def delete_collection(ctx: ServerContext, request: Request, t: Target) -> Response:
+async def delete_collection(ctx: ServerContext, request: Request, storage: Storage, t: Target,
+                            name: str = "") -> Response:
+    if not isinstance(storage, CollectionDeleter):
+        raise errors.method_not_supported(t.gr, "deletecollection")
     options = await delete_options(request)
-    listed = await ctx.registry.delete_collection(
-        t, options, label_selector=request.query.get("labelSelector", ""),
-        field_selector=request.query.get("fieldSelector", ""))
+    listed = await storage.delete_collection(t, options, ListOptions(
+        label_selector=request.query.get("labelSelector", ""),
+        field_selector=request.query.get("fieldSelector", "")))
     return json_response(listed)

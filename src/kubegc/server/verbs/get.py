@@ -1,4 +1,5 @@
-"""GET of one object and LIST (plain, Table, or PartialObjectMetadata)."""
+"""GET of one object and LIST (plain, Table, or PartialObjectMetadata), and the raw GET of a
+connecter (``pods/log``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,16 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.types import Obj
 from kubegc.registry import Target
-from kubegc.registry.crd import printer_columns
+from kubegc.registry.generic.rest import (
+    Connecter,
+    EncodedGetter,
+    EncodedLister,
+    Getter,
+    Lister,
+    ListOptions,
+    Storage,
+)
+from kubegc.registry.groups.apiextensions.crd import printer_columns
 from kubegc.registry.validation.objectmeta import validate_list_options
 from kubegc.server.context import ServerContext, encoded_response, json_response
 from kubegc.server.http import Request, Response
@@ -33,14 +43,17 @@ def table(ctx: ServerContext, request: Request, t: Target, objects: list[Obj],
         list_metadata=list_metadata, printer_columns=columns_for(ctx, t))
 
 
-async def get(ctx: ServerContext, request: Request, t: Target, name: str) -> Response:
+async def get(ctx: ServerContext, request: Request, storage: Storage, t: Target,
+              name: str) -> Response:
+    if not isinstance(storage, Getter):
+        raise errors.method_not_supported(t.gr, "get")
     await ctx.registry.ensure_fresh(request.query.get("resourceVersion", ""))
     shape = response_shape(request.headers.get("Accept", ""))
-    if shape is Shape.OBJECT:
-        encoded = await ctx.registry.get_encoded(t, name)
+    if shape is Shape.OBJECT and isinstance(storage, EncodedGetter):
+        encoded = await storage.get_encoded(t, name)
         if encoded is not None:
             return encoded_response(encoded)
-    obj = await ctx.registry.get(t, name)
+    obj = await storage.get(t, name)
     if shape is Shape.TABLE:
         return json_response(table(ctx, request, t, [obj], {
             "resourceVersion": obj["metadata"].get("resourceVersion", "")}))
@@ -49,28 +62,43 @@ async def get(ctx: ServerContext, request: Request, t: Target, name: str) -> Res
     return json_response(obj)
 
 
-async def list_(ctx: ServerContext, request: Request, t: Target) -> Response:
+def list_options(request: Request) -> ListOptions:
+    """A LIST's options from its query, checked as ``ValidateListOptions`` (422)."""
     q = request.query
     causes = validate_list_options(q.get("resourceVersion", ""), q.get("resourceVersionMatch", ""),
                                    q.get("continue", ""), "sendInitialEvents" in q)
     if causes:
         raise errors.invalid("ListOptions", "meta.k8s.io", "", causes)
-    await ctx.registry.ensure_fresh(q.get("resourceVersion", ""), q.get("resourceVersionMatch", ""))
-    shape = response_shape(request.headers.get("Accept", ""))
-    if shape is Shape.OBJECT and not q.get("labelSelector") and not q.get("fieldSelector"):
-        encoded = await ctx.registry.list_encoded(
-            t, limit=int_param(request, "limit"), continue_=q.get("continue", ""),
-            resource_version=q.get("resourceVersion", ""),
-            resource_version_match=q.get("resourceVersionMatch", ""))
-        if encoded is not None:
-            return encoded_response(encoded)
-    listed = await ctx.registry.list(
-        t, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
+    return ListOptions(
+        label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
         limit=int_param(request, "limit"), continue_=q.get("continue", ""),
         resource_version=q.get("resourceVersion", ""),
         resource_version_match=q.get("resourceVersionMatch", ""))
+
+
+async def list_(ctx: ServerContext, request: Request, storage: Storage, t: Target,
+                name: str = "") -> Response:
+    if not isinstance(storage, Lister):
+        raise errors.method_not_supported(t.gr, "list")
+    options = list_options(request)
+    await ctx.registry.ensure_fresh(options.resource_version, options.resource_version_match)
+    shape = response_shape(request.headers.get("Accept", ""))
+    if shape is Shape.OBJECT and isinstance(storage, EncodedLister):
+        encoded = await storage.list_encoded(t, options)
+        if encoded is not None:
+            return encoded_response(encoded)
+    listed = await storage.list(t, options)
     if shape is Shape.TABLE:
         return json_response(table(ctx, request, t, listed["items"], listed["metadata"]))
     if shape is Shape.METADATA:
         return json_response(partial_metadata_list(listed))
     return json_response(listed)
+
+
+async def connect(ctx: ServerContext, request: Request, storage: Storage, t: Target,
+                  name: str) -> Response:
+    """A connecter's raw answer (``pods/log``'s text)."""
+    if not isinstance(storage, Connecter):
+        raise errors.method_not_supported(t.gr, "connect")
+    raw = await storage.connect(t, name)
+    return Response(body=raw.body, content_type=raw.content_type)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from kubegc.api import errors
 from kubegc.registry import Target
+from kubegc.registry.generic.rest import Patcher, Storage, WriteOptions
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.verbs.params import (
@@ -13,15 +15,19 @@ from kubegc.server.verbs.params import (
     with_warnings,
 )
 
+APPLY = "application/apply-patch+yaml"
 
-async def patch(ctx: ServerContext, request: Request, t: Target, name: str,
-                subresource: str) -> Response:
+
+async def patch(ctx: ServerContext, request: Request, storage: Storage, t: Target,
+                name: str) -> Response:
+    if not isinstance(storage, Patcher):
+        raise errors.method_not_supported(t.gr, "patch")
     content_type = request.headers.get("Content-Type", "").split(";")[0].strip()
-    warnings: list[str] = []
-    obj, created = await ctx.registry.patch(
-        t, name, content_type, await request.read(), subresource=subresource,
-        dry_run=dry_run(request), field_manager=request.query.get("fieldManager", "") or (
-            field_manager(request) if content_type != "application/apply-patch+yaml" else ""),
-        force=flag(request, "force"), field_validation=field_validation(request),
-        warnings=warnings)
-    return with_warnings(json_response(obj, status=201 if created else 200), warnings)
+    # an apply names its manager; any other patch defaults it from the User-Agent
+    manager = request.query.get("fieldManager", "") or (
+        field_manager(request) if content_type != APPLY else "")
+    options = WriteOptions(dry_run=dry_run(request), field_manager=manager,
+                           field_validation=field_validation(request),
+                           force=flag(request, "force"))
+    obj, created = await storage.patch(t, name, content_type, await request.read(), options)
+    return with_warnings(json_response(obj, status=201 if created else 200), options.warnings)

@@ -13,9 +13,11 @@ import contextlib
 
 import orjson
 
+from kubegc.api import errors
 from kubegc.api.goformat import html_escape
 from kubegc.api.meta import BOOKMARK, ERROR
 from kubegc.registry import Change, Target, WatchRequest
+from kubegc.registry.generic.rest import Storage, Watcher
 from kubegc.server.context import JSON, ServerContext
 from kubegc.server.http import Request, StreamResponse
 from kubegc.server.negotiation import Shape, partial_metadata, response_shape
@@ -28,8 +30,10 @@ from kubegc.server.verbs.params import flag, int_param
 DEFAULT_TIMEOUT_SECONDS = 3600
 
 
-async def watch(ctx: ServerContext, request: Request, t: Target,
+async def watch(ctx: ServerContext, request: Request, storage: Storage, t: Target,
                 name: str = "") -> StreamResponse:
+    if not isinstance(storage, Watcher):
+        raise errors.method_not_supported(t.gr, "watch")
     q = request.query
     field_selector = q.get("fieldSelector", "")
     if name:
@@ -42,7 +46,7 @@ async def watch(ctx: ServerContext, request: Request, t: Target,
         send_initial_events=None if send_initial is None else send_initial.lower() == "true",
         timeout_seconds=float(int_param(request, "timeoutSeconds", DEFAULT_TIMEOUT_SECONDS)),
     )
-    registry_watch = ctx.registry.watch(t, req)
+    registry_watch = storage.watch(t, req)
     shape = response_shape(request.headers.get("Accept", ""))
     columns = columns_for(ctx, t) if shape is Shape.TABLE else None
     include = q.get("includeObject", "Metadata")

@@ -1,0 +1,87 @@
+"""The admission chain (cf. k8s.io/apiserver/pkg/admission): the plugins kubegc has, by
+upstream's names, and the ones that run (``--enable-admission-plugins`` /
+``--disable-admission-plugins``, ``plugins.py``).
+
+``Admission`` is what the generic Store's write paths call (its ``AdmissionChain``):
+mutating admission (``DefaultTolerationSeconds``), then validating admission
+(``NamespaceLifecycle``, ``OwnerReferencesPermissionEnforcement``), each plugin only when
+it runs, handed the authorizer and the resource catalog it needs (upstream's
+``SetAuthorizer`` / ``SetRESTMapper`` plugin initializers). One module per plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kubegc.api.auth import AlwaysAllow, Authorizer
+from kubegc.api.resources import Catalog
+from kubegc.api.types import Obj
+from kubegc.registry.admission.defaulttolerationseconds import admit_default_toleration_seconds
+from kubegc.registry.admission.gc import admit_owner_references
+from kubegc.registry.admission.lifecycle import IMMORTAL_NAMESPACES, NamespaceLifecycle
+from kubegc.registry.admission.plugins import (
+    DEFAULT_TOLERATION_SECONDS,
+    NAMESPACE_LIFECYCLE,
+    OWNER_REFERENCES_PERMISSION_ENFORCEMENT,
+    PLUGINS,
+    UPSTREAM_ONLY,
+    enabled_plugins,
+    overlapping,
+)
+from kubegc.registry.generic.target import Target
+
+
+def _allow_all() -> Authorizer:
+    return AlwaysAllow()
+
+
+@dataclass
+class Admission:
+    """The plugins that run and what they are handed. ``authorizer`` is called at each
+    admission (the composition root sets the registry's authorizer after building it).
+
+    Ownership: the composition root sets ``enabled`` before serving; the namespace storage
+    tells ``lifecycle`` of its writes."""
+
+    catalog: Catalog
+    enabled: frozenset[str] = frozenset(enabled_plugins())
+    authorizer: Callable[[], Authorizer] = _allow_all
+    lifecycle: NamespaceLifecycle = field(default_factory=NamespaceLifecycle)
+
+    def runs(self, name: str) -> bool:
+        return name in self.enabled
+
+    def admit(self, t: Target, obj: Obj) -> None:
+        if self.runs(DEFAULT_TOLERATION_SECONDS):
+            admit_default_toleration_seconds(t, obj)
+
+    async def validate_create(self, t: Target, obj: Obj) -> None:
+        """In upstream's plugin order."""
+        if self.runs(NAMESPACE_LIFECYCLE):
+            await self.lifecycle.validate_create(t, obj)
+        if self.runs(OWNER_REFERENCES_PERMISSION_ENFORCEMENT):
+            admit_owner_references(self.authorizer(), self.catalog, t, obj, None)
+
+    def validate_update(self, t: Target, obj: Obj, old: Obj, *, subresource: str) -> None:
+        if self.runs(OWNER_REFERENCES_PERMISSION_ENFORCEMENT):
+            admit_owner_references(self.authorizer(), self.catalog, t, obj, old,
+                                   subresource=subresource)
+
+    def validate_namespace_delete(self, t: Target, name: str) -> None:
+        if self.runs(NAMESPACE_LIFECYCLE):
+            self.lifecycle.validate_delete(t, name)
+
+
+__all__ = [
+    "DEFAULT_TOLERATION_SECONDS",
+    "IMMORTAL_NAMESPACES",
+    "NAMESPACE_LIFECYCLE",
+    "OWNER_REFERENCES_PERMISSION_ENFORCEMENT",
+    "PLUGINS",
+    "UPSTREAM_ONLY",
+    "Admission",
+    "NamespaceLifecycle",
+    "enabled_plugins",
+    "overlapping",
+]
