@@ -8,10 +8,11 @@ Pipeline, one module per stage as upstream:
   decision.py        the pure decision core: owners classified solid / dangling /
                      waitingForDependentsDeletion, then delete / patch / wait / retry
                      (``attemptToDeleteItem``'s rules); the tools ask it too
-  garbagecollector.py  ``GarbageCollector`` workers: look owners up against the live API
-                     (classify.py), ask decision.py, then delete / patch / remove
-                     finalizers; periodic resource sync (resource_sync.py, resources.py)
-  cached_delete.py   the decision taken on the monitor cache's copy of an item
+  garbagecollector.py  ``GarbageCollector``: its workers and their queues; periodic
+                     resource sync (resource_sync.py, resources.py)
+  attempt_to_delete.py  one item decided in one pass: on a copy of it (the monitor
+                     cache's, else a live GET), owners looked up live (classify.py),
+                     decision.py asked, then delete / patch / remove finalizers
   orphan.py          ``orphan_dependents``: owner references stripped for policy Orphan
   actions.py         the GC's writes (API calls: operations.py, patch.py), each recorded
   records.py         every action taken, with its reason, to a ``DecisionSink``
@@ -26,6 +27,7 @@ synchronously; ``kubegc.controllers.deletionrecords`` writes them later, in batc
 May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
 """
 
+from kubegc.controllers.garbagecollector.attempt_to_delete import DeleteItemOutcome
 from kubegc.controllers.garbagecollector.decision import Classified
 from kubegc.controllers.garbagecollector.errors import (
     GCError,
@@ -33,11 +35,7 @@ from kubegc.controllers.garbagecollector.errors import (
     OrphanDependentsError,
     RESTMappingError,
 )
-from kubegc.controllers.garbagecollector.garbagecollector import (
-    DeleteItemOutcome,
-    GarbageCollector,
-    WorkItemAction,
-)
+from kubegc.controllers.garbagecollector.garbagecollector import GarbageCollector, WorkItemAction
 from kubegc.controllers.garbagecollector.graph import (
     ConcurrentUIDToNode,
     Event,
