@@ -15,6 +15,7 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.api.auth import Attributes, Decision, UserInfo, as_user
+from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
 from kubegc.client.interface import (
@@ -87,7 +88,7 @@ class LocalClient(Client):
             await watch.start()
             async for batch in watch.batches():
                 for change in batch:
-                    yield WatchEvent(change.type, change.object)
+                    yield WatchEvent(EventType(change.type), change.object)
         finally:
             watch.close()
 

@@ -24,6 +24,7 @@ import yaml
 
 from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.api.errors import StatusError
+from kubegc.api.meta import DeletionPropagation
 from kubegc.api.types import Obj
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client
@@ -60,7 +61,8 @@ TOOLS = ("doctor", "plan", "tree", "why")
 #: Exit status of ``doctor --fail-on`` when a finding at that level exists (1 is for
 #: failures: bad input, an unreachable cluster).
 EXIT_FINDINGS = 3
-CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
+CASCADES = {"background": DeletionPropagation.BACKGROUND,
+            "foreground": DeletionPropagation.FOREGROUND, "orphan": DeletionPropagation.ORPHAN}
 
 
 class ToolError(Exception):

@@ -97,7 +97,7 @@ class Operations:
         """DELETE with a uid precondition, plus a resourceVersion one if given (the
         delete then lands only on exactly that state of the object)."""
         target = self.target(identity)
-        options = DeleteOptions(propagation_policy=str(policy), preconditions_uid=identity.uid,
+        options = DeleteOptions(propagation_policy=policy, preconditions_uid=identity.uid,
                                 preconditions_resource_version=resource_version)
         return await self._client.delete(
             target.resource, identity.name, namespace=target.namespace, options=options,
