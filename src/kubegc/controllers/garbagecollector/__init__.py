@@ -16,6 +16,7 @@ Pipeline, one module per stage as upstream:
   orphan.py          ``orphan_dependents``: owner references stripped for policy Orphan
   actions.py         the GC's writes (API calls: operations.py, patch.py), each recorded
   records.py         every action taken, with its reason, to a ``DecisionSink``
+  owner_ref_warnings.py  the Warning events about ownerReferences the GC cannot use
   dump.py            the graph in DOT
   uid_cache.py       the absent-owner LRU cache, and the uids seen deleted
 
@@ -24,7 +25,7 @@ object is deleted only when every owner is verified dangling or waiting for its
 dependents' deletion; deletes carry a uid precondition and an explicit propagation policy;
 kinds that cannot be mapped never cause deletion. Records are handed to the sink
 synchronously; ``kubegc.controllers.deletionrecords`` writes them later, in batches.
-May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
+May import: ``kubegc.api``, ``kubegc.client``, ``kubegc.component`` and the standard library.
 """
 
 from kubegc.controllers.garbagecollector.attempt_to_delete import DeleteItemOutcome

@@ -38,9 +38,10 @@ from kubegc.controllers.garbagecollector.errors import (
     RESTMappingError,
 )
 from kubegc.controllers.garbagecollector.graph import Node
-from kubegc.controllers.garbagecollector.graph_builder import EventRecorderLike, GraphBuilder
+from kubegc.controllers.garbagecollector.graph_builder import GraphBuilder
 from kubegc.controllers.garbagecollector.operations import Operations
 from kubegc.controllers.garbagecollector.orphan import orphan_dependents
+from kubegc.controllers.garbagecollector.owner_ref_warnings import EventRecorderLike
 from kubegc.controllers.garbagecollector.resource_sync import ResourceSync, SyncResult
 from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES, RESTMapper
 from kubegc.controllers.garbagecollector.uid_cache import ReferenceCache
