@@ -26,6 +26,7 @@ from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
     GC_FINALIZERS,
+    DeletionPropagation,
     finalizers_of,
     is_being_deleted,
     uid_of,
@@ -201,7 +202,7 @@ def _not_deleting(ctx: Context, dep: Obj, owner: Obj) -> BlockingNode:
                f"its reference to {owner_ref}, which then no longer blocks")
     elif made.action is Action.DELETE:
         why = ("not deleted yet: the garbage collector deletes it"
-               + (" in the foreground" if made.policy == "Foreground" else "")
+               + (" in the foreground" if made.policy is DeletionPropagation.FOREGROUND else "")
                + " while its owner waits; if it stays, the garbage collector is not running "
                "or cannot delete it")
     elif made.action is Action.RETRY:
