@@ -169,10 +169,6 @@ class AttemptToDelete:
         if action is decision.Action.REMOVE_REFERENCES:
             await self._actions.remove_dangling_and_waiting_refs(item, c)
             return DeleteItemOutcome.DONE
-        return await self._delete(item, copy, made, c)
-
-    async def _delete(self, item: Node, copy: ItemCopy, made: decision.Decision,
-                      c: decision.Classified) -> DeleteItemOutcome | None:
         if made.policy is None:
             raise ValueError("a delete decision carries its propagation policy")
         if made.unblock_owner_references:
@@ -206,9 +202,14 @@ class AttemptToDelete:
                 self._graph_builder.attempt_to_delete.add(dep)
 
 
+#: The four states the decisions taken before any lookup read, made once (ItemState is
+#: frozen; building one costs ~0.5 µs, per item of a cascade).
+_FLAGS = {(b, d): decision.ItemState(b, d) for b in (False, True) for d in (False, True)}
+
+
 def _flags(item: Node) -> decision.ItemState:
     """What the decisions taken before any lookup read: the node's deletion flags."""
-    return decision.ItemState(item.is_being_deleted(), item.is_deleting_dependents())
+    return _FLAGS[item.is_being_deleted(), item.is_deleting_dependents()]
 
 
 def _item_state(item: Node, copy: metaonly.Meta) -> decision.ItemState:
