@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import logging
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import FINALIZER_DELETE_DEPENDENTS
@@ -44,8 +44,7 @@ class DeleteItemOutcome(enum.Enum):
     ENQUEUED_VIRTUAL_DELETE = "enqueuedVirtualDelete"
 
 
-@dataclass(frozen=True, slots=True)
-class ItemCopy:
+class ItemCopy(NamedTuple):  # a NamedTuple: made per item, at half a frozen dataclass's cost
     """A copy of the item that a decision reads: its monitor cache's, whose
     ``resource_version`` every write decided on it carries as a precondition, or the
     API's (``resource_version`` None: written with a uid precondition only, as upstream)."""
