@@ -77,9 +77,11 @@ SMALL = line({"type": "MODIFIED", "object": {"kind": "Pod", "apiVersion": "v1", 
 EXPIRED = line({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "code": 410,
                                             "reason": "Expired", "status": "Failure",
                                             "message": "too old resource version: 1 (4)"}})
+#: An event type no server sends today: skipped with a warning, as client-go's reflector does.
+UNKNOWN = line({"type": "TELEPORTED", "object": {"metadata": {"name": "elsewhere"}}})
 #: The watch body, cut at awkward places: mid-line, mid-UTF-8-free JSON, blank keep-alive line.
 WATCH_PIECES = [BIG[:7], BIG[7:150_000], BIG[150_000:-2], BIG[-2:] + SMALL[:9], SMALL[9:],
-                b"\n", EXPIRED[:-1], EXPIRED[-1:]]
+                b"\n", UNKNOWN, EXPIRED[:-1], EXPIRED[-1:]]
 
 
 @dataclass
@@ -334,6 +336,15 @@ async def test_watch_streams_events_across_partial_chunks(http: Any) -> None:
     assert watch.path == "/api/v1/namespaces/ns1/pods"
     assert watch.query == {"watch": "true", "resourceVersion": "4", "allowWatchBookmarks": "true",
                            "timeoutSeconds": "300", "labelSelector": "app=web"}
+
+
+async def test_watch_skips_an_event_type_it_does_not_know(
+        http: Any, caplog: pytest.LogCaptureFixture) -> None:
+    _, client = http
+    events = [e async for e in client.watch(PODS, namespace="ns1")]
+    assert "TELEPORTED" not in [e.type for e in events]
+    assert "/api/v1/namespaces/ns1/pods: unable to understand watch event 'TELEPORTED'" in (
+        caplog.text)
 
 
 async def test_watch_refused_by_the_server_raises(http: Any) -> None:

@@ -1,5 +1,5 @@
-"""controller_utils: expectations, slow-start batches, the pod-template-hash, pod creation
-from a template, status merge patches."""
+"""controller_utils: slow-start batches, the pod-template-hash, pod creation from a
+template, status merge patches."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ import asyncio
 
 import pytest
 
-from kubegc.api.clock import ManualClock
 from kubegc.controllers.controller_utils import (
-    ControllerExpectations,
-    UIDTrackingControllerExpectations,
     compute_hash,
     fnv32a,
     get_pod_from_template,
@@ -22,33 +19,6 @@ from kubegc.controllers.controller_utils import (
 
 TEMPLATE = {"metadata": {"labels": {"app": "web"}},
             "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
-
-
-def test_expectations_are_met_by_observations_or_expire() -> None:
-    clock = ManualClock()
-    exp = ControllerExpectations(clock, timeout=300)
-    assert exp.satisfied_expectations("ns/a")  # nothing expected
-    exp.expect_creations("ns/a", 2)
-    exp.creation_observed("ns/a")
-    assert not exp.satisfied_expectations("ns/a")
-    exp.creation_observed("ns/a")
-    assert exp.satisfied_expectations("ns/a")
-    exp.expect_deletions("ns/a", 1)
-    assert not exp.satisfied_expectations("ns/a")
-    clock.advance(301)
-    assert exp.satisfied_expectations("ns/a")  # expired
-
-
-def test_uid_tracking_counts_a_deletion_once() -> None:
-    exp = UIDTrackingControllerExpectations(ManualClock())
-    exp.set_expectations("ns/ds", add=1, deleted_keys=["ns/p1", "ns/p2"])
-    exp.deletion_observed("ns/ds", "ns/p1")
-    exp.deletion_observed("ns/ds", "ns/p1")  # terminating, then gone: still one
-    exp.deletion_observed("ns/ds", "ns/other")
-    exp.creation_observed("ns/ds")
-    assert not exp.satisfied_expectations("ns/ds")
-    exp.deletion_observed("ns/ds", "ns/p2")
-    assert exp.satisfied_expectations("ns/ds")
 
 
 @pytest.mark.parametrize(("count", "fail_at", "batches", "successes"), [

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from kubegc.api.meta import DeletionPropagation, EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 
@@ -29,10 +30,10 @@ class PatchType(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class WatchEvent:
-    """One watch event: ``type`` is one of ``kubegc.api.meta.EventType`` (a ``StrEnum``: the
-    string a server sent compares equal to its member)."""
+    """One watch event. ``EventType`` is a ``StrEnum``: its members compare equal to the
+    strings on the wire; a client parses the type a server sent once, on arrival."""
 
-    type: str
+    type: EventType
     object: Obj
 
 
@@ -70,7 +71,7 @@ class ListOptions:
 
 @dataclass(frozen=True, slots=True)
 class DeleteOptions:
-    propagation_policy: str | None = None
+    propagation_policy: DeletionPropagation | None = None
     grace_period_seconds: int | None = None
     preconditions_uid: str | None = None
     preconditions_resource_version: str | None = None
@@ -80,7 +81,7 @@ class DeleteOptions:
     def to_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
         if self.propagation_policy is not None:
-            body["propagationPolicy"] = self.propagation_policy
+            body["propagationPolicy"] = str(self.propagation_policy)  # the wire's plain string
         if self.grace_period_seconds is not None:
             body["gracePeriodSeconds"] = self.grace_period_seconds
         if self.orphan_dependents is not None:

@@ -15,6 +15,7 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.api.auth import Attributes, Decision, UserInfo, as_user
+from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
 from kubegc.client.interface import (
@@ -27,6 +28,10 @@ from kubegc.client.interface import (
     WatchOptions,
 )
 from kubegc.registry import Registry, Target, WatchRequest
+
+#: The registry's watch event types as ``EventType`` members (a dict lookup: ~15 ns per
+#: event, where calling ``EventType`` costs ~230 ns).
+_EVENT_TYPES: dict[str, EventType] = {t.value: t for t in EventType}
 
 
 class LocalClient(Client):
@@ -87,7 +92,7 @@ class LocalClient(Client):
             await watch.start()
             async for batch in watch.batches():
                 for change in batch:
-                    yield WatchEvent(change.type, change.object)
+                    yield WatchEvent(_EVENT_TYPES[change.type], change.object)
         finally:
             watch.close()
 

@@ -38,6 +38,7 @@ import orjson
 
 from kubegc.api.errors import GroupResource, StatusCause, StatusError, route_not_found
 from kubegc.api.goformat import go_quote
+from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import (
@@ -176,10 +177,10 @@ class RestClient(Client):
                 while (end := buffer.find(b"\n", scan_from)) >= 0:
                     line, scan_from = bytes(buffer[:end]), 0
                     del buffer[:end + 1]
-                    if line.strip():
-                        yield _decode_event(line)
-            if buffer.strip():
-                yield _decode_event(bytes(buffer))
+                    if line.strip() and (event := _decode_event(line, path)) is not None:
+                        yield event
+            if buffer.strip() and (event := _decode_event(bytes(buffer), path)) is not None:
+                yield event
 
     async def create(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
         ns = namespace or str((obj.get("metadata") or {}).get("namespace") or "")
@@ -335,6 +336,14 @@ def _params(**values: str) -> dict[str, str]:
     return {k: v for k, v in values.items() if v}
 
 
-def _decode_event(line: bytes) -> WatchEvent:
+def _decode_event(line: bytes, path: str) -> WatchEvent | None:
+    """One watch line; None for an event type this client does not know, logged and
+    skipped as client-go's reflector does ("unable to understand watch event")."""
     doc = orjson.loads(line)
-    return WatchEvent(str(doc.get("type") or ""), doc.get("object") or {})
+    type_ = str(doc.get("type") or "")
+    try:
+        event_type = EventType(type_)
+    except ValueError:
+        logger.warning("%s: unable to understand watch event %r", path, type_)
+        return None
+    return WatchEvent(event_type, doc.get("object") or {})

@@ -10,7 +10,7 @@ from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.component.context import ControllerContext, DebugDocument
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.garbagecollector import GarbageCollector, InMemoryDecisionSink
-from kubegc.controllers.garbagecollector.graph_builder import COMPONENT
+from kubegc.controllers.garbagecollector.owner_ref_warnings import COMPONENT
 from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES
 
 #: kubegc's own deletion records are never owners or dependents.

@@ -3,7 +3,7 @@
 statefulset, daemon, endpoint, podgc; kubegc's own eventttl and deletionrecords), each
 built from a ``kubegc.component.ControllerContext`` by ``kubegc.controllermanager``. The
 modules beside the packages are upstream's pkg/controller/*.go every controller shares
-(``controller_utils``, ``controller_ref_manager``).
+(``controller_utils``, with its expectations in ``expectations``; ``controller_ref_manager``).
 
 Controller packages do not import each other, except where upstream's do (replication on
 replicaset, cronjob on job.util) and deletionrecords on the garbage collector's records;

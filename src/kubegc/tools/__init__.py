@@ -10,7 +10,7 @@ interpret them with the garbage collector's own decision code
 (``kubegc.controllers.garbagecollector.decision``) → ``doctor/``,
 ``plan/``, ``tree``, ``why`` build reports (plain dataclasses with ``to_dict()``) →
 ``render/`` turns reports into coloured text, JSON, DOT or SVG; ``commands`` is the
-command-line glue that ``kubegc.cli`` calls.
+command-line glue that ``kubegc.cli`` calls, reading the cluster through a ``session``.
 
 May import: ``kubegc.api``, ``kubegc.client`` and the standard library (import-linter
 forbids ``registry``, ``storage`` and ``server``).

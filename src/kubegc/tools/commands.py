@@ -5,8 +5,8 @@ plan_factory=...)`` executes one and returns the exit code (0 done, 1 failed —
 message is on stderr —, 3 for ``doctor --fail-on LEVEL`` when a finding at that level or
 worse exists). Where the cluster comes from: ``--from FILE`` (a dump, ``-`` for
 stdin), else ``--kubeconfig``/``--context`` (default ``$KUBECONFIG`` or
-``~/.kube/config``), read-only either way. The planner's simulation is injected by the
-caller (the composition root), never built here.
+``~/.kube/config``), read-only either way (``session.open_session``). The planner's
+simulation is injected by the caller (the composition root), never built here.
 """
 
 from __future__ import annotations
@@ -14,21 +14,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
 import aiohttp
 import yaml
 
-from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.api.errors import StatusError
+from kubegc.api.meta import DeletionPropagation
 from kubegc.api.types import Obj
-from kubegc.client.dump import DumpClient
-from kubegc.client.interface import APIResource, Client
-from kubegc.client.kubeconfig import KubeconfigError, load_kubeconfig
-from kubegc.client.rest import RestClient
+from kubegc.client.interface import APIResource
 from kubegc.tools.doctor import (
     DEFAULT_STUCK_AFTER,
     DoctorOptions,
@@ -39,9 +34,8 @@ from kubegc.tools.doctor import (
 from kubegc.tools.doctor.permissions import explain_permissions, impersonated_user
 from kubegc.tools.finalizers import ControllerMap
 from kubegc.tools.flags import HelpFormatter, add_now, examples, parse_duration
-from kubegc.tools.inventory import Inventory, read_inventory
+from kubegc.tools.inventory import Inventory
 from kubegc.tools.plan import SimulationFactory, plan_delete
-from kubegc.tools.progress import Progress
 from kubegc.tools.render import (
     DEFAULT_LIMIT,
     FORMATS,
@@ -53,6 +47,7 @@ from kubegc.tools.render import (
     use_color,
 )
 from kubegc.tools.resolve import UnknownKind, resolve_kind, split_target
+from kubegc.tools.session import Session, ToolError, open_session
 from kubegc.tools.tree import build_tree
 from kubegc.tools.why import explain, recorded_kind
 
@@ -60,11 +55,8 @@ TOOLS = ("doctor", "plan", "tree", "why")
 #: Exit status of ``doctor --fail-on`` when a finding at that level exists (1 is for
 #: failures: bad input, an unreachable cluster).
 EXIT_FINDINGS = 3
-CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
-
-
-class ToolError(Exception):
-    """A failure to report on stderr (exit code 1)."""
+CASCADES = {"background": DeletionPropagation.BACKGROUND,
+            "foreground": DeletionPropagation.FOREGROUND, "orphan": DeletionPropagation.ORPHAN}
 
 
 def _count(text: str) -> int:
@@ -182,60 +174,6 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--uid", default="", help="the object's uid (to pick one incarnation)")
     p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
     _source(p, namespaces=False)
-
-
-@dataclass
-class Session:
-    """One command's connection, clock, namespace default and progress line. Without
-    ``--now``, ages are judged on the cluster's clock when it is ahead of ours
-    (``read_inventory``'s ``follow_cluster_clock``)."""
-
-    client: Client
-    source: str
-    clock: Clock
-    default_namespace: str
-    progress: Progress
-    follow_cluster_clock: bool = True
-
-    async def inventory(self, namespace: str = "") -> Inventory:
-        try:
-            return await read_inventory(self.client, clock=self.clock, namespace=namespace,
-                                        source=self.source, progress=self.progress,
-                                        follow_cluster_clock=self.follow_cluster_clock)
-        finally:
-            self.progress.done()
-
-    async def close(self) -> None:
-        if isinstance(self.client, RestClient):
-            await self.client.close()
-
-
-def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
-    progress = Progress(stderr)
-    if args.from_file:
-        if args.from_file == "-":
-            try:
-                client = DumpClient.from_text(sys.stdin.read(), source="stdin")
-            except ValueError as e:
-                raise ToolError(f"cannot read dump from stdin: {e}") from e
-            when = datetime.now(UTC)
-        else:
-            path = Path(args.from_file)
-            try:
-                client = DumpClient.from_file(path)
-            except (OSError, ValueError) as e:
-                raise ToolError(f"cannot read dump {path}: {e}") from e
-            when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-        clock: Clock = ManualClock(args.now or when)
-        return Session(client, f"dump {client.source}", clock, "default", progress,
-                       follow_cluster_clock=not args.now)
-    try:
-        config = load_kubeconfig(args.kubeconfig, args.context)
-    except (OSError, KubeconfigError) as e:
-        raise ToolError(f"cannot load kubeconfig: {e}") from e
-    clock = ManualClock(args.now) if args.now else RealClock()
-    return Session(RestClient(config), f"context {config.context} ({config.server})", clock,
-                   config.namespace, progress, follow_cluster_clock=not args.now)
 
 
 async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | None = None,

@@ -238,8 +238,5 @@ class Reflector:
             self.store.update(obj)
         elif event.type == DELETED:
             self.store.delete(obj)
-        else:
-            logger.warning("%s: unable to understand watch event %r", self.name, event.type)
-            return
         if rv:
             self._last_rv = rv

@@ -25,6 +25,7 @@ from kubegc.api.meta import (
     GC_FINALIZERS,
     MODIFIED,
     DeletionPropagation,
+    EventType,
     finalizers_of,
     metadata,
 )
@@ -145,7 +146,7 @@ class ObjectTracker:
         meta["deletionGracePeriodSeconds"] = 0
         return self._store(gvr, new, MODIFIED)
 
-    def _store(self, gvr: GroupVersionResource, obj: Obj, event_type: str) -> Obj:
+    def _store(self, gvr: GroupVersionResource, obj: Obj, event_type: EventType) -> Obj:
         self.resource_version += 1
         meta = obj["metadata"]
         meta["resourceVersion"] = str(self.resource_version)

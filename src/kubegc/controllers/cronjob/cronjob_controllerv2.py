@@ -26,7 +26,14 @@ from typing import Any
 import kubegc.controllers.cronjob.utils as cu
 from kubegc.api.clock import format_time, parse_time
 from kubegc.api.errors import StatusError, is_already_exists, is_not_found
-from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of, uid_of
+from kubegc.api.meta import (
+    DeletionPropagation,
+    controller_ref_of,
+    is_being_deleted,
+    name_of,
+    namespace_of,
+    uid_of,
+)
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
@@ -308,8 +315,9 @@ class CronJobController(BaseController):
         """Delete a Job and its pods (propagation Background) and drop it from ``active``."""
         try:
             await self.client.delete(JOBS, name_of(job), namespace=namespace_of(job),
-                                     options=DeleteOptions(propagation_policy="Background",
-                                                           preconditions_uid=uid_of(job)))
+                                     options=DeleteOptions(
+                                         propagation_policy=DeletionPropagation.BACKGROUND,
+                                         preconditions_uid=uid_of(job)))
         except Exception as err:
             if is_not_found(err):  # already gone (a stale cache): nothing to report
                 self._delete_from_active(cj, uid_of(job))

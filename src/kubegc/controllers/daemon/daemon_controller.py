@@ -55,7 +55,6 @@ from kubegc.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
     SLOW_START_INITIAL_BATCH_SIZE,
     PodControl,
-    UIDTrackingControllerExpectations,
     compute_hash,
     controller_uid_index_func,
     ensure_indexers,
@@ -66,6 +65,7 @@ from kubegc.controllers.controller_utils import (
     slow_start_batch,
     update_status_of,
 )
+from kubegc.controllers.expectations import UIDTrackingControllerExpectations
 
 DAEMONSETS = GroupVersionResource("apps", "v1", "daemonsets")
 BURST_REPLICAS = 250

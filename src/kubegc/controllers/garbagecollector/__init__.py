@@ -8,13 +8,15 @@ Pipeline, one module per stage as upstream:
   decision.py        the pure decision core: owners classified solid / dangling /
                      waitingForDependentsDeletion, then delete / patch / wait / retry
                      (``attemptToDeleteItem``'s rules); the tools ask it too
-  garbagecollector.py  ``GarbageCollector`` workers: look owners up against the live API
-                     (classify.py), ask decision.py, then delete / patch / remove
-                     finalizers; periodic resource sync (resource_sync.py, resources.py)
-  cached_delete.py   the decision taken on the monitor cache's copy of an item
+  garbagecollector.py  ``GarbageCollector``: its workers and their queues; periodic
+                     resource sync (resource_sync.py, resources.py)
+  attempt_to_delete.py  one item decided in one pass: on a copy of it (the monitor
+                     cache's, else a live GET), owners looked up live (classify.py),
+                     decision.py asked, then delete / patch / remove finalizers
   orphan.py          ``orphan_dependents``: owner references stripped for policy Orphan
   actions.py         the GC's writes (API calls: operations.py, patch.py), each recorded
   records.py         every action taken, with its reason, to a ``DecisionSink``
+  owner_ref_warnings.py  the Warning events about ownerReferences the GC cannot use
   dump.py            the graph in DOT
   uid_cache.py       the absent-owner LRU cache, and the uids seen deleted
 
@@ -23,9 +25,10 @@ object is deleted only when every owner is verified dangling or waiting for its
 dependents' deletion; deletes carry a uid precondition and an explicit propagation policy;
 kinds that cannot be mapped never cause deletion. Records are handed to the sink
 synchronously; ``kubegc.controllers.deletionrecords`` writes them later, in batches.
-May import: ``kubegc.api``, ``kubegc.client`` and the standard library.
+May import: ``kubegc.api``, ``kubegc.client``, ``kubegc.component`` and the standard library.
 """
 
+from kubegc.controllers.garbagecollector.attempt_to_delete import DeleteItemOutcome
 from kubegc.controllers.garbagecollector.decision import Classified
 from kubegc.controllers.garbagecollector.errors import (
     GCError,
@@ -33,11 +36,7 @@ from kubegc.controllers.garbagecollector.errors import (
     OrphanDependentsError,
     RESTMappingError,
 )
-from kubegc.controllers.garbagecollector.garbagecollector import (
-    DeleteItemOutcome,
-    GarbageCollector,
-    WorkItemAction,
-)
+from kubegc.controllers.garbagecollector.garbagecollector import GarbageCollector, WorkItemAction
 from kubegc.controllers.garbagecollector.graph import (
     ConcurrentUIDToNode,
     Event,

@@ -1,13 +1,12 @@
 """GarbageCollector: the workers that delete, orphan and unblock (cf. garbagecollector.go).
 
 ``GraphBuilder`` keeps the graph and fills ``attempt_to_delete`` / ``attempt_to_orphan``;
-``workers`` tasks per queue decide against the *live* API state (never only the graph)
-and write through ``Actions`` (actions.py), which records every write that succeeds in
-the ``DecisionSink`` with its reason. Owners are always read live; an item is read from
-its monitor's cache only for a delete that carries the cached resourceVersion as a
-precondition (cached_delete.py), else live. Orphaning an owner's dependents is
-orphan.py. A periodic sync (``sync_period``) and the explicit ``resync()`` rediscover
-resources and start/stop monitors.
+``workers`` tasks per queue decide against the API state (never only the graph) and write
+through ``Actions`` (actions.py), which records every write that succeeds in the
+``DecisionSink`` with its reason. One item of ``attempt_to_delete`` is decided and acted
+on in attempt_to_delete.py; orphaning an owner's dependents is orphan.py. A periodic sync
+(``sync_period``) and the explicit ``resync()`` rediscover resources and start/stop
+monitors.
 
 Ownership: workers read the graph and may enqueue virtual delete events; they never
 write ``uid_to_node``. Everything a worker read before an ``await`` may be stale after it.
@@ -20,40 +19,32 @@ import contextlib
 import enum
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from kubegc.api.clock import Clock
-from kubegc.api.errors import StatusError, is_conflict, is_not_found
-from kubegc.api.meta import (
-    FINALIZER_DELETE_DEPENDENTS,
-    FINALIZER_ORPHAN_DEPENDENTS,
-    ObjectReference,
-)
+from kubegc.api.errors import StatusError
+from kubegc.api.meta import FINALIZER_ORPHAN_DEPENDENTS, ObjectReference
 from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.config import GarbageCollectorControllerConfiguration
-from kubegc.controllers.garbagecollector import decision, dump, metaonly
+from kubegc.controllers.garbagecollector import dump
 from kubegc.controllers.garbagecollector import records as rec
 from kubegc.controllers.garbagecollector.actions import Actions
-from kubegc.controllers.garbagecollector.cached_delete import (
-    CachedDecision,
-    decide_on_cache,
-    item_state,
-)
+from kubegc.controllers.garbagecollector.attempt_to_delete import AttemptToDelete, DeleteItemOutcome
 from kubegc.controllers.garbagecollector.classify import ReferenceClassifier
-from kubegc.controllers.garbagecollector.decision import Classified
 from kubegc.controllers.garbagecollector.errors import (
     NamespacedOwnerOfClusterScopedObjectError,
     OrphanDependentsError,
     RESTMappingError,
 )
-from kubegc.controllers.garbagecollector.graph import Node, OwnerRef, owner_refs_of
-from kubegc.controllers.garbagecollector.graph_builder import EventRecorderLike, GraphBuilder
+from kubegc.controllers.garbagecollector.graph import Node
+from kubegc.controllers.garbagecollector.graph_builder import GraphBuilder
 from kubegc.controllers.garbagecollector.operations import Operations
 from kubegc.controllers.garbagecollector.orphan import orphan_dependents
+from kubegc.controllers.garbagecollector.owner_ref_warnings import EventRecorderLike
 from kubegc.controllers.garbagecollector.resource_sync import ResourceSync, SyncResult
 from kubegc.controllers.garbagecollector.resources import DEFAULT_IGNORED_RESOURCES, RESTMapper
-from kubegc.controllers.garbagecollector.uid_cache import AbsentReason, ReferenceCache
+from kubegc.controllers.garbagecollector.uid_cache import ReferenceCache
 
 if TYPE_CHECKING:
     from kubegc.client.cache import SharedInformerFactory
@@ -69,11 +60,6 @@ STOP_GRACE = 5.0
 class WorkItemAction(enum.Enum):
     FORGET = "forget"
     REQUEUE = "requeue"
-
-
-class DeleteItemOutcome(enum.Enum):
-    DONE = "done"
-    ENQUEUED_VIRTUAL_DELETE = "enqueuedVirtualDelete"
 
 
 class GarbageCollector:
@@ -113,8 +99,11 @@ class GarbageCollector:
         )
         sink = rec.NullDecisionSink() if decisions is None else decisions
         self.actions = Actions(self.operations, rec.DecisionRecorder(sink, now=clock.now))
-        self._classifier = ReferenceClassifier(
-            client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
+        self._attempt_to_delete = AttemptToDelete(
+            graph_builder=self.graph_builder, operations=self.operations,
+            classifier=ReferenceClassifier(
+                client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder),
+            actions=self.actions,
         )
         self._resource_sync = ResourceSync(
             client, rest_mapper=self.rest_mapper, graph_builder=self.graph_builder,
@@ -321,99 +310,12 @@ class GarbageCollector:
             log.error("error syncing item %s: %s", item.identity, exc, exc_info=exc)
 
     async def attempt_to_delete_item(self, item: Node) -> DeleteItemOutcome:
-        """Decide ``item`` (``decision``: cf. ``attemptToDeleteItem``) on its cached copy
-        where that is enough (cached_delete.py), else on a live GET, and act.
-
-        Raises the error of an owner lookup that stopped the decision (``RESTMappingError``
-        for an unmappable kind, ``NamespacedOwnerOfClusterScopedObjectError``, a failed
-        GET), which ``attempt_to_delete_worker`` turns into a retry or a forget."""
-        log.debug("processing item %s virtual=%s", item.identity, not item.is_observed())
-        if decision.waits_for_deletion(decision.ItemState(
-                item.is_being_deleted(), item.is_deleting_dependents())):
-            return DeleteItemOutcome.DONE  # a one-way trip: wait for the final deletion
-        on_cache = await decide_on_cache(item, operations=self.operations,
-                                         classifier=self._classifier)
-        if on_cache is not None and await self._act_on_cache(item, on_cache):
-            return DeleteItemOutcome.DONE
-        try:
-            latest = await self.operations.get_object(item.identity)
-        except StatusError as exc:
-            if not is_not_found(exc):
-                raise
-            self.graph_builder.enqueue_virtual_delete_event(item.identity)
-            return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
-        if metaonly.uid(latest) != item.identity.uid:
-            self.graph_builder.enqueue_virtual_delete_event(
-                item.identity, reason=AbsentReason.UID_MISMATCH)
-            return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
-        state = item_state(item, latest)
-        references = owner_refs_of(latest)
-        early = decision.before_lookup(state, has_references=bool(references))
-        if early is not None:
-            if early.action is decision.Action.PROCESS_DELETING_DEPENDENTS:
-                await self.process_deleting_dependents_item(item)
-            return DeleteItemOutcome.DONE
-        classified = on_cache.classified_for(references) if on_cache is not None else None
-        if classified is None:
-            classified = await self.classify_references(item, references)
-        return await self._act(item, decision.after_lookup(state, classified))
-
-    async def _act_on_cache(self, item: Node, on_cache: CachedDecision) -> bool:
-        """Act on a decision taken on the cached copy if the copy is enough; True if done
-        (see cached_delete.py)."""
-        made = on_cache.made
-        if made.action is decision.Action.DELETE and not made.unblock_owner_references:
-            if made.policy is None or made.classified is None:
-                raise ValueError("a delete decision carries its policy and classification")
-            try:
-                await self.actions.delete(item, made.policy, made.classified,
-                                          resource_version=on_cache.resource_version)
-            except StatusError as exc:
-                if is_conflict(exc) or is_not_found(exc):
-                    return False  # stale or gone: decide again on a live GET
-                raise
-            return True
-        if made.action in (decision.Action.RETRY, decision.Action.NEVER):
-            _raise_stopped(made)
-        return made.action is decision.Action.NONE
-
-    async def _act(self, item: Node, made: decision.Decision) -> DeleteItemOutcome:
-        c = made.classified
-        if made.action in (decision.Action.RETRY, decision.Action.NEVER):
-            _raise_stopped(made)
-        if made.action is decision.Action.REMOVE_REFERENCES and c is not None:
-            await self.actions.remove_dangling_and_waiting_refs(item, c)
-        elif made.action is decision.Action.DELETE and c is not None and made.policy:
-            if made.unblock_owner_references:
-                # a dependent also waits for its dependents: maybe a cycle (false positives
-                # are possible), so stop blocking our owners before deleting in foreground
-                suspect = next(d for d in item.get_dependents() if d.is_deleting_dependents())
-                await self.actions.unblock_owner_references(item, suspect, c)
-            try:
-                await self.actions.delete(item, made.policy, c)
-            except StatusError as exc:
-                if not is_not_found(exc):
-                    raise
-                # gone since the GET: what upstream's retry finds, without the error log
-                self.graph_builder.enqueue_virtual_delete_event(item.identity)
-                return DeleteItemOutcome.ENQUEUED_VIRTUAL_DELETE
-        return DeleteItemOutcome.DONE
-
-    async def classify_references(self, item: Node, references: Sequence[OwnerRef]) -> Classified:
-        """Split ``references`` into solid / dangling / waiting (see classify.py)."""
-        return await self._classifier.classify_references(item, references)
+        """Decide ``item`` and act (attempt_to_delete.py; cf. ``attemptToDeleteItem``)."""
+        return await self._attempt_to_delete.attempt_to_delete_item(item)
 
     async def process_deleting_dependents_item(self, item: Node) -> None:
-        """Remove ``foregroundDeletion`` once no blocking dependent is left; else queue
-        the blocking dependents (cf. ``processDeletingDependentsItem``)."""
-        blocking = item.blocking_dependents()
-        if not blocking:
-            await self.actions.remove_finalizer(item.identity, FINALIZER_DELETE_DEPENDENTS,
-                                                rec.DecisionReason.NO_BLOCKING_DEPENDENTS)
-            return
-        for dep in blocking:
-            if not dep.is_deleting_dependents():
-                self.attempt_to_delete.add(dep)
+        """cf. ``processDeletingDependentsItem`` (attempt_to_delete.py)."""
+        await self._attempt_to_delete.process_deleting_dependents_item(item)
 
     # ----------------------------------------------------------------- orphan workers
     async def run_attempt_to_orphan_worker(self) -> None:
@@ -435,14 +337,6 @@ class GarbageCollector:
             self.handle_error(exc, item=owner)
             return WorkItemAction.REQUEUE
         return WorkItemAction.FORGET
-
-
-def _raise_stopped(made: decision.Decision) -> NoReturn:
-    """Raise the error of the owner lookup that stopped ``made``'s classification."""
-    stopped = made.classified.stopped if made.classified is not None else None
-    if stopped is None or stopped.error is None:
-        raise ValueError(f"decision {made.action} without the lookup that stopped it")
-    raise stopped.error
 
 
 def _queue_idle(queue: RateLimitingQueue[Node], *, parked: int) -> bool:

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from kubegc.api.clock import Clock
-from kubegc.api.goformat import go_quote
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
@@ -29,8 +28,6 @@ from kubegc.api.meta import (
 from kubegc.api.resources import GroupVersionKind, GroupVersionResource, split_api_version
 from kubegc.api.types import Obj
 from kubegc.client.workqueue import RateLimitingQueue
-from kubegc.component.failures import FAILED_SYNC_REASON
-from kubegc.component.fields import invalid
 from kubegc.controllers.garbagecollector import metaonly
 from kubegc.controllers.garbagecollector.graph import (
     ConcurrentUIDToNode,
@@ -42,6 +39,11 @@ from kubegc.controllers.garbagecollector.graph import (
     owner_refs_of,
 )
 from kubegc.controllers.garbagecollector.monitors import Monitors
+from kubegc.controllers.garbagecollector.owner_ref_warnings import (
+    EventRecorderLike,
+    report_invalid_namespace_owner_ref,
+    report_malformed_owner_refs,
+)
 from kubegc.controllers.garbagecollector.references import (
     ReferencesDiff,
     get_alternate_owner_identity,
@@ -56,17 +58,6 @@ if TYPE_CHECKING:
     from kubegc.client.cache import SharedInformerFactory
 
 log = logging.getLogger(__name__)
-
-#: Event source component of the GC's Events (upstream's).
-COMPONENT = "garbage-collector-controller"
-REASON_OWNER_REF_INVALID_NAMESPACE = "OwnerRefInvalidNamespace"
-
-
-class EventRecorderLike(Protocol):
-    """The part of ``kubegc.client.events.EventRecorder`` the GC uses."""
-
-    def event(self, obj: Obj, type: str, reason: str, message: str) -> None: ...
-
 
 class GraphBuilder:
     """Builds and owns the dependency graph (cf. ``GraphBuilder``).
@@ -181,7 +172,7 @@ class GraphBuilder:
             _, mismatched = partition_dependents(existing.get_dependents(), observed)
             for dep in mismatched:
                 if observed.namespace and dep.identity.namespace != observed.namespace:
-                    self.report_invalid_namespace_owner_ref(dep, observed.uid)
+                    report_invalid_namespace_owner_ref(self.event_recorder, dep, observed.uid)
                 self.attempt_to_delete.add(dep)
             log.debug("replacing virtual item %s with observed item %s",
                       existing.identity, observed)
@@ -195,7 +186,8 @@ class GraphBuilder:
         obj = event.obj
         malformed = malformed_owner_refs(obj)
         if malformed:
-            self.report_malformed_owner_refs(metaonly.identity_from(event.gvk, obj), malformed)
+            report_malformed_owner_refs(self.event_recorder, metaonly.identity_from(event.gvk, obj),
+                                        malformed)
         if existing is None:
             node = Node(
                 metaonly.identity_from(event.gvk, obj), owners=owner_refs_of(obj),
@@ -365,7 +357,7 @@ class GraphBuilder:
         owner_ns = owner.identity.namespace
         if owner_ns and owner_ns != node.identity.namespace:
             if owner.is_observed():  # definitely wrong: report it on the child
-                self.report_invalid_namespace_owner_ref(node, ref.uid)
+                report_invalid_namespace_owner_ref(self.event_recorder, node, ref.uid)
             return True
         if not ref.matches_coordinates(owner.identity):
             if owner.is_observed():
@@ -374,39 +366,3 @@ class GraphBuilder:
             return True
         # cluster-scoped-looking virtual owner seen from another namespace (issue 98040)
         return not owner_ns and owner_ns != node.identity.namespace and owner.virtual
-
-    def report_invalid_namespace_owner_ref(self, node: Node, invalid_owner_uid: str) -> None:
-        """Warning event ``OwnerRefInvalidNamespace`` on the child (cf.
-        ``reportInvalidNamespaceOwnerRef``)."""
-        ref = next((r for r in node.owners if r.uid == invalid_owner_uid), None)
-        if ref is None:
-            return
-        invalid = ref.coordinates().identity_in(node.identity.namespace)
-        message = (f"ownerRef {invalid} does not exist in namespace "
-                   f"{go_quote(node.identity.namespace)}")
-        self.event_recorder.event(
-            metaonly.reference_object(node.identity), "Warning",
-            REASON_OWNER_REF_INVALID_NAMESPACE, message,
-        )
-
-    def report_malformed_owner_refs(self, identity: ObjectReference,
-                                    malformed: list[tuple[int, Any]]) -> None:
-        """Warning event ``FailedSync`` on an object whose ownerReferences the GC cannot
-        understand (stored below the API's validation); they are ignored: the object is
-        not collected because of them."""
-        path = "metadata.ownerReferences"
-        errors = [invalid(path if i < 0 else f"{path}[{i}]", ref,
-                          "not an owner reference (apiVersion, kind, name and uid strings, "
-                          "controller and blockOwnerDeletion booleans); ignored")
-                  for i, ref in malformed]
-        self.event_recorder.event(
-            metaonly.reference_object(identity), "Warning", FAILED_SYNC_REASON,
-            f"garbage-collector: cannot understand it: {'; '.join(errors)}")
-
-    def cached_object(self, identity: ObjectReference, resource: GroupVersionResource,
-                      namespace: str) -> dict[str, Any] | None:
-        """The monitor cache's copy of ``identity`` if it is there with the same uid."""
-        obj = self.monitors.cached(resource, namespace, identity.name)
-        if obj is None or metaonly.uid(obj) != identity.uid:
-            return None
-        return obj

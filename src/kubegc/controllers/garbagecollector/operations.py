@@ -24,6 +24,7 @@ from kubegc.api.meta import DeletionPropagation, ObjectReference
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, DeleteOptions, PatchType
+from kubegc.controllers.garbagecollector import metaonly
 from kubegc.controllers.garbagecollector import patch as patches
 from kubegc.controllers.garbagecollector.errors import NamespacedOwnerOfClusterScopedObjectError
 from kubegc.controllers.garbagecollector.graph_builder import GraphBuilder
@@ -88,7 +89,14 @@ class Operations:
         target = self.target(identity)
         if target.namespaced and not target.namespace:
             return None
-        return self._graph_builder.cached_object(identity, target.resource, target.namespace)
+        return self._cached(identity, target)
+
+    def _cached(self, identity: ObjectReference, target: Target) -> Obj | None:
+        obj = self._graph_builder.monitors.cached(target.resource, target.namespace,
+                                                  identity.name)
+        if obj is None or metaonly.uid(obj) != identity.uid:
+            return None
+        return obj
 
     async def delete_object(
         self, identity: ObjectReference, policy: DeletionPropagation, *,
@@ -97,7 +105,7 @@ class Operations:
         """DELETE with a uid precondition, plus a resourceVersion one if given (the
         delete then lands only on exactly that state of the object)."""
         target = self.target(identity)
-        options = DeleteOptions(propagation_policy=str(policy), preconditions_uid=identity.uid,
+        options = DeleteOptions(propagation_policy=policy, preconditions_uid=identity.uid,
                                 preconditions_resource_version=resource_version)
         return await self._client.delete(
             target.resource, identity.name, namespace=target.namespace, options=options,
@@ -128,7 +136,7 @@ class Operations:
     async def get_metadata(self, identity: ObjectReference) -> Obj:
         """The object from the monitor's cache if present, else from the API."""
         target = self.target(identity)
-        cached = self._graph_builder.cached_object(identity, target.resource, target.namespace)
+        cached = self._cached(identity, target)
         if cached is not None:
             return cached
         return await self._client.get(target.resource, identity.name, namespace=target.namespace)

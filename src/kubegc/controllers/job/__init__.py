@@ -3,7 +3,8 @@ handlers), ``sync`` (one ``syncJob``), ``util`` (pure helpers, also read by the 
 controller as upstream's job/util is).
 
 May import: ``kubegc.api``, ``kubegc.client``, ``kubegc.component`` and the shared
-``kubegc.controllers`` modules (controller_utils, controller_ref_manager).
+``kubegc.controllers`` modules (controller_utils, expectations,
+controller_ref_manager).
 """
 
 from kubegc.controllers.job.job_controller import JobController

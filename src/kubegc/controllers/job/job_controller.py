@@ -53,12 +53,12 @@ from kubegc.controllers.controller_ref_manager import (
 from kubegc.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
     PodControl,
-    UIDTrackingControllerExpectations,
     controller_uid_index_func,
     ensure_indexers,
     filter_by_owner,
     selector_of,
 )
+from kubegc.controllers.expectations import UIDTrackingControllerExpectations
 from kubegc.controllers.job.sync import JobContext, sync_job
 
 JOBS = ju.JOBS

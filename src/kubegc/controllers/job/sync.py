@@ -35,12 +35,12 @@ from kubegc.component.base_controller import ControllerView
 from kubegc.controllers.controller_utils import (
     SLOW_START_INITIAL_BATCH_SIZE,
     PodControl,
-    UIDTrackingControllerExpectations,
     new_controller_ref,
     omit_empty,
     slow_start_batch,
     status_patch,
 )
+from kubegc.controllers.expectations import UIDTrackingControllerExpectations
 
 
 class JobControllerLike(ControllerView, Protocol):

@@ -3,7 +3,8 @@ flavours it serves: ReplicaSets and, through ``kubegc.controllers.replication``,
 ReplicationControllers (``ReplicaSetKind``).
 
 May import: ``kubegc.api``, ``kubegc.client``, ``kubegc.component`` and the shared
-``kubegc.controllers`` modules (controller_utils, controller_ref_manager).
+``kubegc.controllers`` modules (controller_utils, expectations,
+controller_ref_manager).
 """
 
 from kubegc.controllers.replicaset.replica_set import (

@@ -62,7 +62,6 @@ from kubegc.controllers.controller_utils import (
     NAMESPACE_TERMINATING_CAUSE,
     SLOW_START_INITIAL_BATCH_SIZE,
     PodControl,
-    UIDTrackingControllerExpectations,
     controller_uid_index_func,
     ensure_indexers,
     filter_by_owner,
@@ -72,6 +71,7 @@ from kubegc.controllers.controller_utils import (
     slow_start_batch,
     update_status_of,
 )
+from kubegc.controllers.expectations import UIDTrackingControllerExpectations
 
 #: Most pods created or deleted in one sync (upstream ``BurstReplicas``).
 BURST_REPLICAS = 500

@@ -109,6 +109,13 @@ class CauseDetail:
                 self.commands.append(command)
 
 
+def severity_of_deletion(young: bool, causes: dict[Cause, CauseDetail]) -> Severity:
+    """Info while young; then an error if a cause is evidenced dead, else a warning."""
+    if young:
+        return Severity.INFO
+    return Severity.ERROR if any(d.dead for d in causes.values()) else Severity.WARNING
+
+
 @dataclass
 class BlockingNode:
     """A dependent with blockOwnerDeletion=true that is still there, and why."""

@@ -15,11 +15,18 @@ from __future__ import annotations
 from collections import Counter
 
 from kubegc.api.clock import format_time
-from kubegc.api.meta import finalizers_of, is_being_deleted
+from kubegc.api.meta import GC_FINALIZERS, finalizers_of, is_being_deleted
 from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import Context
-from kubegc.tools.doctor.findings import Cause, CauseDetail, Deletion, Finding, FindingKind
-from kubegc.tools.doctor.stuck import GC_FINALIZERS, remover_cause, severity_of_deletion
+from kubegc.tools.doctor.findings import (
+    Cause,
+    CauseDetail,
+    Deletion,
+    Finding,
+    FindingKind,
+    severity_of_deletion,
+)
+from kubegc.tools.doctor.removers import remover_cause
 from kubegc.tools.finalizers import Alive, Remover, who_removes
 from kubegc.tools.model import ObjRef, group_of, human_duration
 from kubegc.tools.state import deletion_timing

@@ -11,7 +11,8 @@ for, (2) which finalizers remain, (3) who removes each and whether it is alive
 blockOwnerDeletion=true that are still there, followed down to the leaves that actually
 hold the owner. What the garbage collector does with a dependent that is not being
 deleted is its own decision (``ownership.gc_decision``). Each leaf, and each finalizer of
-the object's own, is a ``Cause``; ``causes.py`` groups the findings that share one.
+the object's own, is a ``Cause``; ``causes.py`` groups the findings that share one, and
+``removers.py`` words each finalizer's remover (the cause, what happens next, the fix).
 
 An inventory that may not hold every kind (a dump; a list the cluster refused) cannot
 prove that no blocking dependent is left: then the finding says the dependents are not in
@@ -24,12 +25,14 @@ from kubegc.api.clock import format_time
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
+    GC_FINALIZERS,
+    DeletionPropagation,
     finalizers_of,
     is_being_deleted,
     uid_of,
 )
 from kubegc.api.types import Obj
-from kubegc.tools.doctor.context import Context, remove_finalizer_command
+from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.findings import (
     BlockingNode,
     Cause,
@@ -37,22 +40,16 @@ from kubegc.tools.doctor.findings import (
     Deletion,
     Finding,
     FindingKind,
-    Severity,
+    severity_of_deletion,
 )
-from kubegc.tools.finalizers import (
-    HOW_TO_NAME_IT,
-    UNKNOWN_REMOVER,
-    Alive,
-    Remover,
-    controller_manager_evidence,
-)
+from kubegc.tools.doctor.removers import finalizer_fix, remover_cause, remover_next
+from kubegc.tools.finalizers import Alive, Remover, controller_manager_evidence
 from kubegc.tools.model import ObjRef, human_duration
 from kubegc.tools.ownership import Action, RefState, gc_decision
 from kubegc.tools.state import deletion_timing
 
 GC = "the garbage collector (kube-controller-manager)"
 MAX_DEPTH = 16
-GC_FINALIZERS = (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS)
 #: The kinds a built-in owner's dependents have (what a dump must hold to show them).
 DEPENDENT_KINDS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
     ("apps", "Deployment"): (("apps", "ReplicaSet"),),
@@ -64,13 +61,6 @@ DEPENDENT_KINDS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
     ("apps", "DaemonSet"): (("", "Pod"), ("apps", "ControllerRevision")),
     ("", "Service"): (("", "Endpoints"), ("discovery.k8s.io", "EndpointSlice")),
 }
-
-
-def severity_of_deletion(young: bool, causes: dict[Cause, CauseDetail]) -> Severity:
-    """Info while young; then an error if a cause is evidenced dead, else a warning."""
-    if young:
-        return Severity.INFO
-    return Severity.ERROR if any(d.dead for d in causes.values()) else Severity.WARNING
 
 
 def stuck_findings(ctx: Context) -> list[Finding]:
@@ -212,7 +202,7 @@ def _not_deleting(ctx: Context, dep: Obj, owner: Obj) -> BlockingNode:
                f"its reference to {owner_ref}, which then no longer blocks")
     elif made.action is Action.DELETE:
         why = ("not deleted yet: the garbage collector deletes it"
-               + (" in the foreground" if made.policy == "Foreground" else "")
+               + (" in the foreground" if made.policy is DeletionPropagation.FOREGROUND else "")
                + " while its owner waits; if it stays, the garbage collector is not running "
                "or cannot delete it")
     elif made.action is Action.RETRY:
@@ -288,55 +278,6 @@ def _causes(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Bloc
     return out
 
 
-def remover_cause(obj: Obj, r: Remover) -> tuple[Cause, CauseDetail]:
-    """A finalizer (not the garbage collector's), or a pod's graceful termination, as the
-    cause of what it holds; the same finalizer and remover on many objects is one cause."""
-    ref = ObjRef.of(obj)
-    dead = r.alive is Alive.NO
-    if r.finalizer.startswith("("):  # a pod's graceful termination: the kubelet
-        return Cause(f"graceful termination: {r.who} ({r.alive.value})"), CauseDetail(
-            [f"its pods stay Terminating until {r.who} has stopped their containers"
-             + (": it is not running" if dead else "")],
-            [f"bring {r.who} back (if the node is gone for good, the pod garbage collector "
-             "force-deletes its pods)"], dead=dead, at=[ref],
-            commands=[f"kubectl delete pod {ref.name} -n {ref.namespace} --grace-period=0 "
-                      "--force"], by_hand=f"forcing a pod out skips {r.skips}")
-    what = f"finalizer {r.finalizer}, removed by {r.who} ({r.alive.value})"
-    if r.alive is Alive.YES:
-        return Cause(what), CauseDetail(
-            [f"{r.who} is alive and removes it {r.removes_when}"],
-            [f"nothing to do but wait; if it stays, read the logs of {r.who}"], at=[ref])
-    if r.who == UNKNOWN_REMOVER:
-        advice = (f"find the controller that owns {r.finalizer} and make sure it runs "
-                  f"({HOW_TO_NAME_IT}, and the doctor checks it)")
-        when = "only if no controller will ever remove it"
-    else:
-        advice = f"start (or scale up) {r.who}: it does its clean-up and removes the finalizer"
-        when = "only if it is gone for good"
-    nexts = (f"the objects stay Terminating until {r.who} runs again" if dead else
-             "the objects stay Terminating until the controller that owns this finalizer "
-             "removes it; nothing shows whether it runs")
-    return Cause(what), CauseDetail(
-        [nexts], [advice], dead=dead, at=[ref],
-        commands=[remove_finalizer_command(obj, r.finalizer)],
-        by_hand=f"{when}, remove it by hand; this skips {r.skips}")
-
-
-def _remover_next(obj: Obj, r: Remover) -> list[str]:
-    ref = ObjRef.of(obj)
-    if r.alive is Alive.YES:
-        return [f"{r.finalizer}: {r.who} is alive and removes it {r.removes_when}"]
-    if r.alive is Alive.NO:
-        return [f"{r.finalizer}: {r.who} is not running, so {ref.short} stays Terminating "
-                "until it runs again"]
-    if r.who == UNKNOWN_REMOVER:
-        return [f"{r.finalizer}: {ref.short} stays Terminating until the controller that owns "
-                "this finalizer removes it; nothing names that controller, so nothing shows "
-                "whether it runs"]
-    return [f"{r.finalizer}: {ref.short} stays Terminating until {r.who} removes it; nothing "
-            "shows whether that runs"]
-
-
 def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
           unread: list[str]) -> list[str]:
     ref = ObjRef.of(obj)
@@ -355,7 +296,7 @@ def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
                          "foregroundDeletion now")
     for r in removers:
         if r.finalizer != FINALIZER_DELETE_DEPENDENTS:
-            parts.extend(_remover_next(obj, r))
+            parts.extend(remover_next(obj, r))
     return parts or [f"{ref.short} should disappear at once"]
 
 
@@ -397,25 +338,3 @@ def leaf_fix(leaf: BlockingNode) -> list[str]:
         if text:
             out.append(f"{leaf.object.short} holds it: {text}")
     return out or [f"{leaf.object.short}: {leaf.holds_because}"]
-
-
-def finalizer_fix(obj: Obj, r: Remover) -> str | None:
-    """The safe fix for one finalizer (None for the garbage collector's own, which the
-    blocking chain explains)."""
-    if r.finalizer in (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS):
-        return None
-    if r.alive is Alive.YES:
-        return f"{r.finalizer}: nothing to do but wait; if it stays, read the logs of {r.who}"
-    if r.finalizer.startswith("("):
-        ref = ObjRef.of(obj)
-        return (f"bring {r.who} back (if the node is gone for good, the pod garbage collector "
-                "force-deletes its pods). Forcing it now, `kubectl delete pod "
-                f"{ref.name} -n {ref.namespace} --grace-period=0 --force`, skips {r.skips}")
-    if r.who == UNKNOWN_REMOVER:
-        return (f"{r.finalizer}: find the controller that owns this finalizer and make sure it "
-                f"runs ({HOW_TO_NAME_IT}, and the doctor checks it). Only if no controller will "
-                f"ever remove it, remove it by hand: "
-                f"{remove_finalizer_command(obj, r.finalizer)} — this skips {r.skips}")
-    return (f"{r.finalizer}: start (or scale up) {r.who}: it does its clean-up and removes "
-            f"the finalizer. Only if it is gone for good, remove the finalizer by hand: "
-            f"{remove_finalizer_command(obj, r.finalizer)} — this skips {r.skips}")

@@ -26,6 +26,7 @@ from datetime import datetime
 from kubegc.api.clock import ManualClock, format_time, parse_time_or_none
 from kubegc.api.errors import StatusError
 from kubegc.api.meta import (
+    DeletionPropagation,
     deletion_timestamp_of,
     is_being_deleted,
     namespace_of,
@@ -76,7 +77,7 @@ def warm_up_horizon(objects: list[Obj], now: datetime, limit: float) -> float:
 
 async def plan_delete(
     inv: Inventory, target: Obj, resource: APIResource, *, factory: SimulationFactory,
-    propagation: str = "", options: DoctorOptions | None = None,
+    propagation: DeletionPropagation | None = None, options: DoctorOptions | None = None,
     horizon: float | None = None, assume_alive: bool = True,
 ) -> PlanReport:
     """Simulate deleting ``target`` (see the module docstring). With ``assume_alive``,
@@ -94,7 +95,8 @@ async def plan_delete(
 
 
 async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
-                    factory: SimulationFactory, propagation: str, opts: DoctorOptions,
+                    factory: SimulationFactory, propagation: DeletionPropagation | None,
+                    opts: DoctorOptions,
                     horizon: float | None, assume_alive: bool) -> PlanReport:
     graph = OwnerGraph(inv)
     scope = cascade_scope(inv, target, graph)
@@ -126,7 +128,7 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
         try:
             await sim.client.delete(resource.gvr, report.target.name,
                                     namespace=report.target.namespace,
-                                    options=DeleteOptions(propagation_policy=propagation or None))
+                                    options=DeleteOptions(propagation_policy=propagation))
         except StatusError as e:
             report.error = e.message
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
-from kubegc.api.meta import uid_of
+from kubegc.api.meta import ADDED, DELETED, MODIFIED, EventType, uid_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, Client, ListOptions, WatchOptions
@@ -39,7 +39,7 @@ class Change:
     order: int
     seq: int
     time: float  # clock seconds since the recorder started
-    type: str  # MODIFIED | DELETED
+    type: EventType  # MODIFIED | DELETED
     before: Obj
     after: Obj
 
@@ -134,16 +134,16 @@ class Recorder:
         options = WatchOptions(resource_version=rv)
         try:
             async for event in self.client.watch(res.gvr, options=options):
-                if event.type in ("MODIFIED", "DELETED"):
+                if event.type in (MODIFIED, DELETED):
                     self._observe(event.type, event.object)
-                elif event.type == "ADDED":
+                elif event.type == ADDED:
                     self._keep(event.object)
         except StatusError as e:  # e.g. 410: what followed is not recorded
             self.errors.append(f"{res.resource}: watch ended: {e.message}")
 
     async def _watch_events(self, rv: str) -> None:
         async for event in self.client.watch(EVENTS.gvr, options=WatchOptions(resource_version=rv)):
-            if event.type == "ADDED" and event.object.get("type") == "Warning":
+            if event.type == ADDED and event.object.get("type") == "Warning":
                 self.warnings.append(event.object)
 
     def _keep(self, obj: Obj) -> None:
@@ -154,19 +154,19 @@ class Recorder:
         else:
             self.deleting.discard(uid)
 
-    def _observe(self, kind: str, obj: Obj) -> None:
+    def _observe(self, kind: EventType, obj: Obj) -> None:
         uid = uid_of(obj)
         old = self.current.get(uid)
-        if kind == "DELETED":
+        if kind == DELETED:
             self.current.pop(uid, None)
             self.deleting.discard(uid)
         else:
             self._keep(obj)
-        if old is None or (kind == "MODIFIED" and not relevant(old, obj)):
+        if old is None or (kind == MODIFIED and not relevant(old, obj)):
             return
         rv = str(_meta(obj).get("resourceVersion") or "")
         order = int(rv) if rv.isdigit() else -1
-        if kind == "DELETED":
+        if kind == DELETED:
             obj = old  # its last state will do: one object less to keep per deletion
         self.changes.append(Change(order, next(self._seq), self.clock.monotonic() - self._t0,
                                    kind, old, obj))

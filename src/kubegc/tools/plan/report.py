@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import format_time
+from kubegc.api.meta import DeletionPropagation
 from kubegc.tools.doctor.findings import Finding
 from kubegc.tools.model import ObjRef
 
@@ -149,7 +150,7 @@ class Verdict:
 class PlanReport:
     source: str
     target: ObjRef
-    propagation: str  # "Background" | "Foreground" | "Orphan" | "" (server default)
+    propagation: DeletionPropagation | None  # None: the server's default
     controllers: list[str]
     steps: list[Step] = field(default_factory=list)
     #: what the garbage collector does anyway, before the delete (broken references ...)

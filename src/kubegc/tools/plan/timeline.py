@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubegc.api.meta import (
+    DELETED,
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
     finalizers_of,
@@ -177,7 +178,7 @@ class Timeline:
         """(dependent uid, owner uid) of every reference a change removed."""
         out: set[tuple[str, str]] = set()
         for change in self.changes:
-            if change.type != "DELETED":
+            if change.type != DELETED:
                 after = _refs(change.after)
                 out.update((uid_of(change.after), u) for u in _refs(change.before)
                            if u not in after)
@@ -189,7 +190,7 @@ class Timeline:
         steps = [s for s in self.steps if s.action is StepAction.OWNER_REF_UNBLOCKED]
         out: list[tuple[str, str, Step | None]] = []
         for change in self.changes:
-            if change.type == "DELETED":
+            if change.type == DELETED:
                 continue
             dep, new = uid_of(change.after), _refs(change.after)
             for uid, ref in _refs(change.before).items():
@@ -231,7 +232,7 @@ GC_FINALIZERS = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS)
 
 def _diff(change: Change) -> list[tuple[StepAction, str]]:
     old, new = change.before, change.after
-    if change.type == "DELETED":
+    if change.type == DELETED:
         return [(StepAction.DELETED, "")]
     out: list[tuple[StepAction, str]] = []
     old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
@@ -266,7 +267,7 @@ def order_violations(constraints: list[Constraint], changes: list[Change]) -> li
     position: dict[tuple[str, str], int] = {}
     for i, change in enumerate(changes):
         uid = uid_of(change.after)
-        if change.type == "DELETED":
+        if change.type == DELETED:
             position.setdefault((uid, "deleted"), i)
         for action, _ in _diff(change):
             if action is StepAction.OWNER_REF_REMOVED:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubegc.api.meta import namespace_of
+from kubegc.api.meta import DeletionPropagation, namespace_of
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource
 from kubegc.tools.doctor import DoctorOptions, diagnose
@@ -103,7 +103,8 @@ async def what_if(live: LiveObjects, oid: str, policy: str,
     inv = await live.inventory(scope)
     res = _resource(inv, ref)
     target = inv.by_uid(ref.uid) or obj
-    plan = (await plan_delete(inv, target, res, factory=factory, propagation=policy,
+    plan = (await plan_delete(inv, target, res, factory=factory,
+                              propagation=DeletionPropagation(policy),
                               options=DoctorOptions())).to_dict()
     survivors = plan["survivors"]
     return {"plan": plan, "target": object_id(obj), "policy": policy, "result": {

@@ -3,7 +3,7 @@
     kubegc ui [--kubeconfig K] [--context C] [--from FILE] [--port P] [--open]
 
 The first line of the output is the URL to open, with its one-time login token. The
-cluster is read as the other tools read it (``commands.open_session``); the HTTP server
+cluster is read as the other tools read it (``session.open_session``); the HTTP server
 and the what-if's simulation come from the composition root (``kubegc.cli``).
 """
 
@@ -21,9 +21,9 @@ from typing import Protocol, TextIO
 import aiohttp
 
 from kubegc.api.errors import StatusError
-from kubegc.tools.commands import ToolError, open_session
 from kubegc.tools.flags import HelpFormatter, add_now, examples, port
 from kubegc.tools.plan import SimulationFactory
+from kubegc.tools.session import ToolError, open_session
 from kubegc.tools.ui.app import PREFIX, UIApp
 
 LOOPBACK = "127.0.0.1"

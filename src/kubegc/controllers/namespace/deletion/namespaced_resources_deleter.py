@@ -33,7 +33,13 @@ from datetime import datetime
 
 from kubegc.api.clock import Clock, format_time, parse_time
 from kubegc.api.errors import StatusError, is_conflict, is_not_found
-from kubegc.api.meta import FINALIZER_KUBERNETES, finalizers_of, name_of, uid_of
+from kubegc.api.meta import (
+    FINALIZER_KUBERNETES,
+    DeletionPropagation,
+    finalizers_of,
+    name_of,
+    uid_of,
+)
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
@@ -49,7 +55,7 @@ FINALIZER_ESTIMATE_SECONDS = 15
 DISCOVERY_TTL = 5.0
 def _background(item: Obj) -> DeleteOptions:
     """Background propagation, on the object listed only (its uid)."""
-    return DeleteOptions(propagation_policy="Background",
+    return DeleteOptions(propagation_policy=DeletionPropagation.BACKGROUND,
                          preconditions_uid=uid_of(item) or None)
 
 

@@ -1,0 +1,81 @@
+"""Where a tool reads the cluster from, once per command: ``--from FILE`` (a dump, ``-``
+for stdin) or ``--kubeconfig``/``--context`` (default ``$KUBECONFIG`` or
+``~/.kube/config``), read-only either way; the clock its ages are judged on (``--now``, a
+dump's time, or the real one) and its progress line. Shared by ``kubegc doctor | plan |
+tree | why`` (commands.py) and ``kubegc ui`` (ui/command.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from kubegc.api.clock import Clock, ManualClock, RealClock
+from kubegc.client.dump import DumpClient
+from kubegc.client.interface import Client
+from kubegc.client.kubeconfig import KubeconfigError, load_kubeconfig
+from kubegc.client.rest import RestClient
+from kubegc.tools.inventory import Inventory, read_inventory
+from kubegc.tools.progress import Progress
+
+
+class ToolError(Exception):
+    """A failure to report on stderr (exit code 1)."""
+
+
+@dataclass
+class Session:
+    """One command's connection, clock, namespace default and progress line. Without
+    ``--now``, ages are judged on the cluster's clock when it is ahead of ours
+    (``read_inventory``'s ``follow_cluster_clock``)."""
+
+    client: Client
+    source: str
+    clock: Clock
+    default_namespace: str
+    progress: Progress
+    follow_cluster_clock: bool = True
+
+    async def inventory(self, namespace: str = "") -> Inventory:
+        try:
+            return await read_inventory(self.client, clock=self.clock, namespace=namespace,
+                                        source=self.source, progress=self.progress,
+                                        follow_cluster_clock=self.follow_cluster_clock)
+        finally:
+            self.progress.done()
+
+    async def close(self) -> None:
+        if isinstance(self.client, RestClient):
+            await self.client.close()
+
+
+def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
+    progress = Progress(stderr)
+    if args.from_file:
+        if args.from_file == "-":
+            try:
+                client = DumpClient.from_text(sys.stdin.read(), source="stdin")
+            except ValueError as e:
+                raise ToolError(f"cannot read dump from stdin: {e}") from e
+            when = datetime.now(UTC)
+        else:
+            path = Path(args.from_file)
+            try:
+                client = DumpClient.from_file(path)
+            except (OSError, ValueError) as e:
+                raise ToolError(f"cannot read dump {path}: {e}") from e
+            when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        clock: Clock = ManualClock(args.now or when)
+        return Session(client, f"dump {client.source}", clock, "default", progress,
+                       follow_cluster_clock=not args.now)
+    try:
+        config = load_kubeconfig(args.kubeconfig, args.context)
+    except (OSError, KubeconfigError) as e:
+        raise ToolError(f"cannot load kubeconfig: {e}") from e
+    clock = ManualClock(args.now) if args.now else RealClock()
+    return Session(RestClient(config), f"context {config.context} ({config.server})", clock,
+                   config.namespace, progress, follow_cluster_clock=not args.now)
