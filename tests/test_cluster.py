@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kubegc.cluster import Cluster
-from kubegc.config import ClusterConfig
+from kubegc.cluster_config import ClusterConfig
 
 
 def test_a_relative_data_directory_keeps_its_store_inside_it(

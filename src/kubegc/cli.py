@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kubegc import cliflags
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     EventTTLConfiguration,
@@ -37,8 +38,7 @@ from kubegc.component.config import (
     KubeletConfiguration,
     LeaderElectionConfiguration,
 )
-from kubegc.config import ClusterConfig
-from kubegc.simulation import ClusterSimulationFactory
+from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.tools.flags import (
     HelpFormatter,
     examples,

@@ -31,12 +31,12 @@ from kubegc.api.serviceaccount import JWTTokenGenerator, ServiceAccountKey
 from kubegc.api.types import Obj
 from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
 from kubegc.client.local import LocalClient
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
     ServiceAccountTokenControllerConfiguration,
 )
-from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
 from kubegc.controllermanager.manager import new_identity
 from kubegc.registry import Registry

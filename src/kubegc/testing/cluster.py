@@ -31,13 +31,13 @@ from kubegc.api.auth import (
 from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.client.kubeconfig import save_kubeconfig
 from kubegc.cluster import Cluster as _Cluster
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
     LeaderElectionConfiguration,
 )
-from kubegc.config import ClusterConfig
 from kubegc.testing.kubeconfig import default_kubeconfig
 
 T = TypeVar("T")

@@ -14,13 +14,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
     LeaderElectionConfiguration,
 )
-from kubegc.config import ClusterConfig
 
 
 class _ClusterSimulation:

@@ -51,7 +51,7 @@ class ClusterConfig:
     controller_manager: ControllerManagerConfiguration = field(
         default_factory=ControllerManagerConfiguration)
     #: serve the owner-graph page at /ui/ (``kubegc serve``); its what-if runs on
-    #: ``ui_planner`` (``kubegc.simulation.ClusterSimulationFactory``)
+    #: ``ui_planner`` (``kubegc.planner_cluster.ClusterSimulationFactory``)
     ui: bool = False
     ui_planner: SimulationFactory | None = None
     # authentication, authorization and admission: kube-apiserver's flags of these names
