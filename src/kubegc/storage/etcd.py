@@ -34,13 +34,13 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import aetcd
 import grpc  # type: ignore[import-untyped]  # no stubs; see pyproject overrides
 from aetcd import rpc
 
 from kubegc.api.clock import Clock, RealClock
+from kubegc.storage.endpoint import etcd_client_address
 from kubegc.storage.errors import (
     CompactedError,
     ConflictError,
@@ -65,14 +65,6 @@ _CMP = rpc.Compare
 _EVENT_DELETE = 1  # mvccpb.Event.DELETE
 
 
-def parse_endpoint(endpoint: str) -> tuple[str, int]:
-    """``http://host:port`` or ``host:port`` -> (host, port); the port defaults to 2379."""
-    parts = urlsplit(endpoint if "//" in endpoint else f"//{endpoint}")
-    if parts.scheme not in ("", "http"):
-        raise ValueError(f"unsupported etcd endpoint scheme: {endpoint!r} (use http://)")
-    return parts.hostname or "127.0.0.1", parts.port or 2379
-
-
 class EtcdKV(Revisions, KV):
     """Revisioned store on etcd (see the module contract).
 
@@ -84,7 +76,7 @@ class EtcdKV(Revisions, KV):
         self, endpoint: str = "http://127.0.0.1:2379", *, prefix: str = "",
         timeout: float | None = 30.0, clock: Clock | None = None,
     ) -> None:
-        host, port = parse_endpoint(endpoint)
+        host, port = etcd_client_address(endpoint)
         options = {"grpc.max_receive_message_length": MAX_MESSAGE_BYTES,
                    "grpc.max_send_message_length": MAX_MESSAGE_BYTES}
         self._client = aetcd.Client(host, port, options=options)
