@@ -11,9 +11,10 @@ import sys
 
 import pytest
 
-from kubegc.cli import build_parser, run_loop, serve_config
+from kubegc.cli import build_parser, run_loop
 from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import ControllerManagerConfiguration
+from kubegc.serve_options import serve_config
 
 
 async def _loop_module() -> int:
