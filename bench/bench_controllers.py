@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.interface import DeleteOptions, ListOptions
+from kubegc.storage import parse_storage
 from kubegc.testing import Cluster
 
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
@@ -156,7 +157,7 @@ async def main() -> None:
     args = parser.parse_args()
     n_ns, per_ns, replicas = (20, 10, 200) if args.quick else (100, 10, 1000)
     with tempfile.TemporaryDirectory() as tmp:
-        data_dir = Path(tmp) if args.storage == "sqlite" else None
+        data_dir = Path(tmp) if parse_storage(args.storage).durable else None
         cluster = Cluster(storage=args.storage, data_dir=data_dir, nodes=12)
         async with cluster:
             print(f"bench_controllers  [{args.storage}, 12 simulated nodes, all controllers]")

@@ -68,7 +68,7 @@ from kubegc.client.interface import DeleteOptions, WatchOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
-from kubegc.storage import KV, MemoryKV, SqliteKV
+from kubegc.storage import KV, MemoryKV, SqliteKV, parse_storage
 from kubegc.testing import Cluster
 
 HERE = Path(__file__).resolve()
@@ -90,7 +90,8 @@ async def cascade(storage: str, n: int, policy: str, timeout: float, *,
     """One owner, ``n`` dependents; seconds from the owner's DELETE to the last dependent
     (and, Foreground, the owner) gone. ``serve_gc``: tune the cyclic collector as
     ``kubegc serve`` does after start-up (freeze, higher thresholds) for the cascade."""
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-gc-")) if storage == "sqlite" else None
+    durable = parse_storage(storage).durable
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-gc-")) if durable else None
     async with Cluster(controllers=["garbagecollector"], storage=storage,
                        data_dir=data_dir) as cluster:
         client = cluster.client
@@ -179,7 +180,7 @@ def _records_sink(cluster: Cluster) -> DeletionRecordSink:
 
 async def kv_deletes(storage: str, n: int, value: bytes, directory: str) -> float:
     """Deletes/s of ``n`` keys with CAS from ``GC_WORKERS`` coroutines."""
-    kv: KV = SqliteKV(fresh_db(directory)) if storage == "sqlite" else MemoryKV()
+    kv: KV = SqliteKV(fresh_db(directory)) if parse_storage(storage).durable else MemoryKV()
     revs: dict[int, int] = {}
 
     async def create(i: int) -> None:
@@ -339,11 +340,12 @@ def main() -> None:
     print("Cascade deletion of one owner's dependents (end to end: DELETE owner -> last "
           "dependent's DELETED event)")
     for storage in storages:
+        durable = parse_storage(storage).durable
         for n in sizes:
             raw = asyncio.run(kv_deletes(storage, n, value, args.dir))
-            line = (f"  {storage:<6} raw {'SqliteKV' if storage == 'sqlite' else 'MemoryKV'} "
+            line = (f"  {storage:<6} raw {'SqliteKV' if durable else 'MemoryKV'} "
                     f"CAS deletes, {GC_WORKERS} writers, n={n:,}: {raw:,.0f}/s")
-            if storage == "sqlite":
+            if durable:
                 line += (f"; plain SQLite FULL 1 delete/txn: "
                          f"{raw_deletes(args.dir, min(n, 5000), 1, value):,.0f}/s")
             print(line, flush=True)

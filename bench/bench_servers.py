@@ -32,6 +32,8 @@ from typing import Any
 import aiohttp
 from _common import child_env, cpu_seconds, free_port, header, pod, stop_processes, wait_ready
 
+from kubegc.storage import etcd_storage
+
 HERE = Path(__file__).resolve()
 NS = "bench"
 
@@ -48,11 +50,11 @@ def start_servers(count: int, members: list[str], root: Path) -> list[Server]:
     servers = []
     for i in range(count):
         port = free_port()
-        member = members[i % len(members)].split("//")[-1]
         log = root / f"server-{count}-{i}.log"
         argv = [sys.executable, "-m", "kubegc.cli", "serve", "--insecure-http",
                 "--controllers", "", "--port", str(port), "--data-dir",
-                str(root / f"data-{count}-{i}"), "--storage", f"etcd://{member}{prefix}"]
+                str(root / f"data-{count}-{i}"), "--storage",
+                str(etcd_storage(members[i % len(members)], prefix))]
         with log.open("wb") as out:
             proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                     env=child_env())

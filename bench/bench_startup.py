@@ -21,6 +21,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from kubegc.storage import DataDir
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -35,7 +37,7 @@ def time_to_ready(data_dir: Path) -> float:
                              "--data-dir", str(data_dir)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        ca = data_dir / "pki" / "ca.crt"
+        ca = DataDir(data_dir).ca_cert
         while True:
             if proc.poll() is not None:
                 raise RuntimeError("kubegc serve exited")

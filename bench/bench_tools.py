@@ -47,6 +47,7 @@ from kubegc.api.resources import GroupVersionResource
 from kubegc.client.interface import DeleteOptions, WatchOptions
 from kubegc.client.kubeconfig import load_kubeconfig
 from kubegc.client.rest import RestClient
+from kubegc.storage import DataDir
 
 HERE = Path(__file__).resolve()
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
@@ -87,7 +88,7 @@ class Serve:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         data = Path(self.tmp.name) / "data"
-        self.kubeconfig = data / "kubeconfig"
+        self.kubeconfig = DataDir(data).kubeconfig
         self.log = (Path(self.tmp.name) / "serve.log").open("wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kubegc.cli", "serve", "--insecure-http", "--port",

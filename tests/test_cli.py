@@ -1,5 +1,6 @@
 """``kubegc serve``: which event loop runs the server; its flags' defaults are the
-configuration's (``kubegc.config``, ``kubegc.component.config``), and ``--help`` shows them."""
+configuration's (``kubegc.cluster_config``, ``kubegc.component.config``), and ``--help``
+shows them."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import sys
 
 import pytest
 
-from kubegc.cli import build_parser, run_loop, serve_config
+from kubegc.cli import build_parser, run_loop
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import ControllerManagerConfiguration
-from kubegc.config import ClusterConfig
+from kubegc.serve_options import serve_config
 
 
 async def _loop_module() -> int:

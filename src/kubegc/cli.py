@@ -10,7 +10,8 @@
     kubegc ui [--kubeconfig K | --context C | --from FILE] [--port P] [--open]
     kubegc kubeconfig --user NAME [--group G]... [-o FILE] [--data-dir DIR] [--expiration D]
 (doctor, plan, tree and why are also ``kubectl gc ...``; see kubegc.tools.commands,
-kubegc.tools.ui and docs/tools.md)
+kubegc.tools.ui and docs/tools.md). ``kubegc serve``'s flags and the configuration they
+make are ``kubegc.serve_options``'; the values they take are checked in ``kubegc.cliflags``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ import asyncio
 import gc
 import ipaddress
 import logging
-import os
-import re
 import signal
 import sys
 import time
@@ -30,208 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kubegc import cliflags
-from kubegc.component.config import (
-    ControllerManagerConfiguration,
-    EventTTLConfiguration,
-    GarbageCollectorControllerConfiguration,
-    KubeletConfiguration,
-    LeaderElectionConfiguration,
-)
-from kubegc.config import ClusterConfig
-from kubegc.simulation import ClusterSimulationFactory
-from kubegc.tools.flags import (
-    HelpFormatter,
-    examples,
-    non_negative_int,
-    non_negative_seconds,
-    port,
-    positive_int,
-    positive_number,
-    positive_seconds,
-)
-
-DEFAULT_DATA_DIR = Path(os.environ.get("KUBEGC_DATA_DIR", "~/.kubegc")).expanduser()
+from kubegc.planner_cluster import ClusterSimulationFactory
+from kubegc.serve_options import DefaultsFormatter, add_serve_parser, serve_config
+from kubegc.storage import DataDir, default_data_dir
+from kubegc.tools.flags import HelpFormatter, examples
 
 if TYPE_CHECKING:
     from kubegc.cluster import Cluster
-
-
-class _DefaultsFormatter(HelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Shows each flag's default, unless there is none to show (None, a switch's False)."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
-
-
-_GO_DURATION = re.compile(r"(?:(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))")
-_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def go_duration(text: str) -> float:
-    """Seconds of a Go duration (``15s``, ``1m30s``, ``500ms``), as kube-controller-manager's
-    duration flags take them; a bare number is seconds, as kubegc's other flags."""
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    if text and _GO_DURATION.sub("", text) == "":
-        return sum(float(n) * _GO_UNITS[u] for n, u in _GO_DURATION.findall(text))
-    raise argparse.ArgumentTypeError(f"invalid duration {text!r} (e.g. 15s, 1m30s, 500ms)")
-
-
-def _bool_flag(text: str) -> bool:
-    """``--flag=true|false`` as Go's flag package reads a boolean."""
-    value = text.lower()
-    if value in ("1", "t", "true"):
-        return True
-    if value in ("0", "f", "false"):
-        return False
-    raise argparse.ArgumentTypeError(f"invalid boolean {text!r} (true or false)")
-
-
-def _leader_election_flags(p: argparse.ArgumentParser) -> None:
-    le = LeaderElectionConfiguration
-    g = p.add_argument_group("leader election (kube-controller-manager's flags)")
-    g.add_argument("--leader-elect", type=_bool_flag, nargs="?", const=True,
-                   default=le.leader_elect, metavar="BOOL",
-                   help="run the controllers only while holding the leader-election Lease, "
-                        "so that of several servers on one etcd exactly one runs them")
-    g.add_argument("--leader-elect-lease-duration", type=go_duration,
-                   default=f"{le.lease_duration:g}s", metavar="DURATION",
-                   help="how long a standby waits after it last saw the Lease renewed "
-                        "before it takes over")
-    g.add_argument("--leader-elect-renew-deadline", type=go_duration,
-                   default=f"{le.renew_deadline:g}s", metavar="DURATION",
-                   help="how long the leader tries to renew before it stops leading "
-                        "(less than the lease duration)")
-    g.add_argument("--leader-elect-retry-period", type=go_duration,
-                   default=f"{le.retry_period:g}s", metavar="DURATION",
-                   help="time between tries to acquire or renew the Lease")
-    g.add_argument("--leader-elect-resource-name", default=le.resource_name, metavar="NAME",
-                   help="name of the leader-election Lease")
-    g.add_argument("--leader-elect-resource-namespace", default=le.resource_namespace,
-                   metavar="NAMESPACE", help="namespace of the leader-election Lease")
-
-
-def leader_election_config(args: argparse.Namespace) -> LeaderElectionConfiguration:
-    """The ``--leader-elect*`` flags; ``ValueError`` (upstream's message) when the
-    durations cannot work together."""
-    from kubegc.client.leaderelection import check_timing
-
-    config = LeaderElectionConfiguration(
-        leader_elect=args.leader_elect, lease_duration=args.leader_elect_lease_duration,
-        renew_deadline=args.leader_elect_renew_deadline,
-        retry_period=args.leader_elect_retry_period,
-        resource_name=args.leader_elect_resource_name,
-        resource_namespace=args.leader_elect_resource_namespace)
-    if config.leader_elect:
-        check_timing(lease_duration=config.lease_duration,
-                     renew_deadline=config.renew_deadline, retry_period=config.retry_period)
-    return config
-
-
-def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    # every default is the configuration's (kubegc.component.config), shown by --help
-    cfg, gc, kubelet = ClusterConfig, GarbageCollectorControllerConfiguration, KubeletConfiguration
-    p = sub.add_parser("serve", help="run the API server and the controllers",
-                       formatter_class=_DefaultsFormatter,
-                       description="Run a kubegc API server (kubectl-compatible) with its "
-                                   "controllers until interrupted.",
-                       epilog=examples(
-                           "%(prog)s                                  https://127.0.0.1:6443, "
-                           "data in ~/.kubegc",
-                           "%(prog)s --storage memory --port 0        throwaway, on a free port",
-                           "%(prog)s --storage etcd://127.0.0.1:2379/kubegc",
-                           "%(prog)s --controllers '*,-kubelet'       all but the kubelet "
-                           "simulator",
-                           "%(prog)s --time-scale 60 --pod-exit-delay 10   a minute of "
-                           "cluster time a second"))
-    p.add_argument("--host", default=cfg.host, help="address to listen on")
-    p.add_argument("--port", type=port, default=cfg.port,
-                   help="port to listen on (0: any free port)")
-    p.add_argument("--data-dir", type=cliflags.data_dir, default=str(DEFAULT_DATA_DIR),
-                   help="where the store, the CA and the kubeconfig live ($KUBEGC_DATA_DIR)")
-    p.add_argument("--storage", type=cliflags.storage, default=cfg.storage,
-                   help="sqlite (in the data dir), memory, or etcd://HOST:PORT[/PREFIX] "
-                        "(pip install 'kubegc[etcd]')")
-    p.add_argument("--kubeconfig", type=cliflags.kubeconfig_path, default=None,
-                   help="where to write the kubeconfig (default: <data-dir>/kubeconfig)")
-    p.add_argument("--insecure-http", action="store_true",
-                   help="serve plain HTTP without authentication (loopback only)")
-    p.add_argument("--controllers", type=cliflags.controllers,
-                   default=",".join(ControllerManagerConfiguration().controllers),
-                   help="comma-separated controllers to run; '*' for all, '-name' to disable "
-                        "one (e.g. '*,-kubelet'); '' for none")
-    p.add_argument("--concurrent-gc-syncs", type=positive_int, default=gc.concurrent_gc_syncs,
-                   help="garbage collector workers (upstream's --concurrent-gc-syncs)")
-    p.add_argument("--gc-sync-period", type=positive_seconds, default=gc.gc_sync_period,
-                   help="seconds between GC resource re-discovery")
-    p.add_argument("--nodes", type=non_negative_int, default=kubelet.nodes,
-                   help="simulated nodes to register")
-    p.add_argument("--event-ttl", type=positive_seconds, default=EventTTLConfiguration.event_ttl,
-                   help="seconds an Event lives (kube-apiserver's --event-ttl)")
-    p.add_argument("--decision-ttl", type=positive_seconds, default=gc.decision_ttl,
-                   help="seconds GC deletion records are kept (604800: 7 days)")
-    p.add_argument("--pod-exit-delay", type=non_negative_seconds, default=kubelet.pod_exit_delay,
-                   metavar="SECONDS",
-                   help="how long simulated pods take to exit after TERM (0: at once); "
-                        "per pod: annotation kubegc.io/exit-delay-seconds")
-    p.add_argument("--pod-prestop-delay", type=non_negative_seconds,
-                   default=kubelet.pod_prestop_delay,
-                   metavar="SECONDS",
-                   help="how long a preStop hook runs; per pod: kubegc.io/prestop-seconds")
-    p.add_argument("--pod-ignore-term", action="store_true", default=kubelet.pod_ignore_term,
-                   help="simulated processes ignore TERM and die only at KILL when the grace "
-                        "period ends; per pod: kubegc.io/ignore-term")
-    p.add_argument("--job-pod-duration", type=non_negative_seconds,
-                   default=kubelet.job_pod_duration,
-                   metavar="SECONDS",
-                   help="how long a Job's pod runs before it succeeds; per pod: "
-                        "kubegc.io/run-seconds")
-    p.add_argument("--node-max-pods", type=positive_int, default=kubelet.node_max_pods,
-                   help="pods each simulated node accepts")
-    p.add_argument("--time-scale", type=positive_number, default=cfg.time_scale,
-                   help="run the cluster's clock N times faster than real time (grace periods, "
-                        "CronJob schedules, TTLs); for demos and tests. The clock's lead over "
-                        "real time is kept in the data dir: a restart resumes from it, so "
-                        "stored timestamps never lie in the cluster's future")
-    p.add_argument("--loop", choices=("auto", "uvloop", "asyncio"), default="auto",
-                   help="event loop: uvloop (~6%% less CPU per request here) or the standard "
-                        "library's; auto: uvloop when it is installed")
-    p.add_argument("--no-ui", action="store_true",
-                   help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
-    _access_flags(p)
-    _leader_election_flags(p)
-    p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
-
-
-def _access_flags(p: argparse.ArgumentParser) -> None:
-    cfg = ClusterConfig
-    g = p.add_argument_group("authentication, authorization, admission (kube-apiserver's "
-                             "flags)")
-    g.add_argument("--authorization-mode", type=cliflags.authorization_mode,
-                   default=",".join(cfg.authorization_mode),
-                   help="comma-separated authorizers in order: RBAC, AlwaysAllow, AlwaysDeny "
-                        "(system:masters may do anything with each)")
-    g.add_argument("--token-auth-file", type=cliflags.token_auth_file, default=None,
-                   metavar="FILE",
-                   help='bearer tokens: a CSV of token,user,uid,"group1,group2" per line')
-    g.add_argument("--anonymous-auth", type=_bool_flag, nargs="?", const=True,
-                   default=cfg.anonymous_auth, metavar="BOOL",
-                   help="requests without a credential are system:anonymous (else 401)")
-    g.add_argument("--enable-admission-plugins", type=cliflags.enable_admission_plugins,
-                   default="", metavar="NAMES",
-                   help="comma-separated admission plugins to run besides the default ones "
-                        "(NamespaceLifecycle, DefaultTolerationSeconds): "
-                        "OwnerReferencesPermissionEnforcement")
-    g.add_argument("--disable-admission-plugins", type=cliflags.disable_admission_plugins,
-                   default="", metavar="NAMES",
-                   help="comma-separated default admission plugins not to run")
-    g.add_argument("--service-account-issuer", default=cfg.service_account_issuer,
-                   metavar="URL", help="the iss claim of the ServiceAccount tokens kubegc "
-                                       "signs")
 
 
 #: ``kubeadm kubeconfig user --validity-period``'s default
@@ -241,7 +45,7 @@ USER_CERT_EXPIRATION = "8760h"
 def _kubeconfig_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "kubeconfig", help="write a kubeconfig for any user and groups (a client certificate)",
-        formatter_class=_DefaultsFormatter,
+        formatter_class=DefaultsFormatter,
         description="Mint a client certificate for a user (CN) and groups (O), signed by the "
                     "CA of the kubegc serving from the data directory, and write a "
                     "kubeconfig with it (as kubeadm kubeconfig user does). What the user may "
@@ -259,9 +63,9 @@ def _kubeconfig_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("-o", "--output", type=cliflags.kubeconfig_path, default=None,
                    metavar="FILE", help="where to write the kubeconfig (default: stdout)")
     p.add_argument("--data-dir", type=lambda t: Path(t).expanduser(),
-                   default=str(DEFAULT_DATA_DIR),
+                   default=str(default_data_dir()),
                    help="the data directory of the kubegc whose CA signs ($KUBEGC_DATA_DIR)")
-    p.add_argument("--expiration", type=go_duration, default=USER_CERT_EXPIRATION,
+    p.add_argument("--expiration", type=cliflags.go_duration, default=USER_CERT_EXPIRATION,
                    metavar="DURATION", help="how long the certificate is valid (e.g. 24h, "
                                             "30m)")
     p.add_argument("--server", default=None, metavar="URL",
@@ -275,7 +79,7 @@ def _kubeconfig(args: argparse.Namespace) -> int:
     import yaml
 
     from kubegc.client.kubeconfig import save_kubeconfig
-    from kubegc.cluster import UserKubeconfigError, data_dir_user_kubeconfig
+    from kubegc.user_kubeconfig import UserKubeconfigError, data_dir_user_kubeconfig
 
     prog = f"{args.prog} kubeconfig"
     if args.expiration <= 0:
@@ -293,34 +97,6 @@ def _kubeconfig(args: argparse.Namespace) -> int:
     else:
         save_kubeconfig(args.output, doc)
     return 0
-
-
-def serve_config(args: argparse.Namespace) -> ClusterConfig:
-    """The configuration ``kubegc serve``'s flags ask for."""
-    controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
-    return ClusterConfig(
-        data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
-        tls=not args.insecure_http, kubeconfig=args.kubeconfig, time_scale=args.time_scale,
-        ui=not args.no_ui, ui_planner=ClusterSimulationFactory(),
-        authorization_mode=tuple(args.authorization_mode.split(",")),
-        token_auth_file=args.token_auth_file, anonymous_auth=args.anonymous_auth,
-        enable_admission_plugins=_names(args.enable_admission_plugins),
-        disable_admission_plugins=_names(args.disable_admission_plugins),
-        service_account_issuer=args.service_account_issuer,
-        controller_manager=ControllerManagerConfiguration(
-            controllers=controllers, leader_election=leader_election_config(args),
-            garbage_collector=GarbageCollectorControllerConfiguration(
-                concurrent_gc_syncs=args.concurrent_gc_syncs,
-                gc_sync_period=args.gc_sync_period, decision_ttl=args.decision_ttl),
-            event_ttl=EventTTLConfiguration(event_ttl=args.event_ttl),
-            kubelet=KubeletConfiguration(
-                nodes=args.nodes, node_max_pods=args.node_max_pods,
-                pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,
-                pod_ignore_term=args.pod_ignore_term, job_pod_duration=args.job_pod_duration)))
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def run_loop(main: Coroutine[Any, Any, int], loop: str = "auto") -> int:
@@ -366,7 +142,7 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
     parser.set_defaults(prog=parser.prog)
     sub = parser.add_subparsers(dest="command", required=True)
     if not plugin:
-        _serve_parser(sub)
+        add_serve_parser(sub)
         _kubeconfig_parser(sub)
     add_parsers(sub)
     if not plugin:
@@ -394,7 +170,8 @@ def exposure_warning(host: str, token: Path, kubeconfig: Path | None) -> str:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from kubegc.cluster import CLOCK_FILE, Cluster, DataDirError
+    from kubegc.cluster import Cluster
+    from kubegc.data_dir_state import DataDirError
     from kubegc.tools.model import human_duration
 
     if args.insecure_http and args.host not in ("127.0.0.1", "localhost", "::1"):
@@ -429,16 +206,14 @@ async def _serve(args: argparse.Namespace) -> int:
     tune_cyclic_gc()
     server = cluster.server
     url = server.url if server is not None else "(no server)"
-    print(f"kubegc serving on {url} (storage: {cluster._storage_spec()})", flush=True)
-    warning = exposure_warning(args.host, args.data_dir / "pki" / "token",
-                               cluster.kubeconfig_path)
+    print(f"kubegc serving on {url} (storage: {cluster.storage})", flush=True)
+    warning = exposure_warning(args.host, DataDir(args.data_dir).token, cluster.kubeconfig_path)
     if warning:
         print(warning, file=sys.stderr, flush=True)
     lead = cluster.clock_lead
     if args.time_scale != 1.0 or lead >= 1.0:
         ahead = f", {human_duration(lead)} ahead of real time" if lead >= 1.0 else ""
-        kept = (f" (kept in {args.data_dir / CLOCK_FILE})" if args.storage != "memory"
-                else "")
+        kept = f" (kept in {cluster.clock_file})" if cluster.clock_file is not None else ""
         print(f"cluster clock: {args.time_scale:g}x real time{ahead}{kept}", flush=True)
     if cluster.kubeconfig_path is not None:
         print(f"kubeconfig: {cluster.kubeconfig_path}\n"
@@ -507,8 +282,8 @@ def _main(argv: Sequence[str] | None, *, plugin: bool) -> int:
         print(cliflags.completion_script(args.shell), end="")
         return 0
     if args.command == "ui":
-        from kubegc.cluster import serve_ui
         from kubegc.tools.ui.command import run as run_ui
+        from kubegc.ui_server import serve_ui
 
         return asyncio.run(run_ui(args, serve=serve_ui, plan_factory=ClusterSimulationFactory()))
     from kubegc.tools.commands import TOOLS, run

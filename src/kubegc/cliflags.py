@@ -11,21 +11,23 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import argcomplete
 from argcomplete.shell_integration import shellcode
+
+if TYPE_CHECKING:
+    from kubegc.storage import StorageEndpoint
 
 #: ``time.monotonic()`` when this module was imported: the start of the process where the
 #: OS does not say (``process_started``)
 _IMPORTED_AT = time.monotonic()
 SHELLS = ("bash", "zsh", "fish")
-STORAGE_FORMS = "sqlite (in --data-dir), memory, etcd://HOST:PORT[/PREFIX] or sqlite:///FILE"
 
 
 class Parser(argparse.ArgumentParser):
@@ -39,30 +41,43 @@ class Parser(argparse.ArgumentParser):
 # -- kubegc serve's values -------------------------------------------------------------
 
 
-def storage(text: str) -> str:
-    """``--storage``: one of ``STORAGE_FORMS``; etcd only with its extra installed."""
-    spec = text.strip()
-    if spec in ("sqlite", "memory"):
-        return spec
-    if spec.startswith("sqlite://") and spec[len("sqlite://"):].partition("?")[0]:
-        return spec
-    if spec.startswith("etcd://"):
-        try:
-            parts = urlsplit(spec)
-            host = parts.hostname if parts.port is None or parts.port > 0 else None
-        except ValueError:  # a port that is not one
-            host = None
-        if not host:
-            raise argparse.ArgumentTypeError(
-                f"{text!r}: expected etcd://HOST:PORT[/PREFIX], e.g. etcd://127.0.0.1:2379")
-        try:
-            import aetcd  # noqa: F401  (the optional dependency of the etcd backend)
-        except ImportError:
-            raise argparse.ArgumentTypeError(
-                f"{text!r}: the etcd backend is not installed: pip install 'kubegc[etcd]'"
-            ) from None
-        return spec
-    raise argparse.ArgumentTypeError(f"{text!r} is not a storage: use {STORAGE_FORMS}")
+def storage(text: str) -> StorageEndpoint:
+    """``--storage``: the storage layer's one grammar (``kubegc.storage.parse_storage``);
+    etcd only with its extra installed."""
+    from kubegc.storage import StorageEndpointError, parse_storage, require_driver
+
+    try:
+        endpoint = parse_storage(text)
+        require_driver(endpoint)
+    except StorageEndpointError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return endpoint
+
+
+_GO_DURATION = re.compile(r"(?:(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))")
+_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def go_duration(text: str) -> float:
+    """Seconds of a Go duration (``15s``, ``1m30s``, ``500ms``), as kube-controller-manager's
+    duration flags take them; a bare number is seconds, as kubegc's other flags."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    if text and _GO_DURATION.sub("", text) == "":
+        return sum(float(n) * _GO_UNITS[u] for n, u in _GO_DURATION.findall(text))
+    raise argparse.ArgumentTypeError(f"invalid duration {text!r} (e.g. 15s, 1m30s, 500ms)")
+
+
+def bool_flag(text: str) -> bool:
+    """``--flag=true|false`` as Go's flag package reads a boolean."""
+    value = text.lower()
+    if value in ("1", "t", "true"):
+        return True
+    if value in ("0", "f", "false"):
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean {text!r} (true or false)")
 
 
 def controllers(text: str) -> str:

@@ -1,43 +1,44 @@
 """The composition root: builds a running kubegc from a ``ClusterConfig``
-(``kubegc.component.config``, where every default is written).
+(``kubegc.cluster_config``, where every default is written; the components' sections in
+``kubegc.component.config``).
 
 ``kubegc serve``, ``kubegc.testing`` and the planner all assemble the system here, so
-there is one way to wire storage → registry → server → controllers.
+there is one way to wire storage → registry → server → controllers. Beside it: what it
+keeps in the data directory (``kubegc.data_dir_state``), the owner-graph page's HTTP
+adapter (``kubegc.ui_server``) and users' kubeconfigs (``kubegc.user_kubeconfig``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
 
 import orjson
-import yaml
 
-from kubegc.api.auth import (
-    ADMIN,
-    UserInfo,
-)
-from kubegc.api.clock import Clock, RealClock, ScaledClock, format_time
-from kubegc.api.errors import StatusError
+from kubegc.api.auth import ADMIN
+from kubegc.api.clock import Clock, RealClock, ScaledClock
 from kubegc.api.types import Obj
 from kubegc.authz.ownerreferences import ACCESS_CONFIG_PATH
-from kubegc.client.kubeconfig import kubeconfig_document, write_kubeconfig
+from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
     ServiceAccountTokenControllerConfiguration,
 )
-from kubegc.config import ClusterConfig
 from kubegc.controllermanager import ControllerManager
-from kubegc.controllermanager.manager import new_identity
+from kubegc.data_dir_state import (
+    CLOCK_SAVE_PERIOD,
+    leader_identity,
+    lock_data_dir,
+    save_clock,
+    saved_clock_lead,
+)
 from kubegc.registry import Registry
 from kubegc.registry.admission import enabled_plugins
 from kubegc.registry.groups.core.serviceaccount import TokenIssuer
@@ -47,89 +48,22 @@ from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.authn.x509 import x509_authenticator
-from kubegc.server.context import DebugHandler, status_response
-from kubegc.server.http import AnyResponse, HTTPServer, Request, Response, StreamResponse
-from kubegc.server.impersonation import ImpersonationError, internal_error_text
+from kubegc.server.context import DebugHandler
+from kubegc.server.http import Request, Response
 from kubegc.server.tls import (
     CLIENT_CERT_VALIDITY,
-    PKI_DIR,
     CertificateAuthority,
-    ClientCertificateError,
-    client_certificate,
     load_ca,
     private_directory,
     service_account_key,
 )
-from kubegc.storage import KV, connect_kv, run_compactor
+from kubegc.storage import KV, DataDir, StorageEndpoint, connect_kv, run_compactor
 from kubegc.tokens import JWTTokenGenerator, ServiceAccountKey
-from kubegc.tools.ui import PREFIX, UIApp, UIRequest
-
-try:
-    import fcntl
-except ImportError:  # not POSIX (Windows): kubegc imports and its tools run, it does not serve
-    fcntl = None  # type: ignore[assignment]
+from kubegc.tools.ui import PREFIX, UIApp
+from kubegc.ui_server import ui_handler
+from kubegc.user_kubeconfig import UserKubeconfigError, signed_kubeconfig
 
 log = logging.getLogger(__name__)
-
-
-#: (request) → the user it is served as (``APIServer.authenticate``)
-Authenticate = Callable[[Request], Awaitable[UserInfo]]
-
-
-def ui_handler(app: UIApp, authenticate: Authenticate | None = None) -> DebugHandler:
-    """Serve ``app`` (``kubegc.tools.ui``) with kubegc's HTTP server. With
-    ``authenticate`` (``kubegc serve``), a request for a login URL is authenticated as
-    the API authenticates its own (401, impersonation and its 403 alike), so that the
-    session it opens is the requester's."""
-
-    async def handler(request: Request) -> AnyResponse:
-        user = None
-        if authenticate is not None and request.path == f"{PREFIX}/api/login":
-            try:
-                user = await authenticate(request)
-            except StatusError as e:
-                return status_response(e)
-            except ImpersonationError as e:
-                return Response(status=500, text=internal_error_text(request.path_qs, e))
-        answer = await app.handle(UIRequest(request.method, request.path, request.query,
-                                            request.headers, user))
-        if answer.stream is None:
-            return Response(body=answer.body, status=answer.status,
-                            content_type=answer.content_type, headers=answer.headers)
-        response = StreamResponse(status=answer.status, content_type=answer.content_type,
-                                  headers=answer.headers)
-        chunks = answer.stream
-        try:
-            await response.prepare(request)
-            async for chunk in chunks:
-                await response.write(chunk)
-        except (ConnectionResetError, asyncio.CancelledError):
-            pass  # the page went away, or the server stops
-        finally:
-            with contextlib.suppress(Exception):
-                await chunks.aclose()  # type: ignore[attr-defined]
-        with contextlib.suppress(ConnectionResetError, RuntimeError):
-            await response.write_eof()
-        return response
-
-    return handler
-
-
-async def serve_ui(app: UIApp, *, host: str, port: int) -> HTTPServer:
-    """``kubegc ui``: ``app`` alone on ``host``:``port`` (plain HTTP; loopback only)."""
-    page = ui_handler(app)
-
-    async def handler(request: Request) -> AnyResponse:
-        if request.path == PREFIX or request.path.startswith(PREFIX + "/"):
-            return await page(request)
-        if request.path == "/":
-            return Response(status=303, headers={"Location": f"{PREFIX}/"})
-        return Response(status=404, text=f"not found: the page is at {PREFIX}/\n")
-
-    http = HTTPServer(handler, max_body=64 * 1024)
-    bound = await http.start(host, port)
-    app.base_url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}"
-    return http
 
 
 def _documents_handler(manager: ControllerManager) -> DebugHandler:
@@ -148,141 +82,13 @@ def _documents_handler(manager: ControllerManager) -> DebugHandler:
     return handler
 
 
-#: ``<data-dir>/leader-identity``: this server's leader-election identity, kept so that a
-#: server restarted on its data directory (which only one process may hold) renews its own
-#: Lease at once instead of waiting for it to expire.
-IDENTITY_FILE = "leader-identity"
-
-
-def leader_identity(data_dir: Path | None) -> str:
-    """The identity kept in ``data_dir`` (made on first use), or a new one."""
-    if data_dir is None:
-        return new_identity()
-    path = data_dir / IDENTITY_FILE
-    try:
-        kept = path.read_text().strip()
-    except OSError:
-        kept = ""
-    if kept:
-        return kept
-    identity = new_identity()
-    tmp = data_dir / f".{IDENTITY_FILE}.tmp"
-    tmp.write_text(identity + "\n")
-    tmp.replace(path)
-    return identity
-
-
-#: ``<data-dir>/clock.json``: how far the cluster's clock is ahead of real time.
-CLOCK_FILE = "clock.json"
-#: Real seconds between two saves of a scaled clock's lead.
-CLOCK_SAVE_PERIOD = 1.0
-
-
-def saved_clock_lead(data_dir: Path) -> float:
-    """Seconds the cluster's clock was ahead of real time when it was last saved (0 when
-    it never ran ahead)."""
-    try:
-        data = orjson.loads((data_dir / CLOCK_FILE).read_bytes())
-        return max(0.0, float(data.get("leadSeconds") or 0.0))
-    except (OSError, ValueError, TypeError, AttributeError):
-        return 0.0
-
-
-def _save_clock(data_dir: Path, clock: Clock, time_scale: float, *, ahead: float = 0.0) -> None:
-    """Write the clock's lead over real time, plus ``ahead`` seconds (an upper bound for a
-    clock that keeps gaining until the next save), atomically."""
-    now = clock.now()
-    lead = max(0.0, (now - datetime.now(UTC)).total_seconds()) + ahead
-    body = {"leadSeconds": round(lead, 3), "timeScale": time_scale,
-            "clusterTime": format_time(now), "savedAt": format_time(datetime.now(UTC))}
-    tmp = data_dir / f".{CLOCK_FILE}.tmp"
-    tmp.write_bytes(orjson.dumps(body, option=orjson.OPT_INDENT_2))
-    tmp.replace(data_dir / CLOCK_FILE)
-
-
-class DataDirError(RuntimeError):
-    """The data directory cannot be used (the message says why and what to do)."""
-
-
-class DataDirInUse(DataDirError):
-    """Another kubegc process serves from the same data directory."""
-
-
-class DataDirLockUnavailable(DataDirError):
-    """This platform has no POSIX file locks (``fcntl``) to guard a data directory."""
-
-
-def _lock_data_dir(directory: Path) -> IO[str]:
-    """Hold ``<data-dir>/kubegc.lock`` for the life of the process: two servers on one
-    SQLite store would corrupt each other's view of the revisions (and kubeconfig)."""
-    if fcntl is None:
-        raise DataDirLockUnavailable(
-            "serving from a data directory needs POSIX file locks (fcntl), which this "
-            "platform lacks: kubegc serves on Linux and macOS; here run the tools "
-            "(kubegc doctor, plan, tree, why, ui) against a cluster or a dump")
-    handle = (directory / "kubegc.lock").open("a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "unknown"
-        handle.close()
-        raise DataDirInUse(f"data directory {directory} is in use by another kubegc "
-                           f"(pid {holder})") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
-    return handle
-
-
-class UserKubeconfigError(RuntimeError):
-    """A user's kubeconfig cannot be made from a data directory (the message says why
-    and what to do)."""
-
-
-def data_dir_user_kubeconfig(data_dir: Path, user: str, groups: tuple[str, ...] = (), *,
-                             validity: timedelta = CLIENT_CERT_VALIDITY,
-                             server: str | None = None) -> dict[str, object]:
-    """``kubegc kubeconfig --user``: a kubeconfig for ``user`` in ``groups`` with a client
-    certificate signed by the CA of the kubegc that serves from ``data_dir`` (as
-    ``kubeadm kubeconfig user`` signs with the cluster's CA), for the server its admin
-    kubeconfig names (or ``server``). Needs no running server."""
-    ca = load_ca(data_dir)
-    if ca is None:
-        raise UserKubeconfigError(
-            f"no kubegc CA in {data_dir / PKI_DIR}: start kubegc once with TLS on that "
-            f"data directory (kubegc serve --data-dir {data_dir}), or pass --data-dir")
-    if server is None:
-        server = _admin_server(data_dir)
-    try:
-        cert = client_certificate(ca, user, groups, validity=validity)
-    except ClientCertificateError as e:
-        raise UserKubeconfigError(str(e)) from None
-    return kubeconfig_document(server=server, ca_data=(data_dir / PKI_DIR / "ca.crt").read_bytes(),
-                               user=user, client_certificate=cert.cert_pem,
-                               client_key=cert.key_pem)
-
-
-def _admin_server(data_dir: Path) -> str:
-    """The server address of the admin kubeconfig ``kubegc serve`` wrote in ``data_dir``."""
-    path = data_dir / "kubeconfig"
-    try:
-        doc = yaml.safe_load(path.read_text())
-        server = str(doc["clusters"][0]["cluster"]["server"])
-    except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as e:
-        reason = "it is missing" if isinstance(e, FileNotFoundError) else "it names no server"
-        raise UserKubeconfigError(
-            f"cannot take the server's address from {path} ({reason}): pass --server "
-            "https://HOST:PORT") from None
-    return server
-
-
 class Cluster:
     """A running kubegc: storage, registry, API server and controllers on this loop."""
 
     def __init__(self, config: ClusterConfig) -> None:
         self.config = config
+        #: the store it opens (``sqlite``: the data directory's) unless ``config.kv`` is one
+        self.storage: StorageEndpoint = config.storage.in_data_dir(config.data_dir)
         self.clock: Clock = config.clock if config.clock is not None else self._cluster_clock()
         self.kv: KV | None = None
         self.registry: Registry | None = None
@@ -314,20 +120,16 @@ class Cluster:
         return ServiceAccountKey() if directory is None else ServiceAccountKey(
             service_account_key(directory))
 
-    def _storage_spec(self) -> str:
-        storage = self.config.storage
-        if storage == "sqlite":
-            if self.config.data_dir is None:
-                return "memory"
-            # absolute: after "sqlite:///", a relative directory would read as /<dir>
-            return f"sqlite:///{self.config.data_dir.resolve() / 'kubegc.db'}"
-        return storage
-
     def _durable_data_dir(self) -> Path | None:
         """The data directory, when what is stored outlives the process (not memory)."""
-        storage = self.config.storage
-        return None if storage == "memory" or self.config.kv is not None else (
-            self.config.data_dir)
+        durable = self.storage.durable and self.config.kv is None
+        return self.config.data_dir if durable else None
+
+    @property
+    def clock_file(self) -> Path | None:
+        """Where the lead of the cluster's clock over real time is kept, if anywhere."""
+        directory = self._durable_data_dir()
+        return DataDir(directory).clock if directory is not None else None
 
     def _cluster_clock(self) -> Clock:
         """Real time, or ``time_scale`` times faster; a durable store's timestamps may be
@@ -353,19 +155,19 @@ class Cluster:
         ahead = max(0.0, scale - 1.0) * 2 * CLOCK_SAVE_PERIOD
         real = RealClock()
         while True:
-            _save_clock(directory, self.clock, scale, ahead=ahead)
+            save_clock(directory, self.clock, scale, ahead=ahead)
             await real.sleep(CLOCK_SAVE_PERIOD)
 
     async def start(self) -> None:
         config = self.config
         if config.data_dir is not None:
             private_directory(config.data_dir)  # the store and the token live there
-            self._lock = _lock_data_dir(config.data_dir)
+            self._lock = lock_data_dir(config.data_dir)
         directory = self._durable_data_dir()
         if directory is not None and config.clock is None and config.time_scale != 1.0:
             self._clock_keeper = asyncio.create_task(self._keep_clock(directory),
                                                      name="clock-keeper")
-        self.kv = config.kv or await connect_kv(self._storage_spec(), clock=self.clock)
+        self.kv = config.kv or await connect_kv(self.storage, clock=self.clock)
         if config.kv is None and config.compaction_interval > 0:
             self._compactor = asyncio.create_task(run_compactor(
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
@@ -421,7 +223,7 @@ class Cluster:
         self.server.add_debug_handler(ACCESS_CONFIG_PATH, self._access_handler)
         await self.server.start()
         path = config.kubeconfig or (
-            config.data_dir / "kubeconfig" if config.data_dir is not None else None)
+            DataDir(config.data_dir).kubeconfig if config.data_dir is not None else None)
         if path is not None:
             write_kubeconfig(str(path), server=self.server.url, ca_data=self.ca_pem,
                              token=self.token, insecure=False)
@@ -449,9 +251,8 @@ class Cluster:
                 "a user's kubeconfig needs a cluster serving TLS: kubectl and client-go send "
                 "no credential over plain HTTP (kubegc.testing: Cluster(tls=True) or the "
                 "kubegc_tls_cluster fixture)")
-        cert = client_certificate(self.ca, user, groups, validity=validity)
-        return kubeconfig_document(server=self.server.url, ca_data=self.ca_pem, user=user,
-                                   client_certificate=cert.cert_pem, client_key=cert.key_pem)
+        return signed_kubeconfig(self.ca, self.ca_pem, self.server.url, user, groups,
+                                 validity=validity)
 
     def _controller_manager_config(self) -> ControllerManagerConfiguration:
         """The configuration's, with the serving CA as the root CA to publish unless one
@@ -532,7 +333,7 @@ class Cluster:
             self._clock_keeper = None
             directory = self._durable_data_dir()
             if directory is not None:  # the exact lead, now that the clock stops
-                _save_clock(directory, self.clock, self.config.time_scale)
+                save_clock(directory, self.clock, self.config.time_scale)
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
         if self._lock is not None:

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from kubegc.storage import DataDir
+
 KUBECTL = shutil.which("kubectl")
 
 
@@ -106,15 +108,16 @@ def start_server(data_dir: Path, *extra: str) -> Server:
         [sys.executable, "-m", "kubegc.cli", "serve", "--port", str(port), "--data-dir",
          str(data_dir), "--gc-sync-period", "2", *extra],
         stdout=out, stderr=subprocess.STDOUT)
-    ca_file = data_dir / "pki" / "ca.crt"
+    files = DataDir(data_dir)
+    ca_file = files.ca_cert
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"kubegc serve exited:\n{log.read_text()}")
-        if ca_file.exists() and (data_dir / "kubeconfig").exists():
+        if ca_file.exists() and files.kubeconfig.exists():
             server = Server(process, f"https://127.0.0.1:{port}", data_dir,
-                            data_dir / "kubeconfig", data_dir / "kubectl-cache",
-                            (data_dir / "pki" / "token").read_text().strip(), ca_file, log)
+                            files.kubeconfig, data_dir / "kubectl-cache",
+                            files.token.read_text().strip(), ca_file, log)
             try:
                 status, _ = server.http("GET", "/readyz", timeout=2)
                 if status == 200:

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from kubegc.client.leaderelection import JITTER_FACTOR
+from kubegc.storage import etcd_storage
 
 from .conftest import Server, eventually, start_server, stop_server
 
@@ -61,10 +62,10 @@ def start_servers(tmp_path: Path) -> Iterator[Callable[[int], list[Server]]]:
 
     def start(n: int) -> list[Server]:
         for _ in range(n):
-            member = ETCD_MEMBERS[len(started) % len(ETCD_MEMBERS)].split("//")[-1]
+            member = ETCD_MEMBERS[len(started) % len(ETCD_MEMBERS)]
             started.append(start_server(
-                tmp_path / f"server-{len(started)}", "--storage", f"etcd://{member}{prefix}",
-                *ELECTION))
+                tmp_path / f"server-{len(started)}", "--storage",
+                str(etcd_storage(member, prefix)), *ELECTION))
         return started[-n:]
 
     yield start

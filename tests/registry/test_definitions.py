@@ -180,7 +180,8 @@ def test_data_file_stays_small() -> None:
 
 def test_data_file_is_what_the_generator_produces() -> None:
     pytest.importorskip("kubernetes")
-    spec = importlib.util.spec_from_file_location("gen_openapi", REPO / "tools" / "gen_openapi.py")
+    spec = importlib.util.spec_from_file_location("gen_openapi",
+                                                  REPO / "scripts" / "gen_openapi.py")
     assert spec is not None and spec.loader is not None
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)

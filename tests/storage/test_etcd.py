@@ -13,7 +13,7 @@ from aetcd import rpc
 
 from kubegc.api.clock import ScaledClock
 from kubegc.storage import CompactedError, Event, EventType, StorageError
-from kubegc.storage.etcd import EtcdKV, parse_endpoint
+from kubegc.storage.etcd import EtcdKV
 
 PREFIX = "/test"
 
@@ -167,17 +167,3 @@ async def test_close_ends_a_waiting_watch() -> None:
         with pytest.raises(StopAsyncIteration):
             await waiting
     assert stub.opened[0].cancelled
-
-
-@pytest.mark.parametrize(("endpoint", "expected"), [
-    pytest.param("http://10.0.0.1:2381", ("10.0.0.1", 2381), id="url"),
-    pytest.param("etcd.local:2390", ("etcd.local", 2390), id="host-port"),
-    pytest.param("http://etcd.local", ("etcd.local", 2379), id="default-port"),
-])
-def test_parse_endpoint(endpoint: str, expected: tuple[str, int]) -> None:
-    assert parse_endpoint(endpoint) == expected
-
-
-def test_parse_endpoint_rejects_tls() -> None:
-    with pytest.raises(ValueError, match="scheme"):
-        parse_endpoint("https://etcd.local:2379")

@@ -1,4 +1,4 @@
-"""open_kv: the storage spec syntax."""
+"""open_kv: the backend a storage endpoint names (the grammar itself: test_endpoint.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from kubegc.storage import KV, MemoryKV, SqliteKV, StorageError, connect_kv, open_kv
+from kubegc.storage import (
+    KV,
+    MemoryKV,
+    SqliteKV,
+    StorageEndpointError,
+    StorageError,
+    connect_kv,
+    open_kv,
+    parse_storage,
+)
 
 
 async def test_memory_spec() -> None:
@@ -18,11 +27,11 @@ async def test_memory_spec() -> None:
 @pytest.mark.parametrize(("spec", "synchronous"), [
     pytest.param("sqlite://{path}", "FULL", id="sqlite-url"),
     pytest.param("sqlite://{path}?synchronous=NORMAL", "NORMAL", id="sqlite-url-normal"),
-    pytest.param("{path}", "FULL", id="bare-path"),
+    pytest.param("sqlite", "FULL", id="sqlite-in-the-data-dir"),
 ])
 async def test_sqlite_specs(tmp_path: Path, spec: str, synchronous: str) -> None:
-    path = tmp_path / "data.db"
-    kv = open_kv(spec.format(path=path))
+    path = tmp_path / "kubegc.db"
+    kv = open_kv(parse_storage(spec.format(path=path)).in_data_dir(tmp_path))
     assert isinstance(kv, SqliteKV)
     assert kv.path == path
     assert kv._conn.execute("PRAGMA synchronous").fetchone()[0] == {"FULL": 2, "NORMAL": 1}[
@@ -47,10 +56,19 @@ async def test_etcd_spec_is_lazy_and_prefixed() -> None:
     pytest.param("redis://localhost", id="unknown-scheme"),
     pytest.param("sqlite://", id="sqlite-without-path"),
     pytest.param("etcd:///prefix", id="etcd-without-host"),
+    pytest.param("kubegc.db", id="a-bare-path"),
 ])
-def test_bad_specs_are_rejected(spec: str) -> None:
-    with pytest.raises(ValueError):
+def test_bad_specs_are_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                spec: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StorageEndpointError):
         open_kv(spec)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sqlite_of_no_data_directory_is_not_opened() -> None:
+    with pytest.raises(StorageEndpointError, match="store of a data directory"):
+        open_kv("sqlite")
 
 
 def test_open_kv_returns_a_kv() -> None:
@@ -59,7 +77,7 @@ def test_open_kv_returns_a_kv() -> None:
 
 
 async def test_connect_kv_opens_memory_and_sqlite_as_open_kv_does(tmp_path: Path) -> None:
-    for spec in ("memory", str(tmp_path / "c.db")):
+    for spec in ("memory", f"sqlite://{tmp_path / 'c.db'}"):
         kv = await connect_kv(spec)
         assert await kv.create("/a", b"") == 1
         await kv.close()

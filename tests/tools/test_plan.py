@@ -17,7 +17,7 @@ from kubegc.api.types import Obj
 from kubegc.client.interface import Client, DeleteOptions, PatchType
 from kubegc.client.kubeconfig import load_kubeconfig
 from kubegc.client.rest import RestClient
-from kubegc.simulation import ClusterSimulationFactory
+from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.testing import Cluster
 from kubegc.tools.inventory import read_inventory
 from kubegc.tools.plan import PlanReport, Recorder, Timeline, order_violations, plan_delete

@@ -39,7 +39,7 @@ from kubegc.client.interface import Client, DeleteOptions, ListOptions, PatchTyp
 from kubegc.client.kubeconfig import load_kubeconfig
 from kubegc.client.rest import RestClient
 from kubegc.controllers.deletionrecords import DELETION_RECORDS
-from kubegc.simulation import ClusterSimulationFactory
+from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.testing import Cluster
 from kubegc.tools.inventory import read_inventory
 from kubegc.tools.plan import PlanReport, Recorder, Timeline, order_violations, plan_delete

@@ -4,7 +4,7 @@ defaulted in ``pkg/controller/<name>/config/v1alpha1/defaults.go``, and the kube
 ``KubeletConfiguration``).
 
 ``ControllerManagerConfiguration`` is the controller manager's part of the cluster's
-configuration (``kubegc.config.ClusterConfig``); its sections are what each component is
+configuration (``kubegc.cluster_config.ClusterConfig``); its sections are what each component is
 handed as ``ControllerContext.options``. ``kubegc serve``'s flags, ``kubegc.testing.Cluster``,
 the components' constructors and the benches take their defaults from these fields (read
 them off the class: ``KubeletConfiguration.nodes``); nothing else writes a default for them.

@@ -1,7 +1,7 @@
 """OpenAPI v3 schemas of the built-in kinds, and the required-field check built on them.
 
 The schemas live in ``openapi_data/schemas.json.gz`` beside this module, generated once by
-``tools/gen_openapi.py`` from the official Python client's models. They are keyed by
+``scripts/gen_openapi.py`` from the official Python client's models. They are keyed by
 upstream definition names (``io.k8s.api.core.v1.Pod``,
 ``io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta``) and reference each other with
 ``$ref: "#/components/schemas/<name>"``. Top-level kinds carry

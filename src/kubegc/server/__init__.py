@@ -28,7 +28,7 @@ from kubegc.server.tls import ServingCredentials, serving_credentials
 
 @dataclass
 class ServingOptions:
-    """Where and how to serve (the defaults are ``kubegc.config.ClusterConfig``'s)."""
+    """Where and how to serve (the defaults are ``kubegc.cluster_config.ClusterConfig``'s)."""
 
     host: str
     port: int  # 0: pick a free port

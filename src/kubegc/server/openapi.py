@@ -20,8 +20,8 @@ Who reads these documents (KEP-2896, OpenAPI v3):
 The index links each group-version as ``?hash=<uppercase hex sha512 of its document>``, so
 kubectl's HTTP cache never serves a stale document after a CRD changes.
 
-Built-in schemas come from ``kubegc.registry.definitions``, including the hand-written ones of
-kubegc's own kinds (``io.kubegc.v1.DeletionRecord``, see tools/gen_openapi.py); a custom
+Built-in schemas come from ``kubegc.registry.definitions``, including the hand-written ones
+of kubegc's own kinds (``io.kubegc.v1.DeletionRecord``, see scripts/gen_openapi.py); a custom
 resource's schema is its CRD version's ``openAPIV3Schema`` as given, plus
 apiVersion/kind/metadata and its GVK, named like upstream (``com.example.v1.Widget``). A
 built-in kind without any schema is published the same way with a schema that accepts any

@@ -1,7 +1,7 @@
-"""Serving credentials: a CA kept in the data directory, a server certificate it signs,
-and the bearer token clients must present; beside them the ServiceAccount signing key.
-Created once, reused on restart, so an existing kubeconfig (and every ServiceAccount token
-issued) keeps working.
+"""Serving credentials: a CA kept in the data directory's ``pki/``, a server certificate
+it signs, and the bearer token clients must present; beside them the ServiceAccount
+signing key (each path is ``kubegc.storage.DataDir``'s). Created once, reused on restart,
+so an existing kubeconfig (and every ServiceAccount token issued) keeps working.
 
 The CA also signs client certificates (``client_certificate``, what ``kubegc kubeconfig
 --user`` and ``kubegc.testing`` mint, as ``kubeadm kubeconfig user`` does): the server asks
@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from kubegc.storage import DataDir
 from kubegc.tokens.keys import (
     generate_key,
     load_private_key,
@@ -97,10 +98,6 @@ def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
                              serialization.NoEncryption())
 
 
-#: ``<data-dir>/pki``: the CA, the server's certificate and the admin token
-PKI_DIR = "pki"
-
-
 @dataclass(frozen=True)
 class CertificateAuthority:
     cert: x509.Certificate
@@ -110,12 +107,12 @@ class CertificateAuthority:
 def load_ca(data_dir: Path) -> CertificateAuthority | None:
     """The CA a kubegc serving from ``data_dir`` keeps, or None when it has none (it
     never served TLS there); never creates one."""
-    found = _load_ca(data_dir / PKI_DIR)
+    found = _load_ca(DataDir(data_dir))
     return None if found is None else CertificateAuthority(*found)
 
 
-def _load_ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None:
-    cert_path, key_path = directory / "ca.crt", directory / "ca.key"
+def _load_ca(files: DataDir) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None:
+    cert_path, key_path = files.ca_cert, files.ca_key
     if not (cert_path.exists() and key_path.exists()):
         return None
     _restrict(key_path)
@@ -124,11 +121,11 @@ def _load_ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivate
     return (cert, key) if isinstance(key, ec.EllipticCurvePrivateKey) else None
 
 
-def _ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
-    found = _load_ca(directory)
+def _ca(files: DataDir) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    found = _load_ca(files)
     if found is not None:
         return found
-    cert_path, key_path = directory / "ca.crt", directory / "ca.key"
+    cert_path, key_path = files.ca_cert, files.ca_key
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubegc-ca")])
     now = datetime.now(UTC)
@@ -148,9 +145,9 @@ def _ca(directory: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     return cert, key
 
 
-def _server_cert(directory: Path, hosts: list[str], ca: x509.Certificate,
+def _server_cert(files: DataDir, hosts: list[str], ca: x509.Certificate,
                  ca_key: ec.EllipticCurvePrivateKey) -> tuple[Path, Path]:
-    cert_path, key_path = directory / "server.crt", directory / "server.key"
+    cert_path, key_path = files.server_cert, files.server_key
     sans: list[x509.GeneralName] = [x509.DNSName("localhost"), x509.DNSName("kubernetes"),
                                     x509.DNSName("kubernetes.default.svc")]
     for host in hosts:
@@ -186,8 +183,8 @@ def _server_cert(directory: Path, hosts: list[str], ca: x509.Certificate,
     return cert_path, key_path
 
 
-def _token(directory: Path) -> str:
-    path = directory / "token"
+def _token(files: DataDir) -> str:
+    path = files.token
     if path.exists():
         _restrict(path)
         token = path.read_text().strip()
@@ -198,19 +195,13 @@ def _token(directory: Path) -> str:
     return token
 
 
-#: ``<data-dir>/pki/sa.key`` and ``sa.pub``: the ServiceAccount signing key pair (kubeadm's
-#: names)
-SERVICE_ACCOUNT_KEY = "sa.key"
-SERVICE_ACCOUNT_PUBLIC_KEY = "sa.pub"
-
-
 def service_account_key(data_dir: Path) -> bytes:
     """The PEM of the ServiceAccount signing key kept in ``data_dir``'s ``pki/`` (made on
     first use, owner-only from its creation; a copy of ``pki/`` shares it with the other
     servers of a cluster, as it shares the CA)."""
-    directory = data_dir / "pki"
-    private_directory(directory)
-    key_path = directory / SERVICE_ACCOUNT_KEY
+    files = DataDir(data_dir)
+    private_directory(files.pki)
+    key_path = files.service_account_key
     if key_path.exists():
         _restrict(key_path)
         pem = key_path.read_bytes()
@@ -223,7 +214,7 @@ def service_account_key(data_dir: Path) -> bytes:
     key = generate_key()
     pem = private_key_pem(key)
     _write_private(key_path, pem)
-    _write_public(directory / SERVICE_ACCOUNT_PUBLIC_KEY, public_key_pem(key))
+    _write_public(files.service_account_public_key, public_key_pem(key))
     return pem
 
 
@@ -234,14 +225,15 @@ def private_directory(directory: Path) -> None:
         os.chmod(directory, 0o700)
 
 
-def serving_credentials(directory: Path, hosts: list[str]) -> ServingCredentials:
-    """Load or create the CA, the server certificate for ``hosts`` and the token."""
-    directory = directory / PKI_DIR
-    private_directory(directory)
-    ca, ca_key = _ca(directory)
-    cert_path, key_path = _server_cert(directory, [*hosts, "127.0.0.1"], ca, ca_key)
+def serving_credentials(data_dir: Path, hosts: list[str]) -> ServingCredentials:
+    """Load or create, in ``data_dir``'s ``pki/``, the CA, the server certificate for
+    ``hosts`` and the token."""
+    files = DataDir(data_dir)
+    private_directory(files.pki)
+    ca, ca_key = _ca(files)
+    cert_path, key_path = _server_cert(files, [*hosts, "127.0.0.1"], ca, ca_key)
     return ServingCredentials(ca.public_bytes(serialization.Encoding.PEM), cert_path, key_path,
-                              _token(directory))
+                              _token(files))
 
 
 #: X.509's upper bounds (RFC 5280 appendix A: ub-common-name, ub-organization-name)

@@ -2,7 +2,7 @@
 
 ``run_compactor`` keeps a window of the newest ``keep`` revisions so watches and paged
 lists can resume, and forgets the rest (its owner passes both; the defaults are
-``kubegc.config.ClusterConfig``'s). It works with every ``KV`` backend.
+``kubegc.cluster_config.ClusterConfig``'s). It works with every ``KV`` backend.
 May import: the standard library and ``kubegc.api``.
 """
 

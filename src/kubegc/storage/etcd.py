@@ -34,13 +34,13 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import aetcd
 import grpc  # type: ignore[import-untyped]  # no stubs; see pyproject overrides
 from aetcd import rpc
 
 from kubegc.api.clock import Clock, RealClock
+from kubegc.storage.endpoint import etcd_client_address
 from kubegc.storage.errors import (
     CompactedError,
     ConflictError,
@@ -50,8 +50,8 @@ from kubegc.storage.errors import (
     StorageClosedError,
     StorageError,
 )
-from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult
-from kubegc.storage.memory import key_bounds
+from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, key_bounds
+from kubegc.storage.revisions import Revisions
 
 log = logging.getLogger(__name__)
 
@@ -65,26 +65,18 @@ _CMP = rpc.Compare
 _EVENT_DELETE = 1  # mvccpb.Event.DELETE
 
 
-def parse_endpoint(endpoint: str) -> tuple[str, int]:
-    """``http://host:port`` or ``host:port`` -> (host, port); the port defaults to 2379."""
-    parts = urlsplit(endpoint if "//" in endpoint else f"//{endpoint}")
-    if parts.scheme not in ("", "http"):
-        raise ValueError(f"unsupported etcd endpoint scheme: {endpoint!r} (use http://)")
-    return parts.hostname or "127.0.0.1", parts.port or 2379
-
-
-class EtcdKV(KV):
+class EtcdKV(Revisions, KV):
     """Revisioned store on etcd (see the module contract).
 
     Ownership: one event loop. ``_calls`` holds the open watch streams so ``close`` can end
-    them; ``_rev`` and ``_compact_rev`` only grow.
+    them; its revisions (``Revisions``) only grow, to what etcd answers.
     """
 
     def __init__(
         self, endpoint: str = "http://127.0.0.1:2379", *, prefix: str = "",
         timeout: float | None = 30.0, clock: Clock | None = None,
     ) -> None:
-        host, port = parse_endpoint(endpoint)
+        host, port = etcd_client_address(endpoint)
         options = {"grpc.max_receive_message_length": MAX_MESSAGE_BYTES,
                    "grpc.max_send_message_length": MAX_MESSAGE_BYTES}
         self._client = aetcd.Client(host, port, options=options)
@@ -96,17 +88,7 @@ class EtcdKV(KV):
         self._kv: Any = None
         self._watch_stub: Any = None
         self._calls: set[Any] = set()
-        self._rev = 0
-        self._compact_rev = 0
         self._closed = False
-
-    @property
-    def current_revision(self) -> int:
-        return self._rev
-
-    @property
-    def compact_revision(self) -> int:
-        return self._compact_rev
 
     async def open(self) -> None:
         """Connect, then learn the current and compact revisions (idempotent)."""
@@ -121,7 +103,7 @@ class EtcdKV(KV):
         self._kv = self._client.kvstub
         self._watch_stub = rpc.WatchStub(self._client.channel)
         await self._call("Range", rpc.RangeRequest(key=self._p or b"\x00", count_only=True))
-        self._compact_rev = await self._probe_compact_revision()
+        self._observe_compaction(await self._probe_compact_revision())
 
     async def _call(self, method: str, request: Any, revision: int = 0) -> Any:
         if self._kv is None:
@@ -132,14 +114,13 @@ class EtcdKV(KV):
             resp = await getattr(self._kv, method)(request, timeout=self._timeout)
         except grpc.aio.AioRpcError as exc:
             raise await self._error(exc, revision) from exc
-        if resp.header.revision > self._rev:
-            self._rev = resp.header.revision
+        self._observe_revision(resp.header.revision)
         return resp
 
     async def _error(self, exc: grpc.aio.AioRpcError, revision: int) -> StorageError:
         details = exc.details() or ""
         if "required revision has been compacted" in details:
-            self._compact_rev = await self._probe_compact_revision()
+            self._observe_compaction(await self._probe_compact_revision())
             return CompactedError(revision, self._compact_rev)
         if "required revision is a future revision" in details:
             return FutureRevisionError(revision, self._rev)
@@ -253,13 +234,13 @@ class EtcdKV(KV):
                 await call.write(rpc.WatchRequest(create_request=create))
                 while (resp := await call.read()) is not grpc.aio.EOF:
                     if resp.compact_revision:
-                        self._compact_rev = max(self._compact_rev, resp.compact_revision)
+                        self._observe_compaction(resp.compact_revision)
                         raise CompactedError(next_rev, resp.compact_revision)
                     if resp.canceled:
                         raise StorageError(f"etcd canceled the watch: {resp.cancel_reason}")
                     if resp.created and next_rev == 0:
                         next_rev = resp.header.revision + 1
-                    self._rev = max(self._rev, resp.header.revision)
+                    self._observe_revision(resp.header.revision)
                     if resp.events:
                         events = [self._event(e) for e in resp.events]
                         next_rev = events[-1].kv.mod_revision + 1
@@ -299,7 +280,7 @@ class EtcdKV(KV):
 
     async def compact(self, revision: int) -> None:
         await self._call("Compact", rpc.CompactionRequest(revision=revision), revision)
-        self._compact_rev = max(self._compact_rev, revision)
+        self._observe_compaction(revision)
 
     async def close(self) -> None:
         if self._closed:

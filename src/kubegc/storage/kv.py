@@ -70,6 +70,15 @@ def prefix_end(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
 
 
+def key_bounds(key: str, *, prefix: bool, end: str) -> tuple[str, str | None]:
+    """``[lo, hi)`` for a ``range`` call; ``hi`` None means the single key ``key``."""
+    if prefix and end:
+        raise ValueError("range: prefix and end are exclusive")
+    if prefix:
+        return key, prefix_end(key)
+    return key, (end or None)
+
+
 class KV(Protocol):
     """A revisioned key-value store with watch. All methods may raise ``StorageClosedError``."""
 

@@ -22,14 +22,13 @@ from itertools import islice
 from operator import attrgetter
 
 from kubegc.storage.errors import (
-    CompactedError,
     ConflictError,
-    FutureRevisionError,
     KeyExistsError,
     KeyNotFoundError,
     StorageClosedError,
 )
-from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, prefix_end
+from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, key_bounds
+from kubegc.storage.revisions import Revisions
 from kubegc.storage.watch_hub import LogWatch, WatchHub
 
 # A sort of the key index costs O(n); inserting fewer new keys one by one is cheaper.
@@ -40,16 +39,7 @@ _PRUNE_MIN_DEAD = 1024
 _by_key = attrgetter("key")
 
 
-def key_bounds(key: str, *, prefix: bool, end: str) -> tuple[str, str | None]:
-    """``[lo, hi)`` for a ``range`` call; ``hi`` None means the single key ``key``."""
-    if prefix and end:
-        raise ValueError("range: prefix and end are exclusive")
-    if prefix:
-        return key, prefix_end(key)
-    return key, (end or None)
-
-
-class MemoryKV(KV):
+class MemoryKV(Revisions, KV):
     """In-memory revisioned store.
 
     Ownership: one event loop; methods never await, so each runs atomically.
@@ -61,8 +51,6 @@ class MemoryKV(KV):
     """
 
     def __init__(self) -> None:
-        self._rev = 0
-        self._compact_rev = 0
         self._latest: dict[str, KeyValue] = {}
         self._log: list[Event] = []
         self._log_base = 1
@@ -71,14 +59,6 @@ class MemoryKV(KV):
         self._dead: set[str] = set()
         self._hub = WatchHub()
         self._closed = False
-
-    @property
-    def current_revision(self) -> int:
-        return self._rev
-
-    @property
-    def compact_revision(self) -> int:
-        return self._compact_rev
 
     def __len__(self) -> int:
         """The number of live keys."""
@@ -115,15 +95,6 @@ class MemoryKV(KV):
         kvs = list(islice(it, limit + 1))
         more = len(kvs) > limit
         return RangeResult(kvs[:limit] if more else kvs, rev, more)
-
-    def _read_revision(self, revision: int) -> int:
-        if revision <= 0:
-            return self._rev
-        if revision < self._compact_rev:
-            raise CompactedError(revision, self._compact_rev)
-        if revision > self._rev:
-            raise FutureRevisionError(revision, self._rev)
-        return revision
 
     def _touched(self, lo: str, hi: str | None, rev: int) -> dict[str, KeyValue | None]:
         """Keys in ``[lo, hi)`` (or just ``lo`` when ``hi`` is None) written after ``rev``,
@@ -234,13 +205,9 @@ class MemoryKV(KV):
     async def compact(self, revision: int) -> None:
         if self._closed:
             raise StorageClosedError("storage is closed")
-        if revision > self._rev:
-            raise FutureRevisionError(revision, self._rev)
-        if revision <= self._compact_rev:
-            raise CompactedError(revision, self._compact_rev)
+        self._update_compact_rev(revision)
         del self._log[:revision - self._log_base]
         self._log_base = revision
-        self._compact_rev = revision
 
     async def close(self) -> None:
         if self._closed:

@@ -35,14 +35,9 @@ from pathlib import Path
 
 from kubegc.api.clock import Clock, RealClock
 from kubegc.storage import sqlite_schema as sql
-from kubegc.storage.errors import (
-    CompactedError,
-    FutureRevisionError,
-    StorageClosedError,
-    StorageError,
-)
-from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult
-from kubegc.storage.memory import key_bounds
+from kubegc.storage.errors import StorageClosedError, StorageError
+from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, key_bounds
+from kubegc.storage.revisions import Revisions
 from kubegc.storage.sqlite_writer import (
     CREATE,
     DELETE,
@@ -78,7 +73,7 @@ class WriterStats:
     max_batch: int  # most writes submitted in one batch
 
 
-class SqliteKV(KV):
+class SqliteKV(Revisions, KV):
     """Durable revisioned store in one SQLite file (see the module contract).
 
     Ownership: one event loop. ``_flush`` (a loop callback) is the only writer of ``_rev``
@@ -107,14 +102,6 @@ class SqliteKV(KV):
         #: row here instead of reading it again. Writes go through ``_flush`` only, which
         #: drops the keys it writes, so an entry is always the key's latest row.
         self._read_rows: dict[str, Row] = {}
-
-    @property
-    def current_revision(self) -> int:
-        return self._rev
-
-    @property
-    def compact_revision(self) -> int:
-        return self._compact_rev
 
     @property
     def writer_stats(self) -> WriterStats:
@@ -155,15 +142,6 @@ class SqliteKV(KV):
         if 0 < limit < len(kvs):
             return RangeResult(kvs[:limit], rev, True)
         return RangeResult(kvs, rev)
-
-    def _read_revision(self, revision: int) -> int:
-        if revision <= 0:
-            return self._rev
-        if revision < self._compact_rev:
-            raise CompactedError(revision, self._compact_rev)
-        if revision > self._rev:
-            raise FutureRevisionError(revision, self._rev)
-        return revision
 
     def _list(self, lo: str, hi: str, at: int, want: int) -> list[KeyValue]:
         """Live keys in ``[lo, hi)`` at revision ``at`` (0: latest), at most ``want`` (-1:
@@ -290,11 +268,7 @@ class SqliteKV(KV):
         superseded rows and tombstones below it are deleted in transactions of
         ``COMPACT_BATCH_REVISIONS`` revisions, yielding to the loop between them."""
         self._check_open()
-        if revision > self._rev:
-            raise FutureRevisionError(revision, self._rev)
-        if revision <= self._compact_rev:
-            raise CompactedError(revision, self._compact_rev)
-        self._compact_rev = revision
+        self._update_compact_rev(revision)
         self._execute_txn([(sql.SET_META, ("compact_revision", revision))])
         async with self._compact_lock:
             while not self._closed and self._compact_progress < self._compact_rev:

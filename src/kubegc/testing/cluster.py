@@ -31,13 +31,14 @@ from kubegc.api.auth import (
 from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.client.kubeconfig import save_kubeconfig
 from kubegc.cluster import Cluster as _Cluster
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
     LeaderElectionConfiguration,
 )
-from kubegc.config import ClusterConfig
+from kubegc.storage import parse_storage
 from kubegc.testing.kubeconfig import default_kubeconfig
 
 T = TypeVar("T")
@@ -59,6 +60,10 @@ class Cluster:
     kubeconfig carries a bearer token, users' kubeconfigs client certificates, and an
     uncredentialed request is ``system:anonymous`` (plain HTTP: the cluster's admin).
 
+    ``storage`` takes ``kubegc serve --storage``'s values (``kubegc.storage.parse_storage``;
+    ``ValueError`` otherwise): ``memory`` (the default), ``sqlite`` (in ``data_dir``; without
+    one nothing persists), ``sqlite:///FILE``, ``etcd://HOST:PORT[/PREFIX]``.
+
     ``enable_admission_plugins`` (``kubegc serve --enable-admission-plugins``), e.g.
     ``["OwnerReferencesPermissionEnforcement"]``: test an operator's RBAC for the
     ownerReferences it sets (``client_for_service_account``) as a hardened cluster checks it."""
@@ -70,6 +75,7 @@ class Cluster:
                  nodes: int = KubeletConfiguration.nodes,
                  leader_election: LeaderElectionConfiguration | None = None,
                  tls: bool = False, enable_admission_plugins: Sequence[str] = ()) -> None:
+        endpoint = parse_storage(storage)  # ValueError before anything is made
         self._tmp = tempfile.TemporaryDirectory(prefix="kubegc-")
         root = Path(self._tmp.name)
         self._root = root
@@ -77,7 +83,7 @@ class Cluster:
         if tls and data_dir is None:
             data_dir = root / "data"  # the CA's home; the store stays where ``storage`` says
         self.config = ClusterConfig(
-            data_dir=data_dir, storage=storage, host="127.0.0.1", port=0, tls=tls,
+            data_dir=data_dir, storage=endpoint, host="127.0.0.1", port=0, tls=tls,
             kubeconfig=root / "kubeconfig", clock=clock or RealClock(),
             enable_admission_plugins=tuple(enable_admission_plugins),
             controller_manager=ControllerManagerConfiguration(

@@ -6,7 +6,7 @@ Pipeline: ``live`` (informers through the client: list+watch of every resource) 
 tree and plan about one object, in their ``to_dict()`` JSON) → ``app`` (``UIApp``: the
 routes, ``auth``'s one-time login tokens and session cookies, the static page under
 ``static/``). ``UIApp`` knows no HTTP server: the composition root adapts its
-``UIRequest``/``UIResponse`` to kubegc's own (``kubegc.cluster.ui_handler``). Everything
+``UIRequest``/``UIResponse`` to kubegc's own (``kubegc.ui_server.ui_handler``). Everything
 reads through a ``ReadOnlyClient``: nothing the page does writes to the cluster.
 
 May import: ``kubegc.api``, ``kubegc.client`` and the other tools (never ``registry``,

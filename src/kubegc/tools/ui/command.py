@@ -33,7 +33,7 @@ class Serving(Protocol):
     async def stop(self, timeout: float = 1.0) -> None: ...
 
 
-#: (app, host, port) → the running HTTP server (``kubegc.cluster.serve_ui``)
+#: (app, host, port) → the running HTTP server (``kubegc.ui_server.serve_ui``)
 ServeFn = Callable[..., Awaitable[Serving]]
 
 

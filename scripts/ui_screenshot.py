@@ -2,7 +2,7 @@
 foreground deletion (a Deployment whose pods carry a finalizer nobody removes), with the
 Deployment selected so that the panel names the blocking chain.
 
-    python tools/ui_screenshot.py [docs/images/ui-held-foreground.png]
+    python scripts/ui_screenshot.py [docs/images/ui-held-foreground.png]
 
 Starts its own ``kubegc serve --storage memory --insecure-http`` on a free port, drives
 Debian's headless Chromium with Playwright (the dev extra), and stops both.

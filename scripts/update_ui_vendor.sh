@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Refresh the owner-graph page's vendored libraries (src/kubegc/tools/ui/static/vendor/)
 # from the npm registry: built, minified files and their licences, nothing else.
-#   tools/update_ui_vendor.sh [CYTOSCAPE_VERSION] [CYTOSCAPE_DAGRE_VERSION]
+#   scripts/update_ui_vendor.sh [CYTOSCAPE_VERSION] [CYTOSCAPE_DAGRE_VERSION]
 # Then run the browser tests (tests/e2e/test_ui_browser.py) and commit the result.
 set -euo pipefail
 cytoscape=${1:-3.34.4}

@@ -2,7 +2,7 @@
 
 Run once, by hand, when the resource catalog gains a built-in kind or the client is upgraded:
 
-    PYTHONPATH=src python tools/gen_openapi.py
+    PYTHONPATH=src python scripts/gen_openapi.py
 
 The ``kubernetes`` client (37.0.2, pydantic models) carries each definition's field names
 (``attribute_map``), types (``openapi_types``), required-ness and descriptions. This script

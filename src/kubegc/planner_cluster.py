@@ -14,13 +14,14 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
     LeaderElectionConfiguration,
 )
-from kubegc.config import ClusterConfig
+from kubegc.storage.endpoint import MEMORY
 
 
 class _ClusterSimulation:
@@ -87,7 +88,7 @@ class ClusterSimulationFactory:
 
         controllers = [c for c in PLAN_CONTROLLERS if c in CONTROLLERS]
         cluster = Cluster(ClusterConfig(
-            storage="memory", serve_http=False, snapshot=objects, clock=clock,
+            storage=MEMORY, serve_http=False, snapshot=objects, clock=clock,
             compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
             controller_manager=ControllerManagerConfiguration(
                 controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from kubegc.api.types import Obj
 from kubegc.component.config import ControllerManagerConfiguration
+from kubegc.storage.endpoint import DATA_DIR_SQLITE, StorageEndpoint
 
 if TYPE_CHECKING:
     from kubegc.api.clock import Clock
@@ -27,7 +28,8 @@ class ClusterConfig:
     """Everything ``kubegc.cluster.Cluster`` builds a kubegc from."""
 
     data_dir: Path | None = None  # None: nothing on disk (memory storage, plain HTTP)
-    storage: str = "sqlite"  # sqlite | memory | etcd://host:port[/prefix]
+    #: ``kubegc.storage.parse_storage``'s: sqlite (the data directory's), memory, etcd://...
+    storage: StorageEndpoint = DATA_DIR_SQLITE
     host: str = "127.0.0.1"
     port: int = 6443  # 0: a free port
     tls: bool = True
@@ -51,7 +53,7 @@ class ClusterConfig:
     controller_manager: ControllerManagerConfiguration = field(
         default_factory=ControllerManagerConfiguration)
     #: serve the owner-graph page at /ui/ (``kubegc serve``); its what-if runs on
-    #: ``ui_planner`` (``kubegc.simulation.ClusterSimulationFactory``)
+    #: ``ui_planner`` (``kubegc.planner_cluster.ClusterSimulationFactory``)
     ui: bool = False
     ui_planner: SimulationFactory | None = None
     # authentication, authorization and admission: kube-apiserver's flags of these names

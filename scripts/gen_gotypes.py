@@ -5,7 +5,7 @@ decodes it into the typed object, with encoding/json's error messages).
 Run by hand when the Kubernetes version kubegc reports changes:
 
     pip install kubernetes-validate==1.37.0   # dev only: ships upstream's OpenAPI schemas
-    python tools/gen_gotypes.py
+    python scripts/gen_gotypes.py
 
 The source is kubernetes-validate's ``v1.32.0-local/_definitions.json`` (upstream's OpenAPI
 definitions with their integer formats). OpenAPI says ``string`` for named string types
