@@ -67,7 +67,7 @@ async def parts() -> AsyncIterator[Parts]:
     crd = await store.create(crd_t, dict(CRD))
     info = crds.resource_info_for(crd)
     assert info is not None
-    custom = custom_resource(StorageContext(store, cache), crd, info, terminating=lambda: False)
+    custom = custom_resource(StorageContext(store, cache), crd, info, current=lambda: None)
     widgets = Target(custom.info, custom.strategy, "v1", "default")
     yield Parts(store, cache, crd_t, widgets, custom, clock)
     await cache.stop()

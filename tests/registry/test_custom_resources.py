@@ -157,7 +157,7 @@ def strategy_of(crd: dict[str, Any]) -> Strategy:
     info = resource_info_for(crd)
     assert info is not None
     ctx = Registry(MemoryKV(), clock=ManualClock())._context
-    return custom_resource(ctx, crd, info, terminating=lambda: False).strategy
+    return custom_resource(ctx, crd, info, current=lambda: crd).strategy
 
 
 def test_status_updates_use_the_status_schema() -> None:

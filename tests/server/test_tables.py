@@ -8,10 +8,17 @@ from typing import Any
 
 import pytest
 
+from kubegc.api.clock import ManualClock
 from kubegc.api.errors import StatusError
-from kubegc.server.jsonpath import evaluate_jsonpath
-from kubegc.server.printers import human_duration, short_human_duration
+from kubegc.registry import Registry, printers
+from kubegc.registry.printers import TableHandler, human_duration, short_human_duration
+from kubegc.registry.printers.custom import custom_handler
+from kubegc.registry.printers.jsonpath import evaluate_jsonpath
 from kubegc.server.tables import table_accepted, table_version, to_table
+from kubegc.storage.memory import MemoryKV
+
+#: the built-in storages, for their tables
+REGISTRY = Registry(MemoryKV(), clock=ManualClock())
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 KUBECTL_GET_ACCEPT = (
@@ -29,8 +36,17 @@ def meta(name: str, *, age: float = 26, **extra: Any) -> dict[str, Any]:
             "resourceVersion": "7", "creationTimestamp": ago(seconds=age), **extra}
 
 
+def handler(group: str, resource: str) -> TableHandler:
+    """How the storage of ``group``/``resource`` prints (its ``TableConvertor``); Name and
+    Age for a resource kubegc does not have."""
+    info = REGISTRY.catalog.get(group, resource)
+    if info is None:
+        return printers.DEFAULT
+    return REGISTRY.table(REGISTRY.target(group, info.storage_version, resource))
+
+
 def cells(group: str, resource: str, obj: dict[str, Any]) -> list[Any]:
-    table = to_table(group, resource, [obj], now=NOW)
+    table = to_table(handler(group, resource), [obj], now=NOW)
     assert len(table["rows"]) == 1
     row_cells: list[Any] = table["rows"][0]["cells"]
     assert len(row_cells) == len(table["columnDefinitions"])
@@ -150,7 +166,7 @@ def test_terminating_pod_and_completed_row_conditions() -> None:
     done = pod("Succeeded", statuses=[container_status(
         ready=False, state={"terminated": {"exitCode": 0, "reason": "Completed"}})])
     done["metadata"]["deletionTimestamp"] = ago(seconds=1)
-    table = to_table("", "pods", [done], now=NOW)
+    table = to_table(handler("", "pods"), [done], now=NOW)
     assert table["rows"][0]["cells"][2] == "Completed"  # terminal phases stay as they are
     assert table["rows"][0]["conditions"] == [{
         "type": "Completed", "status": "True", "reason": "Succeeded",
@@ -324,7 +340,7 @@ def test_events_k8s_io_events_share_the_core_printer() -> None:
 
 def test_table_shape_columns_and_row_objects() -> None:
     obj = pod()
-    table = to_table("", "pods", [obj], now=NOW,
+    table = to_table(handler("", "pods"), [obj], now=NOW,
                      list_metadata={"resourceVersion": "111", "continue": ""})
     assert (table["kind"], table["apiVersion"], table["metadata"]) == (
         "Table", "meta.k8s.io/v1", {"resourceVersion": "111"})
@@ -339,19 +355,20 @@ def test_table_shape_columns_and_row_objects() -> None:
     assert table["rows"][0]["object"] == {
         "kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
         "metadata": obj["metadata"]}
-    full = to_table("", "pods", [obj], now=NOW, include_object="Object")
+    full = to_table(handler("", "pods"), [obj], now=NOW, include_object="Object")
     assert full["rows"][0]["object"] is obj
-    bare = to_table("", "pods", [obj], now=NOW, include_object="None",
+    bare = to_table(handler("", "pods"), [obj], now=NOW, include_object="None",
                     with_column_definitions=False, version="v1beta1")
     assert bare["rows"][0]["object"] is None
     assert bare["columnDefinitions"] == []
     assert bare["apiVersion"] == "meta.k8s.io/v1beta1"
     with pytest.raises(StatusError, match="unrecognized includeObject value"):
-        to_table("", "pods", [obj], now=NOW, include_object="Everything")
+        to_table(handler("", "pods"), [obj], now=NOW, include_object="Everything")
 
 
 def test_empty_list_still_has_columns() -> None:
-    table = to_table("apps", "deployments", [], now=NOW, list_metadata={"resourceVersion": "9"})
+    table = to_table(handler("apps", "deployments"), [], now=NOW,
+                     list_metadata={"resourceVersion": "9"})
     assert table["rows"] == []
     assert [c["name"] for c in table["columnDefinitions"]] == [
         "Name", "Ready", "Up-to-date", "Available", "Age", "Containers", "Images", "Selector"]
@@ -379,7 +396,7 @@ def test_custom_resource_printer_columns() -> None:
         {"name": "Missing", "type": "string", "jsonPath": ".spec.nothing"},
         {"name": "WrongType", "type": "integer", "jsonPath": ".metadata.name"},
     ]
-    table = to_table("example.com", "widgets", [WIDGET], now=NOW, printer_columns=columns)
+    table = to_table(custom_handler(columns), [WIDGET], now=NOW)
     assert table["rows"][0]["cells"] == ["w1", 3, "True", "3m", "map[a:b]", 1.0, True, None,
                                          None]
     defs = table["columnDefinitions"]
@@ -392,7 +409,7 @@ def test_custom_resource_printer_columns() -> None:
 
 
 def test_custom_resource_without_columns_gets_name_and_age() -> None:
-    table = to_table("example.com", "widgets", [WIDGET], now=NOW, printer_columns=[])
+    table = to_table(custom_handler([]), [WIDGET], now=NOW)
     assert [(c["name"], c["type"]) for c in table["columnDefinitions"]] == [
         ("Name", "string"), ("Age", "date")]
     assert table["rows"][0]["cells"] == ["w1", "26s"]
@@ -417,7 +434,7 @@ def test_jsonpath_subset(path: str, results: list[Any]) -> None:
 
 def test_unsupported_jsonpath_gives_an_empty_cell() -> None:
     columns: list[dict[str, Any]] = [{"name": "X", "type": "string", "jsonPath": "..recursive"}]
-    table = to_table("example.com", "widgets", [WIDGET], now=NOW, printer_columns=columns)
+    table = to_table(custom_handler(columns), [WIDGET], now=NOW)
     assert table["rows"][0]["cells"] == ["w1", None]
     with pytest.raises(ValueError, match="unsupported JSONPath"):
         evaluate_jsonpath("..recursive", WIDGET)
@@ -433,7 +450,7 @@ def test_deletion_record_columns() -> None:
               "action": "delete", "reason": "OwnerAbsent", "propagationPolicy": "Background",
               "message": "all owners are absent",
               "object": {"kind": "Pod", "namespace": "ns", "name": "p1"}}
-    table = to_table("kubegc.io", "deletionrecords", [record],
+    table = to_table(handler("kubegc.io", "deletionrecords"), [record],
                      now=datetime(2026, 1, 1, 0, 1, tzinfo=UTC))
     assert [c["name"] for c in table["columnDefinitions"]] == [
         "Name", "Action", "Object", "Reason", "Policy", "Message", "Age"]

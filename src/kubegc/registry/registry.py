@@ -27,6 +27,7 @@ from kubegc.api.resources import BUILTIN_RESOURCES, Catalog, GroupVersionKind
 from kubegc.api.types import Obj, clone
 from kubegc.authz.rules import GROUP as RBAC_GROUP
 from kubegc.authz.rules import RuleResolver
+from kubegc.registry import printers
 from kubegc.registry.admission import Admission
 from kubegc.registry.generic import rest
 from kubegc.registry.generic.listing import parse_resource_version
@@ -49,6 +50,7 @@ from kubegc.registry.groups.rbac import (
     RBACPolicy,
     ensure_policy,
 )
+from kubegc.registry.printers import TableHandler
 from kubegc.storage import KV, KeyExistsError
 
 log = logging.getLogger(__name__)
@@ -210,6 +212,11 @@ class Registry:
         if found is None:
             raise errors.route_not_found()
         return found
+
+    def table(self, t: Target) -> TableHandler:
+        """How ``kubectl get`` prints ``t``'s resource at ``t.version``."""
+        served = self._resources.get((t.info.group, t.info.resource))
+        return printers.DEFAULT if served is None else served.table.for_version(t.version)
 
     def _serving(self, t: Target, interface: type[_S], subresource: str = "") -> _S:
         storage = self.storage(t, subresource)
@@ -392,17 +399,13 @@ class Registry:
                         info.group, info.resource):
                     self._uninstall(old_info.group, old_info.resource)
             self._install(custom_resource(self._context, crd, info,
-                                          terminating=lambda: self._terminating(name)))
+                                          current=lambda: self.crds.get(name)))
             self._catalog_changed()
         if is_being_deleted(crd) and name not in self._cleanups and not self._stopping:
             # the apiserver's own work, not the request's that deleted the CRD: a new
             # context, so no request user (``api.auth.request_user``) is inherited
             self._cleanups[name] = asyncio.create_task(
                 self._cleanup(crd), name=f"crd-{name}", context=contextvars.Context())
-
-    def _terminating(self, crd_name: str) -> bool:
-        crd = self.crds.get(crd_name)
-        return crd is not None and is_being_deleted(crd)
 
     def _forget_crd(self, crd: Obj) -> None:
         name = crd["metadata"]["name"]

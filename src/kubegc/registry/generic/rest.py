@@ -26,9 +26,11 @@ from typing import ClassVar
 
 from kubegc.api.resources import GroupVersionKind, ResourceInfo, Subresource
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.strategy import DEFAULT, Strategy
 from kubegc.registry.generic.target import Created, Target
 from kubegc.registry.generic.watching import RegistryWatch, WatchRequest
+from kubegc.registry.printers import TableConvertor
 
 
 @dataclass
@@ -203,6 +205,8 @@ class Resource:
     storage: Storage
     subresources: dict[str, Storage] = field(default_factory=dict)
     strategy: Strategy = DEFAULT
+    #: how ``kubectl get`` prints it (upstream's ``TableConvertor``)
+    table: TableConvertor = printers.DEFAULT
 
     def served_info(self) -> ResourceInfo:
         """``info`` with the verbs and subresources the storages serve (subresources in

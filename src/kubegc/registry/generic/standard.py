@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from kubegc.api import errors
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.deletion import check_delete_options, delete
 from kubegc.registry.generic.listing import list_encoded, list_objects
 from kubegc.registry.generic.patching import patch
@@ -36,6 +37,7 @@ from kubegc.registry.generic.strategy import DEFAULT, Strategy
 from kubegc.registry.generic.target import Created, Target
 from kubegc.registry.generic.watch_cache import WatchCache
 from kubegc.registry.generic.watching import RegistryWatch, WatchRequest
+from kubegc.registry.printers import TableConvertor
 
 
 @dataclass(frozen=True)
@@ -170,9 +172,11 @@ class StatusREST(EncodedGetter, Updater, Patcher):
 
 def stored(ctx: StorageContext, info: ResourceInfo, strategy: Strategy = DEFAULT, *,
            status: bool = False, scale: bool = False, storage: Storage | None = None,
-           subresources: dict[str, Storage] | None = None) -> Resource:
+           subresources: dict[str, Storage] | None = None,
+           table: TableConvertor = printers.DEFAULT) -> Resource:
     """A stored resource: ``storage`` (default ``StandardREST``), its ``status`` and
-    ``scale`` subresources when it has them, and any other subresource storages."""
+    ``scale`` subresources when it has them, any other subresource storages, and how it
+    prints (``table``: Name and Age unless said)."""
     from kubegc.registry.generic.scale import ScaleREST
 
     subs: dict[str, Storage] = {}
@@ -182,7 +186,7 @@ def stored(ctx: StorageContext, info: ResourceInfo, strategy: Strategy = DEFAULT
     if scale:
         subs["scale"] = ScaleREST(ctx)
     subs.update(subresources or {})
-    return Resource(info, storage or StandardREST(ctx), subs, strategy)
+    return Resource(info, storage or StandardREST(ctx), subs, strategy, table)
 
 
 __all__ = [

@@ -17,7 +17,6 @@ from kubegc.registry.generic.rest import (
     ListOptions,
     Storage,
 )
-from kubegc.registry.groups.apiextensions.crd import printer_columns
 from kubegc.registry.validation.objectmeta import validate_list_options
 from kubegc.server.context import ServerContext, encoded_response, json_response
 from kubegc.server.http import Request, Response
@@ -26,21 +25,14 @@ from kubegc.server.tables import table_version, to_table
 from kubegc.server.verbs.params import int_param
 
 
-def columns_for(ctx: ServerContext, t: Target) -> list[dict[str, Any]] | None:
-    if not t.info.custom:
-        return None
-    crd = ctx.registry.crds.get(f"{t.info.resource}.{t.info.group}")
-    return printer_columns(crd, t.version) if crd is not None else None
-
-
 def table(ctx: ServerContext, request: Request, t: Target, objects: list[Obj],
           list_metadata: dict[str, Any]) -> dict[str, Any]:
     """``objects`` as the Table ``kubectl get`` asked for."""
     return to_table(
-        t.info.group, t.info.resource, objects, now=ctx.clock.now(),
+        ctx.registry.table(t), objects, now=ctx.clock.now(),
         include_object=request.query.get("includeObject", "Metadata"),
         version=table_version(request.headers.get("Accept", "")) or "v1",
-        list_metadata=list_metadata, printer_columns=columns_for(ctx, t))
+        list_metadata=list_metadata)
 
 
 async def get(ctx: ServerContext, request: Request, storage: Storage, t: Target,

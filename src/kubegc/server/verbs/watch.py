@@ -22,7 +22,6 @@ from kubegc.server.context import JSON, ServerContext
 from kubegc.server.http import Request, StreamResponse
 from kubegc.server.negotiation import Shape, partial_metadata, response_shape
 from kubegc.server.tables import to_table
-from kubegc.server.verbs.get import columns_for
 from kubegc.server.verbs.params import flag, int_param
 
 #: Upstream's default when the client sets no timeout: a random 30–60 minutes; we keep one
@@ -48,16 +47,15 @@ async def watch(ctx: ServerContext, request: Request, storage: Storage, t: Targe
     )
     registry_watch = storage.watch(t, req)
     shape = response_shape(request.headers.get("Accept", ""))
-    columns = columns_for(ctx, t) if shape is Shape.TABLE else None
+    handler = ctx.registry.table(t) if shape is Shape.TABLE else None
     include = q.get("includeObject", "Metadata")
     first_table = [True]
 
     def encode(change: Change) -> bytes:
         if change.type in (ERROR, BOOKMARK):
             obj = change.object
-        elif shape is Shape.TABLE:
-            obj = to_table(t.info.group, t.info.resource, [change.object], now=ctx.clock.now(),
-                           include_object=include, printer_columns=columns,
+        elif handler is not None:
+            obj = to_table(handler, [change.object], now=ctx.clock.now(), include_object=include,
                            with_column_definitions=first_table[0])
             first_table[0] = False
         elif shape is Shape.METADATA:

@@ -13,6 +13,7 @@ from typing import Any
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -149,13 +150,13 @@ def resources(ctx: StorageContext) -> list[Resource]:
     return [
         stored(ctx, builtin(group, "mutatingwebhookconfigurations"), Strategy(
             generation_fields=("webhooks",), validate=validate_webhooks,
-            defaulter=default_mutating_webhooks)),
+            defaulter=default_mutating_webhooks), table=printers.WEBHOOK),
         stored(ctx, builtin(group, "validatingadmissionpolicies"), Strategy(
             prepare_for_create=empty_status, validate=validate_policy,
-            defaulter=default_policy), status=True),
+            defaulter=default_policy), status=True, table=printers.VALIDATING_ADMISSION_POLICY),
         stored(ctx, builtin(group, "validatingadmissionpolicybindings"), Strategy(
-            validate=validate_binding)),
+            validate=validate_binding), table=printers.VALIDATING_ADMISSION_POLICY_BINDING),
         stored(ctx, builtin(group, "validatingwebhookconfigurations"), Strategy(
             generation_fields=("webhooks",), validate=validate_webhooks,
-            defaulter=default_validating_webhooks)),
+            defaulter=default_validating_webhooks), table=printers.WEBHOOK),
     ]

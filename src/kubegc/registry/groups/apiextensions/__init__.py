@@ -17,8 +17,10 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.content import is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
+from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource, WriteOptions
 from kubegc.registry.generic.standard import StandardREST, StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy, clear_status, noop
@@ -30,6 +32,7 @@ from kubegc.registry.groups.apiextensions.crd import (
     established_status,
     served_subresources,
 )
+from kubegc.registry.printers.custom import CustomColumns
 
 #: told of every write of a CRD: (the CRD as stored, whether it was removed)
 OnWrite = Callable[[Obj, bool], None]
@@ -120,19 +123,21 @@ CRD_STRATEGY = Strategy(prepare_for_create=_crd_create, validate=_validate_crd,
 
 def resources(ctx: StorageContext, *, on_write: OnWrite) -> list[Resource]:
     return [stored(ctx, builtin("apiextensions.k8s.io", "customresourcedefinitions"),
-                   CRD_STRATEGY, status=True, storage=CRDREST(ctx, on_write))]
+                   CRD_STRATEGY, status=True, storage=CRDREST(ctx, on_write),
+                       table=printers.CUSTOM_RESOURCE_DEFINITION)]
 
 
 class CustomResourceREST(StandardREST):
     """A CRD's custom resources (the CRD handler's per-CRD storage): no create while the
-    CRD is terminating."""
+    CRD is terminating. ``crd`` reads the CRD as last written."""
 
-    def __init__(self, ctx: StorageContext, terminating: Callable[[], bool]) -> None:
+    def __init__(self, ctx: StorageContext, crd: Callable[[], Obj | None]) -> None:
         super().__init__(ctx)
-        self.terminating = terminating
+        self.crd = crd
 
     async def create(self, t: Target, obj: Obj, options: WriteOptions) -> Created | Obj:
-        if self.terminating():
+        crd = self.crd()
+        if crd is not None and is_being_deleted(crd):
             raise errors.StatusError(
                 405, "MethodNotAllowed",
                 "create not allowed while custom resource definition is terminating",
@@ -148,11 +153,13 @@ def _decoder(info: CustomResourceInfo) -> Callable[[Obj, str], list[str]]:
 
 
 def custom_resource(ctx: StorageContext, crd: Obj, info: CustomResourceInfo, *,
-                    terminating: Callable[[], bool]) -> Resource:
+                    current: Callable[[], Obj | None]) -> Resource:
     """The storage of the custom resources ``crd`` serves (``info``: its names and compiled
     schemas): the custom resource strategy (generation bumps on any change outside
     metadata and status; the version's schema prunes, defaults and validates as the object
-    is decoded), and the status and scale subresources the CRD declares."""
+    is decoded), the status and scale subresources the CRD declares, and its printer
+    columns. ``current`` reads the CRD as last written (its columns, whether it is
+    terminating)."""
     status, scale = served_subresources(crd)
     schemas = info.schemas
     strategy = Strategy(
@@ -161,7 +168,7 @@ def custom_resource(ctx: StorageContext, crd: Obj, info: CustomResourceInfo, *,
         validate_update=schemas.validate_update, validate_status=schemas.validate_status,
         core_object_meta=False, decode=_decoder(info))
     return stored(ctx, info, strategy, status=status, scale=scale,
-                  storage=CustomResourceREST(ctx, terminating))
+                  storage=CustomResourceREST(ctx, current), table=CustomColumns(current))
 
 
 __all__ = ["CLEANUP_FINALIZER", "CRD_STRATEGY", "OnWrite", "custom_resource", "resources"]

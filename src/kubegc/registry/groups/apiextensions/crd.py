@@ -156,13 +156,6 @@ def established_status(crd: Obj, now: str) -> dict[str, Any]:
     return status
 
 
-def printer_columns(crd: Obj, version: str) -> list[dict[str, Any]]:
-    for v in (crd.get("spec") or {}).get("versions") or []:
-        if v.get("name") == version:
-            return list(v.get("additionalPrinterColumns") or [])
-    return []
-
-
 def schema_for(crd: Obj, version: str) -> dict[str, Any] | None:
     for v in (crd.get("spec") or {}).get("versions") or []:
         if v.get("name") == version:

@@ -12,6 +12,7 @@ from kubegc.api.content import is_dns1123_subdomain, is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -61,4 +62,5 @@ def resources(ctx: StorageContext) -> list[Resource]:
     return [stored(ctx, builtin("apiregistration.k8s.io", "apiservices"), Strategy(
         tracks_generation=False, prepare_for_create=empty_status,
         name_validator=is_path_segment_name, validate=validate_apiservice,
-        defaulter=default_apiservice, core_object_meta=False), status=True)]
+        defaulter=default_apiservice, core_object_meta=False), status=True,
+            table=printers.API_SERVICE)]

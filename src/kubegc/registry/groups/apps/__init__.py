@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kubegc.api.resources import builtin
 from kubegc.api.zero_status import zero_status_fields
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import (
@@ -32,17 +33,18 @@ def resources(ctx: StorageContext) -> list[Resource]:
     return [
         stored(ctx, builtin("apps", "deployments"), _workload(
             "deployments", v.validate_deployment, v.validate_deployment_update,
-            defaults.default_deployment), status=True, scale=True),
+            defaults.default_deployment), status=True, scale=True, table=printers.DEPLOYMENT),
         stored(ctx, builtin("apps", "replicasets"), _workload(
             "replicasets", v.validate_replica_set, v.validate_replica_set_update,
-            defaults.default_replicaset), status=True, scale=True),
+            defaults.default_replicaset), status=True, scale=True, table=printers.REPLICA_SET),
         stored(ctx, builtin("apps", "statefulsets"), _workload(
             "statefulsets", v.validate_stateful_set, v.validate_stateful_set_update,
-            defaults.default_statefulset), status=True, scale=True),
+            defaults.default_statefulset), status=True, scale=True, table=printers.STATEFUL_SET),
         stored(ctx, builtin("apps", "daemonsets"), _workload(
             "daemonsets", v.validate_daemon_set, v.validate_daemon_set_update,
-            defaults.default_daemonset), status=True),
+            defaults.default_daemonset), status=True, table=printers.DAEMON_SET),
         stored(ctx, builtin("apps", "controllerrevisions"), Strategy(
             tracks_generation=False, validate=v.validate_controller_revision,
-            validate_update=v.validate_controller_revision_update)),
+            validate_update=v.validate_controller_revision_update),
+                table=printers.CONTROLLER_REVISION),
     ]

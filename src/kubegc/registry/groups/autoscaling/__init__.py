@@ -21,6 +21,7 @@ from typing import Any
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -300,4 +301,4 @@ class HPAConversion:
 def resources(ctx: StorageContext) -> list[Resource]:
     return [stored(ctx, builtin("autoscaling", "horizontalpodautoscalers"), Strategy(
         tracks_generation=False, prepare_for_create=prepare_hpa_create, validate=validate_hpa,
-        defaulter=default_hpa, conversion=HPAConversion()), status=True)]
+        defaulter=default_hpa, conversion=HPAConversion()), status=True, table=printers.HPA)]

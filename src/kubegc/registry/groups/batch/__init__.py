@@ -6,6 +6,7 @@ from __future__ import annotations
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.api.zero_status import zero_status_fields
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import (
@@ -44,10 +45,11 @@ def resources(ctx: StorageContext) -> list[Resource]:
         stored(ctx, builtin("batch", "jobs"), Strategy(
             default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS, prepare_for_create=_job_create,
             validate=v.validate_job, validate_update=v.validate_job_update,
-            defaulter=keeping_zero_status(defaults.default_job, _JOB_STATUS)), status=True),
+            defaulter=keeping_zero_status(defaults.default_job, _JOB_STATUS)), status=True,
+                table=printers.JOB),
         stored(ctx, builtin("batch", "cronjobs"), Strategy(
             prepare_for_create=zero_status_create(_CRONJOB_STATUS),
             validate=v.validate_cron_job,
             defaulter=keeping_zero_status(defaults.default_cronjob, _CRONJOB_STATUS)),
-            status=True),
+            status=True, table=printers.CRON_JOB),
     ]

@@ -18,6 +18,7 @@ from cryptography import x509
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StatusREST, StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -73,4 +74,5 @@ def resources(ctx: StorageContext) -> list[Resource]:
     return [stored(ctx, builtin("certificates.k8s.io", "certificatesigningrequests"),
                    Strategy(tracks_generation=False, prepare_for_create=empty_status,
                             validate=validate_csr), status=True,
-                   subresources={"approval": StatusREST(ctx, subresource="approval")})]
+                   subresources={"approval": StatusREST(ctx, subresource="approval")},
+                       table=printers.CSR)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubegc.api.resources import builtin
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -25,4 +26,5 @@ def validate_lease(obj: dict[str, Any]) -> Causes:
 def resources(ctx: StorageContext) -> list[Resource]:
     """Leases (cf. pkg/registry/coordination/lease)."""
     return [stored(ctx, builtin("coordination.k8s.io", "leases"), Strategy(
-        allow_create_on_update=True, tracks_generation=False, validate=validate_lease))]
+        allow_create_on_update=True, tracks_generation=False, validate=validate_lease),
+            table=printers.LEASE)]

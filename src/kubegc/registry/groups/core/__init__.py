@@ -15,6 +15,7 @@ from kubegc.api.content import is_dns1123_label, is_path_segment_name
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.api.zero_status import zero_status_fields
+from kubegc.registry import printers
 from kubegc.registry.admission import Admission
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
@@ -61,57 +62,65 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
     name (the TokenRequest's lookups)."""
     pods = stored(ctx, builtin("", "pods"), pod.strategy(
         validate=pv.validate_pod, defaulter=defaults.default_pod), status=True,
-        subresources={"binding": BindingREST(ctx), "log": pod.LogREST(ctx)})
+        subresources={"binding": BindingREST(ctx), "log": pod.LogREST(ctx)}, table=printers.POD)
     return [
         stored(ctx, builtin("", "namespaces"), namespace.strategy(
             validate=v.validate_namespace, defaulter=defaults.default_namespace), status=True,
             storage=namespace.NamespaceREST(ctx, admission),
-            subresources={"finalize": namespace.FinalizeREST(ctx, admission)}),
+            subresources={"finalize": namespace.FinalizeREST(ctx, admission)},
+                table=printers.NAMESPACE),
         pods,
         stored(ctx, builtin("", "services"), Strategy(
             name_validator=is_dns1123_label, prepare_for_create=_service_create,
             tracks_generation=False, return_deleted_object=True,
-            validate=v.validate_service, defaulter=defaults.default_service), status=True),
+            validate=v.validate_service, defaulter=defaults.default_service), status=True,
+                table=printers.SERVICE),
         stored(ctx, builtin("", "endpoints"), Strategy(allow_create_on_update=True,
-                                                       tracks_generation=False)),
+                                                       tracks_generation=False),
+                                                           table=printers.ENDPOINTS),
         stored(ctx, builtin("", "configmaps"), Strategy(
             tracks_generation=False, validate=v.validate_config_map,
-            validate_update=v.validate_config_map_update)),
+            validate_update=v.validate_config_map_update), table=printers.CONFIG_MAP),
         stored(ctx, builtin("", "secrets"), Strategy(
             tracks_generation=False, validate=v.validate_secret,
-            validate_update=v.validate_secret_update, defaulter=defaults.default_secret)),
+            validate_update=v.validate_secret_update, defaulter=defaults.default_secret),
+                table=printers.SECRET),
         stored(ctx, builtin("", "serviceaccounts"), Strategy(
             tracks_generation=False, return_deleted_object=True),
-            subresources={"token": TokenREST(token_issuer, get)}),
-        stored(ctx, builtin("", "events"), _EVENTS),
+            subresources={"token": TokenREST(token_issuer, get)}, table=printers.SERVICE_ACCOUNT),
+        stored(ctx, builtin("", "events"), _EVENTS, table=printers.EVENT),
         stored(ctx, builtin("", "replicationcontrollers"), Strategy(
             default_gc_policy=GCPolicy.ORPHAN_DEPENDENTS,
             prepare_for_create=zero_status_create(_RC_STATUS),
             validate=v.validate_replication_controller,
             defaulter=keeping_zero_status(defaults.default_replicationcontroller, _RC_STATUS)),
-            status=True, scale=True),
-        stored(ctx, builtin("", "nodes"), Strategy(tracks_generation=False), status=True),
+            status=True, scale=True, table=printers.REPLICATION_CONTROLLER),
+        stored(ctx, builtin("", "nodes"), Strategy(tracks_generation=False), status=True,
+            table=printers.NODE),
         stored(ctx, builtin("", "persistentvolumes"), Strategy(
             tracks_generation=False, return_deleted_object=True,
             validate=vv.validate_persistent_volume,
-            defaulter=defaults.default_persistentvolume), status=True),
+            defaulter=defaults.default_persistentvolume), status=True,
+                table=printers.PERSISTENT_VOLUME),
         stored(ctx, builtin("", "persistentvolumeclaims"), Strategy(
             tracks_generation=False, return_deleted_object=True,
             validate=vv.validate_persistent_volume_claim,
             validate_update=vv.validate_persistent_volume_claim_update,
-            defaulter=defaults.default_persistentvolumeclaim), status=True),
+            defaulter=defaults.default_persistentvolumeclaim), status=True,
+                table=printers.PERSISTENT_VOLUME_CLAIM),
         Resource(builtin("", "bindings"), LegacyBindingREST(ctx, pods)),
         stored(ctx, builtin("", "podtemplates"), Strategy(
             generation_fields=("template",), return_deleted_object=True,
             validate=pv.validate_pod_template_object,
-            defaulter=defaults.default_pod_template)),
+            defaulter=defaults.default_pod_template), table=printers.POD_TEMPLATE),
         stored(ctx, builtin("", "limitranges"), Strategy(
             tracks_generation=False, validate=quota.validate_limit_range,
-            defaulter=quota.default_limit_range)),
+            defaulter=quota.default_limit_range), table=printers.NAME_AND_CREATED_AT),
         stored(ctx, builtin("", "resourcequotas"), Strategy(
             tracks_generation=False, prepare_for_create=empty_status,
-            return_deleted_object=True), status=True),
-        Resource(builtin("", "componentstatuses"), ComponentStatusREST(healthy)),
+            return_deleted_object=True), status=True, table=printers.RESOURCE_QUOTA),
+        Resource(builtin("", "componentstatuses"), ComponentStatusREST(healthy),
+            table=printers.COMPONENT_STATUS),
     ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from kubegc.api.errors import StatusCause
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -40,4 +41,4 @@ def resources(ctx: StorageContext) -> list[Resource]:
     return [stored(ctx, builtin("discovery.k8s.io", "endpointslices"), Strategy(
         generation_fields=("addressType", "endpoints", "ports"),
         validate=validate_endpoint_slice, validate_update=validate_endpoint_slice_update,
-        defaulter=default_endpoint_slice))]
+        defaulter=default_endpoint_slice), table=printers.ENDPOINT_SLICE)]

@@ -11,6 +11,7 @@ from typing import Any
 from kubegc.api.content import is_path_segment_name
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import GCPolicy, Strategy
@@ -65,4 +66,4 @@ def resources(ctx: StorageContext) -> list[Resource]:
         default_gc_policy=GCPolicy.UNSUPPORTED, allow_create_on_update=True,
         tracks_generation=False, name_validator=is_path_segment_name,
         validate=validate_events_v1_event, storage_resource=("", "events"),
-        conversion=EventsConversion()))]
+        conversion=EventsConversion()), table=printers.EVENT)]

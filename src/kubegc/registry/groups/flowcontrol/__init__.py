@@ -10,6 +10,7 @@ from __future__ import annotations
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -67,8 +68,8 @@ def resources(ctx: StorageContext) -> list[Resource]:
     return [
         stored(ctx, builtin(group, "flowschemas"), Strategy(
             prepare_for_create=empty_status, validate=validate_flow_schema,
-            defaulter=default_flow_schema), status=True),
+            defaulter=default_flow_schema), status=True, table=printers.FLOW_SCHEMA),
         stored(ctx, builtin(group, "prioritylevelconfigurations"), Strategy(
             prepare_for_create=empty_status, validate=validate_priority_level,
-            defaulter=default_priority_level), status=True),
+            defaulter=default_priority_level), status=True, table=printers.PRIORITY_LEVEL),
     ]

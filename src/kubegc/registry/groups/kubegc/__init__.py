@@ -5,6 +5,7 @@ metadata is validated as apimachinery's ValidateObjectMeta alone, like CRDs'."""
 from __future__ import annotations
 
 from kubegc.api.resources import builtin
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -12,4 +13,4 @@ from kubegc.registry.generic.strategy import Strategy
 
 def resources(ctx: StorageContext) -> list[Resource]:
     return [stored(ctx, builtin("kubegc.io", "deletionrecords"), Strategy(
-        tracks_generation=False, core_object_meta=False))]
+        tracks_generation=False, core_object_meta=False), table=printers.DELETION_RECORD)]

@@ -12,6 +12,7 @@ from typing import Any
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -127,9 +128,11 @@ def resources(ctx: StorageContext) -> list[Resource]:
     return [
         stored(ctx, builtin(group, "ingresses"), Strategy(
             prepare_for_create=prepare_ingress_create, validate=validate_ingress),
-            status=True),
+            status=True, table=printers.INGRESS),
         stored(ctx, builtin(group, "ingressclasses"), Strategy(
-            validate=validate_ingress_class, validate_update=validate_ingress_class_update)),
+            validate=validate_ingress_class, validate_update=validate_ingress_class_update),
+                table=printers.INGRESS_CLASS),
         stored(ctx, builtin(group, "networkpolicies"), Strategy(
-            validate=validate_network_policy, defaulter=default_network_policy)),
+            validate=validate_network_policy, defaulter=default_network_policy),
+                table=printers.NETWORK_POLICY),
     ]

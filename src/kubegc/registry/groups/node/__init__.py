@@ -7,6 +7,7 @@ from kubegc.api.content import is_dns1123_label
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -27,4 +28,4 @@ def validate_runtime_class_update(new: Obj, old: Obj) -> list[StatusCause]:
 def resources(ctx: StorageContext) -> list[Resource]:
     return [stored(ctx, builtin("node.k8s.io", "runtimeclasses"), Strategy(
         tracks_generation=False, validate=validate_runtime_class,
-        validate_update=validate_runtime_class_update))]
+        validate_update=validate_runtime_class_update), table=printers.RUNTIME_CLASS)]

@@ -13,6 +13,7 @@ from typing import Any
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -63,4 +64,5 @@ def _int_or_percent(value: Any, path: str) -> list[StatusCause]:
 
 def resources(ctx: StorageContext) -> list[Resource]:
     return [stored(ctx, builtin("policy", "poddisruptionbudgets"), Strategy(
-        prepare_for_create=prepare_pdb_create, validate=validate_pdb), status=True)]
+        prepare_for_create=prepare_pdb_create, validate=validate_pdb), status=True,
+            table=printers.PDB)]

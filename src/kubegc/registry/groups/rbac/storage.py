@@ -16,6 +16,7 @@ from kubegc.api.content import is_dns1123_subdomain, is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource, WriteOptions
 from kubegc.registry.generic.standard import StandardREST, StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -29,6 +30,7 @@ from kubegc.registry.groups.rbac.escalation import (
     check_role_binding,
 )
 from kubegc.registry.groups.rbac.index import PolicyIndex
+from kubegc.registry.printers import TableHandler
 from kubegc.registry.validation.fields import items, join, map_at, not_supported, required
 
 GROUP = "rbac.authorization.k8s.io"
@@ -195,18 +197,21 @@ def resources(ctx: StorageContext, *, index: PolicyIndex, policy: RBACPolicy,
     """The four RBAC resources; ``index``: the authorizer's view of them, ``policy``: what
     their escalation checks consult."""
 
-    def rbac(resource: str, check: WriteCheck, **strategy: Any) -> Resource:
+    def rbac(resource: str, check: WriteCheck, table: TableHandler,
+             **strategy: Any) -> Resource:
         return stored(ctx, builtin(GROUP, resource), Strategy(
             tracks_generation=False, name_validator=is_path_segment_name,
             check_write=functools.partial(check, policy), **strategy),
-            storage=RBACREST(ctx, index))
+            storage=RBACREST(ctx, index), table=table)
 
     return [
-        rbac("clusterrolebindings", check_cluster_role_binding,
+        rbac("clusterrolebindings", check_cluster_role_binding, printers.CLUSTER_ROLE_BINDING,
              validate=validate_cluster_role_binding,
              validate_update=validate_cluster_role_binding_update, defaulter=default_binding),
-        rbac("clusterroles", check_cluster_role, validate=validate_cluster_role),
-        rbac("rolebindings", check_role_binding, validate=validate_role_binding,
+        rbac("clusterroles", check_cluster_role, printers.NAME_AND_CREATED_AT,
+            validate=validate_cluster_role),
+        rbac("rolebindings", check_role_binding, printers.ROLE_BINDING,
+            validate=validate_role_binding,
              validate_update=validate_role_binding_update, defaulter=default_binding),
-        rbac("roles", check_role, validate=validate_role),
+        rbac("roles", check_role, printers.NAME_AND_CREATED_AT, validate=validate_role),
     ]

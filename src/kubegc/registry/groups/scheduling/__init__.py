@@ -7,6 +7,7 @@ from __future__ import annotations
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -56,4 +57,5 @@ def resources(ctx: StorageContext) -> list[Resource]:
     """PriorityClasses (cf. pkg/registry/scheduling/priorityclass)."""
     return [stored(ctx, builtin("scheduling.k8s.io", "priorityclasses"), Strategy(
         tracks_generation=False, validate=validate_priority_class,
-        validate_update=validate_priority_class_update, defaulter=default_priority_class))]
+        validate_update=validate_priority_class_update, defaulter=default_priority_class),
+            table=printers.PRIORITY_CLASS)]

@@ -13,6 +13,7 @@ from kubegc.api.content import is_qualified_name
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
+from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
@@ -128,19 +129,21 @@ def resources(ctx: StorageContext) -> list[Resource]:
         stored(ctx, builtin(group, "storageclasses"), Strategy(
             tracks_generation=False, return_deleted_object=True,
             validate=validate_storage_class, validate_update=validate_storage_class_update,
-            defaulter=default_storage_class)),
+            defaulter=default_storage_class), table=printers.STORAGE_CLASS),
         stored(ctx, builtin(group, "csidrivers"), Strategy(
             tracks_generation=False, return_deleted_object=True,
             validate=validate_csi_driver, validate_update=validate_csi_driver_update,
-            defaulter=default_csi_driver)),
+            defaulter=default_csi_driver), table=printers.CSI_DRIVER),
         stored(ctx, builtin(group, "csinodes"), Strategy(
             tracks_generation=False, return_deleted_object=True, validate=validate_csi_node,
-            defaulter=default_csi_node)),
+            defaulter=default_csi_node), table=printers.CSI_NODE),
         stored(ctx, builtin(group, "csistoragecapacities"), Strategy(
-            tracks_generation=False, validate=validate_csi_storage_capacity)),
+            tracks_generation=False, validate=validate_csi_storage_capacity),
+                table=printers.CSI_STORAGE_CAPACITY),
         stored(ctx, builtin(group, "volumeattachments"), Strategy(
             tracks_generation=False, return_deleted_object=True,
             prepare_for_create=prepare_volume_attachment_create,
             validate=validate_volume_attachment,
-            validate_update=validate_volume_attachment_update), status=True),
+            validate_update=validate_volume_attachment_update), status=True,
+                table=printers.VOLUME_ATTACHMENT),
     ]

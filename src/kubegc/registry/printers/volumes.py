@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from kubegc.server.printers.helpers import (
+from kubegc.registry.printers.helpers import (
     AGE,
     NAME,
     Conditions,

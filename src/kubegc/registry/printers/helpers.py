@@ -14,7 +14,7 @@ from typing import Any
 from kubegc.api.clock import parse_time, parse_time_or_none
 from kubegc.api.errors import StatusError
 from kubegc.api.labels import label_selector_from_dict
-from kubegc.server.printers.duration import human_duration
+from kubegc.registry.printers.duration import human_duration
 
 Obj = Mapping[str, Any]
 Conditions = list[dict[str, str]]

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from kubegc.api.resources import split_api_version
-from kubegc.server.printers.helpers import (
+from kubegc.registry.printers.helpers import (
     AGE,
     NAME,
     Conditions,

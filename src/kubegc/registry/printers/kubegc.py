@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubegc.server.printers.helpers import AGE, NAME, column, name_and
+from kubegc.registry.printers.helpers import AGE, NAME, column, name_and
 
 
 def _object(record: Mapping[str, Any]) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kubegc.server.printers.duration import human_duration
-from kubegc.server.printers.helpers import (
+from kubegc.registry.printers.duration import human_duration
+from kubegc.registry.printers.helpers import (
     AGE,
     NAME,
     Conditions,

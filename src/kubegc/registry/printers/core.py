@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kubegc.server.printers.helpers import (
+from kubegc.registry.printers.helpers import (
     AGE,
     AGE_DESCRIPTION,
     NAME,
