@@ -87,8 +87,8 @@ def _mounted(ctx: ServerContext, path: str) -> DebugHandler | None:
     return None
 
 
-async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
-    path = request.path.rstrip("/") or "/"
+def _health(ctx: ServerContext, path: str) -> Response | None:
+    """``/healthz``, ``/livez``, ``/readyz`` and ``/version``; None for any other path."""
     if path in ("/healthz", "/livez"):
         return Response(text="ok")
     if path == "/readyz":
@@ -99,6 +99,14 @@ async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
         # responsewriters.WriteRawJSON: json.MarshalIndent, no trailing newline
         return Response(body=json.dumps(KUBERNETES_VERSION, indent=2).encode(),
                         content_type="application/json")
+    return None
+
+
+async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
+    path = request.path.rstrip("/") or "/"
+    health = _health(ctx, path)
+    if health is not None:
+        return health
     if path.startswith("/openapi/"):
         return serve_openapi(ctx, request, path)
     for prefix, handler in ctx.debug_handlers.items():

@@ -173,26 +173,32 @@ class HttpProtocol(asyncio.Protocol):
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
-            # No protocol switch here (exec, port-forward): the request was queued and is
-            # answered; the connection closes after it.
-            self._input_done = True
-            if self._pending:
-                self._pending[-1].keep_alive = False
-            elif self._task is None:
-                self.close()
+            self._upgrade_asked()
         except httptools.HttpParserError as e:
-            if self._input_done:
-                # _refuse_body stopped the parser (its request is queued), or _refuse_head
-                # did (its answer waits for the requests before it)
-                if self._bad_request is not None and self._task is None:
-                    self._reject()
-                return
-            # The requests parsed before the error are answered first, then 400 and close
-            # (no 400 when the connection closes anyway: bytes after "Connection: close").
-            self._input_done = True
-            self._bad_request = _plain(400, "Bad Request", f"400 Bad Request: {e}")
-            if self._task is None:
+            self._parse_failed(e)
+
+    def _upgrade_asked(self) -> None:
+        """No protocol switch here (exec, port-forward): the request was queued and is
+        answered; the connection closes after it."""
+        self._input_done = True
+        if self._pending:
+            self._pending[-1].keep_alive = False
+        elif self._task is None:
+            self.close()
+
+    def _parse_failed(self, e: httptools.HttpParserError) -> None:
+        if self._input_done:
+            # _refuse_body stopped the parser (its request is queued), or _refuse_head
+            # did (its answer waits for the requests before it)
+            if self._bad_request is not None and self._task is None:
                 self._reject()
+            return
+        # The requests parsed before the error are answered first, then 400 and close
+        # (no 400 when the connection closes anyway: bytes after "Connection: close").
+        self._input_done = True
+        self._bad_request = _plain(400, "Bad Request", f"400 Bad Request: {e}")
+        if self._task is None:
+            self._reject()
 
     def _refuse_head(self, answer: bytes) -> None:
         """Stop reading at a head Go's server refuses; answer once the requests before it
@@ -354,6 +360,12 @@ class HttpProtocol(asyncio.Protocol):
                 await response.write_eof()
                 return
             response = Response(status=500, text="a stream was returned unprepared")
+        self._send(request, response)
+
+    def _send(self, request: Request, response: Response) -> None:
+        """Write a whole response, with the Connection header the request calls for."""
+        if self.transport is None:
+            return
         if not request.keep_alive or self._server.stopping:
             response.headers["Connection"] = "close"
         elif request.version == "1.0":
