@@ -16,6 +16,7 @@ import pytest
 
 from kubegc.api.clock import ManualClock, format_time
 from kubegc.api.errors import StatusError
+from kubegc.api.meta import DeleteOptions
 from kubegc.registry import Registry
 from kubegc.registry.generic.deletion import delete
 from kubegc.registry.generic.rest import Resource
@@ -86,7 +87,7 @@ async def test_terminating_while_instances_are_deleted(parts: Parts) -> None:
             "metadata": {"name": "held", "finalizers": ["example.com/hold"]}}
     await parts.store.create(parts.widgets, held)
     await parts.store.create(parts.widgets, {"metadata": {"name": "free"}})
-    await delete(parts.store, parts.crd_t, NAME, {})
+    await delete(parts.store, parts.crd_t, NAME, DeleteOptions())
     parts.clock.advance(5)
     task = asyncio.create_task(crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
                                                      custom=parts.custom,
@@ -117,7 +118,7 @@ async def test_another_finalizer_keeps_the_finalized_crd(parts: Parts) -> None:
     crd = await parts.store.get(parts.crd_t, NAME)
     crd["metadata"]["finalizers"].append("example.com/keep")
     await parts.store.update(parts.crd_t, NAME, crd)
-    await delete(parts.store, parts.crd_t, NAME, {})
+    await delete(parts.store, parts.crd_t, NAME, DeleteOptions())
     result, removed = await crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
                                                    custom=parts.custom, stopping=lambda: False)
     assert not removed
@@ -128,7 +129,7 @@ async def test_another_finalizer_keeps_the_finalized_crd(parts: Parts) -> None:
 
 async def test_stopping_leaves_the_finalizer(parts: Parts) -> None:
     await parts.store.create(parts.widgets, {"metadata": {"name": "w"}})
-    await delete(parts.store, parts.crd_t, NAME, {})
+    await delete(parts.store, parts.crd_t, NAME, DeleteOptions())
     result, removed = await crd_finalizer.finalize(parts.store, parts.cache, parts.crd_t, NAME,
                                                    custom=parts.custom, stopping=lambda: True)
     assert not removed

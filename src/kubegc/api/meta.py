@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,53 @@ class DeletionPropagation(enum.StrEnum):
     ORPHAN = "Orphan"
     BACKGROUND = "Background"
     FOREGROUND = "Foreground"
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteOptions:
+    """``metav1.DeleteOptions``: what a DELETE asks beside the object's name. One type for
+    every layer: clients build it, the server parses the wire's into it
+    (``registry.validation.objectmeta.parse_delete_options``), the registry decides with it."""
+
+    propagation_policy: DeletionPropagation | None = None
+    grace_period_seconds: int | None = None
+    preconditions_uid: str | None = None
+    preconditions_resource_version: str | None = None
+    orphan_dependents: bool | None = None
+    dry_run: bool = False
+
+    def to_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if self.propagation_policy is not None:
+            body["propagationPolicy"] = str(self.propagation_policy)  # the wire's plain string
+        if self.grace_period_seconds is not None:
+            body["gracePeriodSeconds"] = self.grace_period_seconds
+        if self.orphan_dependents is not None:
+            body["orphanDependents"] = self.orphan_dependents
+        pre: dict[str, str] = {}
+        if self.preconditions_uid is not None:
+            pre["uid"] = self.preconditions_uid
+        if self.preconditions_resource_version is not None:
+            pre["resourceVersion"] = self.preconditions_resource_version
+        if pre:
+            body["preconditions"] = pre
+        if self.dry_run:
+            body["dryRun"] = ["All"]
+        return body
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> DeleteOptions:
+        """The options of a wire DeleteOptions whose values are valid (see
+        ``registry.validation.objectmeta.parse_delete_options``)."""
+        pre = body.get("preconditions") or {}
+        policy = body.get("propagationPolicy")
+        return cls(
+            propagation_policy=None if policy is None else DeletionPropagation(policy),
+            grace_period_seconds=body.get("gracePeriodSeconds"),
+            preconditions_uid=pre.get("uid"),
+            preconditions_resource_version=pre.get("resourceVersion"),
+            orphan_dependents=body.get("orphanDependents"),
+            dry_run=bool(body.get("dryRun")))
 
 
 class EventType(enum.StrEnum):

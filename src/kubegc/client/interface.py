@@ -16,7 +16,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kubegc.api.meta import DeletionPropagation, EventType
+from kubegc.api.meta import DeleteOptions as DeleteOptions  # metav1: one type for every layer
+from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 
@@ -67,35 +68,6 @@ class ListOptions:
     limit: int = 0
     continue_: str = ""
     resource_version: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class DeleteOptions:
-    propagation_policy: DeletionPropagation | None = None
-    grace_period_seconds: int | None = None
-    preconditions_uid: str | None = None
-    preconditions_resource_version: str | None = None
-    orphan_dependents: bool | None = None
-    dry_run: bool = False
-
-    def to_body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
-        if self.propagation_policy is not None:
-            body["propagationPolicy"] = str(self.propagation_policy)  # the wire's plain string
-        if self.grace_period_seconds is not None:
-            body["gracePeriodSeconds"] = self.grace_period_seconds
-        if self.orphan_dependents is not None:
-            body["orphanDependents"] = self.orphan_dependents
-        pre: dict[str, str] = {}
-        if self.preconditions_uid is not None:
-            pre["uid"] = self.preconditions_uid
-        if self.preconditions_resource_version is not None:
-            pre["resourceVersion"] = self.preconditions_resource_version
-        if pre:
-            body["preconditions"] = pre
-        if self.dry_run:
-            body["dryRun"] = ["All"]
-        return body
 
 
 @dataclass(frozen=True, slots=True)

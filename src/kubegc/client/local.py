@@ -129,12 +129,9 @@ class LocalClient(Client):
         self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
         options: DeleteOptions | None = None,
     ) -> Obj:
-        body = (options or DeleteOptions()).to_body()
-        body.pop("kind", None)
-        body.pop("apiVersion", None)
         t = self._target(gvr, namespace, "delete", name)
         with as_user(self.user):
-            result, _ = await self.registry.delete(t, name, body)
+            result, _ = await self.registry.delete(t, name, options or DeleteOptions())
         return result
 
     async def discover(self) -> builtins.list[APIResource]:

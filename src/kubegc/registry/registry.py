@@ -15,14 +15,14 @@ import asyncio
 import builtins
 import contextvars
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from kubegc.api import errors
 from kubegc.api.auth import Authorizer, Privileged, Union
 from kubegc.api.authenticator import TokenAuthenticator
 from kubegc.api.clock import Clock
-from kubegc.api.meta import is_being_deleted
+from kubegc.api.meta import DeleteOptions, is_being_deleted
 from kubegc.api.resources import BUILTIN_RESOURCES, Catalog, GroupVersionKind
 from kubegc.api.types import Obj, clone
 from kubegc.authz.rules import GROUP as RBAC_GROUP
@@ -51,6 +51,7 @@ from kubegc.registry.groups.rbac import (
     ensure_policy,
 )
 from kubegc.registry.printers import TableHandler
+from kubegc.registry.validation.objectmeta import parse_delete_options
 from kubegc.storage import KV, KeyExistsError
 
 log = logging.getLogger(__name__)
@@ -291,16 +292,17 @@ class Registry:
         return await self._serving(t, rest.Patcher, subresource).patch(
             t, name, patch_type, body, options)
 
-    async def delete(self, t: Target, name: str, options: dict[str, Any] | None = None) -> tuple[
-        Obj, bool
-    ]:
-        return await self._serving(t, rest.GracefulDeleter).delete(t, name, dict(options or {}))
+    async def delete(self, t: Target, name: str,
+                     options: DeleteOptions | Mapping[str, Any] | None = None) -> tuple[Obj, bool]:
+        """``options``: typed, or as on the wire (parsed and validated as the server does)."""
+        return await self._serving(t, rest.GracefulDeleter).delete(t, name, _delete(options))
 
-    async def delete_collection(self, t: Target, options: dict[str, Any] | None = None, *,
+    async def delete_collection(self, t: Target,
+                                options: DeleteOptions | Mapping[str, Any] | None = None, *,
                                 label_selector: str = "", field_selector: str = "") -> Obj:
         return await self._serving(t, rest.CollectionDeleter).delete_collection(
-            t, dict(options or {}), ListOptions(label_selector=label_selector,
-                                                field_selector=field_selector))
+            t, _delete(options), ListOptions(label_selector=label_selector,
+                                             field_selector=field_selector))
 
     async def create_token(self, namespace: str, name: str, request: Obj, *,
                            warnings: builtins.list[str] | None = None) -> Obj:
@@ -454,6 +456,12 @@ def _subresources(crd: Obj) -> tuple[bool, bool]:
     return served_subresources(crd)
 
 
+def _delete(options: DeleteOptions | Mapping[str, Any] | None) -> DeleteOptions:
+    if options is None:
+        return DeleteOptions()
+    return options if isinstance(options, DeleteOptions) else parse_delete_options(options)
+
+
 def _options(dry_run: bool, field_manager: str, field_validation: str,
              warnings: builtins.list[str] | None) -> WriteOptions:
     options = WriteOptions(dry_run=dry_run, field_manager=field_manager,
@@ -494,8 +502,8 @@ class _PolicyWriter:
         meta = obj["metadata"]
         await self.registry.delete(
             self._target(kind, str(meta.get("namespace") or "")), meta["name"],
-            {"preconditions": {"uid": meta.get("uid"),
-                               "resourceVersion": meta.get("resourceVersion")}})
+            DeleteOptions(preconditions_uid=meta.get("uid"),
+                          preconditions_resource_version=meta.get("resourceVersion")))
 
 
 def builtin_catalog() -> Catalog:

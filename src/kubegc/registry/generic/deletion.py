@@ -26,6 +26,7 @@ from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
     GC_FINALIZERS,
+    DeleteOptions,
     DeletionPropagation,
 )
 from kubegc.api.types import Obj
@@ -39,37 +40,37 @@ class _PendingGraceful(Exception):
     """The object is already in a graceful deletion that this request cannot shorten."""
 
 
-def check_delete_options(options: dict[str, Any]) -> None:
-    causes = validate_delete_options(options)
+def check_delete_options(options: DeleteOptions) -> None:
+    """``ValidateDeleteOptions`` of options that did not come through the wire's parser (an
+    in-process client's): ``orphanDependents`` and a policy cannot be both set."""
+    causes = validate_delete_options(options.to_body())
     if causes:
         raise errors.invalid("DeleteOptions", "", "", causes)
 
 
-def check_preconditions(t: Target, obj: Obj, options: dict[str, Any]) -> None:
-    pre = options.get("preconditions") or {}
+def check_preconditions(t: Target, obj: Obj, options: DeleteOptions) -> None:
     meta = obj["metadata"]
-    kind = t.info.kind
-    gr = errors.GroupResource(t.info.group, kind)
-    if pre.get("uid") is not None and pre["uid"] != meta.get("uid"):
+    gr = errors.GroupResource(t.info.group, t.info.kind)
+    uid, rv = options.preconditions_uid, options.preconditions_resource_version
+    if uid is not None and uid != meta.get("uid"):
         raise errors.conflict(
             gr, meta["name"],
-            f"the UID in the precondition ({pre['uid']}) does not match the UID in record "
+            f"the UID in the precondition ({uid}) does not match the UID in record "
             f"({meta.get('uid')}). The object might have been deleted and then recreated")
-    if pre.get("resourceVersion") is not None and pre["resourceVersion"] != meta.get(
-            "resourceVersion"):
+    if rv is not None and rv != meta.get("resourceVersion"):
         raise errors.conflict(
             gr, meta["name"],
-            f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match "
+            f"the ResourceVersion in the precondition ({rv}) does not match "
             f"the ResourceVersion in record ({meta.get('resourceVersion')}). The object might have "
             "been modified")
 
 
-def should_orphan_dependents(strategy: Strategy, obj: Obj, options: dict[str, Any]) -> bool:
+def should_orphan_dependents(strategy: Strategy, obj: Obj, options: DeleteOptions) -> bool:
     if strategy.default_gc_policy is GCPolicy.UNSUPPORTED:
         return False
-    if options.get("orphanDependents") is not None:
-        return bool(options["orphanDependents"])
-    policy = options.get("propagationPolicy")
+    if options.orphan_dependents is not None:
+        return options.orphan_dependents
+    policy = options.propagation_policy
     if policy is not None:
         return bool(policy == DeletionPropagation.ORPHAN)
     for f in obj["metadata"].get("finalizers") or []:
@@ -80,12 +81,12 @@ def should_orphan_dependents(strategy: Strategy, obj: Obj, options: dict[str, An
     return strategy.default_gc_policy is GCPolicy.ORPHAN_DEPENDENTS
 
 
-def should_delete_dependents(strategy: Strategy, obj: Obj, options: dict[str, Any]) -> bool:
+def should_delete_dependents(strategy: Strategy, obj: Obj, options: DeleteOptions) -> bool:
     if strategy.default_gc_policy is GCPolicy.UNSUPPORTED:
         return False
-    if options.get("orphanDependents") is not None:
+    if options.orphan_dependents is not None:
         return False
-    policy = options.get("propagationPolicy")
+    policy = options.propagation_policy
     if policy is not None:
         return bool(policy == DeletionPropagation.FOREGROUND)
     for f in obj["metadata"].get("finalizers") or []:
@@ -97,7 +98,7 @@ def should_delete_dependents(strategy: Strategy, obj: Obj, options: dict[str, An
 
 
 def deletion_finalizers_for_garbage_collection(
-    strategy: Strategy, obj: Obj, options: dict[str, Any],
+    strategy: Strategy, obj: Obj, options: DeleteOptions,
 ) -> tuple[bool, list[str]]:
     """(whether the finalizer set changes, the new finalizer list); GC finalizers are
     appended at the end; an unchanged set keeps its order."""
@@ -112,13 +113,13 @@ def deletion_finalizers_for_garbage_collection(
     return True, new
 
 
-def grace_period_for(t: Target, obj: Obj, options: dict[str, Any]) -> int | None:
-    """``CheckGracefulDelete`` of the pod strategy; None for non-graceful resources."""
-    strategy = t.strategy
-    if not strategy.graceful:
+def grace_period_for(t: Target, obj: Obj, asked: int | None) -> int | None:
+    """``CheckGracefulDelete`` of the pod strategy for the grace period ``asked`` (None: the
+    pod's own); None for non-graceful resources."""
+    if not t.strategy.graceful:
         return None
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    period = options.get("gracePeriodSeconds")
+    period = asked
     if period is None:
         period = spec.get("terminationGracePeriodSeconds") or 0
     if not spec.get("nodeName") or status.get("phase") in ("Failed", "Succeeded"):
@@ -126,35 +127,36 @@ def grace_period_for(t: Target, obj: Obj, options: dict[str, Any]) -> int | None
     return max(int(period), 0) if int(period) >= 0 else 1
 
 
-def before_delete(store: Store, t: Target, obj: Obj, options: dict[str, Any]) -> bool:
-    """``rest.BeforeDelete`` on ``obj`` (mutated). Returns whether deletion is graceful;
-    raises ``_PendingGraceful`` when a graceful deletion is already under way."""
+def before_delete(store: Store, t: Target, obj: Obj,
+                  options: DeleteOptions) -> tuple[bool, int | None]:
+    """``rest.BeforeDelete`` on ``obj`` (mutated). Returns whether deletion is graceful and
+    the grace period in effect (upstream writes it back into the options); raises
+    ``_PendingGraceful`` when a graceful deletion is already under way."""
     check_preconditions(t, obj, options)
     meta = obj["metadata"]
-    grace = options.get("gracePeriodSeconds")
+    grace = options.grace_period_seconds
     if grace is not None and grace < 0:
-        options["gracePeriodSeconds"] = grace = 1
+        grace = 1
     if not t.strategy.graceful:
-        return False
+        return False, grace
     if meta.get("deletionTimestamp"):
         current = meta.get("deletionGracePeriodSeconds")
         if not current:
-            return False
+            return False, grace
         if grace is None or grace >= current:
             raise _PendingGraceful()
         started = parse_time(meta["deletionTimestamp"]) - timedelta(seconds=current)
         meta["deletionTimestamp"] = format_time(started + timedelta(seconds=grace))
         meta["deletionGracePeriodSeconds"] = grace
-        return True
-    period = grace_period_for(t, obj, options)
+        return True, grace
+    period = grace_period_for(t, obj, grace)
     if period is None:
-        return False
-    options["gracePeriodSeconds"] = period
+        return False, grace
     meta["deletionTimestamp"] = format_time(store.clock.now() + timedelta(seconds=period))
     meta["deletionGracePeriodSeconds"] = period
     if meta.get("generation"):
         meta["generation"] = int(meta["generation"]) + 1
-    return True
+    return True, period
 
 
 def mark_as_deleting(store: Store, obj: Obj) -> None:
@@ -169,7 +171,7 @@ def mark_as_deleting(store: Store, obj: Obj) -> None:
     meta["deletionGracePeriodSeconds"] = 0
 
 
-async def delete(store: Store, t: Target, name: str, options: dict[str, Any]) -> tuple[Obj, bool]:
+async def delete(store: Store, t: Target, name: str, options: DeleteOptions) -> tuple[Obj, bool]:
     """The generic ``Store.Delete`` of one object: one guaranteed update of
     ``update_for_graceful_deletion_and_finalizers``. Returns (object as left, whether it was
     removed from storage)."""
@@ -178,15 +180,15 @@ async def delete(store: Store, t: Target, name: str, options: dict[str, Any]) ->
 
 
 async def generic_delete(
-    store: Store, t: Target, name: str, options: dict[str, Any],
+    store: Store, t: Target, name: str, options: DeleteOptions,
 ) -> tuple[Obj, bool]:
     """``delete`` once the options are checked (a resource's own Delete finishes with it)."""
     update = update_for_graceful_deletion_and_finalizers(store, t, t.strategy, options)
-    return await store.guaranteed_update(t, name, update, dry_run=bool(options.get("dryRun")))
+    return await store.guaranteed_update(t, name, update, dry_run=options.dry_run)
 
 
 def update_for_graceful_deletion_and_finalizers(
-    store: Store, t: Target, strategy: Strategy, options: dict[str, Any],
+    store: Store, t: Target, strategy: Strategy, options: DeleteOptions,
 ) -> UpdateFn:
     """Upstream's ``Store.updateForGracefulDeletionAndFinalizers``: the update a DELETE
     applies to the current object — ``BeforeDelete`` (preconditions, the grace period),
@@ -194,12 +196,11 @@ def update_for_graceful_deletion_and_finalizers(
     finalizers pending: ``markAsDeleting``) or is ``DELETE``."""
 
     async def update(current: Obj) -> Any:
-        opts = dict(options)  # before_delete sets gracePeriodSeconds; nested values: read only
         try:
-            graceful = before_delete(store, t, current, opts)
+            graceful, grace = before_delete(store, t, current, options)
         except _PendingGraceful:
             return current
-        _, finalizers = deletion_finalizers_for_garbage_collection(strategy, current, opts)
+        _, finalizers = deletion_finalizers_for_garbage_collection(strategy, current, options)
         if finalizers:
             current["metadata"]["finalizers"] = finalizers
         else:
@@ -209,7 +210,7 @@ def update_for_graceful_deletion_and_finalizers(
                 mark_as_deleting(store, current)
                 return current
             return DELETE
-        if finalizers or opts.get("gracePeriodSeconds"):
+        if finalizers or grace:
             return current
         return DELETE
 

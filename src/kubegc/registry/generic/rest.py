@@ -24,6 +24,7 @@ import builtins
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from kubegc.api.meta import DeleteOptions
 from kubegc.api.resources import GroupVersionKind, ResourceInfo, Subresource
 from kubegc.api.types import Obj
 from kubegc.registry import printers
@@ -142,7 +143,8 @@ class Patcher(Storage):
 
 class GracefulDeleter(Storage):
     @abc.abstractmethod
-    async def delete(self, t: Target, name: str, options: Obj) -> tuple[Obj, bool]:
+    async def delete(self, t: Target, name: str,
+                     options: DeleteOptions) -> tuple[Obj, bool]:
         """(the object as left, whether it was removed from storage)."""
 
     def deleted_answer(self, t: Target, name: str, obj: Obj) -> Obj | None:
@@ -154,7 +156,7 @@ class GracefulDeleter(Storage):
 
 class CollectionDeleter(Storage):
     @abc.abstractmethod
-    async def delete_collection(self, t: Target, options: Obj,
+    async def delete_collection(self, t: Target, options: DeleteOptions,
                                 list_options: ListOptions) -> Obj: ...
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kubegc.api import errors
+from kubegc.api.meta import DeleteOptions
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.registry import printers
@@ -110,17 +111,18 @@ class StoredResource:
             field_manager=options.field_manager, force=options.force,
             field_validation=options.field_validation, warnings=options.warnings)
 
-    async def delete(self, t: Target, name: str, options: Obj) -> tuple[Obj, bool]:
-        return await delete(self.store, t, name, dict(options))
+    async def delete(self, t: Target, name: str,
+                     options: DeleteOptions) -> tuple[Obj, bool]:
+        return await delete(self.store, t, name, options)
 
     def deleted_answer(self, t: Target, name: str, obj: Obj) -> Obj | None:
         return None if t.strategy.return_deleted_object else success_status(t, name, obj)
 
-    async def delete_collection(self, t: Target, options: Obj,
+    async def delete_collection(self, t: Target, options: DeleteOptions,
                                 list_options: ListOptions) -> Obj:
         """``DeleteCollection``: list, then delete each object with ``options`` (one gone
         meanwhile is skipped); answers the list of what was deleted."""
-        check_delete_options(dict(options))
+        check_delete_options(options)
         listed = await self.list(t, list_options)
         items = []
         for item in listed["items"]:

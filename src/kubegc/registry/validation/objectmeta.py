@@ -9,9 +9,10 @@ annotation keys and finalizer names are checked by ``kubegc.api.content`` (upstr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kubegc.api import errors
 from kubegc.api.content import is_qualified_name, is_valid_label_value
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.goformat import go_sharp_v
@@ -19,6 +20,7 @@ from kubegc.api.limits import TOTAL_ANNOTATION_SIZE_LIMIT_B
 from kubegc.api.meta import (
     FINALIZER_DELETE_DEPENDENTS,
     FINALIZER_ORPHAN_DEPENDENTS,
+    DeleteOptions,
     DeletionPropagation,
 )
 
@@ -215,7 +217,7 @@ def validate_list_options(resource_version: str, resource_version_match: str,
     return causes
 
 
-def validate_delete_options(options: dict[str, Any]) -> list[StatusCause]:
+def validate_delete_options(options: Mapping[str, Any]) -> list[StatusCause]:
     """``ValidateDeleteOptions``: policy values and ``orphanDependents`` exclusivity."""
     causes: list[StatusCause] = []
     policy = options.get("propagationPolicy")
@@ -239,3 +241,12 @@ def validate_delete_options(options: dict[str, Any]) -> list[StatusCause]:
         causes.append(field_error("FieldValueInvalid", "gracePeriodSeconds", "must be an integer",
                                   grace))
     return causes
+
+
+def parse_delete_options(body: Mapping[str, Any]) -> DeleteOptions:
+    """A wire DeleteOptions (already decoded into its Go type) as ``DeleteOptions``, after
+    ``ValidateDeleteOptions`` (422 ``Invalid``, every cause at once)."""
+    causes = validate_delete_options(body)
+    if causes:
+        raise errors.invalid("DeleteOptions", "", "", causes)
+    return DeleteOptions.from_body(body)

@@ -7,17 +7,20 @@ from typing import Any
 import orjson
 
 from kubegc.api import errors
+from kubegc.api.meta import DeleteOptions
 from kubegc.registry import Target
 from kubegc.registry.generic.decoding import check_delete_options
 from kubegc.registry.generic.rest import CollectionDeleter, GracefulDeleter, ListOptions, Storage
+from kubegc.registry.validation.objectmeta import parse_delete_options
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
 from kubegc.server.protobuf import PROTOBUF_MEDIA_TYPE, decode_protobuf_body
 from kubegc.server.verbs.params import int_param
 
 
-async def delete_options(request: Request) -> dict[str, Any]:
-    """DeleteOptions merged from the query and the JSON body (body wins), as upstream."""
+async def delete_options(request: Request) -> DeleteOptions:
+    """DeleteOptions merged from the query and the JSON body (body wins), as upstream,
+    checked (``ValidateDeleteOptions``)."""
     options: dict[str, Any] = {}
     q = request.query
     if "gracePeriodSeconds" in q:
@@ -43,7 +46,7 @@ async def delete_options(request: Request) -> dict[str, Any]:
                     "preconditions", "dryRun"):
             if decoded.get(key) is not None:
                 options[key] = decoded[key]
-    return options
+    return parse_delete_options(options)
 
 
 async def delete(ctx: ServerContext, request: Request, storage: Storage, t: Target,

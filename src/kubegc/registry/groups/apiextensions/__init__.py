@@ -17,7 +17,7 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.content import is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
-from kubegc.api.meta import is_being_deleted
+from kubegc.api.meta import DeleteOptions, is_being_deleted
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.registry import printers
@@ -108,9 +108,10 @@ class CRDREST(StandardREST):
             self.on_write(result, False)
         return result, created
 
-    async def delete(self, t: Target, name: str, options: Obj) -> tuple[Obj, bool]:
+    async def delete(self, t: Target, name: str,
+                     options: DeleteOptions) -> tuple[Obj, bool]:
         result, removed = await super().delete(t, name, options)
-        if not options.get("dryRun"):
+        if not options.dry_run:
             self.on_write(result, removed)
         return result, removed
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from kubegc.api import errors
 from kubegc.api.clock import format_time
-from kubegc.api.meta import is_being_deleted
+from kubegc.api.meta import DeleteOptions, is_being_deleted
 from kubegc.api.types import Obj
 from kubegc.registry.generic.deletion import delete
 from kubegc.registry.generic.rest import Resource
@@ -95,7 +95,7 @@ async def _delete_instances(store: Store, cache: WatchCache, custom: Resource, *
                     continue
                 item_t = every.in_namespace(str(obj["metadata"].get("namespace", "")))
                 try:
-                    await delete(store, item_t, obj["metadata"]["name"], {})
+                    await delete(store, item_t, obj["metadata"]["name"], DeleteOptions())
                 except errors.StatusError as e:
                     if not errors.is_not_found(e):
                         raise

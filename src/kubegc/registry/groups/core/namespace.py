@@ -19,6 +19,7 @@ from kubegc.api.meta import (
     FINALIZER_KUBERNETES,
     FINALIZER_ORPHAN_DEPENDENTS,
     GC_FINALIZERS,
+    DeleteOptions,
     DeletionPropagation,
 )
 from kubegc.api.types import Obj
@@ -46,23 +47,22 @@ def no_spec_finalizers(new: Obj) -> bool:
 
 
 async def delete_namespace(store: Store, t: Target, name: str,
-                           options: dict[str, Any]) -> tuple[Obj, bool]:
+                           options: DeleteOptions) -> tuple[Obj, bool]:
     """The namespace storage's ``REST.Delete``: the first DELETE only marks the namespace
     Terminating (``status.phase``, the GC finalizers its options ask for); a later one
     while ``spec.finalizers`` remain changes nothing; then the generic delete."""
     current = await store.get(t, name)
-    pre = dict(options.get("preconditions") or {})
     meta = current["metadata"]
-    if pre.get("uid") is not None and pre["uid"] != meta["uid"]:
+    pre_uid, pre_rv = options.preconditions_uid, options.preconditions_resource_version
+    if pre_uid is not None and pre_uid != meta["uid"]:
         raise errors.conflict(t.gr, name, f"Precondition failed: UID in precondition: "
-                                          f"{pre['uid']}, UID in object meta: {meta['uid']}")
-    if pre.get("resourceVersion") is not None and pre["resourceVersion"] != meta[
-            "resourceVersion"]:
+                                          f"{pre_uid}, UID in object meta: {meta['uid']}")
+    if pre_rv is not None and pre_rv != meta["resourceVersion"]:
         raise errors.conflict(
             t.gr, name, f"Precondition failed: ResourceVersion in precondition: "
-                        f"{pre['resourceVersion']}, ResourceVersion in object meta: "
+                        f"{pre_rv}, ResourceVersion in object meta: "
                         f"{meta['resourceVersion']}")
-    dry_run = bool(options.get("dryRun"))
+    dry_run = options.dry_run
     uid = meta["uid"]
     if not meta.get("deletionTimestamp"):
         async def start_terminating(existing: Obj) -> Any:
@@ -88,8 +88,8 @@ async def delete_namespace(store: Store, t: Target, name: str,
     return await generic_delete(store, t, name, options)
 
 
-def _namespace_gc_finalizers(options: dict[str, Any], current: list[str]) -> list[str]:
-    orphan_opt, policy = options.get("orphanDependents"), options.get("propagationPolicy")
+def _namespace_gc_finalizers(options: DeleteOptions, current: list[str]) -> list[str]:
+    orphan_opt, policy = options.orphan_dependents, options.propagation_policy
     if orphan_opt is not None:
         orphan, foreground = bool(orphan_opt), False
     elif policy is not None:
@@ -175,12 +175,12 @@ class NamespaceREST(StoredResource, EncodedGetter, EncodedLister, Watcher, Creat
         result, created = await super().patch(t, name, patch_type, body, options)
         return self._observed(result, dry_run=options.dry_run), created
 
-    async def delete(self, t: Target, name: str, options: Obj) -> tuple[Obj, bool]:
-        options = dict(options)
+    async def delete(self, t: Target, name: str,
+                     options: DeleteOptions) -> tuple[Obj, bool]:
         check_delete_options(options)
         self.admission.validate_namespace_delete(t, name)
         result, removed = await delete_namespace(self.store, t, name, options)
-        self._observed(result, removed=removed, dry_run=bool(options.get("dryRun")))
+        self._observed(result, removed=removed, dry_run=options.dry_run)
         return result, removed
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from kubegc.api.content import is_dns1123_subdomain, is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
+from kubegc.api.meta import DeleteOptions
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.registry import printers
@@ -185,9 +186,10 @@ class RBACREST(StandardREST):
             self._learn(t, result)
         return result, created
 
-    async def delete(self, t: Target, name: str, options: Obj) -> tuple[Obj, bool]:
+    async def delete(self, t: Target, name: str,
+                     options: DeleteOptions) -> tuple[Obj, bool]:
         result, removed = await super().delete(t, name, options)
-        if not options.get("dryRun"):
+        if not options.dry_run:
             self._learn(t, result, removed=removed)
         return result, removed
 
