@@ -119,7 +119,7 @@ class Registry:
         self._resources: dict[tuple[str, str], Resource] = {}
         for resource in sorted(builtin_resources(self._context, self._services()),
                                key=lambda r: _ORDER.get((r.info.group, r.info.resource), 0)):
-            self._install(resource)
+            self.install(resource)
 
     def _services(self) -> Services:
         policy = RBACPolicy(DefaultRuleResolver(self.rbac, STORE_NAMES), lambda: self.authorizer)
@@ -131,9 +131,16 @@ class Registry:
             authorizer=lambda: self.authorizer, rule_resolver=lambda: self.rule_resolver,
             rbac_index=self.rbac, rbac_policy=policy, on_crd_write=self._crd_written)
 
-    def _install(self, resource: Resource) -> None:
+    def install(self, resource: Resource) -> None:
+        """Serve ``resource`` (in place of one of the same group and name): the built-in
+        groups' at start, a CRD's custom resources, an embedder's own. Its catalog entry
+        (discovery, OpenAPI) is derived from its storages."""
         self._resources[(resource.info.group, resource.info.resource)] = resource
         self.catalog.add(resource.served_info())
+
+    def resource(self, group: str, resource: str) -> Resource | None:
+        """The served ``group``/``resource``, storages and all."""
+        return self._resources.get((group, resource))
 
     async def start(self, *, bootstrap: bool = True) -> None:
         """Load what the registry keeps in memory (CRDs, the RBAC policy) and start the
@@ -400,7 +407,7 @@ class Registry:
                 if old_info is not None and (old_info.group, old_info.resource) != (
                         info.group, info.resource):
                     self._uninstall(old_info.group, old_info.resource)
-            self._install(custom_resource(self._context, crd, info,
+            self.install(custom_resource(self._context, crd, info,
                                           current=lambda: self.crds.get(name)))
             self._catalog_changed()
         if is_being_deleted(crd) and name not in self._cleanups and not self._stopping:
