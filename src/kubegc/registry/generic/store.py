@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from kubegc.api import errors
-from kubegc.api.clock import Clock, format_time, normalize_time
+from kubegc.api.clock import Clock, format_time
 from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.types import Obj, clone
@@ -36,6 +36,11 @@ from kubegc.registry.generic.target import (
     same_content,
     same_object,
     with_resource_version,
+)
+from kubegc.registry.generic.update import (
+    carry_over_meta,
+    should_delete_during_update,
+    status_update,
 )
 from kubegc.storage import KV, ConflictError, KeyExistsError, KeyNotFoundError
 
@@ -320,7 +325,7 @@ class Store:
         new = t.to_storage(new)
         new_meta = new["metadata"]
         if subresource in ("status", "approval"):  # approval: a CSR's conditions
-            new = self._status_update(strategy, old, new)
+            new = status_update(old, new)
             new_meta = new["metadata"]
         elif strategy.status_subresource and subresource == "":
             for key in strategy.status_fields:
@@ -328,7 +333,7 @@ class Store:
                     new[key] = clone(old[key])
                 else:
                     new.pop(key, None)
-        self._carry_over_meta(old_meta, new_meta)
+        carry_over_meta(old_meta, new_meta)
         strategy.defaulter(new)
         if subresource == "":
             self.admission.admit(t, new)
@@ -369,37 +374,6 @@ class Store:
         if strategy.check_write is not None:
             strategy.check_write(t.namespace, name, new, old)
 
-    @staticmethod
-    def _status_update(strategy: Strategy, old: Obj, new: Obj) -> Obj:
-        out = clone(old)
-        if "status" in new:
-            out["status"] = new["status"]
-        else:
-            out.pop("status", None)
-        out_meta, new_meta = out["metadata"], new["metadata"]
-        for key in ("labels", "annotations", "resourceVersion", "uid"):
-            if key in new_meta:
-                out_meta[key] = new_meta[key]
-        return out
-
-    @staticmethod
-    def _carry_over_meta(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> None:
-        """Fields an update may not change are taken from the stored object (BeforeUpdate)."""
-        new_meta.setdefault("uid", old_meta.get("uid"))
-        for key in ("creationTimestamp", "deletionTimestamp", "generation"):
-            if key in old_meta:
-                new_meta[key] = old_meta[key]
-            else:
-                new_meta.pop(key, None)
-        if "deletionGracePeriodSeconds" in old_meta:
-            new_meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"]
-        for key in ("finalizers", "ownerReferences", "labels", "annotations", "managedFields"):
-            if key in new_meta and new_meta[key] in (None, [], {}):
-                del new_meta[key]
-        if "creationTimestamp" in new_meta and isinstance(new_meta["creationTimestamp"], str):
-            new_meta["creationTimestamp"] = normalize_time(new_meta["creationTimestamp"])
-
-
 
 def checked_size(t: Target, value: bytes) -> bytes:
     """``value`` when etcd would store it: at most its default ``--max-request-bytes``
@@ -409,15 +383,3 @@ def checked_size(t: Target, value: bytes) -> bytes:
     if len(value) + len(t.key("")) > MAX_STORED_BYTES:
         raise errors.request_entity_too_large(REQUEST_TOO_LARGE)
     return value
-
-
-def should_delete_during_update(strategy: Strategy, old: Obj, new: Obj) -> bool:
-    """``ShouldDeleteDuringUpdate``: an update that leaves a deleting object with no
-    finalizers and a zero/unset grace period removes it — if the resource's own condition
-    (``Strategy.delete_during_update``; namespaces: no spec finalizers) agrees."""
-    old_meta, new_meta = old["metadata"], new["metadata"]
-    if new_meta.get("finalizers") or not old_meta.get("deletionTimestamp"):
-        return False
-    if old_meta.get("deletionGracePeriodSeconds") not in (None, 0):
-        return False
-    return strategy.delete_during_update(new)

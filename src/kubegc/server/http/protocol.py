@@ -18,16 +18,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from email.utils import formatdate
 from typing import Protocol, cast
 
 import httptools
 
 from kubegc.server.http.request import Headers, Request
 from kubegc.server.http.response import AnyResponse, BodyNotAllowed, Response, StreamResponse
+from kubegc.server.http.wire import (
+    BodyRefused,
+    HeadRefused,
+    date_line,
+    peer_certificate,
+    plain,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,46 +64,6 @@ NO_HOST = "missing required Host header"
 #: answer with a reset that can destroy the response at the client (RFC 9112 §9.6; Go's
 #: rstAvoidanceDelay is 0.5 s too).
 LINGER = 0.5
-
-_date_cache: tuple[int, bytes] = (0, b"")
-
-
-def date_line() -> bytes:
-    """The ``Date`` header and the blank line that ends a head, cached per second."""
-    global _date_cache
-    now = int(time.time())
-    if _date_cache[0] != now:
-        _date_cache = (now, f"Date: {formatdate(now, usegmt=True)}\r\n\r\n".encode())
-    return _date_cache[1]
-
-
-def _peer_certificate(transport: asyncio.BaseTransport) -> bytes | None:
-    """The client certificate a TLS connection's handshake verified (DER), or None. The
-    SSL protocol (asyncio's or uvloop's) calls ``connection_made`` once the handshake is
-    done, so the certificate is known by then; a plain connection has no ``ssl_object``."""
-    ssl_object = transport.get_extra_info("ssl_object")
-    if ssl_object is None:
-        return None
-    try:
-        der: bytes | None = ssl_object.getpeercert(binary_form=True)
-    except ValueError:  # the handshake has not completed (never, once connected)
-        return None
-    return der or None
-
-
-def _plain(status: int, reason: str, text: str) -> bytes:
-    body = text.encode()
-    return (f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n").encode() + date_line() + body
-
-
-class _HeadRefused(Exception):
-    """Stops the parser at a head that is refused (431, or 400 without Host)."""
-
-
-class _BodyRefused(Exception):
-    """Stops the parser after a head whose body is refused unread (``_refuse_body``)."""
-
 
 class HttpProtocol(asyncio.Protocol):
     """One client connection. Owner of everything below: the event loop thread only."""
@@ -145,7 +110,7 @@ class HttpProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         self._server.connections.add(self)
-        self.peer_certificate = _peer_certificate(transport)
+        self.peer_certificate = peer_certificate(transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -167,7 +132,7 @@ class HttpProtocol(asyncio.Protocol):
             # still unfinished after HEAD_READ_LIMIT bytes is refused, so a client cannot
             # make the server hold more than that and one read.
             if self._head_bytes > HEAD_READ_LIMIT:
-                self._refuse_head(_plain(431, HEAD_TOO_LARGE[4:], HEAD_TOO_LARGE))
+                self._refuse_head(plain(431, HEAD_TOO_LARGE[4:], HEAD_TOO_LARGE))
                 return
             self._head_bytes += len(data)
         try:
@@ -196,7 +161,7 @@ class HttpProtocol(asyncio.Protocol):
         # The requests parsed before the error are answered first, then 400 and close
         # (no 400 when the connection closes anyway: bytes after "Connection: close").
         self._input_done = True
-        self._bad_request = _plain(400, "Bad Request", f"400 Bad Request: {e}")
+        self._bad_request = plain(400, "Bad Request", f"400 Bad Request: {e}")
         if self._task is None:
             self._reject()
 
@@ -259,13 +224,13 @@ class HttpProtocol(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         self._in_head, self._head_bytes = False, 0
         if self._head_size > MAX_HEADER_BYTES:
-            self._refuse_head(_plain(431, HEAD_TOO_LARGE[4:], HEAD_TOO_LARGE))
-            raise _HeadRefused
+            self._refuse_head(plain(431, HEAD_TOO_LARGE[4:], HEAD_TOO_LARGE))
+            raise HeadRefused
         if "host" not in self._headers and self._parser.get_http_version() == "1.1":
             # net/http's readRequest: HTTP/1.1 requires a Host header (RFC 9112 §3.2)
-            self._refuse_head(_plain(400, f"Bad Request: {NO_HOST}",
+            self._refuse_head(plain(400, f"Bad Request: {NO_HOST}",
                                      f"400 Bad Request: {NO_HOST}"))
-            raise _HeadRefused
+            raise HeadRefused
         length = self._headers.get("content-length", "")
         if length.isdigit() and int(length) > self._max_body:
             self._too_large = True  # answered 413 once the body has gone by
@@ -284,7 +249,7 @@ class HttpProtocol(asyncio.Protocol):
         self._input_done = self._body_refused = True
         self.on_message_complete()
         self._pending[-1].keep_alive = False
-        raise _BodyRefused
+        raise BodyRefused
 
     def on_body(self, body: bytes) -> None:
         if self._too_large:
