@@ -41,7 +41,7 @@ from kubegc.data_dir_state import (
 )
 from kubegc.registry import Registry
 from kubegc.registry.admission import enabled_plugins
-from kubegc.registry.groups.core.serviceaccount import TokenIssuer
+from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac.modes import build_authorizer, build_rule_resolver
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.authn import UNSECURED

@@ -13,7 +13,7 @@ import pytest
 from kubegc.api.clock import ManualClock
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry, Target
-from kubegc.registry.groups.core.serviceaccount import TokenIssuer
+from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.tokens import JWTTokenGenerator, ServiceAccountKey
 from kubegc.tokens.jws import b64decode
 

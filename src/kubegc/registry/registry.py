@@ -36,7 +36,7 @@ from kubegc.registry.generic.watch_cache import DEFAULT_CAPACITY, CachedEvent, W
 from kubegc.registry.groups import Services, builtin_resources
 from kubegc.registry.groups.apiextensions.crd import CustomResourceInfo
 from kubegc.registry.groups.apiextensions.handler import CRDHandler
-from kubegc.registry.groups.core.serviceaccount import TokenIssuer
+from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac import (
     STORE_NAMES,
     DefaultRuleResolver,

@@ -16,8 +16,8 @@ from kubegc.registry.fieldmanager import (
     has_strategic_schema,
     server_side_apply,
 )
+from kubegc.registry.generic.checks import check_fields
 from kubegc.registry.generic.decoding import check_apply_config, check_patched
-from kubegc.registry.generic.objectmeta import check_fields
 from kubegc.registry.generic.store import Store
 from kubegc.registry.generic.target import Target
 

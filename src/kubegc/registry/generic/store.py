@@ -2,7 +2,8 @@
 create / get / update with Kubernetes metadata semantics over a ``KV``, and
 ``guaranteed_update``, the optimistic read-modify-write every other verb builds on.
 Deletion lives in ``deletion.py``, patch in ``patching.py``, list in ``listing.py``, watch
-in ``watching.py``; metadata validation in ``objectmeta.py``. The admission plugins that
+in ``watching.py``; metadata checks in ``checks.py``, the rules of an update in
+``update_rules.py``. The admission plugins that
 run are handed in (``Admission``, upstream's admission chain); per-resource rules come
 with the ``Target`` (its ``Strategy``).
 """
@@ -19,12 +20,12 @@ from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.types import Obj, clone
 from kubegc.registry.fieldmanager import record_update
-from kubegc.registry.generic.decoding import check_decodes, check_type_meta
-from kubegc.registry.generic.objectmeta import (
+from kubegc.registry.generic.checks import (
     check_fields,
     validate_object_meta,
     validate_object_meta_update,
 )
+from kubegc.registry.generic.decoding import check_decodes, check_type_meta
 from kubegc.registry.generic.strategy import Strategy
 from kubegc.registry.generic.target import (
     Created,
@@ -37,7 +38,7 @@ from kubegc.registry.generic.target import (
     same_object,
     with_resource_version,
 )
-from kubegc.registry.generic.update import (
+from kubegc.registry.generic.update_rules import (
     carry_over_meta,
     should_delete_during_update,
     status_update,

@@ -45,10 +45,10 @@ from kubegc.registry.groups import (
     policy,
     rbac,
     scheduling,
-    storage,
+    storage_k8s_io,
 )
 from kubegc.registry.groups.apiextensions import OnWrite
-from kubegc.registry.groups.core.serviceaccount import CoreGetter, TokenIssuer
+from kubegc.registry.groups.core.token import CoreGetter, TokenIssuer
 from kubegc.registry.groups.rbac import PolicyIndex, RBACPolicy
 
 
@@ -88,7 +88,7 @@ def builtin_resources(ctx: StorageContext, services: Services) -> list[Resource]
         *policy.resources(ctx),
         *networking.resources(ctx),
         *discovery.resources(ctx),
-        *storage.resources(ctx),
+        *storage_k8s_io.resources(ctx),
         *scheduling.resources(ctx),
         *node.resources(ctx),
         *certificates.resources(ctx),

@@ -15,7 +15,7 @@ Contract:
     (``human_duration``).
 
 Modules: ``pods``, ``workloads`` (apps and batch), ``events``, ``core`` (the other core
-objects, leases and CRDs), ``volumes`` (PVs and PVCs), ``networking``, ``storage``
+objects, leases and CRDs), ``volumes`` (PVs and PVCs), ``networking``, ``storage_k8s_io``
 (storage.k8s.io), ``policy`` (autoscalers, budgets, priorities, templates, revisions,
 quotas), ``access`` (RBAC, CSRs, admission, flow control, APIServices); ``helpers`` holds
 the shared cells and ``duration`` apimachinery's duration formatting.
@@ -34,7 +34,7 @@ from kubegc.registry.printers import (
     networking,
     pods,
     policy,
-    storage,
+    storage_k8s_io,
     volumes,
     workloads,
 )
@@ -116,20 +116,22 @@ NETWORK_POLICY = TableHandler(
 ENDPOINT_SLICE = TableHandler(
     networking.ENDPOINT_SLICE_COLUMN_DEFINITIONS,
     networking.print_endpoint_slice)
-STORAGE_CLASS = TableHandler( storage.STORAGE_CLASS_COLUMN_DEFINITIONS, storage.print_storage_class)
-CSI_DRIVER = TableHandler(storage.CSI_DRIVER_COLUMN_DEFINITIONS, storage.print_csi_driver)
-CSI_NODE = TableHandler(storage.CSI_NODE_COLUMN_DEFINITIONS, storage.print_csi_node)
+STORAGE_CLASS = TableHandler(storage_k8s_io.STORAGE_CLASS_COLUMN_DEFINITIONS,
+                             storage_k8s_io.print_storage_class)
+CSI_DRIVER = TableHandler(storage_k8s_io.CSI_DRIVER_COLUMN_DEFINITIONS,
+                          storage_k8s_io.print_csi_driver)
+CSI_NODE = TableHandler(storage_k8s_io.CSI_NODE_COLUMN_DEFINITIONS, storage_k8s_io.print_csi_node)
 CSI_STORAGE_CAPACITY = TableHandler(
-    storage.CSI_STORAGE_CAPACITY_COLUMN_DEFINITIONS,
-    storage.print_csi_storage_capacity)
+    storage_k8s_io.CSI_STORAGE_CAPACITY_COLUMN_DEFINITIONS,
+    storage_k8s_io.print_csi_storage_capacity)
 VOLUME_ATTACHMENT = TableHandler(
-    storage.VOLUME_ATTACHMENT_COLUMN_DEFINITIONS,
-    storage.print_volume_attachment)
+    storage_k8s_io.VOLUME_ATTACHMENT_COLUMN_DEFINITIONS,
+    storage_k8s_io.print_volume_attachment)
 ROLE_BINDING = TableHandler(access.ROLE_BINDING_COLUMN_DEFINITIONS, access.print_role_binding)
 CLUSTER_ROLE_BINDING = TableHandler(
     access.CLUSTER_ROLE_BINDING_COLUMN_DEFINITIONS,
     access.print_role_binding)
-CSR = TableHandler( access.CSR_COLUMN_DEFINITIONS, access.print_certificate_signing_request)
+CSR = TableHandler(access.CSR_COLUMN_DEFINITIONS, access.print_certificate_signing_request)
 VALIDATING_ADMISSION_POLICY = TableHandler(
     access.VALIDATING_ADMISSION_POLICY_COLUMN_DEFINITIONS,
     access.print_validating_admission_policy)

@@ -11,7 +11,7 @@ from kubegc.api.labels import label_selector_from_dict
 from kubegc.api.types import Obj
 from kubegc.registry.groups.core.validation import template_restart_always
 from kubegc.registry.groups.core.validation_pods import validate_pod_template
-from kubegc.registry.validation import fields
+from kubegc.registry.validation import paths
 from kubegc.registry.validation.common import (
     Causes,
     forbidden,
@@ -165,9 +165,9 @@ def validate_controller_revision(obj: Obj) -> list[StatusCause]:
     """``ValidateControllerRevision``: data is mandatory, the revision not negative."""
     causes = [] if obj.get("data") is not None else [
         field_error("FieldValueRequired", "data", "data is mandatory")]
-    return causes + fields.non_negative(obj, "revision")
+    return causes + paths.non_negative(obj, "revision")
 
 
 def validate_controller_revision_update(new: Obj, old: Obj) -> list[StatusCause]:
-    return validate_controller_revision(new) + fields.immutable(new, old, "data",
-                                                         go_type="runtime.RawExtension")
+    return validate_controller_revision(new) + paths.immutable(new, old, "data",
+                                                        go_type="runtime.RawExtension")

@@ -25,7 +25,7 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.fields import required, set_default, value_at
+from kubegc.registry.validation.paths import required, set_default, value_at
 
 V1, V2 = "autoscaling/v1", "autoscaling/v2"
 _PREFIX = "autoscaling.alpha.kubernetes.io/"

@@ -22,7 +22,7 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StatusREST, StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.fields import empty_status, required, value_at
+from kubegc.registry.validation.paths import empty_status, required, value_at
 
 _PEM_BEGIN = b"-----BEGIN CERTIFICATE REQUEST-----"
 

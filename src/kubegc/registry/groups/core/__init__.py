@@ -31,8 +31,8 @@ from kubegc.registry.groups.core import validation_pods as pv
 from kubegc.registry.groups.core import validation_volumes as vv
 from kubegc.registry.groups.core.binding import BindingREST, LegacyBindingREST
 from kubegc.registry.groups.core.componentstatus import ComponentStatusREST
-from kubegc.registry.groups.core.serviceaccount import CoreGetter, TokenIssuer, TokenREST
-from kubegc.registry.validation.fields import empty_status
+from kubegc.registry.groups.core.token import CoreGetter, TokenIssuer, TokenREST
+from kubegc.registry.validation.paths import empty_status
 
 _RC_STATUS = zero_status_fields("", "replicationcontrollers")
 

@@ -11,7 +11,7 @@ from typing import Any
 from kubegc.api.content import is_qualified_name
 from kubegc.api.errors import StatusCause, field_error
 from kubegc.api.types import Obj
-from kubegc.registry.validation.fields import duplicates, items
+from kubegc.registry.validation.paths import duplicates, items
 
 
 def default_limit_range(obj: Obj) -> None:

@@ -11,7 +11,7 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.fields import immutable, items, one_of, required
+from kubegc.registry.validation.paths import immutable, items, one_of, required
 
 _ADDRESS_TYPES = ("FQDN", "IPv4", "IPv6")
 

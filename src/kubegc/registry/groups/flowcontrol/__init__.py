@@ -14,7 +14,7 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.fields import empty_status, one_of, required, spec_of, value_at
+from kubegc.registry.validation.paths import empty_status, one_of, required, spec_of, value_at
 
 _DEFAULT_MATCHING_PRECEDENCE = 1000
 

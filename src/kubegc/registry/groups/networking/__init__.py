@@ -16,7 +16,7 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.fields import immutable, items, one_of, required, value_at
+from kubegc.registry.validation.paths import immutable, items, one_of, required, value_at
 
 _PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
 _POLICY_TYPES = ("Egress", "Ingress")

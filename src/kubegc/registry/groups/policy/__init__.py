@@ -17,7 +17,7 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.fields import one_of
+from kubegc.registry.validation.paths import one_of
 
 _PERCENT = re.compile(r"^[0-9]+%$")
 

@@ -10,7 +10,7 @@ pkg/registry/rbac).
   ``RBAC`` mode.
 - ``escalation``: the checks of the RBAC storages (``escalate`` and ``bind``), which the
   four resources' strategies run on every create and update.
-- ``storage``: the four resources' storages (``resources``): their strategies and
+- ``policybased``: the four resources' storages (``resources``): their strategies and
   validation, and the writes the index learns at once.
 - ``bootstrappolicy`` (data) and ``reconciliation``: the default roles and bindings,
   written at start.
@@ -24,9 +24,9 @@ May import: ``kubegc.api``, ``kubegc.authz``, ``kubegc.storage``, ``kubegc.regis
 from kubegc.registry.groups.rbac.authorizer import RBACAuthorizer
 from kubegc.registry.groups.rbac.escalation import RBACPolicy
 from kubegc.registry.groups.rbac.index import PolicyIndex
+from kubegc.registry.groups.rbac.policybased import resources
 from kubegc.registry.groups.rbac.reconciliation import PolicyWriter, ensure_policy
 from kubegc.registry.groups.rbac.rule import LISTER_NAMES, STORE_NAMES, DefaultRuleResolver
-from kubegc.registry.groups.rbac.storage import resources
 
 __all__ = [
     "LISTER_NAMES",

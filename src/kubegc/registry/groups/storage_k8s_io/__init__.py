@@ -17,7 +17,7 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.fields import (
+from kubegc.registry.validation.paths import (
     forbidden_change,
     immutable,
     items,

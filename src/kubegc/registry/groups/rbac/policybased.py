@@ -32,7 +32,7 @@ from kubegc.registry.groups.rbac.escalation import (
 )
 from kubegc.registry.groups.rbac.index import PolicyIndex
 from kubegc.registry.printers import TableHandler
-from kubegc.registry.validation.fields import items, join, map_at, not_supported, required
+from kubegc.registry.validation.paths import items, join, map_at, not_supported, required
 
 GROUP = "rbac.authorization.k8s.io"
 _SUBJECT_KINDS = ("ServiceAccount", "User", "Group")
