@@ -3,9 +3,9 @@ create / get / update with Kubernetes metadata semantics over a ``KV``, and
 ``guaranteed_update``, the optimistic read-modify-write every other verb builds on.
 Deletion lives in ``deletion.py``, patch in ``patching.py``, list in ``listing.py``, watch
 in ``watching.py``; metadata checks in ``checks.py``, the rules of an update in
-``update_rules.py``. The admission plugins that
-run are handed in (``Admission``, upstream's admission chain); per-resource rules come
-with the ``Target`` (its ``Strategy``).
+``update_rules.py``. The admission plugins that run are handed in (``Admission``,
+upstream's admission chain); per-resource rules come with the ``Target`` (its
+``Strategy``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 entry per resource, its strategy (``pkg/registry/core/<resource>/strategy.go``), its
 validation (``validation*.py``, pkg/apis/core/validation) and defaulting (``defaults.py``),
 and its subresources' storages. Resources with behaviour of their own have a module:
-``namespace``, ``pod``, ``binding``, ``serviceaccount`` (TokenRequest), ``componentstatus``,
+``namespace``, ``pod``, ``binding``, ``token`` (TokenRequest), ``componentstatus``,
 ``quota`` (LimitRanges and ResourceQuotas).
 """
 
