@@ -13,7 +13,7 @@ from kubegc.api.errors import StatusError
 from kubegc.registry import Registry
 from kubegc.registry.groups.apiextensions import finalizer as crd_finalizer
 
-from .conftest import target
+from ...conftest import target
 
 CRD: dict[str, Any] = {
     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

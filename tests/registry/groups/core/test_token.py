@@ -17,8 +17,8 @@ from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.tokens import JWTTokenGenerator, ServiceAccountKey
 from kubegc.tokens.jws import b64decode
 
-from .conftest import manifest
-from .conftest import target as _target
+from ...conftest import manifest
+from ...conftest import target as _target
 
 ISSUER = "https://kubegc.test"
 

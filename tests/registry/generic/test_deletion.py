@@ -13,7 +13,7 @@ from kubegc.api.clock import ManualClock
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry
 
-from .conftest import manifest, target
+from ..conftest import manifest, target
 
 A = ["foo.com/x", "orphan", "bar.com/y"]
 B = ["foo.com/x", "bar.com/y"]

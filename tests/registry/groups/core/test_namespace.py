@@ -11,7 +11,7 @@ import pytest
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry
 
-from .conftest import manifest, target
+from ...conftest import manifest, target
 
 
 def _ns(registry: Registry) -> Any:

@@ -17,7 +17,7 @@ from kubegc.registry.groups.apiextensions import custom_resource
 from kubegc.registry.groups.apiextensions.crd import resource_info_for
 from kubegc.storage.memory import MemoryKV
 
-from .conftest import target
+from ...conftest import target
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "spec": {"type": "object", "required": ["image"], "properties": {

@@ -10,7 +10,7 @@ import pytest
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry, WatchRequest
 
-from .conftest import manifest, target
+from ..conftest import manifest, target
 
 
 async def test_create_fills_metadata(registry: Registry) -> None:
