@@ -68,6 +68,8 @@ class StoredResource:
     def __init__(self, ctx: StorageContext) -> None:
         self.store = ctx.store
         self.cache = ctx.cache
+        # a create is decoded for the hook only when a subclass has one (creates are hot)
+        self._observes = type(self).after_write is not StoredResource.after_write
 
     async def get(self, t: Target, name: str) -> Obj:
         return await self.store.get(t, name)
@@ -93,27 +95,44 @@ class StoredResource:
     def watch(self, t: Target, request: WatchRequest) -> RegistryWatch:
         return RegistryWatch(self.store, self.cache, t, request)
 
+    def after_write(self, t: Target, obj: Obj, *, removed: bool) -> None:
+        """Called after every write that was not a dry run, before it is answered, with
+        the object as stored (``removed``: as it was when deleted) — upstream's
+        ``AfterCreate`` / ``AfterUpdate`` / ``AfterDelete`` hooks. Nothing by default."""
+
     async def create(self, t: Target, obj: Obj, options: WriteOptions) -> Created | Obj:
-        return await self.store.create_stored(
+        created = await self.store.create_stored(
             t, obj, dry_run=options.dry_run, field_manager=options.field_manager,
             field_validation=options.field_validation, warnings=options.warnings)
+        if created.revision and self._observes:
+            self.after_write(t, created.object(), removed=False)
+        return created
 
     async def update(self, t: Target, name: str, obj: Obj,
                      options: WriteOptions) -> tuple[Obj, bool]:
-        return await self.store.update(
+        result, created = await self.store.update(
             t, name, obj, dry_run=options.dry_run, field_manager=options.field_manager,
             field_validation=options.field_validation, warnings=options.warnings)
+        if not options.dry_run:
+            self.after_write(t, result, removed=False)
+        return result, created
 
     async def patch(self, t: Target, name: str, patch_type: str, body: bytes,
                     options: WriteOptions) -> tuple[Obj, bool]:
-        return await patch(
+        result, created = await patch(
             self.store, t, name, patch_type, body, dry_run=options.dry_run,
             field_manager=options.field_manager, force=options.force,
             field_validation=options.field_validation, warnings=options.warnings)
+        if not options.dry_run:
+            self.after_write(t, result, removed=False)
+        return result, created
 
     async def delete(self, t: Target, name: str,
                      options: DeleteOptions) -> tuple[Obj, bool]:
-        return await delete(self.store, t, name, options)
+        result, removed = await delete(self.store, t, name, options)
+        if not options.dry_run:
+            self.after_write(t, result, removed=removed)
+        return result, removed
 
     def deleted_answer(self, t: Target, name: str, obj: Obj) -> Obj | None:
         return None if t.strategy.return_deleted_object else success_status(t, name, obj)

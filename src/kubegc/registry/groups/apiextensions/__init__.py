@@ -17,7 +17,7 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.content import is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
-from kubegc.api.meta import DeleteOptions, is_being_deleted
+from kubegc.api.meta import is_being_deleted
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.registry import printers
@@ -88,32 +88,8 @@ class CRDREST(StandardREST):
         super().__init__(ctx)
         self.on_write = on_write
 
-    async def create(self, t: Target, obj: Obj, options: WriteOptions) -> Created | Obj:
-        created = await super().create(t, obj, options)
-        if isinstance(created, Created) and created.revision:
-            self.on_write(created.object(), False)
-        return created
-
-    async def update(self, t: Target, name: str, obj: Obj,
-                     options: WriteOptions) -> tuple[Obj, bool]:
-        result, created = await super().update(t, name, obj, options)
-        if not options.dry_run:
-            self.on_write(result, False)
-        return result, created
-
-    async def patch(self, t: Target, name: str, patch_type: str, body: bytes,
-                    options: WriteOptions) -> tuple[Obj, bool]:
-        result, created = await super().patch(t, name, patch_type, body, options)
-        if not options.dry_run:
-            self.on_write(result, False)
-        return result, created
-
-    async def delete(self, t: Target, name: str,
-                     options: DeleteOptions) -> tuple[Obj, bool]:
-        result, removed = await super().delete(t, name, options)
-        if not options.dry_run:
-            self.on_write(result, removed)
-        return result, removed
+    def after_write(self, t: Target, obj: Obj, *, removed: bool) -> None:
+        self.on_write(obj, removed)
 
 
 #: the CRD strategy: established at once, with the cleanup finalizer; CRDs' metadata is

@@ -38,7 +38,7 @@ from kubegc.registry.generic.rest import (
 from kubegc.registry.generic.standard import StorageContext, StoredResource
 from kubegc.registry.generic.store import Store
 from kubegc.registry.generic.strategy import GCPolicy, Strategy
-from kubegc.registry.generic.target import DELETE, Created, Target
+from kubegc.registry.generic.target import DELETE, Target
 
 
 def no_spec_finalizers(new: Obj) -> bool:
@@ -154,33 +154,16 @@ class NamespaceREST(StoredResource, EncodedGetter, EncodedLister, Watcher, Creat
         super().__init__(ctx)
         self.admission = admission
 
-    def _observed(self, obj: Obj, *, removed: bool = False, dry_run: bool = False) -> Obj:
-        if not dry_run:
-            self.admission.lifecycle.observe(obj, removed=removed)
-        return obj
-
-    async def create(self, t: Target, obj: Obj, options: WriteOptions) -> Created | Obj:
-        created = await super().create(t, obj, options)
-        if isinstance(created, Created) and created.revision:
-            self._observed(created.object())
-        return created
-
-    async def update(self, t: Target, name: str, obj: Obj,
-                     options: WriteOptions) -> tuple[Obj, bool]:
-        result, created = await super().update(t, name, obj, options)
-        return self._observed(result, dry_run=options.dry_run), created
-
-    async def patch(self, t: Target, name: str, patch_type: str, body: bytes,
-                    options: WriteOptions) -> tuple[Obj, bool]:
-        result, created = await super().patch(t, name, patch_type, body, options)
-        return self._observed(result, dry_run=options.dry_run), created
+    def after_write(self, t: Target, obj: Obj, *, removed: bool) -> None:
+        self.admission.lifecycle.observe(obj, removed=removed)
 
     async def delete(self, t: Target, name: str,
                      options: DeleteOptions) -> tuple[Obj, bool]:
         check_delete_options(options)
         self.admission.validate_namespace_delete(t, name)
         result, removed = await delete_namespace(self.store, t, name, options)
-        self._observed(result, removed=removed, dry_run=options.dry_run)
+        if not options.dry_run:
+            self.after_write(t, result, removed=removed)
         return result, removed
 
 

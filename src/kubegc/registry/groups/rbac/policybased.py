@@ -14,14 +14,13 @@ from typing import Any
 
 from kubegc.api.content import is_dns1123_subdomain, is_path_segment_name
 from kubegc.api.errors import StatusCause, field_error
-from kubegc.api.meta import DeleteOptions
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.registry import printers
-from kubegc.registry.generic.rest import Resource, WriteOptions
+from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StandardREST, StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.generic.target import Created, Target
+from kubegc.registry.generic.target import Target
 from kubegc.registry.groups.rbac.escalation import (
     RBACPolicy,
     WriteCheck,
@@ -163,35 +162,8 @@ class RBACREST(StandardREST):
         super().__init__(ctx)
         self.index = index
 
-    def _learn(self, t: Target, obj: Obj, *, removed: bool = False) -> None:
+    def after_write(self, t: Target, obj: Obj, *, removed: bool) -> None:
         self.index.apply_object(t.key(obj["metadata"]["name"]), obj, removed=removed)
-
-    async def create(self, t: Target, obj: Obj, options: WriteOptions) -> Created | Obj:
-        created = await super().create(t, obj, options)
-        if isinstance(created, Created) and created.revision:
-            self._learn(t, created.object())
-        return created
-
-    async def update(self, t: Target, name: str, obj: Obj,
-                     options: WriteOptions) -> tuple[Obj, bool]:
-        result, created = await super().update(t, name, obj, options)
-        if not options.dry_run:
-            self._learn(t, result)
-        return result, created
-
-    async def patch(self, t: Target, name: str, patch_type: str, body: bytes,
-                    options: WriteOptions) -> tuple[Obj, bool]:
-        result, created = await super().patch(t, name, patch_type, body, options)
-        if not options.dry_run:
-            self._learn(t, result)
-        return result, created
-
-    async def delete(self, t: Target, name: str,
-                     options: DeleteOptions) -> tuple[Obj, bool]:
-        result, removed = await super().delete(t, name, options)
-        if not options.dry_run:
-            self._learn(t, result, removed=removed)
-        return result, removed
 
 
 def resources(ctx: StorageContext, *, index: PolicyIndex, policy: RBACPolicy,
