@@ -28,6 +28,23 @@ class DeletionPropagation(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class ListOptions:
+    """``metav1.ListOptions`` of a LIST: what clients send and the registry serves (a
+    watch's are the client's ``WatchOptions`` and the registry's ``WatchRequest``)."""
+
+    label_selector: str = ""
+    field_selector: str = ""
+    limit: int = 0
+    continue_: str = ""
+    resource_version: str = ""
+    resource_version_match: str = ""
+
+    @property
+    def selects(self) -> bool:
+        return bool(self.label_selector or self.field_selector)
+
+
+@dataclass(frozen=True, slots=True)
 class DeleteOptions:
     """``metav1.DeleteOptions``: what a DELETE asks beside the object's name. One type for
     every layer: clients build it, the server parses the wire's into it

@@ -16,8 +16,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kubegc.api.meta import DeleteOptions as DeleteOptions  # metav1: one type for every layer
+from kubegc.api.meta import DeleteOptions as DeleteOptions
 from kubegc.api.meta import EventType
+from kubegc.api.meta import ListOptions as ListOptions  # metav1: one type for every layer
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 
@@ -59,15 +60,6 @@ class APIResource:
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
-
-
-@dataclass(frozen=True, slots=True)
-class ListOptions:
-    label_selector: str = ""
-    field_selector: str = ""
-    limit: int = 0
-    continue_: str = ""
-    resource_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)

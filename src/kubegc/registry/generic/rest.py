@@ -24,7 +24,7 @@ import builtins
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from kubegc.api.meta import DeleteOptions
+from kubegc.api.meta import DeleteOptions, ListOptions
 from kubegc.api.resources import GroupVersionKind, ResourceInfo, Subresource
 from kubegc.api.types import Obj
 from kubegc.registry import printers
@@ -45,22 +45,6 @@ class WriteOptions:
     field_validation: str = ""
     force: bool = False  # apply patches only
     warnings: builtins.list[str] = field(default_factory=builtins.list)
-
-
-@dataclass(frozen=True)
-class ListOptions:
-    """``metav1.ListOptions`` of a LIST (watches are ``WatchRequest``s)."""
-
-    label_selector: str = ""
-    field_selector: str = ""
-    limit: int = 0
-    continue_: str = ""
-    resource_version: str = ""
-    resource_version_match: str = ""
-
-    @property
-    def selects(self) -> bool:
-        return bool(self.label_selector or self.field_selector)
 
 
 @dataclass(frozen=True)
