@@ -22,7 +22,7 @@ def admit_default_toleration_seconds(t: Target, obj: Obj) -> None:
     create and update of a pod, not its subresources): a toleration of each taint of
     ``DEFAULT_TOLERATED_TAINTS`` the pod does not tolerate already — a toleration with that
     key or no key, for ``NoExecute`` or every effect."""
-    if t.gr != RESOURCE:
+    if t.info.resource != RESOURCE.resource or t.info.group != RESOURCE.group:
         return
     spec = obj.get("spec")
     if not isinstance(spec, dict):

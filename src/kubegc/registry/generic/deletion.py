@@ -33,7 +33,7 @@ from kubegc.api.types import Obj
 from kubegc.registry.generic.store import Store, UpdateFn
 from kubegc.registry.generic.strategy import GCPolicy, Strategy
 from kubegc.registry.generic.target import DELETE, Target
-from kubegc.registry.validation.objectmeta import validate_delete_options
+from kubegc.registry.validation.objectmeta import orphan_and_policy
 
 
 class _PendingGraceful(Exception):
@@ -41,11 +41,12 @@ class _PendingGraceful(Exception):
 
 
 def check_delete_options(options: DeleteOptions) -> None:
-    """``ValidateDeleteOptions`` of options that did not come through the wire's parser (an
-    in-process client's): ``orphanDependents`` and a policy cannot be both set."""
-    causes = validate_delete_options(options.to_body())
-    if causes:
-        raise errors.invalid("DeleteOptions", "", "", causes)
+    """``ValidateDeleteOptions`` of typed options (an in-process client's, which did not
+    come through the wire's parser): every value is one of its type's, but
+    ``orphanDependents`` and a policy cannot be both set."""
+    if options.orphan_dependents is not None and options.propagation_policy is not None:
+        raise errors.invalid("DeleteOptions", "", "", [
+            orphan_and_policy(str(options.propagation_policy))])
 
 
 def check_preconditions(t: Target, obj: Obj, options: DeleteOptions) -> None:

@@ -217,15 +217,18 @@ def validate_list_options(resource_version: str, resource_version_match: str,
     return causes
 
 
+def orphan_and_policy(policy: Any) -> StatusCause:
+    """The cause of DeleteOptions setting both ``orphanDependents`` and a policy."""
+    return field_error("FieldValueInvalid", "propagationPolicy",
+                       "orphanDependents and deletionPropagation cannot be both set", policy)
+
+
 def validate_delete_options(options: Mapping[str, Any]) -> list[StatusCause]:
     """``ValidateDeleteOptions``: policy values and ``orphanDependents`` exclusivity."""
     causes: list[StatusCause] = []
     policy = options.get("propagationPolicy")
     if options.get("orphanDependents") is not None and policy is not None:
-        causes.append(field_error(
-            "FieldValueInvalid", "propagationPolicy",
-            "orphanDependents and deletionPropagation cannot be both set", policy,
-        ))
+        causes.append(orphan_and_policy(policy))
     if policy is not None and policy not in _POLICIES:
         causes.append(field_error(
             "FieldValueNotSupported", "propagationPolicy",
