@@ -193,6 +193,19 @@ class Registry(Verbs):
         return Target(served.info, served.strategy, version,
                       namespace if served.info.namespaced else "")
 
+    def route(self, group: str, version: str, resource: str, namespace: str,
+              subresource: str) -> tuple[Target, Storage]:
+        """What a request addresses and the storage that serves it (``target`` and
+        ``storage`` in one lookup: the server's, once per request)."""
+        served = self._resources.get((group, resource))
+        if served is None or version not in served.info.versions:
+            raise errors.route_not_found()
+        storage = served.subresources.get(subresource) if subresource else served.storage
+        if storage is None:
+            raise errors.route_not_found()
+        return Target(served.info, served.strategy, version,
+                      namespace if served.info.namespaced else ""), storage
+
     def storage(self, t: Target, subresource: str = "") -> Storage:
         """The storage of ``t``'s resource, or of one of its subresources (404 when there is
         no such subresource)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from kubegc.api import errors
@@ -87,26 +88,32 @@ def _mounted(ctx: ServerContext, path: str) -> DebugHandler | None:
     return None
 
 
-def _health(ctx: ServerContext, path: str) -> Response | None:
-    """``/healthz``, ``/livez``, ``/readyz`` and ``/version``; None for any other path."""
-    if path in ("/healthz", "/livez"):
+def _ok(ctx: ServerContext) -> Response:
+    return Response(text="ok")
+
+
+def _readyz(ctx: ServerContext) -> Response:
+    if ctx.ready():
         return Response(text="ok")
-    if path == "/readyz":
-        if ctx.ready():
-            return Response(text="ok")
-        return Response(text="[-]controllers not ready\nreadyz check failed", status=503)
-    if path == "/version":
-        # responsewriters.WriteRawJSON: json.MarshalIndent, no trailing newline
-        return Response(body=json.dumps(KUBERNETES_VERSION, indent=2).encode(),
-                        content_type="application/json")
-    return None
+    return Response(text="[-]controllers not ready\nreadyz check failed", status=503)
+
+
+def _version(ctx: ServerContext) -> Response:
+    # responsewriters.WriteRawJSON: json.MarshalIndent, no trailing newline
+    return Response(body=json.dumps(KUBERNETES_VERSION, indent=2).encode(),
+                    content_type="application/json")
+
+
+#: the health endpoints and /version
+_FIXED: dict[str, Callable[[ServerContext], Response]] = {
+    "/healthz": _ok, "/livez": _ok, "/readyz": _readyz, "/version": _version}
 
 
 async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
     path = request.path.rstrip("/") or "/"
-    health = _health(ctx, path)
-    if health is not None:
-        return health
+    fixed = _FIXED.get(path)
+    if fixed is not None:
+        return fixed(ctx)
     if path.startswith("/openapi/"):
         return serve_openapi(ctx, request, path)
     for prefix, handler in ctx.debug_handlers.items():

@@ -50,8 +50,6 @@ async def _get_or_watch(ctx: ServerContext, request: Request, storage: rest.Stor
                         t: Target, name: str) -> AnyResponse:
     if flag(request, "watch"):
         return await watch.watch(ctx, request, storage, t, name)
-    if isinstance(storage, rest.Connecter):
-        return await get.connect(ctx, request, storage, t, name)
     return await get.get(ctx, request, storage, t, name)
 
 
@@ -76,7 +74,8 @@ def routes(storage_class: type[rest.Storage], path: Path) -> dict[str, Handler]:
                                if issubclass(s, rest.CollectionDeleter) else None)
     else:
         connects = getattr(s, "connect_methods", ()) if issubclass(s, rest.Connecter) else ()
-        found["GET"] = _get_or_watch if issubclass(s, rest.Getter) or "GET" in connects else None
+        found["GET"] = (_get_or_watch if issubclass(s, rest.Getter)
+                        else get.connect if "GET" in connects else None)
         found["PUT"] = update.update if issubclass(s, rest.Updater) else None
         found["PATCH"] = patch.patch if issubclass(s, rest.Patcher) else None
         found["DELETE"] = delete.delete if issubclass(s, rest.GracefulDeleter) else None
@@ -96,10 +95,10 @@ def _path(info: RequestInfo, t: Target) -> Path:
 
 async def handle_resource(ctx: ServerContext, request: Request,
                           info: RequestInfo) -> AnyResponse:
-    t = ctx.registry.target(info.group, info.version, info.resource, info.namespace)
+    t, storage = ctx.registry.route(info.group, info.version, info.resource, info.namespace,
+                                    info.subresource)
     if info.namespace and not t.info.namespaced:
         raise errors.route_not_found()
-    storage = ctx.registry.storage(t, info.subresource)
     served = routes(type(storage), _path(info, t))
     if not served:
         raise errors.route_not_found()
