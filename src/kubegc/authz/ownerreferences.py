@@ -2,7 +2,7 @@
 ``OwnerReferencesPermissionEnforcement`` admission plugin, and the plugin's verdict
 (cf. plugin/pkg/admission/gc/gc_admission.go).
 
-One rule in one place: the registry's admission plugin (``registry/gc_admission.py``)
+One rule in one place: the registry's admission plugin (``registry/admission/gc.py``)
 decides every create and update with ``validate``, and ``kubegc doctor`` asks the cluster's
 authorizer (SubjectAccessReviews) about exactly the records ``records_asked`` lists, then
 runs the same ``validate`` on the answers — so the doctor says what the plugin would.

@@ -15,9 +15,10 @@ schema dicts as read-only.
 schema marks required that an object lacks. Nothing in the server calls it: kube-apiserver
 does not check built-in objects against their OpenAPI schema; each kind's hand-written
 validation rejects missing fields (``field.Required``: ``spec.containers: Required value``),
-and kubegc does the same in ``registry/strategy.py`` for the kinds it validates (pods and
-the workloads' pod templates). Clients rely on that: the official Python client cannot even
-read a Pod without ``spec.containers`` (tests/e2e/test_python_client.py).
+and kubegc does the same in its groups' validation for the kinds it validates (pods and
+the workloads' pod templates: ``registry/groups/core/validation_pods.py``). Clients rely
+on that: the official Python client cannot even read a Pod without ``spec.containers``
+(tests/e2e/test_python_client.py).
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@
   patch object ...``).
 
 Built-in kinds only: custom resources are decoded against their CRD's schema
-(``registry.crd.decode_custom_resource``), kubegc's own kinds have no Go type. Requests of
-in-process clients skip this, as they skip unknown-field checks (``admission.check_fields``).
+(``registry.groups.apiextensions.crd.decode_custom_resource``), kubegc's own kinds have no
+Go type. Requests of in-process clients skip this, as they skip unknown-field checks
+(``checks.check_fields``).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 that are per resource: ``KeyRootFunc``, ``ReturnDeletedObject``, the storage version).
 
 A ``Strategy`` is data plus a few hooks. Each resource's storage module builds its own
-(``kubegc.registry.<group>``), and the storage hands it to the generic Store through the
-``Target`` a request addresses; nothing here knows a resource by name.
+(``kubegc.registry.groups.<group>``), and the storage hands it to the generic Store
+through the ``Target`` a request addresses; nothing here knows a resource by name.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Field-error helpers of the built-in validators (cf. apimachinery ``util/validation/field``
 and the ``ValidateImmutableField`` / ``ValidateNonnegativeField`` helpers of
-``pkg/apis/core/validation``), shared by this package's modules and ``registry.strategy``.
+``pkg/apis/core/validation``), shared by this package's modules and the groups' validators
+(``registry.groups``).
 
 Every helper returns a list of ``StatusCause`` (empty: valid) so validators concatenate them.
 A path is dotted field names (``spec.scaleTargetRef.name``); missing, null or mistyped steps

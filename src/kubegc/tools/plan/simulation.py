@@ -4,8 +4,8 @@ The planner may not build a kubegc itself (tools sit below ``kubegc.cluster``), 
 takes a ``SimulationFactory``: given the objects of a snapshot it starts an in-memory
 kubegc loaded with them as they are (uids, ownerReferences, finalizers and
 deletionTimestamps kept), running only the garbage collector, the kubelet simulator and
-the namespace controller, on the planner's ``ManualClock``. ``kubegc.cli`` provides the
-real one (``kubegc.cluster``); tests may provide their own.
+the namespace controller, on the planner's ``ManualClock``. ``kubegc.planner_cluster``
+provides the real one (through ``kubegc.cluster``); tests may provide their own.
 """
 
 from __future__ import annotations

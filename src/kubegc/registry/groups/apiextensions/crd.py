@@ -1,6 +1,6 @@
 """CustomResourceDefinitions (cf. apiextensions-apiserver): an established CRD adds its
 resource to the catalog; a deleted CRD first deletes every instance (the
-``customresourcecleanup.apiextensions.k8s.io`` finalizer, run by ``crd_finalizer``), then
+``customresourcecleanup.apiextensions.k8s.io`` finalizer, run by ``finalizer``), then
 leaves the catalog.
 
 The resource a CRD serves is a ``CustomResourceInfo``: a ``ResourceInfo`` that also carries

@@ -3,8 +3,8 @@ ClusterRoleBinding, decoded once, as the authorizer reads them (upstream's RBAC 
 reads the same four kinds from shared informers' listers).
 
 Upstream's listers trail the write that changed them by a watch event; this index is
-current as soon as a write of this server returns: the registry hands it every RBAC write
-it makes (``apply_object``, from ``Registry._after_write``) before answering, and every
+current as soon as a write of this server returns: the RBAC storages hand it every write
+of this server (``apply_object``, from their ``after_write``) before answering, and every
 event of the watch cache (``apply_event``), which carries the writes of the other servers
 sharing the storage. Both paths may deliver one change twice or out of order, so each key
 remembers the revision it was last set at and older news is dropped: a deletion counts as
