@@ -92,7 +92,7 @@ class ResourceInfo:
 
     def __hash__(self) -> int:
         # Hashing every field (nested tuples included) cost ~1 us per lookup, and infos
-        # key per-request caches (``strategy_for``); equal infos still hash equal.
+        # key dicts on the request path (the registry's resources); equal infos still hash equal.
         return hash((self.group, self.resource))
 
     @property

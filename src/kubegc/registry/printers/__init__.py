@@ -1,13 +1,16 @@
 """Per-resource ``kubectl get`` printers (cf. pkg/printers/internalversion/printers.go).
 
 Contract:
-  * ``HANDLERS[(group, resource)]`` pairs a built-in resource's column definitions with its
-    row function (``RowFn``), as upstream's ``AddHandlers``; ``PRINTERS`` and ``COLUMNS`` are
-    its two halves under the same keys. A row has one cell per column, and a printer always
-    fills the wide (``priority: 1``) cells; kubectl hides them unless ``-o wide``.
-  * Resources without a printer use ``print_default`` and ``DEFAULT_COLUMNS`` (Name, Age;
-    upstream's generic convertor would print Name and "Created At", which only
-    CustomResourceDefinitions get here).
+  * A ``TableHandler`` pairs a resource's column definitions with its row function
+    (``RowFn``), as upstream's ``AddHandlers``; the constants below are the built-in
+    resources' (``POD``, ``DEPLOYMENT``...), and each resource's storage names its own
+    (``registry.groups``: ``Resource.table``, upstream's ``TableConvertor``). A row has one
+    cell per column, and a printer always fills the wide (``priority: 1``) cells; kubectl
+    hides them unless ``-o wide``.
+  * Resources without a printer use ``DEFAULT`` (Name, Age; upstream's generic convertor
+    would print Name and "Created At", which only CustomResourceDefinitions and the
+    resources named ``NAME_AND_CREATED_AT`` get here); a custom resource its CRD's columns
+    (``custom``).
   * Column names, types, priorities and cells follow upstream. Descriptions are upstream's
     where printers.go spells them out; where it quotes a field's ``SwaggerDoc()`` they are an
     abbreviated first sentence of that documentation (kubectl never shows descriptions).

@@ -2,7 +2,7 @@
 plugin/pkg/auth/authorizer/rbac/bootstrappolicy: policy.go ``ClusterRoles`` /
 ``ClusterRoleBindings``, controller_policy.go ``buildControllerRoles``,
 namespace_policy.go ``NamespaceRoles`` / ``NamespaceRoleBindings``). Data only: the
-reconciler (``reconcile``) writes it, nothing else reads it.
+reconciler (``reconciliation.ensure_policy``) writes it, nothing else reads it.
 
 What it grants, in short: ``system:masters`` everything (``cluster-admin``); every
 authenticated user discovery (``system:discovery``) and questions about itself
