@@ -91,8 +91,8 @@ class ResourceInfo:
     list_kind: str = ""
 
     def __hash__(self) -> int:
-        # Hashing every field (nested tuples included) cost ~1 us per lookup, and infos
-        # key dicts on the request path (the registry's resources); equal infos still hash equal.
+        # Hashing every field (nested tuples included) cost ~1 us per lookup where infos
+        # key dicts and sets; equal infos still hash equal.
         return hash((self.group, self.resource))
 
     @property
