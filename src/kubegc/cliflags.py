@@ -262,6 +262,19 @@ def token_auth_file(text: str) -> Path:
     return path
 
 
+def audit_policy_file(text: str) -> Path:
+    """``--audit-policy-file``: a policy that loads (checked now, as kube-apiserver does
+    at start)."""
+    from kubegc.server.audit import PolicyError, load_policy
+
+    path = Path(text).expanduser()
+    try:
+        load_policy(path)
+    except PolicyError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return path
+
+
 def _admission_plugins(flag: str, *, enable: bool) -> Callable[[str], str]:
     """``--enable-admission-plugins`` / ``--disable-admission-plugins``: upstream's names
     (kube-apiserver's ``AdmissionOptions.Validate`` message for a name it does not know).

@@ -25,7 +25,7 @@ from kubegc.api.types import Obj
 from kubegc.authz.ownerreferences import ACCESS_CONFIG_PATH
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
-from kubegc.cluster_config import ClusterConfig
+from kubegc.cluster_config import AuditConfiguration, ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
@@ -44,6 +44,7 @@ from kubegc.registry.admission import enabled_plugins
 from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac.modes import build_authorizer, build_rule_resolver
 from kubegc.server import APIServer, ServingOptions, serving_credentials
+from kubegc.server.audit import LogOptions, Policy, load_policy
 from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
@@ -64,6 +65,17 @@ from kubegc.ui_server import ui_handler
 from kubegc.user_kubeconfig import UserKubeconfigError, signed_kubeconfig
 
 log = logging.getLogger(__name__)
+
+
+def audit_options(config: AuditConfiguration) -> tuple[Policy, LogOptions] | None:
+    """The server's auditing, or None when either the policy or the log is not given (as
+    kube-apiserver, which then records nothing). Raises ``PolicyError``."""
+    if config.policy_file is None or not config.log_path:
+        return None
+    return load_policy(config.policy_file), LogOptions(
+        path=config.log_path, max_age=config.log_maxage, max_backups=config.log_maxbackup,
+        max_size=config.log_maxsize, format=config.log_format,
+        compress=config.log_compress)
 
 
 def _documents_handler(manager: ControllerManager) -> DebugHandler:
@@ -205,7 +217,8 @@ class Cluster:
             service_account_authenticators=service_account_authenticators(
                 self.registry, self.service_account_key,
                 issuer=config.service_account_issuer, api_audiences=self.api_audiences,
-                clock=self.clock))
+                clock=self.clock),
+            audit=audit_options(config.audit))
         if config.token_auth_file is not None:
             options.token_authenticators.append(
                 token_file_authenticator(read_token_file(config.token_auth_file)))

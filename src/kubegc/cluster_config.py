@@ -23,6 +23,29 @@ if TYPE_CHECKING:
     from kubegc.tools.plan import SimulationFactory
 
 
+#: ``--audit-log-format``'s values (the log backend, ``kubegc.server.audit.log``, writes
+#: each)
+AUDIT_LOG_FORMATS = ("json", "legacy")
+
+
+@dataclass(frozen=True)
+class AuditConfiguration:
+    """kube-apiserver's auditing flags: ``--audit-policy-file`` and the log backend's
+    ``--audit-log-*`` (both needed for any event to be written, as upstream)."""
+
+    policy_file: Path | None = None
+    log_path: str | None = None  # "-": standard output
+    log_maxage: int = 0  # days; 0: no removal by age
+    log_maxbackup: int = 0  # 0: every rotated file kept
+    log_maxsize: int = 0  # megabytes; 0: lumberjack's 100
+    log_format: str = "json"  # or "legacy"
+    log_compress: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.policy_file is not None and bool(self.log_path)
+
+
 @dataclass
 class ClusterConfig:
     """Everything ``kubegc.cluster.Cluster`` builds a kubegc from."""
@@ -69,3 +92,4 @@ class ClusterConfig:
     disable_admission_plugins: tuple[str, ...] = ()
     #: --service-account-issuer: the ``iss`` of the ServiceAccount tokens this kubegc signs
     service_account_issuer: str = "https://kubernetes.default.svc.cluster.local"
+    audit: AuditConfiguration = field(default_factory=AuditConfiguration)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from kubegc import cliflags
-from kubegc.cluster_config import ClusterConfig
+from kubegc.cluster_config import AUDIT_LOG_FORMATS, AuditConfiguration, ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     EventTTLConfiguration,
@@ -153,6 +153,7 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--no-ui", action="store_true",
                    help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
     _access_flags(p)
+    _audit_flags(p)
     _leader_election_flags(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
 
@@ -184,6 +185,38 @@ def _access_flags(p: argparse.ArgumentParser) -> None:
                                        "signs")
 
 
+def _audit_flags(p: argparse.ArgumentParser) -> None:
+    cfg = AuditConfiguration
+    g = p.add_argument_group("auditing (kube-apiserver's flags; off unless both a policy "
+                             "and a log are given)")
+    g.add_argument("--audit-policy-file", type=cliflags.audit_policy_file, default=None,
+                   metavar="FILE", help="an audit.k8s.io/v1 Policy: which requests are "
+                                        "audited at which level")
+    g.add_argument("--audit-log-path", default=None, metavar="PATH",
+                   help="the audit log (one audit.k8s.io/v1 Event per line); - for "
+                        "standard output")
+    g.add_argument("--audit-log-maxage", type=non_negative_int, default=cfg.log_maxage,
+                   metavar="DAYS", help="remove rotated logs older than this (0: never)")
+    g.add_argument("--audit-log-maxbackup", type=non_negative_int,
+                   default=cfg.log_maxbackup, metavar="N",
+                   help="rotated logs to keep (0: all)")
+    g.add_argument("--audit-log-maxsize", type=non_negative_int, default=cfg.log_maxsize,
+                   metavar="MB", help="rotate the log past this size (0: 100 MB)")
+    g.add_argument("--audit-log-format", choices=AUDIT_LOG_FORMATS, default=cfg.log_format,
+                   help="json: one Event per line; legacy: upstream's one-line text")
+    g.add_argument("--audit-log-compress", type=cliflags.bool_flag, nargs="?", const=True,
+                   default=cfg.log_compress, metavar="BOOL",
+                   help="gzip rotated logs")
+
+
+def audit_config(args: argparse.Namespace) -> AuditConfiguration:
+    return AuditConfiguration(
+        policy_file=args.audit_policy_file, log_path=args.audit_log_path,
+        log_maxage=args.audit_log_maxage, log_maxbackup=args.audit_log_maxbackup,
+        log_maxsize=args.audit_log_maxsize, log_format=args.audit_log_format,
+        log_compress=args.audit_log_compress)
+
+
 def serve_config(args: argparse.Namespace) -> ClusterConfig:
     """The configuration ``kubegc serve``'s flags ask for."""
     controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
@@ -195,7 +228,7 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
         token_auth_file=args.token_auth_file, anonymous_auth=args.anonymous_auth,
         enable_admission_plugins=_names(args.enable_admission_plugins),
         disable_admission_plugins=_names(args.disable_admission_plugins),
-        service_account_issuer=args.service_account_issuer,
+        service_account_issuer=args.service_account_issuer, audit=audit_config(args),
         controller_manager=ControllerManagerConfiguration(
             controllers=controllers, leader_election=leader_election_config(args),
             garbage_collector=GarbageCollectorControllerConfiguration(

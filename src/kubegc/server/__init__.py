@@ -15,6 +15,7 @@ from kubegc.api.auth import UserInfo
 from kubegc.api.clock import Clock
 from kubegc.registry import Registry
 from kubegc.server.app import MAX_BODY, authenticate_request, build_handler
+from kubegc.server.audit import Auditor, LogBackend, LogOptions, Policy
 from kubegc.server.authn import (
     Authentication,
     RequestAuthenticator,
@@ -45,6 +46,8 @@ class ServingOptions:
     service_account_authenticators: list[TokenAuthenticator] = field(default_factory=list)
     #: --api-audiences (kube-apiserver's default: the ServiceAccount issuer)
     api_audiences: tuple[str, ...] = ()
+    #: the audit policy and log (--audit-policy-file, --audit-log-*); None: no auditing
+    audit: tuple[Policy, LogOptions] | None = None
 
     def authentication(self) -> Authentication:
         tokens = ([static_token(self.token)] if self.token is not None else [])
@@ -62,6 +65,9 @@ class APIServer:
         self.options = options
         self.ctx = ServerContext(registry=registry, clock=clock,
                                  authentication=options.authentication())
+        if options.audit is not None:
+            policy, log_options = options.audit
+            self.ctx.auditor = Auditor(policy, LogBackend(log_options), clock)
         self._http: HTTPServer | None = None
         self.port = options.port
 
@@ -91,6 +97,8 @@ class APIServer:
         if self._http is not None:
             await self._http.stop(timeout=1.0)
             self._http = None
+        if self.ctx.auditor is not None:
+            self.ctx.auditor.backend.close()
 
     @property
     def url(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubegc.api import errors
@@ -19,6 +19,7 @@ from kubegc.api.auth import Decision, UserInfo, as_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.server import discovery
+from kubegc.server.audit import Auditor, RequestAudit
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
 from kubegc.server.http import AnyResponse, Handler, Request, RequestEntityTooLarge, Response
 from kubegc.server.impersonation import ImpersonationError, impersonate, internal_error_text
@@ -46,31 +47,89 @@ def build_handler(ctx: ServerContext) -> Handler:
     ctx.registry.token_authenticator = ctx.authentication
 
     async def dispatch(request: Request) -> AnyResponse:
-        try:
-            mounted = _mounted(ctx, request.path)
-            if mounted is not None:
-                return await mounted(request)
-            user = await authenticate_request(ctx, request)
-            attrs = request_attributes(user, request.method, request.path, request.query)
-            decision, reason = ctx.registry.authorizer.authorize(attrs)
-            if decision is not Decision.ALLOW:
-                raise errors.forbidden_request(attrs, reason)
-            with as_user(user):
-                return await _route(ctx, request)
-        except StatusError as e:
-            return status_response(e)
-        except ImpersonationError as e:
-            return Response(status=500, text=internal_error_text(request.path_qs, e),
-                            headers={"X-Content-Type-Options": "nosniff"})
-        except RequestEntityTooLarge as e:
-            return status_response(StatusError(413, "RequestEntityTooLarge", str(e)))
-        except (ConnectionResetError, asyncio.CancelledError):
-            raise
-        except Exception as e:
-            log.exception("internal error serving %s %s", request.method, request.path_qs)
-            return status_response(errors.internal_error(f"{type(e).__name__}: {e}"))
+        mounted = _mounted(ctx, request.path)
+        if mounted is not None:
+            return await _guarded(mounted(request), request)
+        if ctx.auditor is None:
+            return await _guarded(_serve(ctx, request, None), request)
+        return await _audited(ctx, ctx.auditor, request)
 
     return dispatch
+
+
+class _AuditSlot:
+    """What the audit filter learns of a request as it is served."""
+
+    __slots__ = ("audit", "authenticated", "failure")
+
+    def __init__(self) -> None:
+        self.audit: RequestAudit | None = None
+        self.authenticated = False
+        self.failure: BaseException | None = None
+
+
+async def _serve(ctx: ServerContext, request: Request, slot: _AuditSlot | None
+                 ) -> AnyResponse:
+    """Authentication, (audit,) impersonation, authorization, then the route."""
+    user = await ctx.authentication.authenticate(request)
+    attrs = request_attributes(user, request.method, request.path, request.query)
+    if slot is not None and ctx.auditor is not None:
+        slot.authenticated = True
+        slot.audit = audit = ctx.auditor.begin(request, attrs)
+        if audit is not None:
+            request.on_stream = audit.stream_started
+    served = impersonate(ctx.registry.authorizer, user, request.headers)
+    if served is not user:
+        attrs = request_attributes(served, request.method, request.path, request.query)
+        if slot is not None and slot.audit is not None:
+            slot.audit.impersonated(served)
+    decision, reason = ctx.registry.authorizer.authorize(attrs)
+    if slot is not None and slot.audit is not None:
+        slot.audit.authorized(decision, reason)
+    if decision is not Decision.ALLOW:
+        raise errors.forbidden_request(attrs, reason)
+    with as_user(served):
+        return await _route(ctx, request)
+
+
+async def _audited(ctx: ServerContext, auditor: Auditor, request: Request) -> AnyResponse:
+    """``WithAudit`` around the rest of the chain (and ``WithFailedAuthenticationAudit``
+    for a request that did not authenticate)."""
+    slot = _AuditSlot()
+    response: AnyResponse | None = None
+    try:
+        response = await _guarded(_serve(ctx, request, slot), request, slot)
+        return response
+    finally:
+        audit = slot.audit
+        if audit is not None and slot.failure is not None:
+            audit.panic(slot.failure)
+        elif audit is not None:
+            audit.complete(request, response)
+        elif not slot.authenticated and isinstance(response, Response):
+            auditor.failed_authentication(request, response)
+
+
+async def _guarded(serving: Awaitable[AnyResponse], request: Request,
+                   slot: _AuditSlot | None = None) -> AnyResponse:
+    """The response, or the Status of what went wrong: an unexpected exception is a 500
+    ``InternalError`` for this request only (logged)."""
+    try:
+        return await serving
+    except StatusError as e:
+        return status_response(e)
+    except ImpersonationError as e:
+        return Response(status=500, text=internal_error_text(request.path_qs, e),
+                        headers={"X-Content-Type-Options": "nosniff"})
+    except RequestEntityTooLarge as e:
+        return status_response(StatusError(413, "RequestEntityTooLarge", str(e)))
+    except (ConnectionResetError, asyncio.CancelledError):
+        raise
+    except Exception as e:
+        log.exception("internal error serving %s %s", request.method, request.path_qs)
+        if slot is not None:
+            slot.failure = e
+        return status_response(errors.internal_error(f"{type(e).__name__}: {e}"))
 
 
 async def authenticate_request(ctx: ServerContext, request: Request) -> UserInfo:

@@ -12,6 +12,7 @@ from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.goformat import html_escape
 from kubegc.registry import Registry
+from kubegc.server.audit import Auditor
 from kubegc.server.authn import Authentication
 from kubegc.server.http import AnyResponse, Request, Response
 
@@ -32,6 +33,8 @@ class ServerContext:
     mounts: dict[str, DebugHandler] = field(default_factory=dict)
     readiness_checks: list[Callable[[], bool]] = field(default_factory=list)
     server_address: str = "127.0.0.1:6443"
+    #: --audit-policy-file and --audit-log-*: None, as upstream by default, audits nothing
+    auditor: Auditor | None = None
 
     def ready(self) -> bool:
         return all(check() for check in self.readiness_checks)

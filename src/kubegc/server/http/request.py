@@ -6,7 +6,7 @@ too, up to its 3 MiB limit), so ``read()`` never waits on the network.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import overload
 from urllib.parse import parse_qsl, unquote
 
@@ -106,6 +106,7 @@ class Request:
         "headers",
         "keep_alive",
         "method",
+        "on_stream",
         "path_qs",
         "peer_certificate",
         "version",
@@ -132,6 +133,9 @@ class Request:
         #: ``req.TLS.PeerCertificates[0]``; a certificate that fails verification fails
         #: the handshake, see ``tls_sniff``)
         self.peer_certificate = peer_certificate
+        #: called with the status when a streaming response sends its head (the audit
+        #: filter's ``ResponseStarted``), or None
+        self.on_stream: Callable[[int], None] | None = None
 
     @property
     def path(self) -> str:
@@ -142,6 +146,11 @@ class Request:
         if self._query is None:
             self._query = Query(self._query_string)
         return self._query
+
+    @property
+    def body(self) -> bytes:
+        """The body as received (empty when it was over the limit)."""
+        return b"" if self._too_large else self._body
 
     async def read(self) -> bytes:
         """The whole body; raises ``RequestEntityTooLarge`` when it was over the limit."""

@@ -143,6 +143,8 @@ class StreamResponse:
         conn.start_stream(render_head(self.status, self.content_type, self._headers,
                                       "Transfer-Encoding: chunked\r\n", conn.date_line()))
         self.prepared = True
+        if request.on_stream is not None:
+            request.on_stream(self.status)
         if request.method == "HEAD":
             self._head_only = True
             raise BodyNotAllowed
