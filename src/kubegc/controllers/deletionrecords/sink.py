@@ -19,7 +19,6 @@ A failing write is logged and retried a few times, never raised into the GC.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections import OrderedDict, deque
@@ -27,8 +26,18 @@ from collections.abc import Callable
 from typing import Any
 
 from kubegc.api.clock import Clock, format_time, parse_time
+from kubegc.api.deletionrecord import (
+    DELETION_RECORDS,
+    LABEL_ACTION,
+    LABEL_KIND,
+    LABEL_NAME,
+    LABEL_NAMESPACE,
+    LABEL_REASON,
+    LABEL_UID,
+    label_value,
+    record_object,
+)
 from kubegc.api.errors import StatusError, is_not_found
-from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, DeleteOptions, ListOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
@@ -36,13 +45,8 @@ from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRe
 
 log = logging.getLogger(__name__)
 
-DELETION_RECORDS = GroupVersionResource("kubegc.io", "v1", "deletionrecords")
-LABEL_UID = "kubegc.io/object-uid"
-LABEL_NAMESPACE = "kubegc.io/object-namespace"
-LABEL_KIND = "kubegc.io/object-kind"
-LABEL_NAME = "kubegc.io/object-name"
-LABEL_ACTION = "kubegc.io/action"
-LABEL_REASON = "kubegc.io/reason"
+__all__ = ["DELETION_RECORDS", "LABEL_ACTION", "LABEL_KIND", "LABEL_NAME", "LABEL_NAMESPACE",
+           "LABEL_REASON", "LABEL_UID", "DeletionRecordSink", "label_value", "to_object"]
 #: How often expired records are pruned.
 PRUNE_PERIOD = 300.0
 _WRITE_ATTEMPTS = 5
@@ -60,13 +64,6 @@ MAX_PENDING = 50_000
 DEFER_POLL = 0.02
 #: Longest ``stop`` waits (real seconds) for the API to take the queued records.
 STOP_TIMEOUT = 60.0
-
-
-def label_value(text: str) -> str:
-    """A label-safe form of ``text`` (names can be longer than a label value may be)."""
-    if len(text) <= 63:
-        return text
-    return text[:52] + "-" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 def to_object(rec: DeletionRecord, seq: int) -> Obj:
@@ -95,25 +92,14 @@ def _queued(rec: DeletionRecord, seq: int) -> _Queued:
 def _object_of(q: _Queued) -> Obj:
     (_, seq, when, action, api_version, kind, name, uid, namespace, reason, message, policy,
      owners) = q
-    labels = {LABEL_UID: uid, LABEL_KIND: label_value(kind), LABEL_NAME: label_value(name),
-              LABEL_ACTION: action, LABEL_REASON: reason}
-    if namespace:
-        labels[LABEL_NAMESPACE] = namespace
-    body: dict[str, Any] = {
-        "apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
-        "metadata": {"name": f"{uid or 'unknown'}.{action}.{seq:x}", "labels": labels},
-        "time": format_time(when),
-        "action": action,
-        "reason": reason,
-        "message": message,
-        "object": {"apiVersion": api_version, "kind": kind, "namespace": namespace,
-                   "name": name, "uid": uid},
-        "owners": [{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
-                    "detail": d} for a, k, n, u, c, d in owners],
-    }
-    if policy:
-        body["propagationPolicy"] = policy
-    return body
+    return record_object(
+        name=f"{uid or 'unknown'}.{action}.{seq:x}", time=format_time(when), action=action,
+        reason=reason, message=message,
+        about={"apiVersion": api_version, "kind": kind, "namespace": namespace,
+               "name": name, "uid": uid},
+        owners=[{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
+                 "detail": d} for a, k, n, u, c, d in owners],
+        propagationPolicy=policy)
 
 
 def _never_busy() -> bool:
