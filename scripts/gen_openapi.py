@@ -361,6 +361,8 @@ _ACTIONS = {
                             "owner remains",
     "remove-finalizer": "the garbage collector removed its own finalizer (foregroundDeletion or "
                         "orphan) from the object",
+    "evict": "the pod was deleted through its eviction subresource (pods/eviction), by the "
+             "user the record names, as its disruption budget allowed",
 }
 _REASONS = {
     "OwnerAbsent": "every owner was verified absent (not found)",
@@ -376,6 +378,7 @@ _REASONS = {
     "NoBlockingDependents": "no dependent with blockOwnerDeletion=true is left: "
                             "foregroundDeletion removed",
     "DependentsOrphaned": "every dependent was orphaned: the orphan finalizer removed",
+    "EvictionByEvictionAPI": "an eviction (pods/eviction) deleted the pod",
     **DELETION_REASONS,
 }
 _CLASSIFICATIONS = {
@@ -475,6 +478,21 @@ def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]
                 "description": "The object's owner references when the garbage collector "
                                "decided, each with its classification. Empty for "
                                "remove-finalizer.",
+            },
+            "user": _string("For action evict: the user who asked for the eviction."),
+            "budget": {
+                "type": "object",
+                "description": "For action evict: the PodDisruptionBudget that allowed the "
+                               "eviction, as the eviction left its status.",
+                "properties": {
+                    "name": _string("Name of the PodDisruptionBudget."),
+                    **{k: {"type": "integer", "format": "int32", "description": d}
+                       for k, d in (
+                           ("disruptionsAllowed", "Disruptions still allowed."),
+                           ("currentHealthy", "Healthy pods the budget counted."),
+                           ("desiredHealthy", "Healthy pods the budget needs."),
+                           ("expectedPods", "Pods the budget expects."))},
+                },
             },
             "propagationPolicy": _string(
                 "For action delete: the propagation policy of the garbage collector's DELETE "

@@ -1,8 +1,8 @@
 """Durable "why was this deleted": the GC's decisions, and the DELETEs of the other deleting
-controllers (pod GC, taint eviction: ``kubegc.component.deletions``), as ``kubegc.io/v1
-DeletionRecord`` objects, written through the API and pruned after a TTL (default 7 days —
-far longer than the one hour an Event lives). Every record names its ``deleter`` (the
-controller's event source, also the label ``kubegc.io/deleter``).
+controllers (pod GC, taint eviction: ``kubegc.component.deletions``, each record naming its
+``deleter``, also the label ``kubegc.io/deleter``), as ``kubegc.io/v1 DeletionRecord``
+objects, written through the API and pruned after a TTL (default 7 days — far longer than
+the one hour an Event lives).
 
 A record is cluster-scoped (it must outlive the namespace of the object it explains) and
 labelled with the object's uid, namespace, kind and name so that ``kubegc why`` — or
@@ -21,7 +21,6 @@ A failing write is logged and retried a few times, never raised into the GC.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections import OrderedDict, deque
@@ -30,8 +29,20 @@ from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import Clock, format_time, parse_time
+from kubegc.api.deletionrecord import (
+    DELETION_RECORDS,
+    GC_DELETER,
+    LABEL_ACTION,
+    LABEL_DELETER,
+    LABEL_KIND,
+    LABEL_NAME,
+    LABEL_NAMESPACE,
+    LABEL_REASON,
+    LABEL_UID,
+    label_value,
+    record_object,
+)
 from kubegc.api.errors import StatusError, is_not_found
-from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, DeleteOptions, ListOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
@@ -40,16 +51,9 @@ from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRe
 
 log = logging.getLogger(__name__)
 
-DELETION_RECORDS = GroupVersionResource("kubegc.io", "v1", "deletionrecords")
-LABEL_UID = "kubegc.io/object-uid"
-LABEL_NAMESPACE = "kubegc.io/object-namespace"
-LABEL_KIND = "kubegc.io/object-kind"
-LABEL_NAME = "kubegc.io/object-name"
-LABEL_ACTION = "kubegc.io/action"
-LABEL_REASON = "kubegc.io/reason"
-LABEL_DELETER = "kubegc.io/deleter"
-#: the garbage collector's records' deleter: its event source (garbage-collector-controller)
-GC_DELETER = "garbage-collector-controller"
+__all__ = ["DELETION_RECORDS", "GC_DELETER", "LABEL_ACTION", "LABEL_DELETER", "LABEL_KIND", "LABEL_NAME", "LABEL_NAMESPACE",
+           "LABEL_REASON", "LABEL_UID", "DeletionRecordSink", "deletion_to_object", "label_value",
+           "to_object"]
 #: How often expired records are pruned.
 PRUNE_PERIOD = 300.0
 _WRITE_ATTEMPTS = 5
@@ -67,13 +71,6 @@ MAX_PENDING = 50_000
 DEFER_POLL = 0.02
 #: Longest ``stop`` waits (real seconds) for the API to take the queued records.
 STOP_TIMEOUT = 60.0
-
-
-def label_value(text: str) -> str:
-    """A label-safe form of ``text`` (names can be longer than a label value may be)."""
-    if len(text) <= 63:
-        return text
-    return text[:52] + "-" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 def to_object(rec: DeletionRecord, seq: int) -> Obj:
@@ -115,29 +112,15 @@ def deletion_to_object(d: Deletion, seq: int) -> Obj:
 def _object_of(q: _Queued) -> Obj:
     (_, seq, when, action, api_version, kind, name, uid, namespace, reason, message, policy,
      owners, (deleter, node, taint, toleration)) = q
-    labels = {LABEL_UID: uid, LABEL_KIND: label_value(kind), LABEL_NAME: label_value(name),
-              LABEL_ACTION: action, LABEL_REASON: reason, LABEL_DELETER: deleter}
-    if namespace:
-        labels[LABEL_NAMESPACE] = namespace
-    body: dict[str, Any] = {
-        "apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
-        "metadata": {"name": f"{uid or 'unknown'}.{action}.{seq:x}", "labels": labels},
-        "time": format_time(when),
-        "action": action,
-        "reason": reason,
-        "message": message,
-        "object": {"apiVersion": api_version, "kind": kind, "namespace": namespace,
-                   "name": name, "uid": uid},
-        "owners": [{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
-                    "detail": d} for a, k, n, u, c, d in owners],
-    }
-    if policy:
-        body["propagationPolicy"] = policy
-    body["deleter"] = deleter
-    for field_name, value in (("node", node), ("taint", taint), ("toleration", toleration)):
-        if value:
-            body[field_name] = value
-    return body
+    return record_object(
+        name=f"{uid or 'unknown'}.{action}.{seq:x}", time=format_time(when), action=action,
+        reason=reason, message=message,
+        about={"apiVersion": api_version, "kind": kind, "namespace": namespace,
+               "name": name, "uid": uid},
+        owners=[{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
+                 "detail": d} for a, k, n, u, c, d in owners],
+        propagationPolicy=policy, deleter=deleter, node=node, taint=taint,
+        toleration=toleration)
 
 
 def _never_busy() -> bool:
@@ -149,9 +132,8 @@ class DeletionRecordSink(DecisionSink, DeletionSink):
     (``prune``: the garbage collector's sink prunes every deleter's records, the other
     controllers' sinks only write).
 
-    Ownership: ``record`` / ``record_deletion`` (the controller, on the loop) append to
-    ``_pending``; the writer task alone pops from it. ``busy`` says whether the controller
-    has work (default: never busy).
+    Ownership: ``record`` (the GC, on the loop) appends to ``_pending``; the writer task
+    alone pops from it. ``busy`` says whether the GC has work (default: never busy).
     """
 
     def __init__(
