@@ -144,3 +144,94 @@ def test_drain_dry_run_server_returns_and_deletes_nothing(server: Server, ns: st
     for pod in _pods(server, ns):
         assert not pod["metadata"].get("deletionTimestamp")
         assert not _records(server, pod["metadata"]["uid"])
+
+
+def _pdb(server: Server, ns: str, *args: str) -> None:
+    server.kubectl("create", "pdb", "web", "-n", ns, "--selector=app=web", *args)
+
+
+def _pdb_status(server: Server, ns: str) -> dict[str, Any]:
+    out = server.kubectl("get", "pdb", "web", "-n", ns, "-o", "json").stdout
+    status: dict[str, Any] = json.loads(out).get("status") or {}
+    return status
+
+
+def test_disruption_controller_fills_the_budget_status(server: Server, ns: str) -> None:
+    _deployment(server, ns)
+    _pdb(server, ns, "--min-available=2")
+    status = eventually(lambda: (s := _pdb_status(server, ns)).get("currentHealthy") == 2 and s,
+                        timeout=30, what="the PDB's status")
+    assert status["observedGeneration"] == 1
+    assert (status["desiredHealthy"], status["expectedPods"], status["disruptionsAllowed"]) == (
+        2, 2, 0)
+    [condition] = status["conditions"]
+    assert (condition["type"], condition["status"], condition["reason"]) == (
+        "DisruptionAllowed", "False", "InsufficientPods")
+
+
+def test_disruption_controller_counts_a_percentage_of_the_deployment(server: Server,
+                                                                      ns: str) -> None:
+    _deployment(server, ns, replicas=3)
+    _pdb(server, ns, "--max-unavailable=34%")
+    status = eventually(lambda: (s := _pdb_status(server, ns)).get("currentHealthy") == 3 and s,
+                        timeout=30, what="the PDB's status")
+    # ceil(34% of 3) = 2 may be unavailable: 1 healthy pod needed, 2 disruptions allowed
+    assert (status["expectedPods"], status["desiredHealthy"], status["disruptionsAllowed"]) == (
+        3, 1, 2)
+    assert status["conditions"][0]["reason"] == "SufficientPods"
+
+
+def test_drain_blocked_by_a_budget_deletes_nothing(server: Server, ns: str) -> None:
+    names = _deployment(server, ns)
+    _pdb(server, ns, "--min-available=2")
+    eventually(lambda: _pdb_status(server, ns).get("currentHealthy") == 2, timeout=30)
+    proc = _drain(server, "--timeout=7s")
+    assert proc.returncode != 0
+    assert ("Cannot evict pod as it would violate the pod's disruption budget."
+            in proc.stderr), proc.stderr
+    assert "global timeout reached: 7s" in proc.stderr
+    assert {p["metadata"]["name"] for p in _pods(server, ns)} == set(names)
+    status, body = server.http(
+        "POST", f"/api/v1/namespaces/{ns}/pods/{names[0]}/eviction",
+        {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": names[0]}},
+        headers={"Content-Type": "application/json"})
+    assert status == 429
+    answer = json.loads(body)
+    assert answer["reason"] == "TooManyRequests"
+    assert answer["details"]["causes"] == [{
+        "reason": "DisruptionBudget",
+        "message": "The disruption budget web needs 2 healthy pods and has 2 currently"}]
+    assert not _pdb_status(server, ns).get("disruptedPods")
+
+
+def test_eviction_under_a_budget_takes_one_disruption(server: Server, ns: str) -> None:
+    names = _deployment(server, ns)
+    _pdb(server, ns, "--min-available=1")
+    eventually(lambda: _pdb_status(server, ns).get("disruptionsAllowed") == 1, timeout=30)
+    server.kubectl("cordon", NODE)  # the replacement stays Pending: no healthy pod comes back
+    status, body = server.http(
+        "POST", f"/api/v1/namespaces/{ns}/pods/{names[0]}/eviction",
+        {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": names[0]}},
+        headers={"Content-Type": "application/json"})
+    assert status == 201, body
+    status, body = server.http(
+        "POST", f"/api/v1/namespaces/{ns}/pods/{names[1]}/eviction",
+        {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": names[1]}},
+        headers={"Content-Type": "application/json"})
+    assert status == 429, body
+    assert "needs 1 healthy pods and has 1 currently" in body.decode()
+    eventually(lambda: not _pdb_status(server, ns).get("disruptedPods"), timeout=30,
+               what="the controller seeing the evicted pod go")
+
+
+def test_more_than_one_budget_is_refused(server: Server, ns: str) -> None:
+    names = _deployment(server, ns, replicas=1)
+    _pdb(server, ns, "--min-available=0")
+    server.kubectl("create", "pdb", "web2", "-n", ns, "--selector=app=web", "--min-available=0")
+    status, body = server.http(
+        "POST", f"/api/v1/namespaces/{ns}/pods/{names[0]}/eviction",
+        {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": names[0]}},
+        headers={"Content-Type": "application/json"})
+    assert status == 500
+    assert json.loads(body)["message"] == ("This pod has more than one PodDisruptionBudget, "
+                                           "which the eviction subresource does not support.")

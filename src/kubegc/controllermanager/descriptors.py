@@ -36,6 +36,7 @@ from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationCont
 from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deployment import DeploymentController
+from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
 from kubegc.controllers.job import JobController
@@ -106,6 +107,8 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
     "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "disruption": ControllerDescriptor(DisruptionController,
+                                       service_account="disruption-controller"),
     "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
     "statefulset": ControllerDescriptor(StatefulSetController,
                                         service_account="statefulset-controller"),

@@ -323,6 +323,16 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("get list watch create update patch delete", "apps extensions", "replicasets"),
         rule("get list watch update", "", "pods"),
         _events()),
+    "disruption-controller": (
+        rule("get list watch", "extensions apps", "deployments"),
+        rule("get list watch", "apps extensions", "replicasets"),
+        rule("get list watch", "", "replicationcontrollers"),
+        rule("get list watch", "policy", "poddisruptionbudgets"),
+        rule("get list watch", "apps", "statefulsets"),
+        rule("update", "policy", "poddisruptionbudgets/status"),
+        rule("get", "*", "*/scale"),
+        rule("patch update", "", "pods/status"),
+        _events()),
     "endpoint-controller": (
         rule(READ, "", "services pods"),
         rule("get list create update delete", "", "endpoints"),
