@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -86,6 +87,23 @@ def test_drain_without_budget_evicts_through_the_eviction_api(server: Server, ns
         assert record["reason"] == "EvictionByEvictionAPI"
         assert record["user"] == "kubernetes-admin"
         assert record["object"]["name"] == name
+    why = _why(server, ns, names[0])
+    assert why["exists"] is False
+    assert why["conclusion"].startswith(f"Pod/{names[0]} was evicted by kubernetes-admin "
+                                        "through the Eviction API (pods/eviction, at ")
+    assert "no PodDisruptionBudget selects it" in why["conclusion"]
+    [entry] = why["entries"]
+    assert (entry["action"], entry["user"], entry["budget"]) == (
+        "evict", "kubernetes-admin", None)
+
+
+def _why(server: Server, ns: str, pod: str) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", f"pod/{pod}", "-n", ns,
+                           "--kubeconfig", str(server.kubeconfig), "-o", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
 
 
 def test_evicted_pod_carries_the_disruption_target_condition(server: Server, ns: str) -> None:
@@ -222,6 +240,12 @@ def test_eviction_under_a_budget_takes_one_disruption(server: Server, ns: str) -
     assert "needs 1 healthy pods and has 1 currently" in body.decode()
     eventually(lambda: not _pdb_status(server, ns).get("disruptedPods"), timeout=30,
                what="the controller seeing the evicted pod go")
+    why = _why(server, ns, names[0])
+    assert "evicted by kubernetes-admin through the Eviction API" in why["conclusion"]
+    assert "the disruption budget web allowed it" in why["conclusion"]
+    [entry] = why["entries"]
+    assert entry["budget"] == {"name": "web", "disruptionsAllowed": 0, "currentHealthy": 2,
+                               "desiredHealthy": 1, "expectedPods": 2}
 
 
 def test_more_than_one_budget_is_refused(server: Server, ns: str) -> None:

@@ -51,7 +51,8 @@ from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRe
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DELETION_RECORDS", "GC_DELETER", "LABEL_ACTION", "LABEL_DELETER", "LABEL_KIND", "LABEL_NAME", "LABEL_NAMESPACE",
+__all__ = ["DELETION_RECORDS", "GC_DELETER", "LABEL_ACTION", "LABEL_DELETER", "LABEL_KIND",
+           "LABEL_NAME", "LABEL_NAMESPACE",
            "LABEL_REASON", "LABEL_UID", "DeletionRecordSink", "deletion_to_object", "label_value",
            "to_object"]
 #: How often expired records are pruned.
