@@ -98,7 +98,11 @@ def test_drain_without_budget_evicts_through_the_eviction_api(server: Server, ns
 
 
 def _why(server: Server, ns: str, pod: str) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", f"pod/{pod}", "-n", ns,
+    return _kubegc(server, "why", f"pod/{pod}", "-n", ns)
+
+
+def _kubegc(server: Server, *args: str) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-m", "kubegc.cli", *args,
                            "--kubeconfig", str(server.kubeconfig), "-o", "json"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -220,6 +224,13 @@ def test_drain_blocked_by_a_budget_deletes_nothing(server: Server, ns: str) -> N
         "reason": "DisruptionBudget",
         "message": "The disruption budget web needs 2 healthy pods and has 2 currently"}]
     assert not _pdb_status(server, ns).get("disruptedPods")
+    doctor = _kubegc(server, "doctor", "-n", ns)
+    blocked = [f for f in doctor["findings"] if f["kind"] == "DrainBlockedByDisruptionBudget"]
+    assert sorted(f["object"]["name"] for f in blocked) == sorted(names)
+    assert blocked[0]["title"].endswith(f"on cordoned node {NODE} cannot be evicted: "
+                                        "disruption budget web allows no disruption")
+    assert ("PodDisruptionBudget web (minAvailable 2): needs 2 healthy pods and has 2 of 2 "
+            "expected; disruptionsAllowed 0") in blocked[0]["facts"]
 
 
 def test_eviction_under_a_budget_takes_one_disruption(server: Server, ns: str) -> None:
