@@ -22,6 +22,10 @@ LABEL_KIND = "kubegc.io/object-kind"
 LABEL_NAME = "kubegc.io/object-name"
 LABEL_ACTION = "kubegc.io/action"
 LABEL_REASON = "kubegc.io/reason"
+#: the controller that acted, by its event source (pod GC, taint eviction, the GC)
+LABEL_DELETER = "kubegc.io/deleter"
+#: the garbage collector's records' deleter: its event source
+GC_DELETER = "garbage-collector-controller"
 
 #: the action of a record the eviction subresource writes: the pod was deleted through
 #: ``pods/eviction`` (its ``user`` field names who asked)
@@ -47,6 +51,8 @@ def record_object(*, name: str, time: str, action: str, reason: str, message: st
               LABEL_REASON: reason}
     if namespace:
         labels[LABEL_NAMESPACE] = namespace
+    if fields.get("deleter"):
+        labels[LABEL_DELETER] = str(fields["deleter"])
     body: dict[str, Any] = {
         "apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
         "metadata": {"name": name, "labels": labels},
@@ -62,7 +68,9 @@ def record_object(*, name: str, time: str, action: str, reason: str, message: st
 __all__ = [
     "ACTION_EVICT",
     "DELETION_RECORDS",
+    "GC_DELETER",
     "LABEL_ACTION",
+    "LABEL_DELETER",
     "LABEL_KIND",
     "LABEL_NAME",
     "LABEL_NAMESPACE",

@@ -12,8 +12,10 @@ A pod deleted through ``pods/eviction`` has a record too (action ``evict``): ``w
 the eviction, the user who asked for it and the budget that allowed it.
 For each owner a record names as dangling or waiting, ``why`` follows the owner in turn
 (``causes``), so a chain "pod ← replicaset ← deployment deleted in the foreground" reads
-top to bottom. An object without any GC record was deleted by a request (a user, a
-controller, the namespace controller), not by the garbage collector.
+top to bottom. Records also name the other deleting controllers (``deleter``): pod GC with
+the node that went, taint eviction with the taint and the toleration that ran out. An
+object without any record was deleted by a request (a user, a controller, the namespace
+controller), not by a deleting controller.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, Client, ListOptions
 from kubegc.controllers.deletionrecords import (
     DELETION_RECORDS,
+    GC_DELETER,
     LABEL_KIND,
     LABEL_NAME,
     LABEL_NAMESPACE,
@@ -66,14 +69,32 @@ class Entry:
     owners: tuple[dict[str, str], ...] = ()
     user: str = ""  # an eviction's caller
     budget: tuple[tuple[str, Any], ...] = ()  # an eviction's PodDisruptionBudget
+    #: the controller that acted (records only); node, taint, toleration: why (pod GC,
+    #: taint eviction)
+    deleter: str = ""
+    node: str = ""
+    taint: str = ""
+    toleration: str = ""
+
+    @property
+    def who(self) -> str:
+        """The deleter in words."""
+        return _DELETERS.get(self.deleter or GC_DELETER, self.deleter)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"time": self.time, "source": self.source, "action": self.action,
                "reason": self.reason, "message": self.message, "object": self.object.to_dict(),
-               "propagationPolicy": self.policy or None, "owners": list(self.owners)}
+               "propagationPolicy": self.policy or None, "owners": list(self.owners),
+               "deleter": self.deleter or None, "node": self.node or None,
+               "taint": self.taint or None, "toleration": self.toleration or None}
         if self.action == ACTION_EVICT:
             out.update(user=self.user, budget=dict(self.budget) or None)
         return out
+
+
+_DELETERS = {GC_DELETER: "the garbage collector",
+             "pod-garbage-collector": "pod GC (pod-garbage-collector)",
+             "taint-eviction-controller": "taint eviction (taint-eviction-controller)"}
 
 
 @dataclass
@@ -197,7 +218,9 @@ def _record_entry(rec: Obj) -> Entry:
     return Entry(str(rec.get("time") or ""), "DeletionRecord", str(rec.get("action") or ""),
                  str(rec.get("reason") or ""), str(rec.get("message") or ""), ref,
                  str(rec.get("propagationPolicy") or ""), owners, str(rec.get("user") or ""),
-                 tuple(sorted(budget.items())))
+                 tuple(sorted(budget.items())), str(rec.get("deleter") or ""),
+                 str(rec.get("node") or ""), str(rec.get("taint") or ""),
+                 str(rec.get("toleration") or ""))
 
 
 async def _events(client: Client, query: ObjRef) -> list[Entry]:
@@ -230,7 +253,7 @@ def _deleted_by(report: WhyReport, deletes: list[Entry], namespace_deleting: boo
         return evicted
     mine = [e for e in deletes if e.object.uid == report.query.uid]
     if mine:
-        return f"deleted by the garbage collector ({mine[-1].reason}): {mine[-1].message}"
+        return f"deleted by {mine[-1].who} ({mine[-1].reason}): {mine[-1].message}"
     if namespace_deleting:
         return (f"its namespace {report.query.namespace} is being deleted: the namespace "
                 "controller deletes everything in it")
@@ -298,14 +321,14 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
         going = [f for f in report.findings if f.object.uid == q.uid]
         return f"{q.short} exists and is not being deleted" + (
             f"; {going[0].next[0]}" if going and going[0].next else "") + (
-            f"; an earlier {q.kind} of that name was deleted by the garbage collector "
+            f"; an earlier {q.kind} of that name was deleted by {gone_before[-1].who} "
             f"({gone_before[-1].reason})" if gone_before else "")
     evicted = _evicted(report)
     if evicted:
         return f"{q.short} was {evicted}"
     if deletes:
         last = deletes[-1]  # the DELETE's time: finalizers or a grace period may follow it
-        return (f"{q.short} was deleted by the garbage collector (DELETE sent at {last.time}, "
+        return (f"{q.short} was deleted by {last.who} (DELETE sent at {last.time}, "
                 f"{last.reason}): {last.message}")
     others = [e for e in report.entries if e.source == "DeletionRecord"]
     if others:

@@ -1,4 +1,6 @@
-"""Durable "why was this deleted": the GC's decisions as ``kubegc.io/v1 DeletionRecord``
+"""Durable "why was this deleted": the GC's decisions, and the DELETEs of the other deleting
+controllers (pod GC, taint eviction: ``kubegc.component.deletions``, each record naming its
+``deleter``, also the label ``kubegc.io/deleter``), as ``kubegc.io/v1 DeletionRecord``
 objects, written through the API and pruned after a TTL (default 7 days — far longer than
 the one hour an Event lives).
 
@@ -23,12 +25,15 @@ import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import Clock, format_time, parse_time
 from kubegc.api.deletionrecord import (
     DELETION_RECORDS,
+    GC_DELETER,
     LABEL_ACTION,
+    LABEL_DELETER,
     LABEL_KIND,
     LABEL_NAME,
     LABEL_NAMESPACE,
@@ -41,12 +46,15 @@ from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, DeleteOptions, ListOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
+from kubegc.component.deletions import Deletion, DeletionSink
 from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRecord
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DELETION_RECORDS", "LABEL_ACTION", "LABEL_KIND", "LABEL_NAME", "LABEL_NAMESPACE",
-           "LABEL_REASON", "LABEL_UID", "DeletionRecordSink", "label_value", "to_object"]
+__all__ = ["DELETION_RECORDS", "GC_DELETER", "LABEL_ACTION", "LABEL_DELETER", "LABEL_KIND",
+           "LABEL_NAME", "LABEL_NAMESPACE",
+           "LABEL_REASON", "LABEL_UID", "DeletionRecordSink", "deletion_to_object", "label_value",
+           "to_object"]
 #: How often expired records are pruned.
 PRUNE_PERIOD = 300.0
 _WRITE_ATTEMPTS = 5
@@ -72,8 +80,9 @@ def to_object(rec: DeletionRecord, seq: int) -> Obj:
 
 
 #: A queued record: ``(queued_at, seq, time, action, apiVersion, kind, name, uid,
-#: namespace, reason, message, propagationPolicy, owners)``, owners as tuples of
-#: ``(apiVersion, kind, name, uid, classification, detail)``. Plain tuples of strings and
+#: namespace, reason, message, propagationPolicy, owners, (deleter, node, taint,
+#: toleration))``, owners as tuples of ``(apiVersion, kind, name, uid, classification,
+#: detail)``. Plain tuples of strings and
 #: numbers, because the cyclic GC stops tracking those at their first collection: the
 #: thousands queued during a cascade would otherwise be rescanned by every collection and
 #: bring full ones forward (a DeletionRecord, a dataclass, stays tracked for life).
@@ -86,12 +95,24 @@ def _queued(rec: DeletionRecord, seq: int) -> _Queued:
                    for o in rec.owners)
     return (time.monotonic(), seq, rec.time, rec.action.value, ref.api_version, ref.kind,
             ref.name, ref.uid, ref.namespace, rec.reason.value, rec.message,
-            rec.propagation_policy, owners)
+            rec.propagation_policy, owners, (GC_DELETER, "", "", ""))
+
+
+def _queued_deletion(d: Deletion, seq: int) -> _Queued:
+    ref = d.object
+    return (time.monotonic(), seq, d.time, "delete", ref.api_version, ref.kind, ref.name,
+            ref.uid, ref.namespace, d.reason, d.message, None, (),
+            (d.deleter, d.node, d.taint, d.toleration))
+
+
+def deletion_to_object(d: Deletion, seq: int) -> Obj:
+    """The DeletionRecord object for another controller's deletion ``d``."""
+    return _object_of(_queued_deletion(d, seq))
 
 
 def _object_of(q: _Queued) -> Obj:
     (_, seq, when, action, api_version, kind, name, uid, namespace, reason, message, policy,
-     owners) = q
+     owners, (deleter, node, taint, toleration)) = q
     return record_object(
         name=f"{uid or 'unknown'}.{action}.{seq:x}", time=format_time(when), action=action,
         reason=reason, message=message,
@@ -99,15 +120,18 @@ def _object_of(q: _Queued) -> Obj:
                "name": name, "uid": uid},
         owners=[{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
                  "detail": d} for a, k, n, u, c, d in owners],
-        propagationPolicy=policy)
+        propagationPolicy=policy, deleter=deleter, node=node, taint=taint,
+        toleration=toleration)
 
 
 def _never_busy() -> bool:
     return False
 
 
-class DeletionRecordSink(DecisionSink):
-    """Queues records and writes them as DeletionRecord objects; prunes expired ones.
+class DeletionRecordSink(DecisionSink, DeletionSink):
+    """Queues records and writes them as DeletionRecord objects; prunes expired ones
+    (``prune``: the garbage collector's sink prunes every deleter's records, the other
+    controllers' sinks only write).
 
     Ownership: ``record`` (the GC, on the loop) appends to ``_pending``; the writer task
     alone pops from it. ``busy`` says whether the GC has work (default: never busy).
@@ -117,7 +141,7 @@ class DeletionRecordSink(DecisionSink):
         self, client: Client, *, clock: Clock,
         ttl: float = GarbageCollectorControllerConfiguration.decision_ttl,
         busy: Callable[[], bool] = _never_busy, max_defer: float = MAX_DEFER,
-        max_pending: int = MAX_PENDING,
+        max_pending: int = MAX_PENDING, prune: bool = True,
     ) -> None:
         self.client = client
         self.clock = clock
@@ -125,6 +149,7 @@ class DeletionRecordSink(DecisionSink):
         self.max_defer = max_defer
         self.max_pending = max_pending
         self.busy = busy
+        self.prunes = prune
         self._pending: deque[_Queued] = deque()
         self._writing = 0
         self._wakeup = asyncio.Event()
@@ -147,10 +172,16 @@ class DeletionRecordSink(DecisionSink):
         self._recent[key] = now
         if len(self._recent) > _RECENT_LIMIT:
             self._recent.popitem(last=False)
-        self._seq += 1
-        seq = int(rec.time.timestamp() * 1e6) * 1000 + self._seq % 1000
-        self._pending.append(_queued(rec, seq))
+        self._pending.append(_queued(rec, self._next_seq(rec.time)))
         self._wakeup.set()
+
+    def record_deletion(self, deletion: Deletion) -> None:
+        self._pending.append(_queued_deletion(deletion, self._next_seq(deletion.time)))
+        self._wakeup.set()
+
+    def _next_seq(self, when: datetime) -> int:
+        self._seq += 1
+        return int(when.timestamp() * 1e6) * 1000 + self._seq % 1000
 
     def pending(self) -> int:
         """Records queued or being written."""
@@ -159,7 +190,9 @@ class DeletionRecordSink(DecisionSink):
     def start(self) -> None:
         self._stopping = False
         self._writer = asyncio.create_task(self._write_loop(), name="deletionrecords-writer")
-        self._pruner = asyncio.create_task(self._prune_loop(), name="deletionrecords-pruner")
+        if self.prunes:
+            self._pruner = asyncio.create_task(self._prune_loop(),
+                                               name="deletionrecords-pruner")
 
     async def stop(self) -> None:
         """Write every queued record (without holding back), then stop. Gives up after
