@@ -231,6 +231,11 @@ def test_drain_blocked_by_a_budget_deletes_nothing(server: Server, ns: str) -> N
                                         "disruption budget web allows no disruption")
     assert ("PodDisruptionBudget web (minAvailable 2): needs 2 healthy pods and has 2 of 2 "
             "expected; disruptionsAllowed 0") in blocked[0]["facts"]
+    plan = _kubegc(server, "plan", "delete", f"pod/{names[0]}", "-n", ns)
+    assert any("through pods/eviction (kubectl drain) an eviction would be refused now (429): "
+               "Cannot evict pod as it would violate the pod's disruption budget. The "
+               "disruption budget web needs 2 healthy pods and has 2 currently" in note
+               for note in plan["notes"]), plan["notes"]
 
 
 def test_eviction_under_a_budget_takes_one_disruption(server: Server, ns: str) -> None:
