@@ -133,6 +133,10 @@ def test_a_stopped_kubelet_makes_its_node_unknown_then_its_pods_evicted(
         report = why(s, "pod/web", nsn)
         assert "taint eviction" in report["conclusion"]
         assert "node.kubernetes.io/unreachable:NoExecute" in report["conclusion"]
+        # the doctor's answer for the pod stuck Terminating: which node, that its kubelet is
+        # stopped, and what will delete the pod
+        stuck = json.dumps(report["findings"])
+        assert "its kubelet is stopped" in stuck and "out-of-service" in stuck
     finally:
         s.kubectl("annotate", "node", node, "kubegc.io/kubelet=running", "--overwrite")
     eventually(lambda: not unreachable(), timeout=30, what="the taint removed")
