@@ -42,6 +42,7 @@ import kubernetes.client.models as models
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+from kubegc.component.deletions import DELETION_REASONS  # noqa: E402
 from kubegc.registry import builtin_catalog  # noqa: E402
 
 OUTPUT = ROOT / "src" / "kubegc" / "registry" / "openapi_data" / "schemas.json.gz"
@@ -360,6 +361,8 @@ _ACTIONS = {
                             "owner remains",
     "remove-finalizer": "the garbage collector removed its own finalizer (foregroundDeletion or "
                         "orphan) from the object",
+    "evict": "the pod was deleted through its eviction subresource (pods/eviction), by the "
+             "user the record names, as its disruption budget allowed",
 }
 _REASONS = {
     "OwnerAbsent": "every owner was verified absent (not found)",
@@ -375,6 +378,8 @@ _REASONS = {
     "NoBlockingDependents": "no dependent with blockOwnerDeletion=true is left: "
                             "foregroundDeletion removed",
     "DependentsOrphaned": "every dependent was orphaned: the orphan finalizer removed",
+    "EvictionByEvictionAPI": "an eviction (pods/eviction) deleted the pod",
+    **DELETION_REASONS,
 }
 _CLASSIFICATIONS = {
     "solid": "the owner exists (and is not deleting in the foreground): it keeps the object",
@@ -418,7 +423,9 @@ def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]
             "DeletionRecord is kubegc's durable record of one action the garbage collector "
             "took on its own initiative: a deletion, an orphaning patch, a cycle-unblocking "
             "patch, the removal of dangling owner references or of one of its finalizers, "
-            "with the reason and how each owner reference was classified. Events about the "
+            "with the reason and how each owner reference was classified; or of a deletion "
+            "by pod GC or taint eviction, with the node, taint and toleration involved. "
+            "Events about the "
             "same decisions expire after an hour; records are kept for --decision-ttl "
             "(default 7 days). Records are cluster-scoped so that they outlive the namespace "
             "of the object they explain. Written by kubegc's garbage collector, read by "
@@ -432,8 +439,19 @@ def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]
                              "Standard object's metadata. The name is "
                              "<object uid>.<action>.<sequence>; the labels kubegc.io/object-uid, "
                              "kubegc.io/object-namespace, kubegc.io/object-kind, "
-                             "kubegc.io/object-name, kubegc.io/action and kubegc.io/reason "
-                             "repeat the record's fields for label selectors.")},
+                             "kubegc.io/object-name, kubegc.io/action, kubegc.io/reason and "
+                             "kubegc.io/deleter repeat the record's fields for label "
+                             "selectors.")},
+            "deleter": _string("The controller that acted, by its event source: "
+                               "garbage-collector-controller, pod-garbage-collector or "
+                               "taint-eviction-controller."),
+            "node": _string("For pod GC and taint eviction: the node the decision was about "
+                            "(deleted, out of service, or tainted)."),
+            "taint": _string("For taint eviction: the node's NoExecute taint "
+                             "(key=value:effect)."),
+            "toleration": _string("For taint eviction: the pod's toleration of the taint "
+                                  "whose tolerationSeconds ran out; absent when no "
+                                  "toleration matched the taint."),
             "time": _string("When the garbage collector took the action (RFC 3339, UTC).",
                             fmt="date-time"),
             "action": _string("What the garbage collector did to the object.",
@@ -460,6 +478,21 @@ def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]
                 "description": "The object's owner references when the garbage collector "
                                "decided, each with its classification. Empty for "
                                "remove-finalizer.",
+            },
+            "user": _string("For action evict: the user who asked for the eviction."),
+            "budget": {
+                "type": "object",
+                "description": "For action evict: the PodDisruptionBudget that allowed the "
+                               "eviction, as the eviction left its status.",
+                "properties": {
+                    "name": _string("Name of the PodDisruptionBudget."),
+                    **{k: {"type": "integer", "format": "int32", "description": d}
+                       for k, d in (
+                           ("disruptionsAllowed", "Disruptions still allowed."),
+                           ("currentHealthy", "Healthy pods the budget counted."),
+                           ("desiredHealthy", "Healthy pods the budget needs."),
+                           ("expectedPods", "Pods the budget expects."))},
+                },
             },
             "propagationPolicy": _string(
                 "For action delete: the propagation policy of the garbage collector's DELETE "

@@ -17,6 +17,7 @@ from kubegc.component.config import (
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
     LeaderElectionConfiguration,
+    NodeLifecycleControllerConfiguration,
 )
 from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.storage import default_data_dir
@@ -154,8 +155,25 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                    help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
     _access_flags(p)
     _audit_flags(p)
+    _node_lifecycle_flags(p)
     _leader_election_flags(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+
+
+def _node_lifecycle_flags(p: argparse.ArgumentParser) -> None:
+    nl = NodeLifecycleControllerConfiguration
+    g = p.add_argument_group("node lifecycle (kube-controller-manager's flags; cluster time: "
+                             "scaled by --time-scale)")
+    g.add_argument("--node-monitor-grace-period", type=cliflags.go_duration,
+                   default=f"{nl.node_monitor_grace_period:g}s", metavar="DURATION",
+                   help="how long a node may go without a heartbeat (status or Lease) before "
+                        "it is marked Unknown and tainted unreachable")
+    g.add_argument("--node-startup-grace-period", type=cliflags.go_duration,
+                   default=f"{nl.node_startup_grace_period:g}s", metavar="DURATION",
+                   help="the same for a node that never posted its Ready condition")
+    g.add_argument("--node-monitor-period", type=cliflags.go_duration,
+                   default=f"{nl.node_monitor_period:g}s", metavar="DURATION",
+                   help="time between two looks at every node's health")
 
 
 def _access_flags(p: argparse.ArgumentParser) -> None:
@@ -235,6 +253,10 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
                 concurrent_gc_syncs=args.concurrent_gc_syncs,
                 gc_sync_period=args.gc_sync_period, decision_ttl=args.decision_ttl),
             event_ttl=EventTTLConfiguration(event_ttl=args.event_ttl),
+            node_lifecycle=NodeLifecycleControllerConfiguration(
+                node_monitor_grace_period=args.node_monitor_grace_period,
+                node_startup_grace_period=args.node_startup_grace_period,
+                node_monitor_period=args.node_monitor_period),
             kubelet=KubeletConfiguration(
                 nodes=args.nodes, node_max_pods=args.node_max_pods,
                 pod_exit_delay=args.pod_exit_delay, pod_prestop_delay=args.pod_prestop_delay,

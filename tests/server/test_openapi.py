@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
+from kubegc.api.deletionrecord import ACTION_EVICT
+from kubegc.api.disruption import EVICTION_BY_EVICTION_API
 from kubegc.api.meta import ObjectReference
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
-from kubegc.controllers.deletionrecords import to_object
+from kubegc.component.deletions import DELETION_REASONS, Deletion
+from kubegc.controllers.deletionrecords import deletion_to_object, to_object
 from kubegc.controllers.garbagecollector.records import (
     Classification,
     DecisionReason,
@@ -325,12 +328,19 @@ def test_deletion_record_documents_every_field() -> None:
         "v1", "Pod", "p", "u", namespace="ns"),
         DecisionReason.OWNER_ABSENT, "m", "Background",
         (OwnerClassification("v1", "Pod", "o", "ou", Classification.DANGLING, "NotFound"),)), 1)
-    assert set(written) == set(record["properties"])
+    other = deletion_to_object(Deletion(
+        datetime.now(UTC), "taint-eviction-controller",
+        ObjectReference("v1", "Pod", "p", "u", namespace="ns"), "TolerationExpired", "m",
+        node="n", taint="k=v:NoExecute", toleration="k=v:NoExecute for 5s"), 2)
+    # the eviction's records add who asked and the budget (kubegc.api.deletionrecord)
+    assert set(written) | set(other) | {"user", "budget"} == set(record["properties"])
     assert set(written["object"]) == set(record["properties"]["object"]["properties"])
     owner = record["properties"]["owners"]["items"]
     assert set(written["owners"][0]) == set(owner["properties"])
-    assert set(record["properties"]["action"]["enum"]) == {a.value for a in RecordAction}
-    assert set(record["properties"]["reason"]["enum"]) == {r.value for r in DecisionReason}
+    assert set(record["properties"]["action"]["enum"]) == {a.value for a in RecordAction} | {
+        ACTION_EVICT}
+    assert set(record["properties"]["reason"]["enum"]) == {r.value for r in DecisionReason} | {
+        EVICTION_BY_EVICTION_API} | set(DELETION_REASONS)
     assert set(owner["properties"]["classification"]["enum"]) == {c.value for c in Classification}
     listed = kind_schema(doc, "kubegc.io", "v1", "DeletionRecordList")
     assert listed["properties"]["items"]["items"] == {

@@ -453,6 +453,18 @@ def test_deletion_record_columns() -> None:
     table = to_table(handler("kubegc.io", "deletionrecords"), [record],
                      now=datetime(2026, 1, 1, 0, 1, tzinfo=UTC))
     assert [c["name"] for c in table["columnDefinitions"]] == [
-        "Name", "Action", "Object", "Reason", "Policy", "Message", "Age"]
+        "Name", "Action", "Object", "Reason", "Deleter", "Policy", "Message", "Age"]
     assert table["rows"][0]["cells"] == ["u.delete.1", "delete", "ns/pod/p1", "OwnerAbsent",
-                                         "Background", "all owners are absent", "60s"]
+                                         "garbage-collector-controller", "Background",
+                                         "all owners are absent", "60s"]
+
+
+def test_deletion_record_names_its_deleter() -> None:
+    record = {"apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
+              "metadata": {"name": "u.delete.2", "creationTimestamp": "2026-01-01T00:00:00Z"},
+              "action": "delete", "reason": "NodeDeleted", "deleter": "pod-garbage-collector",
+              "message": "PodGC: node no longer exists", "node": "kubegc-node-2",
+              "object": {"kind": "Pod", "namespace": "ns", "name": "p1"}}
+    table = to_table(handler("kubegc.io", "deletionrecords"), [record],
+                     now=datetime(2026, 1, 1, 0, 1, tzinfo=UTC))
+    assert table["rows"][0]["cells"][3:6] == ["NodeDeleted", "pod-garbage-collector", "<none>"]

@@ -46,6 +46,25 @@ def _ready_condition(pod: Obj) -> dict[str, Any] | None:
     return None
 
 
+def update_pod_condition(status: dict[str, Any], condition: dict[str, Any],
+                         now: str) -> bool:
+    """``UpdatePodCondition`` (pkg/api/v1/pod/util.go): set ``condition`` (a dict with
+    ``type``) in ``status`` (changed in place), its ``lastTransitionTime`` ``now`` unless
+    its status did not change; returns whether anything changed."""
+    new = {**condition, "lastTransitionTime": now}
+    conditions = status.setdefault("conditions", [])
+    for i, old in enumerate(conditions):
+        if old.get("type") != condition["type"]:
+            continue
+        if new.get("status") == old.get("status"):
+            new["lastTransitionTime"] = old.get("lastTransitionTime")
+        conditions[i] = new
+        return any(new.get(k) != old.get(k) for k in
+                   ("status", "reason", "message", "lastProbeTime", "lastTransitionTime"))
+    conditions.append(new)
+    return True
+
+
 def is_pod_ready(pod: Obj) -> bool:
     cond = _ready_condition(pod)
     return cond is not None and cond.get("status") == "True"

@@ -55,6 +55,31 @@ class PodGCControllerConfiguration:
 
 
 @dataclass
+class NodeLifecycleControllerConfiguration:
+    """The node lifecycle controller (upstream ``NodeLifecycleControllerConfiguration`` and
+    kube-controller-manager's flags of the same names)."""
+
+    #: seconds a running node may go without a heartbeat (status or Lease) before it is
+    #: marked Unknown (``--node-monitor-grace-period``: 50 s from 1.32, kubernetes#126287)
+    node_monitor_grace_period: float = 50.0
+    #: the same for a node that never posted a Ready condition
+    #: (``--node-startup-grace-period``)
+    node_startup_grace_period: float = 60.0
+    #: seconds between two looks at every node (``--node-monitor-period``)
+    node_monitor_period: float = 5.0
+    #: nodes tainted per second in a healthy zone (``--node-eviction-rate``)
+    node_eviction_rate: float = 0.1
+    #: nodes tainted per second in a partially disrupted zone
+    #: (``--secondary-node-eviction-rate``; 0 in zones of at most the threshold below)
+    secondary_node_eviction_rate: float = 0.01
+    #: zone size above which the secondary rate applies (``--large-cluster-size-threshold``)
+    large_cluster_size_threshold: int = 50
+    #: fraction of not-Ready nodes (and more than 2) that makes a zone partially disrupted
+    #: (``--unhealthy-zone-threshold``)
+    unhealthy_zone_threshold: float = 0.55
+
+
+@dataclass
 class EventTTLConfiguration:
     #: seconds an Event lives after its last write (kube-apiserver ``--event-ttl``)
     event_ttl: float = 3600.0
@@ -139,6 +164,8 @@ class ControllerManagerConfiguration:
     endpoint: EndpointControllerConfiguration = field(
         default_factory=EndpointControllerConfiguration)
     pod_gc: PodGCControllerConfiguration = field(default_factory=PodGCControllerConfiguration)
+    node_lifecycle: NodeLifecycleControllerConfiguration = field(
+        default_factory=NodeLifecycleControllerConfiguration)
     event_ttl: EventTTLConfiguration = field(default_factory=EventTTLConfiguration)
     kubelet: KubeletConfiguration = field(default_factory=KubeletConfiguration)
     service_account: ServiceAccountControllerConfiguration = field(

@@ -29,17 +29,19 @@ from kubegc.api.auth import (
 )
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
+from kubegc.controllermanager.deleters import RecordedPodGC, RecordedTaintEviction
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deployment import DeploymentController
+from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
 from kubegc.controllers.job import JobController
 from kubegc.controllers.namespace import NamespaceController
-from kubegc.controllers.podgc import PodGCController
+from kubegc.controllers.nodelifecycle import NodeLifecycleController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
@@ -88,8 +90,14 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "scheduler": ControllerDescriptor(Scheduler, user=SCHEDULER),
     "endpoints": ControllerDescriptor(EndpointsController, lambda c: c.endpoint,
                                       service_account="endpoint-controller"),
-    "podgc": ControllerDescriptor(PodGCController, lambda c: c.pod_gc,
+    "podgc": ControllerDescriptor(RecordedPodGC, lambda c: c.pod_gc,
                                   service_account="pod-garbage-collector"),
+    "nodelifecycle": ControllerDescriptor(NodeLifecycleController, lambda c: c.node_lifecycle,
+                                          service_account="node-controller"),
+    # startTaintEvictionController: "taint-manager uses existing cluster role from
+    # node-controller"
+    "taint-eviction-controller": ControllerDescriptor(RecordedTaintEviction,
+                                                      service_account="node-controller"),
     "eventttl": ControllerDescriptor(EventTTLController, lambda c: c.event_ttl,
                                      user=APISERVER),
     "replicaset": ControllerDescriptor(ReplicaSetController,
@@ -99,6 +107,8 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
     "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "disruption": ControllerDescriptor(DisruptionController,
+                                       service_account="disruption-controller"),
     "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
     "statefulset": ControllerDescriptor(StatefulSetController,
                                         service_account="statefulset-controller"),

@@ -133,6 +133,16 @@ def controller_uid_index_func(obj: Obj) -> list[str]:
     return [orphan_index_key(namespace_of(obj))]
 
 
+#: pods by ``spec.nodeName`` (upstream's ``"spec.nodeName"`` index of the pod informer, which
+#: the node lifecycle and taint-eviction controllers share)
+POD_NODE_NAME_INDEX = "spec.nodeName"
+
+
+def pod_node_name_index_func(pod: Obj) -> list[str]:
+    node = (pod.get("spec") or {}).get("nodeName")
+    return [str(node)] if node else []
+
+
 def ensure_indexers(informer: SharedInformer, indexers: dict[str, Callable[[Obj], list[str]]],
                     ) -> None:
     """Add the indexes other controllers sharing ``informer`` did not add yet."""

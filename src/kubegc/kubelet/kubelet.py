@@ -19,6 +19,10 @@ pod bound to one of those nodes it:
 
 Per-pod annotations and their defaults: see ``termination`` and docs/kubelet.md.
 
+A node annotated ``kubegc.io/kubelet: stopped`` (``nodes``) has a stopped kubelet: its pods
+are not synced (a pod deleted meanwhile stays Terminating, as on a real cluster) until the
+annotation says ``running`` or goes; the restarted kubelet re-posts every pod's status.
+
 A pod deleted with ``--force --grace-period=0`` is gone at once; the kubelet only forgets
 it. A pod whose final DELETE leaves it in place (finalizers) is not deleted again.
 
@@ -49,6 +53,7 @@ from kubegc.kubelet.kubelet_pods import PodRecord
 from kubegc.kubelet.nodes import (
     NodeStatusReporter,
     PodIPAllocator,
+    is_kubelet_stopped,
     node_index,
     node_ip,
     node_names,
@@ -108,7 +113,9 @@ class Kubelet:
         self.pods.add_event_handler(FuncHandler(
             add=lambda obj, _: self._enqueue_pod(obj), update=lambda _, new: self._enqueue_pod(new),
             delete=self._on_pod_delete))
-        self.nodes.add_event_handler(FuncHandler(delete=self._on_node_delete))
+        self.nodes.add_event_handler(FuncHandler(
+            add=lambda node, _: self._on_node_change(node),
+            update=lambda _, node: self._on_node_change(node), delete=self._on_node_delete))
         for recorder in self.recorders.values():
             recorder.start()
         self._tasks.append(asyncio.ensure_future(self._run()))
@@ -151,6 +158,32 @@ class Kubelet:
     def _on_pod_delete(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
         self._enqueue_pod(pod)
+
+    def _on_node_change(self, node: Obj) -> None:
+        name = name_of(node)
+        if name not in self.recorders or name in self._gone_nodes:
+            return
+        stopped = is_kubelet_stopped(node)
+        if stopped and name not in self.reporter.stopped:
+            log.info("the kubelet of node %s stops (annotation kubegc.io/kubelet)", name)
+            self.reporter.pause(name)
+        elif not stopped and name in self.reporter.stopped:
+            log.info("the kubelet of node %s starts again", name)
+            self._tasks.append(asyncio.ensure_future(self._restart(name)))
+
+    async def _restart(self, name: str) -> None:
+        """A restarted kubelet: heartbeats at once, every pod's status posted again."""
+        try:
+            await self.reporter.resume(name)
+        except StatusError as exc:
+            log.warning("node %s: first heartbeat after the restart failed: %s", name, exc)
+        for key, rec in list(self.records.items()):
+            if rec.node == name:
+                rec.changed()
+                self.queue.add(key)
+        for pod in self.pods.indexer.list():
+            if (pod.get("spec") or {}).get("nodeName") == name:
+                self._enqueue_pod(pod)
 
     def _on_node_delete(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         node = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
@@ -208,6 +241,8 @@ class Kubelet:
         pod = self.pods.indexer.get_by_key(key)
         if pod is not None:
             POD.check(pod)
+            if (pod.get("spec") or {}).get("nodeName") in self.reporter.stopped:
+                return None  # its kubelet is stopped: looked at again when it starts
         rec = self.records.get(key)
         if rec is not None and (pod is None or uid_of(pod) != rec.uid or not self._runs_here(pod)):
             self._forget(key, rec)

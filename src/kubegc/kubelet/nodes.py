@@ -13,6 +13,11 @@ are on.
 
 A node deleted through the API stays deleted: its simulated kubelet stops renewing its
 Lease and stops running pods (the pod GC then removes them, as upstream).
+
+The annotation ``kubegc.io/kubelet: stopped`` on a Node stops its kubelet, as a crashed
+kubelet or a lost machine: no status heartbeat, no Lease renewal, no pod sync (the node
+lifecycle controller then marks the node Unknown). ``running``, or removing the annotation,
+starts it again: it posts its status and renews its Lease at once, as a restarted kubelet.
 """
 
 from __future__ import annotations
@@ -53,6 +58,9 @@ CLUSTER_CIDR = ipaddress.IPv4Network("10.244.0.0/16")
 #: used when N nodes do not fit in CLUSTER_CIDR (more than 256 nodes of a /24)
 WIDE_CLUSTER_CIDR = ipaddress.IPv4Network("10.128.0.0/9")
 FIRST_NODE_IP = ipaddress.IPv4Address("172.18.0.2")  # as kind numbers its nodes
+#: the user's switch of a simulated kubelet: ``stopped`` or ``running`` (the default)
+KUBELET_ANNOTATION = "kubegc.io/kubelet"
+KUBELET_STOPPED = "stopped"
 
 _NODE_CONDITIONS = (
     ("MemoryPressure", "False", "KubeletHasSufficientMemory",
@@ -61,6 +69,12 @@ _NODE_CONDITIONS = (
     ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
     ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
 )
+
+
+def is_kubelet_stopped(node: Obj) -> bool:
+    """Whether the user stopped the node's kubelet (annotation ``kubegc.io/kubelet``)."""
+    annotations = (node.get("metadata") or {}).get("annotations") or {}
+    return annotations.get(KUBELET_ANNOTATION) == KUBELET_STOPPED
 
 
 def node_names(count: int) -> list[str]:
@@ -225,6 +239,8 @@ class NodeStatusReporter:
         self.registered: dict[str, Obj] = {}
         self._leases: dict[str, Obj] = {}
         self._forgotten: set[str] = set()
+        #: nodes whose kubelet the user stopped: no heartbeats until ``resume``
+        self.stopped: set[str] = set()
         self._last_status = 0.0
 
     def node_uid(self, name: str) -> str:
@@ -235,6 +251,19 @@ class NodeStatusReporter:
         self._forgotten.add(name)
         self.registered.pop(name, None)
         self._leases.pop(name, None)
+
+    def pause(self, name: str) -> None:
+        """The kubelet of ``name`` stopped: no status, no Lease renewal."""
+        self.stopped.add(name)
+
+    async def resume(self, name: str) -> None:
+        """The kubelet of ``name`` started again: status and Lease at once."""
+        if name not in self.stopped:
+            return
+        self.stopped.discard(name)
+        if name in self.registered:
+            await self._post_status(name)
+            await self.renew_lease(name)
 
     async def register(self) -> None:
         """Create (or, after a restart, refresh) every node and its lease."""
@@ -256,7 +285,7 @@ class NodeStatusReporter:
                 if name not in self.registered and name not in self._forgotten:
                     with contextlib.suppress(StatusError):
                         await self._register_node(name)
-            for name in list(self.registered):
+            for name in [n for n in self.registered if n not in self.stopped]:
                 try:
                     await self.renew_lease(name)
                     if report:
@@ -276,10 +305,13 @@ class NodeStatusReporter:
                 raise
             created = await self.client.get(NODES, name)
         self.registered[name] = created
+        if is_kubelet_stopped(created):
+            self.stopped.add(name)
+            return
         await self._post_status(name)
 
     async def _post_status(self, name: str) -> None:
-        if name in self._forgotten:
+        if name in self._forgotten or name in self.stopped:
             return
         try:
             current = await self.client.get(NODES, name)
@@ -297,7 +329,7 @@ class NodeStatusReporter:
 
     async def renew_lease(self, name: str) -> None:
         node = self.registered.get(name)
-        if node is None or name in self._forgotten:
+        if node is None or name in self._forgotten or name in self.stopped:
             return
         lease = self._leases.get(name)
         if lease is None:  # cf. ensureLease: read it, or create it

@@ -53,4 +53,10 @@ def encoded_response(encoded: bytes, status: int = 200) -> Response:
 
 
 def status_response(err: StatusError) -> Response:
-    return json_response(err.to_status(), err.code)
+    """A failure Status; one that suggests a delay (``details.retryAfterSeconds``: a 429 of
+    the eviction subresource, a 504 of a too new resourceVersion) says it in a
+    ``Retry-After`` header too, as upstream's ``responsewriters.ErrorNegotiated``."""
+    response = json_response(err.to_status(), err.code)
+    if err.details.retry_after_seconds > 0:
+        response.headers["Retry-After"] = str(err.details.retry_after_seconds)
+    return response

@@ -8,10 +8,14 @@ Evidence, best first:
   the kubelet's) — only while they live (one hour by default), which the report says;
 * the object itself when it still exists: if it is Terminating, the doctor's four
   answers; if its ownerReferences are broken, what the GC will do.
+A pod deleted through ``pods/eviction`` has a record too (action ``evict``): ``why`` names
+the eviction, the user who asked for it and the budget that allowed it.
 For each owner a record names as dangling or waiting, ``why`` follows the owner in turn
 (``causes``), so a chain "pod ← replicaset ← deployment deleted in the foreground" reads
-top to bottom. An object without any GC record was deleted by a request (a user, a
-controller, the namespace controller), not by the garbage collector.
+top to bottom. Records also name the other deleting controllers (``deleter``): pod GC with
+the node that went, taint eviction with the taint and the toleration that ran out. An
+object without any record was deleted by a request (a user, a controller, the namespace
+controller), not by a deleting controller.
 """
 
 from __future__ import annotations
@@ -19,12 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubegc.api.deletionrecord import ACTION_EVICT
 from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, Client, ListOptions
 from kubegc.controllers.deletionrecords import (
     DELETION_RECORDS,
+    GC_DELETER,
     LABEL_KIND,
     LABEL_NAME,
     LABEL_NAMESPACE,
@@ -61,11 +67,34 @@ class Entry:
     object: ObjRef
     policy: str = ""
     owners: tuple[dict[str, str], ...] = ()
+    user: str = ""  # an eviction's caller
+    budget: tuple[tuple[str, Any], ...] = ()  # an eviction's PodDisruptionBudget
+    #: the controller that acted (records only); node, taint, toleration: why (pod GC,
+    #: taint eviction)
+    deleter: str = ""
+    node: str = ""
+    taint: str = ""
+    toleration: str = ""
+
+    @property
+    def who(self) -> str:
+        """The deleter in words."""
+        return _DELETERS.get(self.deleter or GC_DELETER, self.deleter)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"time": self.time, "source": self.source, "action": self.action,
-                "reason": self.reason, "message": self.message, "object": self.object.to_dict(),
-                "propagationPolicy": self.policy or None, "owners": list(self.owners)}
+        out = {"time": self.time, "source": self.source, "action": self.action,
+               "reason": self.reason, "message": self.message, "object": self.object.to_dict(),
+               "propagationPolicy": self.policy or None, "owners": list(self.owners),
+               "deleter": self.deleter or None, "node": self.node or None,
+               "taint": self.taint or None, "toleration": self.toleration or None}
+        if self.action == ACTION_EVICT:
+            out.update(user=self.user, budget=dict(self.budget) or None)
+        return out
+
+
+_DELETERS = {GC_DELETER: "the garbage collector",
+             "pod-garbage-collector": "pod GC (pod-garbage-collector)",
+             "taint-eviction-controller": "taint eviction (taint-eviction-controller)"}
 
 
 @dataclass
@@ -184,9 +213,14 @@ def _record_entry(rec: Obj) -> Entry:
                  str(obj.get("name") or ""), str(obj.get("apiVersion") or ""),
                  str(obj.get("uid") or ""))
     owners = tuple({k: str(v) for k, v in o.items()} for o in rec.get("owners") or [])
+    budget = rec.get("budget")
+    budget = budget if isinstance(budget, dict) else {}
     return Entry(str(rec.get("time") or ""), "DeletionRecord", str(rec.get("action") or ""),
                  str(rec.get("reason") or ""), str(rec.get("message") or ""), ref,
-                 str(rec.get("propagationPolicy") or ""), owners)
+                 str(rec.get("propagationPolicy") or ""), owners, str(rec.get("user") or ""),
+                 tuple(sorted(budget.items())), str(rec.get("deleter") or ""),
+                 str(rec.get("node") or ""), str(rec.get("taint") or ""),
+                 str(rec.get("toleration") or ""))
 
 
 async def _events(client: Client, query: ObjRef) -> list[Entry]:
@@ -214,9 +248,12 @@ async def _events(client: Client, query: ObjRef) -> list[Entry]:
 
 def _deleted_by(report: WhyReport, deletes: list[Entry], namespace_deleting: bool) -> str:
     """Who asked for the deletion under way."""
+    evicted = _evicted(report)
+    if evicted:
+        return evicted
     mine = [e for e in deletes if e.object.uid == report.query.uid]
     if mine:
-        return f"deleted by the garbage collector ({mine[-1].reason}): {mine[-1].message}"
+        return f"deleted by {mine[-1].who} ({mine[-1].reason}): {mine[-1].message}"
     if namespace_deleting:
         return (f"its namespace {report.query.namespace} is being deleted: the namespace "
                 "controller deletes everything in it")
@@ -224,6 +261,18 @@ def _deleted_by(report: WhyReport, deletes: list[Entry], namespace_deleting: boo
         return ("deleted by a request (a user or a controller), not by the garbage collector "
                 "(no record of a garbage collector delete)")
     return "deleted by a request or by the garbage collector (this cluster keeps no records)"
+
+
+def _evicted(report: WhyReport) -> str:
+    """"evicted by USER ..." when an eviction (pods/eviction) deleted this incarnation."""
+    evictions = [e for e in report.entries if e.source == "DeletionRecord"
+                 and e.action == ACTION_EVICT
+                 and e.object.uid == (report.query.uid or e.object.uid)]
+    if not evictions:
+        return ""
+    last = evictions[-1]
+    return (f"evicted by {last.user or 'an unknown user'} through the Eviction API "
+            f"(pods/eviction, at {last.time}, {last.reason}): {last.message}")
 
 
 def _held_by(report: WhyReport) -> str:
@@ -272,11 +321,14 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
         going = [f for f in report.findings if f.object.uid == q.uid]
         return f"{q.short} exists and is not being deleted" + (
             f"; {going[0].next[0]}" if going and going[0].next else "") + (
-            f"; an earlier {q.kind} of that name was deleted by the garbage collector "
+            f"; an earlier {q.kind} of that name was deleted by {gone_before[-1].who} "
             f"({gone_before[-1].reason})" if gone_before else "")
+    evicted = _evicted(report)
+    if evicted:
+        return f"{q.short} was {evicted}"
     if deletes:
         last = deletes[-1]  # the DELETE's time: finalizers or a grace period may follow it
-        return (f"{q.short} was deleted by the garbage collector (DELETE sent at {last.time}, "
+        return (f"{q.short} was deleted by {last.who} (DELETE sent at {last.time}, "
                 f"{last.reason}): {last.message}")
     others = [e for e in report.entries if e.source == "DeletionRecord"]
     if others:

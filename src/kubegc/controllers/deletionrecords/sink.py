@@ -1,4 +1,6 @@
-"""Durable "why was this deleted": the GC's decisions as ``kubegc.io/v1 DeletionRecord``
+"""Durable "why was this deleted": the GC's decisions, and the DELETEs of the other deleting
+controllers (pod GC, taint eviction: ``kubegc.component.deletions``, each record naming its
+``deleter``, also the label ``kubegc.io/deleter``), as ``kubegc.io/v1 DeletionRecord``
 objects, written through the API and pruned after a TTL (default 7 days — far longer than
 the one hour an Event lives).
 
@@ -19,30 +21,40 @@ A failing write is logged and retried a few times, never raised into the GC.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import Clock, format_time, parse_time
+from kubegc.api.deletionrecord import (
+    DELETION_RECORDS,
+    GC_DELETER,
+    LABEL_ACTION,
+    LABEL_DELETER,
+    LABEL_KIND,
+    LABEL_NAME,
+    LABEL_NAMESPACE,
+    LABEL_REASON,
+    LABEL_UID,
+    label_value,
+    record_object,
+)
 from kubegc.api.errors import StatusError, is_not_found
-from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, DeleteOptions, ListOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
+from kubegc.component.deletions import Deletion, DeletionSink
 from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRecord
 
 log = logging.getLogger(__name__)
 
-DELETION_RECORDS = GroupVersionResource("kubegc.io", "v1", "deletionrecords")
-LABEL_UID = "kubegc.io/object-uid"
-LABEL_NAMESPACE = "kubegc.io/object-namespace"
-LABEL_KIND = "kubegc.io/object-kind"
-LABEL_NAME = "kubegc.io/object-name"
-LABEL_ACTION = "kubegc.io/action"
-LABEL_REASON = "kubegc.io/reason"
+__all__ = ["DELETION_RECORDS", "GC_DELETER", "LABEL_ACTION", "LABEL_DELETER", "LABEL_KIND",
+           "LABEL_NAME", "LABEL_NAMESPACE",
+           "LABEL_REASON", "LABEL_UID", "DeletionRecordSink", "deletion_to_object", "label_value",
+           "to_object"]
 #: How often expired records are pruned.
 PRUNE_PERIOD = 300.0
 _WRITE_ATTEMPTS = 5
@@ -62,21 +74,15 @@ DEFER_POLL = 0.02
 STOP_TIMEOUT = 60.0
 
 
-def label_value(text: str) -> str:
-    """A label-safe form of ``text`` (names can be longer than a label value may be)."""
-    if len(text) <= 63:
-        return text
-    return text[:52] + "-" + hashlib.sha256(text.encode()).hexdigest()[:10]
-
-
 def to_object(rec: DeletionRecord, seq: int) -> Obj:
     """The DeletionRecord object for ``rec``, the ``seq``-th record (names are unique)."""
     return _object_of(_queued(rec, seq))
 
 
 #: A queued record: ``(queued_at, seq, time, action, apiVersion, kind, name, uid,
-#: namespace, reason, message, propagationPolicy, owners)``, owners as tuples of
-#: ``(apiVersion, kind, name, uid, classification, detail)``. Plain tuples of strings and
+#: namespace, reason, message, propagationPolicy, owners, (deleter, node, taint,
+#: toleration))``, owners as tuples of ``(apiVersion, kind, name, uid, classification,
+#: detail)``. Plain tuples of strings and
 #: numbers, because the cyclic GC stops tracking those at their first collection: the
 #: thousands queued during a cascade would otherwise be rescanned by every collection and
 #: bring full ones forward (a DeletionRecord, a dataclass, stays tracked for life).
@@ -89,39 +95,43 @@ def _queued(rec: DeletionRecord, seq: int) -> _Queued:
                    for o in rec.owners)
     return (time.monotonic(), seq, rec.time, rec.action.value, ref.api_version, ref.kind,
             ref.name, ref.uid, ref.namespace, rec.reason.value, rec.message,
-            rec.propagation_policy, owners)
+            rec.propagation_policy, owners, (GC_DELETER, "", "", ""))
+
+
+def _queued_deletion(d: Deletion, seq: int) -> _Queued:
+    ref = d.object
+    return (time.monotonic(), seq, d.time, "delete", ref.api_version, ref.kind, ref.name,
+            ref.uid, ref.namespace, d.reason, d.message, None, (),
+            (d.deleter, d.node, d.taint, d.toleration))
+
+
+def deletion_to_object(d: Deletion, seq: int) -> Obj:
+    """The DeletionRecord object for another controller's deletion ``d``."""
+    return _object_of(_queued_deletion(d, seq))
 
 
 def _object_of(q: _Queued) -> Obj:
     (_, seq, when, action, api_version, kind, name, uid, namespace, reason, message, policy,
-     owners) = q
-    labels = {LABEL_UID: uid, LABEL_KIND: label_value(kind), LABEL_NAME: label_value(name),
-              LABEL_ACTION: action, LABEL_REASON: reason}
-    if namespace:
-        labels[LABEL_NAMESPACE] = namespace
-    body: dict[str, Any] = {
-        "apiVersion": "kubegc.io/v1", "kind": "DeletionRecord",
-        "metadata": {"name": f"{uid or 'unknown'}.{action}.{seq:x}", "labels": labels},
-        "time": format_time(when),
-        "action": action,
-        "reason": reason,
-        "message": message,
-        "object": {"apiVersion": api_version, "kind": kind, "namespace": namespace,
-                   "name": name, "uid": uid},
-        "owners": [{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
-                    "detail": d} for a, k, n, u, c, d in owners],
-    }
-    if policy:
-        body["propagationPolicy"] = policy
-    return body
+     owners, (deleter, node, taint, toleration)) = q
+    return record_object(
+        name=f"{uid or 'unknown'}.{action}.{seq:x}", time=format_time(when), action=action,
+        reason=reason, message=message,
+        about={"apiVersion": api_version, "kind": kind, "namespace": namespace,
+               "name": name, "uid": uid},
+        owners=[{"apiVersion": a, "kind": k, "name": n, "uid": u, "classification": c,
+                 "detail": d} for a, k, n, u, c, d in owners],
+        propagationPolicy=policy, deleter=deleter, node=node, taint=taint,
+        toleration=toleration)
 
 
 def _never_busy() -> bool:
     return False
 
 
-class DeletionRecordSink(DecisionSink):
-    """Queues records and writes them as DeletionRecord objects; prunes expired ones.
+class DeletionRecordSink(DecisionSink, DeletionSink):
+    """Queues records and writes them as DeletionRecord objects; prunes expired ones
+    (``prune``: the garbage collector's sink prunes every deleter's records, the other
+    controllers' sinks only write).
 
     Ownership: ``record`` (the GC, on the loop) appends to ``_pending``; the writer task
     alone pops from it. ``busy`` says whether the GC has work (default: never busy).
@@ -131,7 +141,7 @@ class DeletionRecordSink(DecisionSink):
         self, client: Client, *, clock: Clock,
         ttl: float = GarbageCollectorControllerConfiguration.decision_ttl,
         busy: Callable[[], bool] = _never_busy, max_defer: float = MAX_DEFER,
-        max_pending: int = MAX_PENDING,
+        max_pending: int = MAX_PENDING, prune: bool = True,
     ) -> None:
         self.client = client
         self.clock = clock
@@ -139,6 +149,7 @@ class DeletionRecordSink(DecisionSink):
         self.max_defer = max_defer
         self.max_pending = max_pending
         self.busy = busy
+        self.prunes = prune
         self._pending: deque[_Queued] = deque()
         self._writing = 0
         self._wakeup = asyncio.Event()
@@ -161,10 +172,16 @@ class DeletionRecordSink(DecisionSink):
         self._recent[key] = now
         if len(self._recent) > _RECENT_LIMIT:
             self._recent.popitem(last=False)
-        self._seq += 1
-        seq = int(rec.time.timestamp() * 1e6) * 1000 + self._seq % 1000
-        self._pending.append(_queued(rec, seq))
+        self._pending.append(_queued(rec, self._next_seq(rec.time)))
         self._wakeup.set()
+
+    def record_deletion(self, deletion: Deletion) -> None:
+        self._pending.append(_queued_deletion(deletion, self._next_seq(deletion.time)))
+        self._wakeup.set()
+
+    def _next_seq(self, when: datetime) -> int:
+        self._seq += 1
+        return int(when.timestamp() * 1e6) * 1000 + self._seq % 1000
 
     def pending(self) -> int:
         """Records queued or being written."""
@@ -173,7 +190,9 @@ class DeletionRecordSink(DecisionSink):
     def start(self) -> None:
         self._stopping = False
         self._writer = asyncio.create_task(self._write_loop(), name="deletionrecords-writer")
-        self._pruner = asyncio.create_task(self._prune_loop(), name="deletionrecords-pruner")
+        if self.prunes:
+            self._pruner = asyncio.create_task(self._prune_loop(),
+                                               name="deletionrecords-pruner")
 
     async def stop(self) -> None:
         """Write every queued record (without holding back), then stop. Gives up after

@@ -1,18 +1,25 @@
 """The pod garbage collector (cf. pkg/controller/podgc/gc_controller.go).
 
-Every ``gc_check_period`` seconds (upstream ``gcCheckPeriod``, 20 s) of the injected clock:
+Every ``gc_check_period`` seconds (upstream ``gcCheckPeriod``, 20 s) of the injected clock,
+upstream's four passes in upstream's order:
 
+* terminated pods (Succeeded/Failed) beyond ``terminated_pod_gc_threshold`` (0 = off;
+  upstream's default 12500) are deleted, evicted ones first, then oldest first
+  (``byEvictionAndCreationTimestamp``);
+* terminating pods on a node that is not Ready and tainted
+  ``node.kubernetes.io/out-of-service`` (``gcTerminating``, KEP-2268) are marked Failed and
+  force-deleted;
 * orphaned pods: a pod bound to a node missing from the node informer puts that node in
   quarantine for ``quarantine_time`` seconds (upstream 40 s); a node still missing then
   and confirmed absent by a GET gets its pods marked ``Failed`` with condition
   ``DisruptionTarget`` (reason ``DeletionByPodGC``, "PodGC: node no longer exists") and
   force-deleted (``gracePeriodSeconds: 0``);
 * unscheduled terminating pods (``deletionTimestamp`` without ``nodeName``) are marked
-  Failed and force-deleted;
-* terminated pods (Succeeded/Failed) beyond ``terminated_pod_gc_threshold`` (0 = off;
-  upstream's default 12500) are deleted oldest first.
+  Failed and force-deleted.
 
-The check also runs as soon as a Node is deleted (the quarantine still applies).
+The check also runs as soon as a Node is deleted (the quarantine still applies). Every
+DELETE is handed to the ``DeletionSink`` (kubegc's DeletionRecords: ``kubegc why`` names
+pod GC, and the node that went).
 """
 
 from __future__ import annotations
@@ -28,12 +35,14 @@ from kubegc.api.clock import format_time
 from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import NODES, PODS
+from kubegc.api.taints import TAINT_NODE_OUT_OF_SERVICE, taint_key_exists
 from kubegc.api.types import Obj
 from kubegc.client.cache import FuncHandler
 from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.client.workqueue import DelayingQueue
 from kubegc.component.config import PodGCControllerConfiguration
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import Deletion, DeletionSink, NullDeletionSink, pod_reference
 from kubegc.component.objects import POD
 
 log = logging.getLogger(__name__)
@@ -45,8 +54,17 @@ def is_pod_terminated(pod: Obj) -> bool:
     return (pod.get("status") or {}).get("phase") not in ("Pending", "Running", "Unknown", None)
 
 
-def _creation_order(pod: Obj) -> tuple[str, str]:
-    return (str(pod["metadata"].get("creationTimestamp") or ""), name_of(pod))
+def _eviction_and_creation_order(pod: Obj) -> tuple[bool, str, str]:
+    """``byEvictionAndCreationTimestamp``: evicted pods (Failed, reason Evicted) first, then
+    oldest first, then by name."""
+    status = pod.get("status") or {}
+    evicted = status.get("phase") == "Failed" and status.get("reason") == "Evicted"
+    return (not evicted, str(pod["metadata"].get("creationTimestamp") or ""), name_of(pod))
+
+
+def _is_node_ready(node: Obj) -> bool:
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (node.get("status") or {}).get("conditions") or [])
 
 
 class PodGCController:
@@ -56,8 +74,10 @@ class PodGCController:
     name = "podgc"
     component = "pod-garbage-collector"
 
-    def __init__(self, ctx: ControllerContext[PodGCControllerConfiguration]) -> None:
+    def __init__(self, ctx: ControllerContext[PodGCControllerConfiguration],
+                 deletions: DeletionSink | None = None) -> None:
         opts = ctx.options
+        self.deletions = deletions or NullDeletionSink()
         self.client, self.clock = ctx.client, ctx.clock
         self.period = opts.gc_check_period
         self.quarantine = opts.quarantine_time
@@ -115,13 +135,36 @@ class PodGCController:
             pods = [p for p in self.pods.indexer.list() if POD.understood(p)]
             if self.threshold > 0:
                 await self.gc_terminated(pods)
+            await self.gc_terminating(pods)
             await self.gc_orphaned(pods)
             await self.gc_unscheduled_terminating(pods)
 
     async def gc_terminated(self, pods: list[Obj]) -> None:
-        terminated = sorted((p for p in pods if is_pod_terminated(p)), key=_creation_order)
+        terminated = sorted((p for p in pods if is_pod_terminated(p)),
+                            key=_eviction_and_creation_order)
         for pod in terminated[: max(len(terminated) - self.threshold, 0)]:
-            await self._safely(self.mark_failed_and_delete_pod(pod))
+            await self._safely(self.mark_failed_and_delete_pod(pod), pod, "TerminatedPodThreshold",
+                               f"terminated pods over --terminated-pod-gc-threshold "
+                               f"({self.threshold}): the oldest are deleted")
+
+    async def gc_terminating(self, pods: list[Obj]) -> None:
+        """``gcTerminating``: terminating pods of NotReady out-of-service nodes."""
+        out_of_service: list[Obj] = []
+        for pod in pods:
+            node_name = (pod.get("spec") or {}).get("nodeName")
+            if not is_being_deleted(pod) or not node_name:
+                continue
+            node = self.nodes.indexer.get_by_key(str(node_name))
+            if node is None:
+                continue
+            if not _is_node_ready(node) and taint_key_exists(
+                    (node.get("spec") or {}).get("taints") or [], TAINT_NODE_OUT_OF_SERVICE):
+                out_of_service.append(pod)
+        for pod in sorted(out_of_service, key=_eviction_and_creation_order):
+            node_name = str(pod["spec"]["nodeName"])
+            await self._safely(self.mark_failed_and_delete_pod(pod), pod, "NodeOutOfService",
+                               f"PodGC: terminating on node {node_name}, not Ready and tainted "
+                               f"{TAINT_NODE_OUT_OF_SERVICE}", node=node_name)
 
     async def gc_orphaned(self, pods: list[Obj]) -> None:
         existing = {name_of(n) for n in self.nodes.indexer.list()}
@@ -136,7 +179,10 @@ class PodGCController:
             if (pod.get("spec") or {}).get("nodeName") in deleted:
                 log.info("found orphaned pod %s/%s assigned to the deleted node %s, deleting",
                          namespace_of(pod), name_of(pod), pod["spec"]["nodeName"])
-                await self._safely(self.mark_failed_and_delete_pod(pod, condition))
+                await self._safely(self.mark_failed_and_delete_pod(pod, condition), pod,
+                                   "NodeDeleted", f"PodGC: node no longer exists "
+                                   f"({pod['spec']['nodeName']})",
+                                   node=str(pod["spec"]["nodeName"]))
 
     async def _discover_deleted_nodes(self, existing: set[str]) -> set[str]:
         deleted: set[str] = set()
@@ -159,7 +205,9 @@ class PodGCController:
     async def gc_unscheduled_terminating(self, pods: list[Obj]) -> None:
         for pod in pods:
             if is_being_deleted(pod) and not (pod.get("spec") or {}).get("nodeName"):
-                await self._safely(self.mark_failed_and_delete_pod(pod))
+                await self._safely(self.mark_failed_and_delete_pod(pod), pod,
+                                   "UnscheduledTerminating",
+                                   "PodGC: terminating and never bound to a node")
 
     async def mark_failed_and_delete_pod(self, pod: Obj,
                                          condition: dict[str, Any] | None = None) -> None:
@@ -191,9 +239,16 @@ class PodGCController:
                                                        preconditions_resource_version=version
                                                        or None))
 
-    async def _safely(self, coro: Awaitable[None]) -> None:
+    async def _safely(self, coro: Awaitable[None], pod: Obj, reason: str, message: str, *,
+                      node: str = "") -> None:
+        """Run one deletion; a success is recorded, a failure logged (retried next pass)."""
         try:
             await coro
         except StatusError as exc:
             if not (is_not_found(exc) or is_conflict(exc)):
                 log.error("pod gc: %s", exc)
+            return
+        with contextlib.suppress(Exception):  # a record never fails a deletion
+            self.deletions.record_deletion(Deletion(self.clock.now(), self.component,
+                                                    pod_reference(pod), reason, message,
+                                                    node=node))

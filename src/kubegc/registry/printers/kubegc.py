@@ -1,5 +1,6 @@
-"""Columns of kubegc's own ``kubegc.io/v1 DeletionRecord``: what the garbage collector did
-to which object, and why — readable with a plain ``kubectl get deletionrecords``."""
+"""Columns of kubegc's own ``kubegc.io/v1 DeletionRecord``: what the garbage collector (or
+pod GC, or taint eviction: the deleter) did to which object, and why — readable with a
+plain ``kubectl get deletionrecords``."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ DELETION_RECORD_COLUMN_DEFINITIONS = [
                      "remove-dangling-refs or remove-finalizer."),
     column("Object", "The object acted on (namespace/kind/name)."),
     column("Reason", "Why, as a machine-readable reason (OwnerAbsent, OwnerRecreated, ...)."),
+    column("Deleter", "The controller that acted (garbage-collector-controller, "
+                      "pod-garbage-collector, taint-eviction-controller)."),
     column("Policy", "The propagation policy of a deletion.", wide=True),
     column("Message", "Why, in words, with each owner and how it was classified.", wide=True),
     AGE,
@@ -28,4 +31,5 @@ DELETION_RECORD_COLUMN_DEFINITIONS = [
 
 print_deletion_record = name_and(
     lambda r: r.get("action") or "", _object, lambda r: r.get("reason") or "",
+    lambda r: r.get("deleter") or "garbage-collector-controller",
     lambda r: r.get("propagationPolicy") or "<none>", lambda r: r.get("message") or "")

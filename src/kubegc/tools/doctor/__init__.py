@@ -1,4 +1,5 @@
-"""``kubegc doctor``: stuck deletions, stuck namespaces and broken ownerReferences.
+"""``kubegc doctor``: stuck deletions, stuck namespaces, broken ownerReferences and drains
+stuck on a PodDisruptionBudget.
 
 ``diagnose(inv, options)`` runs every check over an ``Inventory`` (read from kubegc, a
 real cluster or a dump) and returns a ``DoctorReport`` whose findings are sorted by
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from kubegc.tools.doctor.causes import root_causes
 from kubegc.tools.doctor.context import DEFAULT_STUCK_AFTER, Context, DoctorOptions
+from kubegc.tools.doctor.disruption import disruption_findings
 from kubegc.tools.doctor.findings import (
     BlockingNode,
     Cause,
@@ -52,7 +54,8 @@ __all__ = [
 
 def diagnose(inv: Inventory, options: DoctorOptions | None = None) -> DoctorReport:
     ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
-    findings = [*stuck_findings(ctx), *namespace_findings(ctx), *ownerref_findings(ctx)]
+    findings = [*stuck_findings(ctx), *namespace_findings(ctx), *ownerref_findings(ctx),
+                *disruption_findings(ctx)]
     if inv.namespace:  # that namespace's objects, and the namespace itself
         findings = [f for f in findings if f.object.namespace == inv.namespace or (
             f.kind in (FindingKind.STUCK_NAMESPACE, FindingKind.DELETING_NAMESPACE)

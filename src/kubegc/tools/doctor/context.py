@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from kubegc.api.meta import finalizers_of
 from kubegc.api.types import Obj
+from kubegc.kubelet.nodes import KUBELET_ANNOTATION, is_kubelet_stopped
 from kubegc.tools.finalizers import (
     Alive,
     ControllerMap,
@@ -72,12 +73,20 @@ class Context:
         if obj is None:
             fact = "not found: the pod garbage collector force-deletes pods of deleted nodes"
             return [Evidence(f"Node {node}", fact, Alive.NO)]
-        ready = "Unknown"
+        ready, since = "Unknown", ""
         for cond in (obj.get("status") or {}).get("conditions") or []:
             if cond.get("type") == "Ready":
-                ready = str(cond.get("status"))
+                ready, since = str(cond.get("status")), str(cond.get("lastTransitionTime") or "")
         out = [Evidence(f"Node {node}", f"Ready={ready}",
                         Alive.YES if ready == "True" else Alive.NO)]
+        if is_kubelet_stopped(obj):
+            out.append(Evidence(
+                f"Node {node}", f"its kubelet is stopped ({KUBELET_ANNOTATION}=stopped; not "
+                f"Ready since {since or 'unknown'}): the pod stays Terminating until the "
+                f"kubelet runs again (kubectl annotate node {node} {KUBELET_ANNOTATION}="
+                "running), the node is deleted or tainted node.kubernetes.io/out-of-service "
+                "(pod GC then force-deletes it), or it is force-deleted (kubectl delete pod "
+                "--force --grace-period=0)", Alive.NO))
         if self.inv.find("coordination.k8s.io", "Lease", "kube-node-lease", node) is not None:
             out.append(lease_evidence(self.inv, "kube-node-lease", node))
         return out

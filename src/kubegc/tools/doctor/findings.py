@@ -47,6 +47,7 @@ class FindingKind(enum.StrEnum):
     MULTIPLE_CONTROLLERS = "MultipleControllerReferences"
     OWNERSHIP_CYCLE = "OwnershipCycle"
     INVALID_NAMESPACE_EVENT = "OwnerRefInvalidNamespaceEvent"
+    DRAIN_BLOCKED = "DrainBlockedByDisruptionBudget"  # a cordoned node's pod, no disruption
 
 
 #: The kinds of findings about an object being deleted.

@@ -36,6 +36,7 @@ from kubegc.api.meta import (
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, DeleteOptions
 from kubegc.tools.doctor import DoctorOptions
+from kubegc.tools.doctor.disruption import refusal
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef, human_duration
 from kubegc.tools.ownership import OwnerGraph
@@ -94,6 +95,24 @@ async def plan_delete(
     return report
 
 
+def _eviction_notes(inv: Inventory, target: Obj) -> list[str]:
+    """The plan simulates a DELETE, which PodDisruptionBudgets do not limit; for a pod, say
+    what an eviction (``kubectl drain``) would answer now (the eviction's own decision)."""
+    if target.get("kind") != "Pod" or target.get("apiVersion") != "v1":
+        return []
+    namespace = str((target.get("metadata") or {}).get("namespace") or "")
+    budgets = [b for b in inv.of_kind("policy", "PodDisruptionBudget")
+               if (b.get("metadata") or {}).get("namespace") == namespace]
+    if not budgets:
+        return []
+    refused = refusal(target, budgets)
+    verdict = ("an eviction would be allowed now" if refused is None else
+               f"an eviction would be refused now ({refused.code}): {refused.message} "
+               + " ".join(c.message for c in refused.details.causes))
+    return ["this plan simulates a DELETE, which PodDisruptionBudgets do not limit; "
+            f"through pods/eviction (kubectl drain) {verdict}; evictions are not simulated"]
+
+
 async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                     factory: SimulationFactory, propagation: DeletionPropagation | None,
                     opts: DoctorOptions,
@@ -109,6 +128,7 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
     if inv.namespace:
         report.notes.append(f"only namespace {inv.namespace} was read: dependents and owners "
                             "in other namespaces are not simulated")
+    report.notes.extend(_eviction_notes(inv, target))
     limit = horizon if horizon is not None else default_horizon(scope)
     assumed: dict[tuple[str, str], str] = {}
     async with factory.start(prepared.objects, clock=clock, nodes=prepared.nodes) as sim:

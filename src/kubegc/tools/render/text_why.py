@@ -38,6 +38,7 @@ def _entry(entry: Entry, style: Style, indent: str, uid: str) -> list[str]:
     other = f" (another {entry.object.kind} of that name, uid {entry.object.uid})" if (
         uid and entry.object.uid and entry.object.uid != uid) else ""
     policy = f" propagationPolicy={entry.policy}" if entry.policy else ""
+    policy += f" by {entry.user}" if entry.user else ""
     head = f"{entry.time}  {entry.action}  {entry.reason}{policy}{other}"
     out = [indent + style.yellow(head)]
     out.extend(style.wrap(entry.message, indent=indent + "  "))

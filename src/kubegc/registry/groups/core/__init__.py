@@ -2,7 +2,7 @@
 entry per resource, its strategy (``pkg/registry/core/<resource>/strategy.go``), its
 validation (``validation*.py``, pkg/apis/core/validation) and defaulting (``defaults.py``),
 and its subresources' storages. Resources with behaviour of their own have a module:
-``namespace``, ``pod``, ``binding``, ``token`` (TokenRequest), ``componentstatus``,
+``namespace``, ``pod``, ``binding``, ``eviction``, ``token`` (TokenRequest), ``componentstatus``,
 ``quota`` (LimitRanges and ResourceQuotas).
 """
 
@@ -31,6 +31,7 @@ from kubegc.registry.groups.core import validation_pods as pv
 from kubegc.registry.groups.core import validation_volumes as vv
 from kubegc.registry.groups.core.binding import BindingREST, LegacyBindingREST
 from kubegc.registry.groups.core.componentstatus import ComponentStatusREST
+from kubegc.registry.groups.core.eviction import EvictionREST
 from kubegc.registry.groups.core.token import CoreGetter, TokenIssuer, TokenREST
 from kubegc.registry.validation.paths import empty_status
 
@@ -62,7 +63,8 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
     name (the TokenRequest's lookups)."""
     pods = stored(ctx, builtin("", "pods"), pod.strategy(
         validate=pv.validate_pod, defaulter=defaults.default_pod), status=True,
-        subresources={"binding": BindingREST(ctx), "log": pod.LogREST(ctx)}, table=printers.POD)
+        subresources={"binding": BindingREST(ctx), "eviction": EvictionREST(ctx),
+                      "log": pod.LogREST(ctx)}, table=printers.POD)
     return [
         stored(ctx, builtin("", "namespaces"), namespace.strategy(
             validate=v.validate_namespace, defaulter=defaults.default_namespace), status=True,

@@ -1,8 +1,6 @@
 """PodDisruptionBudgets (cf. pkg/registry/policy/poddisruptionbudget,
-pkg/apis/policy/validation).
-
-Stored only: no disruption controller computes the status (``disruptionsAllowed`` stays 0)
-and kubegc serves no eviction subresource that would consult a budget.
+pkg/apis/policy/validation). The disruption controller keeps their status; the eviction
+subresource of pods (``groups.core.eviction``) reads and decrements it.
 """
 
 from __future__ import annotations
@@ -62,7 +60,9 @@ def _int_or_percent(value: Any, path: str) -> list[StatusCause]:
     return []
 
 
+PDBS = builtin("policy", "poddisruptionbudgets")
+STRATEGY = Strategy(prepare_for_create=prepare_pdb_create, validate=validate_pdb)
+
+
 def resources(ctx: StorageContext) -> list[Resource]:
-    return [stored(ctx, builtin("policy", "poddisruptionbudgets"), Strategy(
-        prepare_for_create=prepare_pdb_create, validate=validate_pdb), status=True,
-            table=printers.PDB)]
+    return [stored(ctx, PDBS, STRATEGY, status=True, table=printers.PDB)]

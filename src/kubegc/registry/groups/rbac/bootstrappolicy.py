@@ -323,6 +323,16 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("get list watch create update patch delete", "apps extensions", "replicasets"),
         rule("get list watch update", "", "pods"),
         _events()),
+    "disruption-controller": (
+        rule("get list watch", "extensions apps", "deployments"),
+        rule("get list watch", "apps extensions", "replicasets"),
+        rule("get list watch", "", "replicationcontrollers"),
+        rule("get list watch", "policy", "poddisruptionbudgets"),
+        rule("get list watch", "apps", "statefulsets"),
+        rule("update", "policy", "poddisruptionbudgets/status"),
+        rule("get", "*", "*/scale"),
+        rule("patch update", "", "pods/status"),
+        _events()),
     "endpoint-controller": (
         rule(READ, "", "services pods"),
         rule("get list create update delete", "", "endpoints"),
@@ -343,11 +353,19 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("update", "", "namespaces/finalize namespaces/status"),
         rule("get list delete deletecollection", "*", "*"),
         _events()),  # kubegc: events
+    "node-controller": (
+        rule("get list update delete patch", "", "nodes"),
+        rule("patch update", "", "nodes/status"),
+        rule("patch update", "", "pods/status"),  # used for pod deletion
+        rule("list get delete", "", "pods"),
+        _events(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: taint eviction's records
     "pod-garbage-collector": (
         rule("list watch delete", "", "pods"),
         rule("get list", "", "nodes"),
         rule("patch", "", "pods/status"),
-        _events()),  # kubegc: events
+        _events(),  # kubegc: events
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "replicaset-controller": (
         rule("get list watch update", "apps extensions", "replicasets"),
         rule(_STATUS_PATCH, "apps extensions", "replicasets/status"),

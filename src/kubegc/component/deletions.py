@@ -1,0 +1,92 @@
+"""Deletions made by controllers other than the garbage collector (pod GC, taint eviction),
+as they hand them to kubegc's durable "why was this deleted" (``kubegc.io/v1
+DeletionRecord``, kubegc's own; upstream's answer is the audit log).
+
+A deleting controller is handed a ``DeletionSink`` and calls ``record_deletion`` once for
+each DELETE it made that succeeded. The sink must be quick and must not raise (it runs on
+the controller's event loop); the controller manager gives each such controller the
+durable one (``kubegc.controllers.deletionrecords.DeletionRecordSink``).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from kubegc.api.meta import ObjectReference
+from kubegc.api.types import Obj
+
+#: Why a pod GC or taint-eviction DELETE happened (DeletionRecord ``reason``), in words.
+DELETION_REASONS = {
+    "NodeDeleted": "pod GC: the pod's node no longer exists (missing for the quarantine "
+                   "time and confirmed by a GET)",
+    "NodeOutOfService": "pod GC: the pod was terminating on a NotReady node tainted "
+                        "node.kubernetes.io/out-of-service",
+    "TerminatedPodThreshold": "pod GC: more terminated pods than "
+                              "--terminated-pod-gc-threshold; the oldest go first",
+    "UnscheduledTerminating": "pod GC: the pod was terminating and never bound to a node",
+    "UntoleratedTaint": "taint eviction: the pod does not tolerate a NoExecute taint of its "
+                        "node",
+    "TolerationExpired": "taint eviction: the tolerationSeconds of the pod's toleration of a "
+                         "NoExecute taint ran out",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Deletion:
+    """One DELETE a controller made on its own initiative, and why.
+
+    ``deleter`` is the controller (its event source: ``pod-garbage-collector``,
+    ``taint-eviction-controller``); ``node`` the node the decision was about (gone,
+    tainted, out of service); ``taint`` (``key=value:effect``) and ``toleration`` (the
+    toleration whose ``tolerationSeconds`` ran out; empty: none tolerated the taint) say
+    why a taint eviction happened."""
+
+    time: datetime
+    deleter: str
+    object: ObjectReference
+    reason: str
+    message: str
+    node: str = ""
+    taint: str = ""
+    toleration: str = ""
+
+
+def pod_reference(pod: Obj) -> ObjectReference:
+    """The pod's reference (informer items may lack apiVersion and kind)."""
+    meta = pod.get("metadata") or {}
+    return ObjectReference("v1", "Pod", str(meta.get("name") or ""), str(meta.get("uid") or ""),
+                           str(meta.get("namespace") or ""))
+
+
+class DeletionSink(Protocol):
+    """Where a deleting controller sends its ``Deletion``s. Must be quick, must not raise."""
+
+    @abstractmethod
+    def record_deletion(self, deletion: Deletion) -> None: ...
+
+
+class NullDeletionSink(DeletionSink):
+    """Discards deletions (a controller built without a sink)."""
+
+    def record_deletion(self, deletion: Deletion) -> None:
+        return None
+
+
+class InMemoryDeletionSink(DeletionSink):
+    """Keeps deletions in a list, oldest first (tests, the planner's simulation)."""
+
+    def __init__(self) -> None:
+        self.deletions: list[Deletion] = []
+
+    def record_deletion(self, deletion: Deletion) -> None:
+        self.deletions.append(deletion)
+
+    def __iter__(self) -> Iterator[Deletion]:
+        return iter(list(self.deletions))
+
+    def __len__(self) -> int:
+        return len(self.deletions)
