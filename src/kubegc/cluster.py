@@ -44,7 +44,7 @@ from kubegc.registry.admission import enabled_plugins
 from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac.modes import build_authorizer, build_rule_resolver
 from kubegc.server import APIServer, ServingOptions, serving_credentials
-from kubegc.server.audit import LogOptions, Policy, load_policy
+from kubegc.server.audit import Auditor, LogBackend, LogOptions, load_policy
 from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
@@ -67,15 +67,15 @@ from kubegc.user_kubeconfig import UserKubeconfigError, signed_kubeconfig
 log = logging.getLogger(__name__)
 
 
-def audit_options(config: AuditConfiguration) -> tuple[Policy, LogOptions] | None:
+def build_auditor(config: AuditConfiguration, clock: Clock) -> Auditor | None:
     """The server's auditing, or None when either the policy or the log is not given (as
     kube-apiserver, which then records nothing). Raises ``PolicyError``."""
     if config.policy_file is None or not config.log_path:
         return None
-    return load_policy(config.policy_file), LogOptions(
+    return Auditor(load_policy(config.policy_file), LogBackend(LogOptions(
         path=config.log_path, max_age=config.log_maxage, max_backups=config.log_maxbackup,
         max_size=config.log_maxsize, format=config.log_format,
-        compress=config.log_compress)
+        compress=config.log_compress)), clock)
 
 
 def _documents_handler(manager: ControllerManager) -> DebugHandler:
@@ -201,7 +201,9 @@ class Cluster:
             self.skipped = await self.registry.restore(config.snapshot)
             # after the snapshot's own policy, as a kube-apiserver started on its etcd
             await self.registry.ensure_rbac_policy()
-        self.client = LocalClient(self.registry)
+        self.client = LocalClient(self.registry,
+                                  auditor=build_auditor(config.audit, self.clock)
+                                  if config.serve_http else None)
         if config.serve_http:
             await self._start_server()
         await self._start_controllers()
@@ -218,7 +220,7 @@ class Cluster:
                 self.registry, self.service_account_key,
                 issuer=config.service_account_issuer, api_audiences=self.api_audiences,
                 clock=self.clock),
-            audit=audit_options(config.audit))
+            auditor=self.client.auditor if self.client is not None else None)
         if config.token_auth_file is not None:
             options.token_authenticators.append(
                 token_file_authenticator(read_token_file(config.token_auth_file)))

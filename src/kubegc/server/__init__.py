@@ -15,7 +15,7 @@ from kubegc.api.auth import UserInfo
 from kubegc.api.clock import Clock
 from kubegc.registry import Registry
 from kubegc.server.app import MAX_BODY, authenticate_request, build_handler
-from kubegc.server.audit import Auditor, LogBackend, LogOptions, Policy
+from kubegc.server.audit import Auditor
 from kubegc.server.authn import (
     Authentication,
     RequestAuthenticator,
@@ -47,7 +47,7 @@ class ServingOptions:
     #: --api-audiences (kube-apiserver's default: the ServiceAccount issuer)
     api_audiences: tuple[str, ...] = ()
     #: the audit policy and log (--audit-policy-file, --audit-log-*); None: no auditing
-    audit: tuple[Policy, LogOptions] | None = None
+    auditor: Auditor | None = None
 
     def authentication(self) -> Authentication:
         tokens = ([static_token(self.token)] if self.token is not None else [])
@@ -65,9 +65,7 @@ class APIServer:
         self.options = options
         self.ctx = ServerContext(registry=registry, clock=clock,
                                  authentication=options.authentication())
-        if options.audit is not None:
-            policy, log_options = options.audit
-            self.ctx.auditor = Auditor(policy, LogBackend(log_options), clock)
+        self.ctx.auditor = options.auditor
         self._http: HTTPServer | None = None
         self.port = options.port
 

@@ -51,6 +51,21 @@ class Auditor:
         audit.emit(Stage.REQUEST_RECEIVED)
         return audit
 
+    def begin_call(self, attrs: Attributes, request_uri: str,
+                   user_agent: str) -> RequestAudit | None:
+        """The audit of an in-process client's call (a controller's request, which
+        upstream makes over HTTP from kube-controller-manager), as ``begin``."""
+        config = self.policy.evaluate(attrs)
+        if config.level is Level.NONE:
+            return None
+        event = Event(level=config.level, audit_id=str(uuid.uuid4()),
+                      request_uri=request_uri, verb=attrs.verb, received=self.clock.now(),
+                      user=attrs.user, source_ips=("127.0.0.1",),
+                      user_agent=truncate_user_agent(user_agent), object_ref=object_ref(attrs))
+        audit = RequestAudit(self, config, event)
+        audit.emit(Stage.REQUEST_RECEIVED)
+        return audit
+
     def failed_authentication(self, request: Request, response: Response) -> None:
         """``WithFailedAuthenticationAudit``: a 401's one event."""
         config = self.policy.evaluate(None)
@@ -105,17 +120,28 @@ class RequestAudit:
 
     def complete(self, request: Request, response: AnyResponse | None) -> None:
         """``ResponseComplete`` (None: the client went away mid-response)."""
+        request_object = response_object = None
         if self.event.level >= Level.REQUEST and self.event.verb in _BODY_VERBS:
-            self.event.request_object = _decoded(request.body,
-                                                 request.headers.get("Content-Type", ""))
+            request_object = _decoded(request.body, request.headers.get("Content-Type", ""))
         if isinstance(response, Response):
-            self.event.response_status = _response_status(response)
+            status = _response_status(response)
             if self.event.level >= Level.REQUEST_RESPONSE:
-                self.event.response_object = _decoded(response.body,
-                                                      response.content_type or "")
-        elif self.event.response_status is None:
-            self.event.response_status = {"metadata": {}, "status": "Success",
-                                          "message": "Connection closed early", "code": 200}
+                response_object = _decoded(response.body, response.content_type or "")
+        else:
+            status = self.event.response_status or {
+                "metadata": {}, "status": "Success", "message": "Connection closed early",
+                "code": 200}
+        self.finish(status, request_object, response_object)
+
+    def finish(self, status: dict[str, Any], request_object: Any = None,
+               response_object: Any = None) -> None:
+        """``ResponseComplete`` with the response's status and, as the level asks, the
+        request's and the response's objects (JSON values, not shared)."""
+        self.event.response_status = status
+        if self.event.level >= Level.REQUEST and self.event.verb in _BODY_VERBS:
+            self.event.request_object = request_object
+        if self.event.level >= Level.REQUEST_RESPONSE:
+            self.event.response_object = response_object
         if self.config.omit_managed_fields:
             for obj in (self.event.request_object, self.event.response_object):
                 _drop_managed_fields(obj)
@@ -145,17 +171,21 @@ def _decoded(body: bytes, content_type: str) -> Any:
         return None
 
 
+def status_of(status: Mapping[str, Any], code: int) -> dict[str, Any]:
+    """``LogResponseObject``'s bounded copy of a Status."""
+    copied = {k: status[k] for k in ("status", "message", "reason", "details")
+              if status.get(k)}
+    return {"metadata": {}, **copied, "code": code}
+
+
 def _response_status(response: Response) -> dict[str, Any]:
     """``LogResponseObject``'s bounded copy of a Status, else the code alone."""
     body = response.body
     if body.startswith(b'{"kind":"Status"'):
         try:
-            status = orjson.loads(body)
+            return status_of(orjson.loads(body), response.status)
         except orjson.JSONDecodeError:
-            status = {}
-        copied = {k: status[k] for k in ("status", "message", "reason", "details")
-                  if status.get(k)}
-        return {"metadata": {}, **copied, "code": response.status}
+            pass
     return {"metadata": {}, "code": response.status}
 
 
