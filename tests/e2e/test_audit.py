@@ -5,6 +5,8 @@ kubectl's requests and the in-process controllers' (the garbage collector's dele
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +29,8 @@ rules:
 - level: Metadata
 """
 
+#: an audit log as a kind 1.32 cluster writes it (Metadata and Request levels)
+FIXTURE = Path(__file__).parents[1] / "tools" / "testdata" / "audit-kind-1.32.log"
 FIELDS = ["kind", "apiVersion", "level", "auditID", "stage", "requestURI", "verb", "user"]
 
 
@@ -144,6 +148,70 @@ def test_the_garbage_collectors_delete_is_in_the_log(audited: tuple[Server, Path
                        timeout=60)
     assert ev["user"]["username"] == (
         "system:serviceaccount:kube-system:generic-garbage-collector")
-    assert ev["userAgent"].endswith("/generic-garbage-collector")
+    assert ev["userAgent"].startswith("kube-controller-manager/")
+    assert ev["userAgent"].endswith(
+        "/system:serviceaccount:kube-system:generic-garbage-collector")
     assert ev["requestObject"]["preconditions"]["uid"]
     assert ev["responseStatus"]["code"] == 200
+
+
+def kubegc_why(server: Server, *args: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kubegc.cli", "why", "--kubeconfig", str(server.kubeconfig),
+         *args, "-o", "json"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def test_why_reads_the_log_kubegc_wrote(audited: tuple[Server, Path]) -> None:
+    server, log = audited
+    eventually(lambda: find(log, verb="delete", objectRef__name="dependent"), timeout=60)
+    report = kubegc_why(server, "configmap/dependent", "-n", "default", "--audit-log",
+                        str(log))
+    (deletion,) = report["auditLog"]["deletions"]
+    assert deletion["user"] == "system:serviceaccount:kube-system:generic-garbage-collector"
+    assert deletion["rule"].startswith("the garbage collector")
+    assert "DELETE by system:serviceaccount:kube-system:generic-garbage-collector" in (
+        report["conclusion"])
+
+
+@pytest.mark.parametrize(("target", "namespace", "user", "said"), [
+    ("replicaset/web-6d4cf56db6", "shop",
+     "system:serviceaccount:kube-system:generic-garbage-collector", "the garbage collector"),
+    ("deployment/web", "shop", "kubernetes-admin", "DELETE by kubernetes-admin"),
+    ("job/nightly-29412345", "batch",
+     "system:serviceaccount:kube-system:ttl-after-finished-controller", "TTL-after-finished"),
+])
+def test_why_answers_from_a_real_clusters_audit_log(audited: tuple[Server, Path],
+                                                    target: str, namespace: str, user: str,
+                                                    said: str) -> None:
+    server, _ = audited
+    report = kubegc_why(server, target, "-n", namespace, "--audit-log", str(FIXTURE))
+    (deletion,) = report["auditLog"]["deletions"]
+    assert deletion["user"] == user
+    assert said in report["conclusion"] and "audit log" in report["conclusion"]
+
+
+def test_a_delete_collection_is_a_possibility_never_the_answer(
+        audited: tuple[Server, Path]) -> None:
+    server, _ = audited
+    report = kubegc_why(server, "configmap/settings", "-n", "shop", "--audit-log",
+                        str(FIXTURE))
+    assert report["auditLog"]["deletions"] == []  # the 403 deleted nothing
+    (collection,) = report["auditLog"]["deleteCollections"]
+    assert collection["user"] == "system:serviceaccount:kube-system:namespace-controller"
+    assert "may have included it" in report["conclusion"]
+
+
+def test_a_file_that_is_no_audit_log_is_one_line_with_the_reason(
+        audited: tuple[Server, Path], tmp_path: Path) -> None:
+    server, _ = audited
+    bad = tmp_path / "not-audit.log"
+    bad.write_text("hello\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "kubegc.cli", "why", "--kubeconfig", str(server.kubeconfig),
+         "configmap/x", "--audit-log", str(bad)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "holds no audit.k8s.io/v1 Event lines" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

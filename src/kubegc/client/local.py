@@ -45,13 +45,10 @@ DEFAULT_USER_AGENT = f"kube-apiserver/{KUBERNETES_GIT_VERSION} (linux/amd64) kub
 
 
 def user_agent_of(user: UserInfo) -> str:
-    """kube-controller-manager's client of a controller: its user agent ends with the
-    ServiceAccount's name (``restclient.AddUserAgent``)."""
-    prefix = "system:serviceaccount:kube-system:"
-    if user.name.startswith(prefix):
-        return (f"kube-controller-manager/{KUBERNETES_GIT_VERSION} (linux/amd64) "
-                f"kubernetes/0000000/{user.name[len(prefix):]}")
-    return f"kubegc/{KUBERNETES_GIT_VERSION} (linux/amd64) kubernetes/0000000/{user.name}"
+    """The user agent of a controller's client: kube-controller-manager's, ending with
+    the user it acts as (``SAControllerClientBuilder``'s ``restclient.AddUserAgent``)."""
+    return (f"kube-controller-manager/{KUBERNETES_GIT_VERSION} (linux/amd64) "
+            f"kubernetes/0000000/{user.name}")
 
 
 def request_uri(attrs: Attributes) -> str:

@@ -24,6 +24,7 @@ from kubegc.api.errors import StatusError
 from kubegc.api.meta import DeletionPropagation
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource
+from kubegc.tools.audit_log import read_audit_log
 from kubegc.tools.doctor import (
     DEFAULT_STUCK_AFTER,
     DoctorOptions,
@@ -173,6 +174,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("target", nargs="+", metavar="KIND/NAME")
     p.add_argument("--uid", default="", help="the object's uid (to pick one incarnation)")
     p.add_argument("--controllers-file", type=Path, default=None, metavar="FILE")
+    p.add_argument("--audit-log", type=Path, default=None, metavar="FILE",
+                   help="kube-apiserver's audit log (json format): who sent the DELETE")
     _source(p, namespaces=False)
 
 
@@ -362,6 +365,8 @@ async def _why(args: argparse.Namespace, session: Session) -> Report:
     namespaced = resource is None or resource.namespaced
     namespace = (args.namespace or session.default_namespace) if namespaced else ""
     inv = await session.inventory(namespace)
+    audit = read_audit_log(args.audit_log) if args.audit_log is not None else None
     return await explain(session.client, inv, resource, kind=kind, name=name,
-                         namespace=namespace, uid=args.uid, options=_options(args))
+                         namespace=namespace, uid=args.uid, options=_options(args),
+                         audit_log=audit)
 

@@ -37,6 +37,7 @@ from kubegc.controllers.deletionrecords import (
     LABEL_UID,
     label_value,
 )
+from kubegc.tools.audit_log import AuditDeletion, deletions_of, describe
 from kubegc.tools.doctor import DoctorOptions, Finding
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.ownerrefs import ownerref_findings
@@ -108,9 +109,15 @@ class WhyReport:
     causes: list[WhyReport] = field(default_factory=list)
     conclusion: str = ""
     notes: list[str] = field(default_factory=list)
+    #: from ``--audit-log``: the deletions naming the object, and the DeleteCollections
+    #: that may have included it (None: no audit log given)
+    audit: tuple[list[AuditDeletion], list[AuditDeletion]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "object": self.query.to_dict(),
+        audit = None if self.audit is None else {
+            "deletions": [d.to_dict() for d in self.audit[0]],
+            "deleteCollections": [d.to_dict() for d in self.audit[1]]}
+        return {"source": self.source, "object": self.query.to_dict(), "auditLog": audit,
                 "exists": self.state is not None,
                 "state": self.state.to_dict() if self.state else None,
                 "evidence": self.evidence, "conclusion": self.conclusion,
@@ -121,8 +128,10 @@ class WhyReport:
 
 async def explain(client: Client, inv: Inventory, resource: APIResource | None, *, kind: str,
                   name: str, namespace: str, uid: str = "",
-                  options: DoctorOptions | None = None) -> WhyReport:
-    """Why the object ``kind``/``name`` (or with ``uid``) is gone or going."""
+                  options: DoctorOptions | None = None,
+                  audit_log: list[AuditDeletion] | None = None) -> WhyReport:
+    """Why the object ``kind``/``name`` (or with ``uid``) is gone or going; with
+    ``audit_log`` (kube-apiserver's, ``kubegc.tools.audit_log``), who sent its DELETE."""
     live = _find(inv, resource, kind, name, namespace)
     if live is not None and uid and live["metadata"].get("uid") != uid:
         live = None  # the name now belongs to another incarnation
@@ -144,7 +153,38 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
         report.entries = await _events(client, query)
         report.notes.append(EVENTS_NOTE)
     report.conclusion = _conclude(report, _namespace_deleting(inv, query))
+    if audit_log is not None:
+        _join_audit(report, resource, audit_log)
     return report
+
+
+def _join_audit(report: WhyReport, resource: APIResource | None,
+                audit_log: list[AuditDeletion]) -> None:
+    """What the audit log says, joined to the conclusion: the DELETE that named the
+    object (its sender and that sender's rule), else the DeleteCollections that may have
+    included it — said as a possibility, never as the answer."""
+    q = report.query
+    if resource is None:
+        report.notes.append(f"the audit log is not searched: {q.kind} is not served, so its "
+                            "resource name is not known")
+        return
+    named, collections = deletions_of(audit_log, resource=resource.resource,
+                                      api_group=resource.group, namespace=q.namespace,
+                                      name=q.name, uid=q.uid)
+    report.audit = (named, collections)
+    if named:
+        said = describe(named[-1])
+        report.conclusion = (f"{q.short} was {said}" if report.state is None
+                             else f"{report.conclusion}; the audit log: {said}")
+    elif collections:
+        report.conclusion += (
+            f"; the audit log names no DELETE of it, but {len(collections)} DeleteCollection"
+            f"{'s' if len(collections) > 1 else ''} of {resource.resource} in "
+            f"{q.namespace or 'the cluster'} may have included it, the last: "
+            f"{describe(collections[-1])}")
+    else:
+        report.notes.append("the audit log has no deletion of it: it was deleted before the "
+                            "log begins, or the audit policy does not log its DELETE")
 
 
 def _namespace_deleting(inv: Inventory, query: ObjRef) -> bool:

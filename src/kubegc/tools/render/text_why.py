@@ -3,6 +3,7 @@ doctor says about the object if it still exists, and the causes through its owne
 
 from __future__ import annotations
 
+from kubegc.tools.audit_log import describe
 from kubegc.tools.render.style import Style
 from kubegc.tools.render.text_doctor import render_finding
 from kubegc.tools.why import Entry, WhyReport
@@ -24,6 +25,12 @@ def _body(report: WhyReport, style: Style, indent: str) -> list[str]:
         out.extend(_entry(entry, style, indent + "  ", report.query.uid))
     if not report.entries:
         out.append(f"{indent}{style.bold('evidence')}: no {report.evidence} about it")
+    if report.audit is not None:
+        named, collections = report.audit
+        out.append(f"{indent}{style.bold('audit log')}: {len(named)} deletion(s) naming it, "
+                   f"{len(collections)} DeleteCollection(s) that may have included it")
+        for d in [*named, *collections]:
+            out.extend(style.wrap(describe(d), indent=indent + "  · "))
     for finding in report.findings:
         out.extend(indent + line for line in render_finding(finding, style))
     for note in report.notes:
