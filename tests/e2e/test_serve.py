@@ -87,7 +87,8 @@ def test_a_second_server_on_the_same_data_dir_is_refused(tmp_path: Path) -> None
 
 
 def test_kubectl_drain_cordons_and_deletes_the_pods(tmp_path: Path) -> None:
-    """kubectl drain sends its DELETEs through the typed client, as protobuf DeleteOptions."""
+    """kubectl drain evicts the pods through pods/eviction (its typed client's protobuf
+    Eviction), as on a real cluster; none falls back to a DELETE."""
     server = start_server(tmp_path / "drain")
     try:
         server.kubectl("create", "deployment", "web", "--image=nginx", "--replicas=2")
@@ -95,7 +96,7 @@ def test_kubectl_drain_cordons_and_deletes_the_pods(tmp_path: Path) -> None:
         out = server.kubectl("drain", "kubegc-node-1", "--ignore-daemonsets", "--force",
                              "--delete-emptydir-data", "--timeout=30s", timeout=60).stdout
         assert "node/kubegc-node-1 cordoned" in out and "node/kubegc-node-1 drained" in out
-        assert out.count(" deleted") == 2
+        assert out.count(" evicted") == 2 and " deleted" not in out
         node = json.loads(server.kubectl("get", "node", "kubegc-node-1", "-o", "json").stdout)
         assert node["spec"]["unschedulable"] is True
     finally:
