@@ -20,35 +20,31 @@ def _sink(ctx: ControllerContext[Any]) -> DeletionRecordSink:
     return DeletionRecordSink(ctx.client, clock=ctx.clock, prune=False)
 
 
-class RecordedPodGC(PodGCController):
+class _Recorded:
+    """Starts and stops a controller's DeletionRecord sink with it (the controller's
+    class comes after this one in the bases)."""
+
+    sink: DeletionRecordSink
+
+    async def start(self) -> None:
+        self.sink.start()
+        await super().start()  # type: ignore[misc]
+
+    async def stop(self) -> None:
+        await super().stop()  # type: ignore[misc]
+        await self.sink.stop()
+
+    def is_idle(self) -> bool:
+        return bool(super().is_idle()) and self.sink.is_idle()  # type: ignore[misc]
+
+
+class RecordedPodGC(_Recorded, PodGCController):
     def __init__(self, ctx: ControllerContext[PodGCControllerConfiguration]) -> None:
         self.sink = _sink(ctx)
         super().__init__(ctx, deletions=self.sink)
 
-    async def start(self) -> None:
-        self.sink.start()
-        await super().start()
 
-    async def stop(self) -> None:
-        await super().stop()
-        await self.sink.stop()
-
-    def is_idle(self) -> bool:
-        return super().is_idle() and self.sink.is_idle()
-
-
-class RecordedTaintEviction(TaintEvictionController):
+class RecordedTaintEviction(_Recorded, TaintEvictionController):
     def __init__(self, ctx: ControllerContext[Any]) -> None:
         self.sink = _sink(ctx)
         super().__init__(ctx, deletions=self.sink)
-
-    async def start(self) -> None:
-        self.sink.start()
-        await super().start()
-
-    async def stop(self) -> None:
-        await super().stop()
-        await self.sink.stop()
-
-    def is_idle(self) -> bool:
-        return super().is_idle() and self.sink.is_idle()
