@@ -87,11 +87,15 @@ function redraw() {
   if (structural) runLayout(); else rendered();
 }
 
+// siblings in a stable order whatever order their events came in: by kind, then name (a
+// group after its kind's objects), so a redraw never shuffles them
+const byOrder = (a, b) => (a.data("order") || "").localeCompare(b.data("order") || "");
+
 function runLayout() {
   if (layoutRunning) { layoutPending = true; return; }
   layoutRunning = true;
   const layout = cy.layout({name: "dagre", rankDir: "TB", nodeSep: 18, rankSep: 60, edgeSep: 8,
-    animate: false, fit: false});
+    animate: false, fit: false, sort: byOrder});
   layout.one("layoutstop", () => {
     layoutRunning = false;
     if (!window.kubegcUI.firstRender || cy.nodes().length < 60) {

@@ -131,7 +131,7 @@ function buildView(state) {
     if (n.uid && findings[n.uid]) classes.push("finding");
     if (wi.has(n.uid)) classes.push(wi.get(n.uid));
     if (state.selected === n.id) classes.push("selected");
-    elements.push({group: "nodes", data: {id: n.id, label: nodeLabel(n), kind: n.kind}, classes: classes.join(" ")});
+    elements.push({group: "nodes", data: {id: n.id, label: nodeLabel(n), kind: n.kind, order: `${n.kind}\n${n.name}`}, classes: classes.join(" ")});
   }
   for (const g of groups) {
     if (drawnAs(g.hidden[0]) !== g.gid) continue;  // inside another folded group
@@ -145,7 +145,7 @@ function buildView(state) {
     if (dying) classes.push("deleting");
     if (g.hidden.some((id) => chainNodes.has(nodes.get(id).uid))) classes.push("chain");
     if (state.selected === g.gid) classes.push("selected");
-    elements.push({group: "nodes", data: {id: g.gid, label, kind: g.kind, count: g.hidden.length}, classes: classes.join(" ")});
+    elements.push({group: "nodes", data: {id: g.gid, label, kind: g.kind, count: g.hidden.length, order: `${g.kind}\n\uffff`}, classes: classes.join(" ")});
   }
   const addEdge = (source, target, info) => {
     if (source === target) return;
@@ -177,11 +177,12 @@ function buildView(state) {
   for (const [id, {ref, verdict}] of missing) {
     if (folded.has(id)) continue;
     const why = verdict === "invalid" ? "invalid reference" : verdict === "dangling" ? "missing owner" : "not shown here";
-    elements.push({group: "nodes", data: {id, label: `${ref.kind}\n${ref.name}\n(${why})`, kind: ref.kind}, classes: "missing " + (verdict || "")});
+    elements.push({group: "nodes", data: {id, label: `${ref.kind}\n${ref.name}\n(${why})`, kind: ref.kind, order: `${ref.kind}\n${ref.name}`}, classes: "missing " + (verdict || "")});
   }
+  const orderOf = new Map(elements.map((e) => [e.data.id, e.data.order]));
   for (const [id, info] of edges) {
     const [source, target] = id.split("->");
-    elements.push({group: "edges", data: {id, source, target}, classes: [...info].join(" ")});
+    elements.push({group: "edges", data: {id, source, target, order: orderOf.get(target)}, classes: [...info].join(" ")});
   }
   const parentOf = new Map();
   for (const [id, key] of parentKey) if (!folded.has(id)) parentOf.set(id, key.startsWith("root:") ? null : drawnAs(key));
