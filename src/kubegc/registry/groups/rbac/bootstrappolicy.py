@@ -2,7 +2,8 @@
 plugin/pkg/auth/authorizer/rbac/bootstrappolicy: policy.go ``ClusterRoles`` /
 ``ClusterRoleBindings``, controller_policy.go ``buildControllerRoles``,
 namespace_policy.go ``NamespaceRoles`` / ``NamespaceRoleBindings``). Data only: the
-reconciler (``reconciliation.ensure_policy``) writes it, nothing else reads it.
+reconciler (``reconciliation.ensure_policy``) writes it, nothing else reads it. The
+controllers' roles are in ``controller_policy``.
 
 What it grants, in short: ``system:masters`` everything (``cluster-admin``); every
 authenticated user discovery (``system:discovery``) and questions about itself
@@ -35,6 +36,11 @@ from kubegc.api.auth import (
 )
 from kubegc.api.types import Obj
 from kubegc.authz.rules import GROUP, PolicyRule, rule
+from kubegc.registry.groups.rbac.controller_policy import (
+    CONTROLLER_ROLES,
+    READ,
+    events_rule,
+)
 
 BOOTSTRAP_LABEL = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 AUTOUPDATE_ANNOTATION = "rbac.authorization.kubernetes.io/autoupdate"
@@ -45,16 +51,10 @@ KUBELET_USER = "system:kubegc:kubelet"
 MONITORING_GROUP = "system:monitoring"
 KUBE_PROXY = "system:kube-proxy"
 
-READ = "get list watch"
 WRITE = "create update patch delete deletecollection"
 READ_WRITE = f"{READ} {WRITE}"
 READ_UPDATE = "get list watch update patch"
 AGGREGATE_TO = "rbac.authorization.k8s.io/aggregate-to-"
-
-
-def _events() -> PolicyRule:
-    """``eventsRule``."""
-    return rule("create update patch", '"" events.k8s.io', "events")
 
 
 def cluster_role(name: str, *rules: PolicyRule, labels: dict[str, str] | None = None,
@@ -114,7 +114,7 @@ def _aggregated(name: str) -> dict[str, str]:
 
 
 _KUBE_SCHEDULER_RULES = (
-    _events(),
+    events_rule(),
     rule("create", "coordination.k8s.io", "leases"),
     rule("get update", "coordination.k8s.io", "leases", names="kube-scheduler"),
     rule("create", "", "endpoints"),
@@ -227,7 +227,7 @@ CLUSTER_ROLES: tuple[Obj, ...] = (
                  rule(READ, "extensions", "deployments")),
     cluster_role("system:node", *_NODE_RULES),
     cluster_role("system:node-problem-detector", rule("get", "", "nodes"),
-                 rule("patch", "", "nodes/status"), _events()),
+                 rule("patch", "", "nodes/status"), events_rule()),
     cluster_role("system:kubelet-api-admin", rule(READ, "", "nodes"),
                  rule("proxy", "", "nodes"),
                  rule("*", "", "nodes/proxy nodes/metrics nodes/stats nodes/log")),
@@ -240,7 +240,7 @@ CLUSTER_ROLES: tuple[Obj, ...] = (
     cluster_role("system:kube-aggregator", rule(READ, "", "services endpoints")),
     cluster_role(
         "system:kube-controller-manager",
-        _events(),
+        events_rule(),
         rule("create", "coordination.k8s.io", "leases"),
         rule("get update", "coordination.k8s.io", "leases", names="kube-controller-manager"),
         rule("create", "", "endpoints"),
@@ -260,7 +260,7 @@ CLUSTER_ROLES: tuple[Obj, ...] = (
         rule("get list watch update", "", "persistentvolumeclaims"),
         rule(READ, "storage.k8s.io", "storageclasses"),
         rule("watch", "", "events"),
-        _events()),
+        events_rule()),
     cluster_role("system:kube-scheduler", *_KUBE_SCHEDULER_RULES),
     cluster_role("system:volume-scheduler", rule(READ_UPDATE, "", "persistentvolumes"),
                  rule(READ, "storage.k8s.io", "storageclasses"),
@@ -269,7 +269,7 @@ CLUSTER_ROLES: tuple[Obj, ...] = (
         "/.well-known/openid-configuration /.well-known/openid-configuration/ "
         "/openid/v1/jwks /openid/v1/jwks/"))),
     cluster_role("system:node-proxier", rule("list watch", "", "services endpoints"),
-                 rule(READ, "", "nodes"), _events(),
+                 rule(READ, "", "nodes"), events_rule(),
                  rule("list watch", "discovery.k8s.io", "endpointslices")),
 )
 
@@ -291,113 +291,6 @@ CLUSTER_ROLE_BINDINGS: tuple[Obj, ...] = (
                          group(SERVICE_ACCOUNTS_GROUP)),
     cluster_role_binding("system:node", user(KUBELET_USER), name="kubegc:kubelet"),  # kubegc
 )
-
-_STATUS_PATCH = "update patch"  # kubegc: status writes are patches (upstream: update)
-
-#: controller_policy.go, for the controllers kubegc runs: role name (without
-#: ``system:controller:``) -> rules; each bound to ServiceAccount kube-system/<name>
-CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
-    "clusterrole-aggregation-controller": (
-        rule("escalate get list watch update patch", GROUP, "clusterroles"),
-        _events()),  # kubegc: events
-    "cronjob-controller": (
-        rule("get list watch update", "batch", "cronjobs"),
-        rule("get list watch create update delete patch", "batch", "jobs"),
-        rule(_STATUS_PATCH, "batch", "cronjobs/status"),
-        rule("update", "batch", "cronjobs/finalizers"),
-        rule("list delete", "", "pods"),
-        _events()),
-    "daemon-set-controller": (
-        rule(READ, "extensions apps", "daemonsets"),
-        rule(_STATUS_PATCH, "extensions apps", "daemonsets/status"),
-        rule("update", "extensions apps", "daemonsets/finalizers"),
-        rule("list watch", "", "nodes"),
-        rule("list watch create delete patch", "", "pods"),
-        rule("create", "", "pods/binding"),
-        rule("get list watch create delete update patch", "apps", "controllerrevisions"),
-        _events()),
-    "deployment-controller": (
-        rule("get list watch update", "extensions apps", "deployments"),
-        rule(_STATUS_PATCH, "extensions apps", "deployments/status"),
-        rule("update", "extensions apps", "deployments/finalizers"),
-        rule("get list watch create update patch delete", "apps extensions", "replicasets"),
-        rule("get list watch update", "", "pods"),
-        _events()),
-    "disruption-controller": (
-        rule("get list watch", "extensions apps", "deployments"),
-        rule("get list watch", "apps extensions", "replicasets"),
-        rule("get list watch", "", "replicationcontrollers"),
-        rule("get list watch", "policy", "poddisruptionbudgets"),
-        rule("get list watch", "apps", "statefulsets"),
-        rule("update", "policy", "poddisruptionbudgets/status"),
-        rule("get", "*", "*/scale"),
-        rule("patch update", "", "pods/status"),
-        _events()),
-    "endpoint-controller": (
-        rule(READ, "", "services pods"),
-        rule("get list create update delete", "", "endpoints"),
-        rule("create", "", "endpoints/restricted"),
-        _events()),
-    "generic-garbage-collector": (
-        rule("get list watch patch update delete", "*", "*"),
-        _events(),
-        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
-    "job-controller": (
-        rule("get list watch update patch", "batch", "jobs"),
-        rule(_STATUS_PATCH, "batch", "jobs/status"),
-        rule("update", "batch", "jobs/finalizers"),
-        rule("list watch create delete patch", "", "pods"),
-        _events()),
-    "namespace-controller": (
-        rule("get list watch delete", "", "namespaces"),
-        rule("update", "", "namespaces/finalize namespaces/status"),
-        rule("get list delete deletecollection", "*", "*"),
-        _events()),  # kubegc: events
-    "node-controller": (
-        rule("get list update delete patch", "", "nodes"),
-        rule("patch update", "", "nodes/status"),
-        rule("patch update", "", "pods/status"),  # used for pod deletion
-        rule("list get delete", "", "pods"),
-        _events(),
-        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: taint eviction's records
-    "pod-garbage-collector": (
-        rule("list watch delete", "", "pods"),
-        rule("get list", "", "nodes"),
-        rule("patch", "", "pods/status"),
-        _events(),  # kubegc: events
-        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
-    "replicaset-controller": (
-        rule("get list watch update", "apps extensions", "replicasets"),
-        rule(_STATUS_PATCH, "apps extensions", "replicasets/status"),
-        rule("update", "apps extensions", "replicasets/finalizers"),
-        rule("list watch patch create delete", "", "pods"),
-        _events()),
-    "replication-controller": (
-        rule("get list watch update", "", "replicationcontrollers"),
-        rule(_STATUS_PATCH, "", "replicationcontrollers/status"),
-        rule("update", "", "replicationcontrollers/finalizers"),
-        rule("list watch patch create delete", "", "pods"),
-        _events()),
-    "root-ca-cert-publisher": (
-        rule("create update", "", "configmaps"),
-        _events()),
-    "service-account-controller": (
-        rule("create", "", "serviceaccounts"),
-        _events()),
-    "statefulset-controller": (
-        rule("list watch", "", "pods"),
-        rule(READ, "apps", "statefulsets"),
-        rule(_STATUS_PATCH, "apps", "statefulsets/status"),
-        rule("update", "apps", "statefulsets/finalizers"),
-        rule("get create delete update patch", "", "pods"),
-        rule("get create delete update patch list watch", "apps", "controllerrevisions"),
-        rule("get create", "", "persistentvolumeclaims"),
-        rule("update delete", "", "persistentvolumeclaims"),
-        _events()),
-    "ttl-after-finished-controller": (
-        rule("get list watch delete", "batch", "jobs"),
-        _events()),
-}
 
 CLUSTER_ROLES += tuple(cluster_role(CONTROLLER_ROLE_PREFIX + name, *rules)
                        for name, rules in CONTROLLER_ROLES.items())
