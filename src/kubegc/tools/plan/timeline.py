@@ -3,7 +3,8 @@
 Only objects that existed before the delete are reported (the simulation's own objects —
 its nodes, leases, records — are not). Attribution: the garbage collector's actions are
 matched with its DeletionRecords by uid and action, the other deleting controllers' (pod
-GC ...) with their ``Deletion``s by uid; a pod's final deletion is the kubelet's; content of a terminating namespace is deleted by the namespace controller;
+GC ...) with their ``Deletion``s by uid; a pod's final deletion is the kubelet's; content
+of a terminating namespace is deleted by the namespace controller;
 an object whose last finalizer goes is removed by the API server.
 """
 
