@@ -44,6 +44,13 @@ class EndpointControllerConfiguration:
 
 
 @dataclass
+class TTLAfterFinishedControllerConfiguration:
+    #: Jobs checked at once (upstream ``--concurrent-ttl-after-finished-syncs``,
+    #: ``TTLAfterFinishedControllerConfiguration.ConcurrentTTLSyncs``)
+    concurrent_ttl_syncs: int = 5
+
+
+@dataclass
 class PodGCControllerConfiguration:
     #: terminated pods kept before the oldest are deleted, 0: keep all (upstream
     #: ``--terminated-pod-gc-threshold``)
@@ -168,6 +175,8 @@ class ControllerManagerConfiguration:
     endpoint: EndpointControllerConfiguration = field(
         default_factory=EndpointControllerConfiguration)
     pod_gc: PodGCControllerConfiguration = field(default_factory=PodGCControllerConfiguration)
+    ttl_after_finished: TTLAfterFinishedControllerConfiguration = field(
+        default_factory=TTLAfterFinishedControllerConfiguration)
     node_lifecycle: NodeLifecycleControllerConfiguration = field(
         default_factory=NodeLifecycleControllerConfiguration)
     event_ttl: EventTTLConfiguration = field(default_factory=EventTTLConfiguration)

@@ -1,20 +1,25 @@
 """The deleting controllers besides the garbage collector, each with the sink that writes
 its deletions as DeletionRecords (kubegc's own: upstream's answer to "who deleted it" is
-the audit log): pod GC and taint eviction, as the manager runs them. The controllers take a
-``kubegc.component.deletions.DeletionSink``; this module hands them the durable one and
-starts and stops it with them (``stop`` writes every queued record) — or, in the planner's
-simulation, the manager's in-memory sink (``ControllerContext.deletions``)."""
+the audit log): pod GC, taint eviction and TTL-after-finished, as the manager runs them.
+The controllers take a ``kubegc.component.deletions.DeletionSink``; this module hands
+them the durable one and starts and stops it with them (``stop`` writes every queued
+record) — or, in the planner's simulation, the manager's in-memory sink
+(``ControllerContext.deletions``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kubegc.component.config import PodGCControllerConfiguration
+from kubegc.component.config import (
+    PodGCControllerConfiguration,
+    TTLAfterFinishedControllerConfiguration,
+)
 from kubegc.component.context import ControllerContext
 from kubegc.component.deletions import DeletionSink
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.tainteviction import TaintEvictionController
+from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
 
 
 def _sink(ctx: ControllerContext[Any]) -> tuple[DeletionSink, DeletionRecordSink | None]:
@@ -56,5 +61,12 @@ class RecordedPodGC(_Recorded, PodGCController):
 
 class RecordedTaintEviction(_Recorded, TaintEvictionController):
     def __init__(self, ctx: ControllerContext[Any]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedTTLAfterFinished(_Recorded, TTLAfterFinishedController):
+    def __init__(self, ctx: ControllerContext[TTLAfterFinishedControllerConfiguration]
+                 ) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)

@@ -123,5 +123,6 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         events_rule()),
     "ttl-after-finished-controller": (
         rule("get list watch delete", "batch", "jobs"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
 }
