@@ -35,11 +35,11 @@ def context_for(factory: Any, client: FakeClient, clock: Clock, options: Any = N
     """The context the controller manager would hand ``factory`` (a controller class);
     ``options`` default to its section of the default configuration."""
     if options is None:
-        # the descriptor of the class, else of the subclass the manager runs (pod GC's
-        # recording one)
-        exact = [d for d in CONTROLLERS.values() if d.constructor is factory]
-        [descriptor] = exact or [d for d in CONTROLLERS.values() if isinstance(
-            d.constructor, type) and issubclass(d.constructor, factory)]
+        # the descriptor of the class, else of the nearest subclass the manager runs (pod
+        # GC's recording one; not the ReplicationController's for a ReplicaSet)
+        subclasses = [d for d in CONTROLLERS.values() if isinstance(d.constructor, type)
+                      and issubclass(d.constructor, factory)]
+        descriptor = min(subclasses, key=lambda d: type.mro(d.constructor).index(factory))  # type: ignore[arg-type]
         options = descriptor.options(ControllerManagerConfiguration())
     return ControllerContext(
         client=client, clock=clock,

@@ -11,13 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from kubegc.component.config import (
+    NamespaceControllerConfiguration,
     PodGCControllerConfiguration,
     TTLAfterFinishedControllerConfiguration,
 )
 from kubegc.component.context import ControllerContext
 from kubegc.component.deletions import DeletionSink
 from kubegc.controllers.deletionrecords import DeletionRecordSink
+from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.podgc import PodGCController
+from kubegc.controllers.replicaset import ReplicaSetController
+from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.tainteviction import TaintEvictionController
 from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
 
@@ -68,5 +72,23 @@ class RecordedTaintEviction(_Recorded, TaintEvictionController):
 class RecordedTTLAfterFinished(_Recorded, TTLAfterFinishedController):
     def __init__(self, ctx: ControllerContext[TTLAfterFinishedControllerConfiguration]
                  ) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedReplicaSet(_Recorded, ReplicaSetController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedReplicationManager(_Recorded, ReplicationManager):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedNamespaceController(_Recorded, NamespaceController):
+    def __init__(self, ctx: ControllerContext[NamespaceControllerConfiguration]) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)

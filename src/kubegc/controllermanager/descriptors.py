@@ -30,7 +30,10 @@ from kubegc.api.auth import (
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.deleters import (
+    RecordedNamespaceController,
     RecordedPodGC,
+    RecordedReplicaSet,
+    RecordedReplicationManager,
     RecordedTaintEviction,
     RecordedTTLAfterFinished,
 )
@@ -44,10 +47,7 @@ from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
 from kubegc.controllers.job import JobController
-from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.nodelifecycle import NodeLifecycleController
-from kubegc.controllers.replicaset import ReplicaSetController
-from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
 from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.kubelet import Kubelet
@@ -88,7 +88,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "garbagecollector": ControllerDescriptor(GarbageCollectorController,
                                              lambda c: c.garbage_collector,
                                              service_account="generic-garbage-collector"),
-    "namespace": ControllerDescriptor(NamespaceController, lambda c: c.namespace,
+    "namespace": ControllerDescriptor(RecordedNamespaceController, lambda c: c.namespace,
                                       service_account="namespace-controller"),
     "kubelet": ControllerDescriptor(Kubelet, lambda c: c.kubelet, user=KUBELET),
     "scheduler": ControllerDescriptor(Scheduler, user=SCHEDULER),
@@ -104,9 +104,9 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                                       service_account="node-controller"),
     "eventttl": ControllerDescriptor(EventTTLController, lambda c: c.event_ttl,
                                      user=APISERVER),
-    "replicaset": ControllerDescriptor(ReplicaSetController,
+    "replicaset": ControllerDescriptor(RecordedReplicaSet,
                                        service_account="replicaset-controller"),
-    "replicationcontroller": ControllerDescriptor(ReplicationManager,
+    "replicationcontroller": ControllerDescriptor(RecordedReplicationManager,
                                                   service_account="replication-controller"),
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
