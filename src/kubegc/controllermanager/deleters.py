@@ -1,6 +1,7 @@
 """The deleting controllers besides the garbage collector, each with the sink that writes
 its deletions as DeletionRecords (kubegc's own: upstream's answer to "who deleted it" is
-the audit log): pod GC, taint eviction and TTL-after-finished, as the manager runs them.
+the audit log): pod GC, taint eviction, TTL-after-finished, the Job and CronJob
+controllers, as the manager runs them.
 The controllers take a ``kubegc.component.deletions.DeletionSink``; this module hands
 them the durable one and starts and stops it with them (``stop`` writes every queued
 record)."""
@@ -14,7 +15,9 @@ from kubegc.component.config import (
     TTLAfterFinishedControllerConfiguration,
 )
 from kubegc.component.context import ControllerContext
+from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
+from kubegc.controllers.job import JobController
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.tainteviction import TaintEvictionController
 from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
@@ -58,5 +61,17 @@ class RecordedTaintEviction(_Recorded, TaintEvictionController):
 class RecordedTTLAfterFinished(_Recorded, TTLAfterFinishedController):
     def __init__(self, ctx: ControllerContext[TTLAfterFinishedControllerConfiguration]
                  ) -> None:
+        self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=self.sink)
+
+
+class RecordedJob(_Recorded, JobController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=self.sink)
+
+
+class RecordedCronJob(_Recorded, CronJobController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
         self.sink = _sink(ctx)
         super().__init__(ctx, deletions=self.sink)
