@@ -162,6 +162,10 @@ class ControllerManagerConfiguration:
 
     #: ``*`` for all, a name to add one, ``-name`` to drop one (``kubegc serve --controllers``)
     controllers: list[str] = field(default_factory=lambda: ["*"])
+    #: the deleting controllers besides the garbage collector (pod GC, taint eviction ...)
+    #: hand their ``Deletion``s to one in-memory sink (``ControllerManager.deletions``)
+    #: instead of writing DeletionRecords through the API: the planner's simulation
+    deletions_in_memory: bool = False
     leader_election: LeaderElectionConfiguration = field(
         default_factory=LeaderElectionConfiguration)
     garbage_collector: GarbageCollectorControllerConfiguration = field(
