@@ -22,8 +22,11 @@ from kubegc.component.deletions import Deletion
 from kubegc.controllers.garbagecollector.records import DeletionRecord
 
 #: The controllers a plan runs, and nothing else (no workload controllers: nothing is
-#: recreated while the delete proceeds). Pod GC deletes the pods of a deleted node.
-PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc")
+#: recreated while the delete proceeds). Pod GC deletes the pods of a deleted node;
+#: TTL-after-finished the finished Jobs whose TTL runs out within the horizon (an orphaned
+#: Job it deletes is no survivor).
+PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
+                    "ttl-after-finished-controller")
 
 
 class Simulation(Protocol):
