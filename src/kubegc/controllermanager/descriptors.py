@@ -46,6 +46,9 @@ from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
 from kubegc.controllers.statefulset import StatefulSetController
+from kubegc.controllers.volume.ephemeral import EphemeralController
+from kubegc.controllers.volume.pvcprotection import PVCProtectionController
+from kubegc.controllers.volume.pvprotection import PVProtectionController
 from kubegc.kubelet import Kubelet
 from kubegc.scheduler import Scheduler
 
@@ -126,4 +129,10 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "clusterrole-aggregation": ControllerDescriptor(
         ClusterRoleAggregationController,
         service_account="clusterrole-aggregation-controller"),
+    "ephemeral-volume-controller": ControllerDescriptor(
+        EphemeralController, service_account="ephemeral-volume-controller"),
+    "persistentvolumeclaim-protection-controller": ControllerDescriptor(
+        PVCProtectionController, service_account="pvc-protection-controller"),
+    "persistentvolume-protection-controller": ControllerDescriptor(
+        PVProtectionController, service_account="pv-protection-controller"),
 }
