@@ -71,8 +71,9 @@ PLAN_WATCH_CACHE = 10_000
 
 class ClusterSimulationFactory:
     """The planner's ``SimulationFactory``: an in-memory kubegc (no HTTP) loaded with the
-    snapshot, running only the garbage collector, the kubelet simulator and the namespace
-    controller (those of them this kubegc has) on the planner's clock."""
+    snapshot, running only ``PLAN_CONTROLLERS`` (the garbage collector, the kubelet
+    simulator, the namespace controller, the volume protection controllers: those of them
+    this kubegc has) on the planner's clock."""
 
     def node_names(self, count: int) -> list[str]:
         from kubegc.kubelet.nodes import node_names

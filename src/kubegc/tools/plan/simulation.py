@@ -3,8 +3,9 @@
 The planner may not build a kubegc itself (tools sit below ``kubegc.cluster``), so it
 takes a ``SimulationFactory``: given the objects of a snapshot it starts an in-memory
 kubegc loaded with them as they are (uids, ownerReferences, finalizers and
-deletionTimestamps kept), running only the garbage collector, the kubelet simulator and
-the namespace controller, on the planner's ``ManualClock``. ``kubegc.planner_cluster``
+deletionTimestamps kept), running only ``PLAN_CONTROLLERS`` (the garbage collector, the
+kubelet simulator, the namespace controller and the volume protection controllers), on the
+planner's ``ManualClock``. ``kubegc.planner_cluster``
 provides the real one (through ``kubegc.cluster``); tests may provide their own.
 """
 
@@ -21,8 +22,12 @@ from kubegc.client.interface import Client
 from kubegc.controllers.garbagecollector.records import DeletionRecord
 
 #: The controllers a plan runs, and nothing else (no workload controllers: nothing is
-#: recreated while the delete proceeds).
-PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace")
+#: recreated while the delete proceeds). The protection controllers release the finalizers
+#: of claims no pod uses any more and of volumes not Bound: a claim deleted with its pod
+#: (an ephemeral volume's) goes once the pod is gone, a claim in use waits for its pods.
+PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace",
+                    "persistentvolumeclaim-protection-controller",
+                    "persistentvolume-protection-controller")
 
 
 class Simulation(Protocol):
