@@ -1,4 +1,5 @@
-"""Deletions made by controllers other than the garbage collector (pod GC, taint eviction),
+"""Deletions made by controllers other than the garbage collector (pod GC, taint eviction,
+the workload controllers' own: history limits, scale-down, failed and outdated pods),
 as they hand them to kubegc's durable "why was this deleted" (``kubegc.io/v1
 DeletionRecord``, kubegc's own; upstream's answer is the audit log).
 
@@ -19,7 +20,7 @@ from typing import Protocol
 from kubegc.api.meta import ObjectReference
 from kubegc.api.types import Obj
 
-#: Why a pod GC or taint-eviction DELETE happened (DeletionRecord ``reason``), in words.
+#: Why a controller's DELETE happened (DeletionRecord ``reason``), in words.
 DELETION_REASONS = {
     "NodeDeleted": "pod GC: the pod's node no longer exists (missing for the quarantine "
                    "time and confirmed by a GET)",
@@ -32,6 +33,18 @@ DELETION_REASONS = {
                         "node",
     "TolerationExpired": "taint eviction: the tolerationSeconds of the pod's toleration of a "
                          "NoExecute taint ran out",
+    "RevisionHistoryLimit": "history: an old revision (a StatefulSet's or DaemonSet's "
+                            "ControllerRevision, a Deployment's empty ReplicaSet) beyond the "
+                            "owner's spec.revisionHistoryLimit; the oldest unused go first",
+    "ScaleDown": "StatefulSet: the pod's ordinal is beyond spec.replicas; the highest goes "
+                 "first",
+    "PodFailed": "StatefulSet or DaemonSet: the pod failed (a StatefulSet's: or succeeded) "
+                 "and is deleted to be created again",
+    "RollingUpdate": "StatefulSet or DaemonSet RollingUpdate: the pod has an old revision and "
+                     "is deleted to be replaced by one of the update revision",
+    "NodeNotEligible": "DaemonSet: the pod's node should no longer run it (nodeSelector, a "
+                       "taint it does not tolerate, the node being deleted)",
+    "ExcessDaemonPod": "DaemonSet: more than one of its pods on a node; all but the oldest go",
 }
 
 

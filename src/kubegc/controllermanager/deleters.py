@@ -1,8 +1,9 @@
 """The deleting controllers besides the garbage collector, each with the sink that writes
 its deletions as DeletionRecords (kubegc's own: upstream's answer to "who deleted it" is
-the audit log): pod GC and taint eviction, as the manager runs them. The controllers take a
-``kubegc.component.deletions.DeletionSink``; this module hands them the durable one and
-starts and stops it with them (``stop`` writes every queued record)."""
+the audit log): pod GC, taint eviction, and the workload controllers whose history limits
+and pod rules delete (StatefulSet, DaemonSet, Deployment), as the manager runs them. The
+controllers take a ``kubegc.component.deletions.DeletionSink``; this module hands them the
+durable one and starts and stops it with them (``stop`` writes every queued record)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from kubegc.component.config import PodGCControllerConfiguration
 from kubegc.component.context import ControllerContext
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.podgc import PodGCController
+from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.controllers.tainteviction import TaintEvictionController
 
 
@@ -46,5 +48,11 @@ class RecordedPodGC(_Recorded, PodGCController):
 
 class RecordedTaintEviction(_Recorded, TaintEvictionController):
     def __init__(self, ctx: ControllerContext[Any]) -> None:
+        self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=self.sink)
+
+
+class RecordedStatefulSet(_Recorded, StatefulSetController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
         self.sink = _sink(ctx)
         super().__init__(ctx, deletions=self.sink)

@@ -29,7 +29,11 @@ from kubegc.api.auth import (
 )
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
-from kubegc.controllermanager.deleters import RecordedPodGC, RecordedTaintEviction
+from kubegc.controllermanager.deleters import (
+    RecordedPodGC,
+    RecordedStatefulSet,
+    RecordedTaintEviction,
+)
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
@@ -45,7 +49,6 @@ from kubegc.controllers.nodelifecycle import NodeLifecycleController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
-from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.kubelet import Kubelet
 from kubegc.scheduler import Scheduler
 
@@ -110,7 +113,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
     "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
-    "statefulset": ControllerDescriptor(StatefulSetController,
+    "statefulset": ControllerDescriptor(RecordedStatefulSet,
                                         service_account="statefulset-controller"),
     "daemonset": ControllerDescriptor(DaemonSetsController,
                                       service_account="daemon-set-controller"),
