@@ -33,6 +33,7 @@ from kubegc.controllermanager.deleters import (
     RecordedPodGC,
     RecordedStatefulSet,
     RecordedTaintEviction,
+    RecordedTTLAfterFinished,
 )
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
@@ -110,6 +111,9 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
     "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "ttl-after-finished-controller": ControllerDescriptor(
+        RecordedTTLAfterFinished, lambda c: c.ttl_after_finished,
+        service_account="ttl-after-finished-controller"),
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
     "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),

@@ -124,5 +124,6 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "ttl-after-finished-controller": (
         rule("get list watch delete", "batch", "jobs"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
 }
