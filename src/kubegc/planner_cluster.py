@@ -48,6 +48,11 @@ class _ClusterSimulation:
         gc = manager.get("garbagecollector") if manager is not None else None
         return list(gc.memory.records) if gc is not None and gc.memory is not None else []
 
+    def deletions(self) -> Any:
+        manager = self.cluster.controller_manager
+        memory = manager.deletions if manager is not None else None
+        return list(memory.deletions) if memory is not None else []
+
     async def settle(self, timeout: float) -> None:
         # cluster.settle() only times out once the injected clock also passed the deadline,
         # which a ManualClock never does by itself: bound it in real time here.
@@ -71,9 +76,8 @@ PLAN_WATCH_CACHE = 10_000
 
 class ClusterSimulationFactory:
     """The planner's ``SimulationFactory``: an in-memory kubegc (no HTTP) loaded with the
-    snapshot, running only ``PLAN_CONTROLLERS`` (the garbage collector, the kubelet
-    simulator, the namespace controller, the volume protection controllers: those of them
-    this kubegc has) on the planner's clock."""
+    snapshot, running only the controllers of ``PLAN_CONTROLLERS`` (those of them this
+    kubegc has) on the planner's clock."""
 
     def node_names(self, count: int) -> list[str]:
         from kubegc.kubelet.nodes import node_names
@@ -93,6 +97,7 @@ class ClusterSimulationFactory:
             compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
             controller_manager=ControllerManagerConfiguration(
                 controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes),
+                deletions_in_memory=True,
                 garbage_collector=GarbageCollectorControllerConfiguration(
                     records_in_memory=True),
                 # the snapshot's own Lease names another cluster's leader: never wait on it

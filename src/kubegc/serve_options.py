@@ -18,6 +18,7 @@ from kubegc.component.config import (
     KubeletConfiguration,
     LeaderElectionConfiguration,
     NodeLifecycleControllerConfiguration,
+    TTLAfterFinishedControllerConfiguration,
 )
 from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.storage import default_data_dir
@@ -119,6 +120,9 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                    help="garbage collector workers (upstream's --concurrent-gc-syncs)")
     p.add_argument("--gc-sync-period", type=positive_seconds, default=gc.gc_sync_period,
                    help="seconds between GC resource re-discovery")
+    p.add_argument("--concurrent-ttl-after-finished-syncs", type=positive_int,
+                   default=TTLAfterFinishedControllerConfiguration.concurrent_ttl_syncs,
+                   help="TTL-after-finished workers (upstream's flag of that name)")
     p.add_argument("--nodes", type=non_negative_int, default=kubelet.nodes,
                    help="simulated nodes to register")
     p.add_argument("--event-ttl", type=positive_seconds, default=EventTTLConfiguration.event_ttl,
@@ -253,6 +257,8 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
                 concurrent_gc_syncs=args.concurrent_gc_syncs,
                 gc_sync_period=args.gc_sync_period, decision_ttl=args.decision_ttl),
             event_ttl=EventTTLConfiguration(event_ttl=args.event_ttl),
+            ttl_after_finished=TTLAfterFinishedControllerConfiguration(
+                concurrent_ttl_syncs=args.concurrent_ttl_after_finished_syncs),
             node_lifecycle=NodeLifecycleControllerConfiguration(
                 node_monitor_grace_period=args.node_monitor_grace_period,
                 node_startup_grace_period=args.node_startup_grace_period,

@@ -144,13 +144,40 @@ def test_a_stopped_kubelet_makes_its_node_unknown_then_its_pods_evicted(
                what="the restarted kubelet finishing the deletion")
 
 
+def plan(server: Server, *args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "plan", *args, "-o", "json",
+                           "--kubeconfig", str(server.kubeconfig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
 def test_a_deleted_node_has_its_pods_deleted_by_pod_gc(nodes_server: Server, nsn: str) -> None:
     s, node = nodes_server, "kubegc-node-3"
     s.kubectl("create", "-n", nsn, "-f", "-", input=pod("bare", node))
     eventually(lambda: running(s, nsn, "bare"), what="bare running")
+    bare = get(s, "pod", "bare", "-n", nsn)
+    assert bare is not None
+    s.kubectl("create", "-n", nsn, "-f", "-", input=json.dumps({  # goes with the pod (GC)
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cache", "ownerReferences": [
+            {"apiVersion": "v1", "kind": "Pod", "name": "bare",
+             "uid": bare["metadata"]["uid"]}]}}))
+    # the plan first: pod GC deletes the pod once the node is gone, then the GC its dependent
+    predicted = plan(s, "delete", f"node/{node}")
+    deleted = {(d["kind"], d["name"]) for d in predicted["deleted"]}
+    assert {("Node", node), ("Pod", "bare"), ("ConfigMap", "cache")} <= deleted, deleted
+    by = {(st["object"]["kind"], st["object"]["name"]): st for st in predicted["steps"]
+          if st["action"] == "deleted"}
+    assert by[("Pod", "bare")]["by"] == "pod-garbage-collector", by[("Pod", "bare")]
+    assert by[("Pod", "bare")]["reason"].startswith("NodeDeleted"), by[("Pod", "bare")]
+    assert by[("ConfigMap", "cache")]["by"] == "the garbage collector"
+    # then what happens
     s.kubectl("delete", "node", node)
     eventually(lambda: get(s, "pod", "bare", "-n", nsn) is None, timeout=30,
                what="pod GC deleting the orphaned pod")
+    eventually(lambda: get(s, "configmap", "cache", "-n", nsn) is None, timeout=30,
+               what="the garbage collector deleting the pod's dependent")
     report = why(s, "pod/bare", nsn)
     entry = report["entries"][-1]
     assert (entry["deleter"], entry["reason"], entry["node"]) == (

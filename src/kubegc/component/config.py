@@ -44,6 +44,13 @@ class EndpointControllerConfiguration:
 
 
 @dataclass
+class TTLAfterFinishedControllerConfiguration:
+    #: Jobs checked at once (upstream ``--concurrent-ttl-after-finished-syncs``,
+    #: ``TTLAfterFinishedControllerConfiguration.ConcurrentTTLSyncs``)
+    concurrent_ttl_syncs: int = 5
+
+
+@dataclass
 class PodGCControllerConfiguration:
     #: terminated pods kept before the oldest are deleted, 0: keep all (upstream
     #: ``--terminated-pod-gc-threshold``)
@@ -155,6 +162,10 @@ class ControllerManagerConfiguration:
 
     #: ``*`` for all, a name to add one, ``-name`` to drop one (``kubegc serve --controllers``)
     controllers: list[str] = field(default_factory=lambda: ["*"])
+    #: the deleting controllers besides the garbage collector (pod GC, taint eviction ...)
+    #: hand their ``Deletion``s to one in-memory sink (``ControllerManager.deletions``)
+    #: instead of writing DeletionRecords through the API: the planner's simulation
+    deletions_in_memory: bool = False
     leader_election: LeaderElectionConfiguration = field(
         default_factory=LeaderElectionConfiguration)
     garbage_collector: GarbageCollectorControllerConfiguration = field(
@@ -164,6 +175,8 @@ class ControllerManagerConfiguration:
     endpoint: EndpointControllerConfiguration = field(
         default_factory=EndpointControllerConfiguration)
     pod_gc: PodGCControllerConfiguration = field(default_factory=PodGCControllerConfiguration)
+    ttl_after_finished: TTLAfterFinishedControllerConfiguration = field(
+        default_factory=TTLAfterFinishedControllerConfiguration)
     node_lifecycle: NodeLifecycleControllerConfiguration = field(
         default_factory=NodeLifecycleControllerConfiguration)
     event_ttl: EventTTLConfiguration = field(default_factory=EventTTLConfiguration)

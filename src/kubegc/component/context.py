@@ -19,6 +19,7 @@ from kubegc.api.clock import Clock
 from kubegc.client.cache import SharedInformerFactory
 from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
+from kubegc.component.deletions import DeletionSink
 
 OptionsT = TypeVar("OptionsT", covariant=True)
 
@@ -40,6 +41,9 @@ class ControllerContext(Generic[OptionsT]):
     informer_factory: SharedInformerFactory
     options: OptionsT
     component: str
+    #: where a deleting controller sends its ``Deletion``s when the manager keeps them in
+    #: memory (the planner's simulation); None: each writes DeletionRecords through the API
+    deletions: DeletionSink | None = None
 
     @cached_property
     def recorder(self) -> EventRecorder:

@@ -1,5 +1,7 @@
-"""Deletions made by controllers other than the garbage collector (pod GC, taint eviction),
-as they hand them to kubegc's durable "why was this deleted" (``kubegc.io/v1
+"""Deletions made by controllers other than the garbage collector (pod GC, taint eviction,
+TTL-after-finished, the Job and CronJob controllers, the StatefulSet, DaemonSet and
+Deployment controllers: history limits, scale-down, failed and outdated pods), as they hand
+them to kubegc's durable "why was this deleted" (``kubegc.io/v1
 DeletionRecord``, kubegc's own; upstream's answer is the audit log).
 
 A deleting controller is handed a ``DeletionSink`` and calls ``record_deletion`` once for
@@ -19,7 +21,9 @@ from typing import Protocol
 from kubegc.api.meta import ObjectReference
 from kubegc.api.types import Obj
 
-#: Why a pod GC or taint-eviction DELETE happened (DeletionRecord ``reason``), in words.
+#: Why a deleting controller's DELETE happened (DeletionRecord ``reason``), in words: the
+#: deleter's rule, said once (``kubegc why`` joins it to a record, and to a DELETE an audit
+#: log names, ``kubegc.tools.audit_log``).
 DELETION_REASONS = {
     "NodeDeleted": "pod GC: the pod's node no longer exists (missing for the quarantine "
                    "time and confirmed by a GET)",
@@ -32,6 +36,40 @@ DELETION_REASONS = {
                         "node",
     "TolerationExpired": "taint eviction: the tolerationSeconds of the pod's toleration of a "
                          "NoExecute taint ran out",
+    "TTLAfterFinished": "TTL-after-finished: the Job finished ttlSecondsAfterFinished ago",
+    # the Job controller's pod deletions, by the reason of the Job's condition
+    "BackoffLimitExceeded": "the Job controller: the Job failed more than backoffLimit "
+                            "times, so its active pods are deleted",
+    "DeadlineExceeded": "the Job controller: the Job ran longer than activeDeadlineSeconds, "
+                        "so its active pods are deleted",
+    "CompletionsReached": "the Job controller: the Job reached its completions, so its "
+                          "remaining active pods are deleted",
+    "TooManyActivePods": "the Job controller: more active pods than the Job wants "
+                         "(parallelism, or completions left)",
+    "JobSuspended": "the Job controller: the Job is suspended, so its active pods are "
+                    "deleted",
+    # the CronJob controller's Job deletions
+    "SuccessfulJobsHistoryLimit": "the CronJob controller: more finished successful Jobs "
+                                  "than successfulJobsHistoryLimit; the oldest go first",
+    "FailedJobsHistoryLimit": "the CronJob controller: more failed Jobs than "
+                              "failedJobsHistoryLimit; the oldest go first",
+    "ConcurrencyPolicyReplace": "the CronJob controller: concurrencyPolicy Replace; the "
+                                "running Job makes way for the next scheduled one",
+    # the workload controllers' own deletions (history, pods)
+    "RevisionHistoryLimit": "the StatefulSet, DaemonSet or Deployment controller: an old "
+                            "revision (a ControllerRevision, a Deployment's empty ReplicaSet) "
+                            "beyond the owner's spec.revisionHistoryLimit; the oldest unused "
+                            "go first",
+    "ScaleDown": "the StatefulSet controller: the pod's ordinal is beyond spec.replicas; the "
+                 "highest goes first",
+    "PodFailed": "the StatefulSet or DaemonSet controller: the pod failed (a StatefulSet's: "
+                 "or succeeded) and is deleted to be created again",
+    "RollingUpdate": "the StatefulSet or DaemonSet controller, RollingUpdate: the pod has an "
+                     "old revision and makes way for one of the update revision",
+    "NodeNotEligible": "the DaemonSet controller: the pod's node should no longer run it "
+                       "(nodeSelector, a taint it does not tolerate, the node being deleted)",
+    "ExcessDaemonPod": "the DaemonSet controller: more than one of its pods on a node; all "
+                       "but the oldest go",
 }
 
 
@@ -43,7 +81,7 @@ class Deletion:
     ``taint-eviction-controller``); ``node`` the node the decision was about (gone,
     tainted, out of service); ``taint`` (``key=value:effect``) and ``toleration`` (the
     toleration whose ``tolerationSeconds`` ran out; empty: none tolerated the taint) say
-    why a taint eviction happened."""
+    why a taint eviction happened; ``propagation_policy`` is the DELETE's, if it set one."""
 
     time: datetime
     deleter: str
@@ -53,13 +91,20 @@ class Deletion:
     node: str = ""
     taint: str = ""
     toleration: str = ""
+    propagation_policy: str = ""
+
+
+def object_reference(obj: Obj, api_version: str, kind: str) -> ObjectReference:
+    """The reference of an object of that kind (informer items may lack apiVersion and
+    kind)."""
+    meta = obj.get("metadata") or {}
+    return ObjectReference(api_version, kind, str(meta.get("name") or ""),
+                           str(meta.get("uid") or ""), str(meta.get("namespace") or ""))
 
 
 def pod_reference(pod: Obj) -> ObjectReference:
     """The pod's reference (informer items may lack apiVersion and kind)."""
-    meta = pod.get("metadata") or {}
-    return ObjectReference("v1", "Pod", str(meta.get("name") or ""), str(meta.get("uid") or ""),
-                           str(meta.get("namespace") or ""))
+    return object_reference(pod, "v1", "Pod")
 
 
 class DeletionSink(Protocol):

@@ -1,50 +1,80 @@
 """The deleting controllers besides the garbage collector, each with the sink that writes
 its deletions as DeletionRecords (kubegc's own: upstream's answer to "who deleted it" is
-the audit log): pod GC and taint eviction, as the manager runs them. The controllers take a
-``kubegc.component.deletions.DeletionSink``; this module hands them the durable one and
-starts and stops it with them (``stop`` writes every queued record)."""
+the audit log): pod GC, taint eviction, TTL-after-finished, and the workload
+controllers whose history limits and pod rules delete (StatefulSet, DaemonSet,
+Deployment), as the manager runs them. The controllers take a
+``kubegc.component.deletions.DeletionSink``; this module hands them the durable one
+and starts and stops it with them (``stop`` writes every queued record) — or, in the
+planner's simulation, the manager's in-memory sink (``ControllerContext.deletions``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kubegc.component.config import PodGCControllerConfiguration
+from kubegc.component.config import (
+    PodGCControllerConfiguration,
+    TTLAfterFinishedControllerConfiguration,
+)
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import DeletionSink
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.podgc import PodGCController
+from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.controllers.tainteviction import TaintEvictionController
+from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
 
 
-def _sink(ctx: ControllerContext[Any]) -> DeletionRecordSink:
+def _sink(ctx: ControllerContext[Any]) -> tuple[DeletionSink, DeletionRecordSink | None]:
+    """Where the controller's deletions go, and the durable sink to start and stop with it
+    (None when the manager keeps deletions in memory: the planner's simulation)."""
+    if ctx.deletions is not None:
+        return ctx.deletions, None
     # the garbage collector's sink prunes every deleter's expired records
-    return DeletionRecordSink(ctx.client, clock=ctx.clock, prune=False)
+    durable = DeletionRecordSink(ctx.client, clock=ctx.clock, prune=False)
+    return durable, durable
 
 
 class _Recorded:
     """Starts and stops a controller's DeletionRecord sink with it (the controller's
     class comes after this one in the bases)."""
 
-    sink: DeletionRecordSink
+    sink: DeletionRecordSink | None
 
     async def start(self) -> None:
-        self.sink.start()
+        if self.sink is not None:
+            self.sink.start()
         await super().start()  # type: ignore[misc]
 
     async def stop(self) -> None:
         await super().stop()  # type: ignore[misc]
-        await self.sink.stop()
+        if self.sink is not None:
+            await self.sink.stop()
 
     def is_idle(self) -> bool:
-        return bool(super().is_idle()) and self.sink.is_idle()  # type: ignore[misc]
+        return bool(super().is_idle()) and (  # type: ignore[misc]
+            self.sink is None or self.sink.is_idle())
 
 
 class RecordedPodGC(_Recorded, PodGCController):
     def __init__(self, ctx: ControllerContext[PodGCControllerConfiguration]) -> None:
-        self.sink = _sink(ctx)
-        super().__init__(ctx, deletions=self.sink)
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
 
 
 class RecordedTaintEviction(_Recorded, TaintEvictionController):
     def __init__(self, ctx: ControllerContext[Any]) -> None:
-        self.sink = _sink(ctx)
-        super().__init__(ctx, deletions=self.sink)
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedTTLAfterFinished(_Recorded, TTLAfterFinishedController):
+    def __init__(self, ctx: ControllerContext[TTLAfterFinishedControllerConfiguration]
+                 ) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedStatefulSet(_Recorded, StatefulSetController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)

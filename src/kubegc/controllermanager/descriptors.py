@@ -29,7 +29,12 @@ from kubegc.api.auth import (
 )
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
-from kubegc.controllermanager.deleters import RecordedPodGC, RecordedTaintEviction
+from kubegc.controllermanager.deleters import (
+    RecordedPodGC,
+    RecordedStatefulSet,
+    RecordedTaintEviction,
+    RecordedTTLAfterFinished,
+)
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
@@ -45,7 +50,6 @@ from kubegc.controllers.nodelifecycle import NodeLifecycleController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
-from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.controllers.volume.ephemeral import EphemeralController
 from kubegc.controllers.volume.pvcprotection import PVCProtectionController
 from kubegc.controllers.volume.pvprotection import PVProtectionController
@@ -110,10 +114,13 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
     "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "ttl-after-finished-controller": ControllerDescriptor(
+        RecordedTTLAfterFinished, lambda c: c.ttl_after_finished,
+        service_account="ttl-after-finished-controller"),
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
     "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
-    "statefulset": ControllerDescriptor(StatefulSetController,
+    "statefulset": ControllerDescriptor(RecordedStatefulSet,
                                         service_account="statefulset-controller"),
     "daemonset": ControllerDescriptor(DaemonSetsController,
                                       service_account="daemon-set-controller"),

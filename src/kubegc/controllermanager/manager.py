@@ -48,6 +48,7 @@ from kubegc.client.interface import Client
 from kubegc.client.leaderelection import LeaderCallbacks, LeaderElector, LeaseLock
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext, DebugDocument
+from kubegc.component.deletions import InMemoryDeletionSink
 from kubegc.controllermanager.descriptors import CONTROLLERS, ControllerDescriptor
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,8 @@ class ControllerManager:
         self.config = config
         self.names = selected(list(CONTROLLERS), config.controllers)
         self.informers = SharedInformerFactory(self.client, clock=clock)
+        #: the deleting controllers' ``Deletion``s, with ``config.deletions_in_memory``
+        self.deletions = InMemoryDeletionSink() if config.deletions_in_memory else None
         self.controllers: list[Controller] = []
         self._service_account_uids: dict[str, str] = {}
         self.identity = identity or new_identity()
@@ -152,7 +155,8 @@ class ControllerManager:
         constructor = descriptor.constructor
         return constructor(ControllerContext(
             client=self._client_for(descriptor), clock=self.clock, informer_factory=informers,
-            options=descriptor.options(self.config), component=constructor.component))
+            options=descriptor.options(self.config), component=constructor.component,
+            deletions=self.deletions))
 
     def _client_for(self, descriptor: ControllerDescriptor) -> Client:
         """The component's own identity on the server's registry (``descriptors``); any

@@ -13,14 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kubegc.component.deletions import DELETION_REASONS
+
 #: the controllers' ServiceAccounts (``system:serviceaccount:kube-system:<name>``) and the
-#: rule by which each deletes; any other user deleted by a request of their own
+#: rule by which each deletes (where kubegc records that deleter, its words for the rule,
+#: ``DELETION_REASONS``, so a record and an audit log say the same); any other user
+#: deleted by a request of their own
 _RULES = {
     "generic-garbage-collector": "the garbage collector: an owner was gone, or was deleted "
                                  "in the foreground",
     "namespace-controller": "the namespace controller: its namespace was being deleted",
-    "ttl-after-finished-controller": "TTL-after-finished: the Job finished "
-                                     "ttlSecondsAfterFinished ago",
+    "ttl-after-finished-controller": DELETION_REASONS["TTLAfterFinished"],
     "pod-garbage-collector": "pod GC: terminated pods above the threshold, or the pod's node "
                              "was gone or out of service",
     "node-controller": "taint eviction: a NoExecute taint the pod did not tolerate (or no "

@@ -28,6 +28,7 @@ from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, Client, ListOptions
+from kubegc.component.deletions import DELETION_REASONS
 from kubegc.controllers.deletionrecords import (
     DELETION_RECORDS,
     GC_DELETER,
@@ -78,6 +79,12 @@ class Entry:
     toleration: str = ""
 
     @property
+    def rule(self) -> str:
+        """The deleter's rule in words (a deleting controller's record), the same text an
+        audit log's DELETE by that controller is joined with."""
+        return DELETION_REASONS.get(self.reason, "") if self.deleter else ""
+
+    @property
     def who(self) -> str:
         """The deleter in words."""
         return _DELETERS.get(self.deleter or GC_DELETER, self.deleter)
@@ -87,7 +94,8 @@ class Entry:
                "reason": self.reason, "message": self.message, "object": self.object.to_dict(),
                "propagationPolicy": self.policy or None, "owners": list(self.owners),
                "deleter": self.deleter or None, "node": self.node or None,
-               "taint": self.taint or None, "toleration": self.toleration or None}
+               "taint": self.taint or None, "toleration": self.toleration or None,
+               "rule": self.rule or None}
         if self.action == ACTION_EVICT:
             out.update(user=self.user, budget=dict(self.budget) or None)
         return out
@@ -95,7 +103,10 @@ class Entry:
 
 _DELETERS = {GC_DELETER: "the garbage collector",
              "pod-garbage-collector": "pod GC (pod-garbage-collector)",
-             "taint-eviction-controller": "taint eviction (taint-eviction-controller)"}
+             "taint-eviction-controller": "taint eviction (taint-eviction-controller)",
+             "ttl-after-finished-controller": "ttl-after-finished-controller",
+             "job-controller": "the Job controller (job-controller)",
+             "cronjob-controller": "the CronJob controller (cronjob-controller)"}
 
 
 @dataclass
@@ -293,7 +304,8 @@ def _deleted_by(report: WhyReport, deletes: list[Entry], namespace_deleting: boo
         return evicted
     mine = [e for e in deletes if e.object.uid == report.query.uid]
     if mine:
-        return f"deleted by {mine[-1].who} ({mine[-1].reason}): {mine[-1].message}"
+        return (f"deleted by {mine[-1].who} ({mine[-1].reason}): {mine[-1].message}"
+                + _rule_of(mine[-1]))
     if namespace_deleting:
         return (f"its namespace {report.query.namespace} is being deleted: the namespace "
                 "controller deletes everything in it")
@@ -301,6 +313,11 @@ def _deleted_by(report: WhyReport, deletes: list[Entry], namespace_deleting: boo
         return ("deleted by a request (a user or a controller), not by the garbage collector "
                 "(no record of a garbage collector delete)")
     return "deleted by a request or by the garbage collector (this cluster keeps no records)"
+
+
+def _rule_of(entry: Entry) -> str:
+    """" — <the deleter's rule>", as ``audit_log.describe`` joins it to a DELETE."""
+    return f" — {entry.rule}" if entry.rule else ""
 
 
 def _evicted(report: WhyReport) -> str:
@@ -369,7 +386,7 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     if deletes:
         last = deletes[-1]  # the DELETE's time: finalizers or a grace period may follow it
         return (f"{q.short} was deleted by {last.who} (DELETE sent at {last.time}, "
-                f"{last.reason}): {last.message}")
+                f"{last.reason}): {last.message}" + _rule_of(last))
     others = [e for e in report.entries if e.source == "DeletionRecord"]
     if others:
         last = others[-1]

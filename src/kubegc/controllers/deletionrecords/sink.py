@@ -101,7 +101,7 @@ def _queued(rec: DeletionRecord, seq: int) -> _Queued:
 def _queued_deletion(d: Deletion, seq: int) -> _Queued:
     ref = d.object
     return (time.monotonic(), seq, d.time, "delete", ref.api_version, ref.kind, ref.name,
-            ref.uid, ref.namespace, d.reason, d.message, None, (),
+            ref.uid, ref.namespace, d.reason, d.message, d.propagation_policy or None, (),
             (d.deleter, d.node, d.taint, d.toleration))
 
 

@@ -77,7 +77,7 @@ class PodGCController:
     def __init__(self, ctx: ControllerContext[PodGCControllerConfiguration],
                  deletions: DeletionSink | None = None) -> None:
         opts = ctx.options
-        self.deletions = deletions or NullDeletionSink()
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.client, self.clock = ctx.client, ctx.clock
         self.period = opts.gc_check_period
         self.quarantine = opts.quarantine_time

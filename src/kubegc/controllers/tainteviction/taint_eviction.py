@@ -73,7 +73,7 @@ class TaintEvictionController(BaseController):
     def __init__(self, ctx: ControllerContext[object],
                  deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx, workers=1)
-        self.deletions = deletions or NullDeletionSink()
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.pods = ctx.informer_factory.for_resource(PODS)
         self.nodes = ctx.informer_factory.for_resource(NODES)
         self.synced_informers = [self.pods, self.nodes]

@@ -119,8 +119,10 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                     horizon: float | None, assume_alive: bool) -> PlanReport:
     graph = OwnerGraph(inv)
     scope = cascade_scope(inv, target, graph)
+    node = str(target["metadata"].get("name")) if (
+        target.get("kind") == "Node" and target.get("apiVersion") == "v1") else ""
     prepared = prepare_snapshot(scope, inv.resources, factory.node_names,
-                                namespace=inv.namespace)
+                                namespace=inv.namespace, deleted_node=node)
     clock = ManualClock(inv.now)
     report = PlanReport(inv.source, ObjRef.of(target), propagation, [],
                         notes=[*inv.notes, *prepared.notes], time=inv.now,
@@ -163,14 +165,15 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                 "what it had done by then is reported, and the delete may do more")
         await recorder.stop()
         records = sim.records()
+        deletions = sim.deletions()
     report.simulated_seconds = clock.monotonic() - started
     if recorder.errors:
         report.notes.append("the simulation could not be followed whole, so steps may be "
                             "missing: " + "; ".join(recorder.errors))
     report.pending = Timeline(recorder.ordered(until=mark), recorder.before, target_uid="",
-                              records=records).steps
+                              records=records, deletions=deletions).steps
     timeline = Timeline(recorder.ordered(since=mark), before, target_uid=uid_of(target),
-                        records=records, assumed=assumed)
+                        records=records, deletions=deletions, assumed=assumed)
     report.steps = [Step(0, 0.0, StepAction.REQUESTED, report.target,
                          f"propagationPolicy={propagation or '(default)'}", "you"),
                     *timeline.steps]

@@ -12,10 +12,11 @@ object, by name too (the garbage collector looks its owners up by name, so a nam
 decides "absent" against "uid mismatch"). A Namespace brings its content in only when it
 is the target or already Terminating (then its namespace controller deletes that content
 anyway, so all of it is in play); likewise a CustomResourceDefinition being deleted brings
-its instances. Every CRD is loaded (instances need it to be served), and the Namespace of
-each object kept. A PersistentVolumeClaim brings the pods of its namespace whose volumes
-name it, and a pod the claims it names: the pvc-protection controller releases a claim
-being deleted only once no pod uses it (``kubegc.tools.volumes``).
+its instances. A Node brings the pods bound to it (pod GC deletes them once it is gone).
+A PersistentVolumeClaim brings the pods of its namespace whose volumes name it, and a pod
+the claims it names: the pvc-protection controller releases a claim being deleted only once
+no pod uses it (``kubegc.tools.volumes``). Every CRD is loaded (instances need it to be
+served), and the Namespace of each object kept.
 
 Objects outside the scope have no ownership path to the delete: nothing the simulated
 controllers do to them can depend on it, so leaving them out changes no step of the plan —
@@ -93,7 +94,6 @@ class _Scope:
             for item in self.inv.of_kind(str(spec.get("group") or ""), kind):
                 self.add(item)
 
-
     def expand_claims(self, obj: Obj, ns: str) -> None:
         """A claim's pods and a pod's claims (see the module docstring)."""
         if _is(obj, "", "Pod"):
@@ -106,6 +106,12 @@ class _Scope:
                     self.add(pod)
 
 
+def bound_to(inv: Inventory, node: Obj) -> list[Obj]:
+    """The pods of ``inv`` bound to ``node`` (``spec.nodeName``)."""
+    name = (node.get("metadata") or {}).get("name")
+    return [p for p in inv.of_kind("", "Pod") if (p.get("spec") or {}).get("nodeName") == name]
+
+
 def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None) -> list[Obj]:
     """The objects of ``inv`` that deleting ``target`` can touch (see the module
     docstring), in the inventory's order."""
@@ -115,6 +121,9 @@ def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None) 
     if _is(target, "", "Namespace"):
         for item in scope.content(str(target["metadata"].get("name"))):
             scope.add(item)
+    if _is(target, "", "Node"):
+        for pod in bound_to(inv, target):
+            scope.add(pod)
     for crd in inv.of_kind("apiextensions.k8s.io", "CustomResourceDefinition"):
         scope.add(crd)
     while scope.todo:

@@ -3,9 +3,8 @@
 The planner may not build a kubegc itself (tools sit below ``kubegc.cluster``), so it
 takes a ``SimulationFactory``: given the objects of a snapshot it starts an in-memory
 kubegc loaded with them as they are (uids, ownerReferences, finalizers and
-deletionTimestamps kept), running only ``PLAN_CONTROLLERS`` (the garbage collector, the
-kubelet simulator, the namespace controller and the volume protection controllers), on the
-planner's ``ManualClock``. ``kubegc.planner_cluster``
+deletionTimestamps kept), running only the controllers that act on a deletion
+(``PLAN_CONTROLLERS``), on the planner's ``ManualClock``. ``kubegc.planner_cluster``
 provides the real one (through ``kubegc.cluster``); tests may provide their own.
 """
 
@@ -19,13 +18,15 @@ from typing import Protocol
 from kubegc.api.clock import ManualClock
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client
+from kubegc.component.deletions import Deletion
 from kubegc.controllers.garbagecollector.records import DeletionRecord
 
 #: The controllers a plan runs, and nothing else (no workload controllers: nothing is
-#: recreated while the delete proceeds). The protection controllers release the finalizers
-#: of claims no pod uses any more and of volumes not Bound: a claim deleted with its pod
-#: (an ephemeral volume's) goes once the pod is gone, a claim in use waits for its pods.
-PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace",
+#: recreated while the delete proceeds). Pod GC deletes the pods of a deleted node. The
+#: protection controllers release the finalizers of claims no pod uses any more and of
+#: volumes not Bound: a claim deleted with its pod (an ephemeral volume's) goes once the pod
+#: is gone, a claim in use waits for its pods.
+PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
                     "persistentvolumeclaim-protection-controller",
                     "persistentvolume-protection-controller")
 
@@ -51,6 +52,11 @@ class Simulation(Protocol):
     def records(self) -> Sequence[DeletionRecord]:
         """The garbage collector's decisions so far, oldest first (kept in memory: the
         simulation writes no DeletionRecord through its API)."""
+
+    @abstractmethod
+    def deletions(self) -> Sequence[Deletion]:
+        """The other deleting controllers' DELETEs so far (pod GC's ...), oldest first
+        (kept in memory as the garbage collector's records)."""
 
     @abstractmethod
     async def settle(self, timeout: float) -> None:

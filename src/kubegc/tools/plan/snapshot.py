@@ -7,7 +7,9 @@
   resources whose CRD is not in the snapshot — and built-ins kubegc lacks, such as
   EndpointSlices or ControllerRevisions — still take part in garbage collection.
 * Pods bound to nodes are moved to the simulation's nodes (``node_names``), one source
-  node to one simulated node, so that the kubelet simulator terminates them.
+  node to one simulated node, so that the kubelet simulator terminates them — except the
+  pods of the node being deleted (``deleted_node``): they stay bound to it, with no
+  kubelet, as on a cluster whose node is gone.
 * What takes no part in a deletion is left out (``slim``): managedFields, kubectl's
   last-applied annotation, the data of ConfigMaps and Secrets. At 100,000 objects they
   would be most of the simulation's memory. (Specs stay: the garbage collector's updates
@@ -41,8 +43,8 @@ class PreparedSnapshot:
 
 
 def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
-                     node_names: Callable[[int], list[str]], *, namespace: str = ""
-                     ) -> PreparedSnapshot:
+                     node_names: Callable[[int], list[str]], *, namespace: str = "",
+                     deleted_node: str = "") -> PreparedSnapshot:
     """``namespace``: the only namespace whose content was read ("" = all); the other
     Namespace objects are left out, or the namespace controller would act on namespaces
     that look empty only because their content was not read."""
@@ -64,7 +66,7 @@ def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
         kinds = ", ".join(sorted(f"{k}.{g}" if g else k for g, k in synthesized))
         notes.append(f"simulated as custom resources (no CRD in the snapshot): {kinds}")
     pods = [o for o in kept if o.get("kind") == "Pod" and group_of(o) == ""
-            and (o.get("spec") or {}).get("nodeName")]
+            and (o.get("spec") or {}).get("nodeName") not in ("", None, deleted_node)]
     sources = sorted({str(p["spec"]["nodeName"]) for p in pods})
     node_map = dict(zip(sources, node_names(len(sources)), strict=True))
     out = [*synthesized.values()]
@@ -83,6 +85,10 @@ def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
                         "metadata": {"name": name, "uid": str(uuid.uuid4()),
                                      "labels": {SYNTHESIZED_LABEL: "true"}},
                         "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
+    if deleted_node and any((o.get("spec") or {}).get("nodeName") == deleted_node
+                            for o in kept if o.get("kind") == "Pod"):
+        notes.append(f"pods bound to {deleted_node} stay bound to it with no kubelet running "
+                     "them, as when a node is gone")
     if node_map:
         notes.append(f"pods on {len(node_map)} node(s) run on simulated nodes, which stop "
                      "their containers as soon as they get TERM (no preStop hooks)")

@@ -2,8 +2,9 @@
 
 Only objects that existed before the delete are reported (the simulation's own objects —
 its nodes, leases, records — are not). Attribution: the garbage collector's actions are
-matched with its DeletionRecords by uid and action; a pod's final deletion is the
-kubelet's; content of a terminating namespace is deleted by the namespace controller;
+matched with its DeletionRecords by uid and action, the other deleting controllers' (pod
+GC ...) with their ``Deletion``s by uid; a pod's final deletion is the kubelet's; content
+of a terminating namespace is deleted by the namespace controller;
 an object whose last finalizer goes is removed by the API server.
 """
 
@@ -22,6 +23,7 @@ from kubegc.api.meta import (
     uid_of,
 )
 from kubegc.api.types import Obj
+from kubegc.component.deletions import Deletion
 from kubegc.controllers.garbagecollector.records import DeletionRecord, RecordAction
 from kubegc.tools.model import ObjRef
 from kubegc.tools.plan.recorder import Change
@@ -44,7 +46,7 @@ class Timeline:
     """Steps of one recorded deletion (see the module docstring)."""
 
     def __init__(self, changes: list[Change], before: dict[str, Obj], *, target_uid: str,
-                 records: Sequence[DeletionRecord],
+                 records: Sequence[DeletionRecord], deletions: Sequence[Deletion] = (),
                  assumed: dict[tuple[str, str], str] | None = None) -> None:
         self.assumed = assumed or {}
         self._assumed_by_uid: dict[str, list[str]] = {}
@@ -58,6 +60,9 @@ class Timeline:
         self._started: set[str] = set()  # uids whose deletionTimestamp step is recorded
         for rec in sorted(records, key=lambda r: r.time):  # stable: the GC's order
             self._records.setdefault(rec.object.uid, []).append(rec)
+        self._deletions: dict[str, list[Deletion]] = {}
+        for d in deletions:
+            self._deletions.setdefault(d.object.uid, []).append(d)
         self._deleting_ns = {str((c.after.get("metadata") or {}).get("name"))
                              for c in self.changes
                              if c.after.get("kind") == "Namespace"
@@ -98,6 +103,12 @@ class Timeline:
             if rec.action.value in names and id(rec) not in self._consumed:
                 self._consumed.add(id(rec))
                 return GC, f"{rec.reason.value}: {rec.message}"
+        if action is StepAction.DELETION_STARTED or (action is StepAction.DELETED
+                                                     and uid not in self._started):
+            by_other = self._deletions.get(uid)
+            if by_other:
+                d = by_other.pop(0)
+                return d.deleter, f"{d.reason}: {d.message}"
         if action is StepAction.FINALIZER_REMOVED and (uid, detail) in self.assumed:
             return (f"{self.assumed[(uid, detail)]} (assumed: alive in the source, not "
                     "simulated)"), ""

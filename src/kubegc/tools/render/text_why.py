@@ -49,6 +49,8 @@ def _entry(entry: Entry, style: Style, indent: str, uid: str) -> list[str]:
     head = f"{entry.time}  {entry.action}  {entry.reason}{policy}{other}"
     out = [indent + style.yellow(head)]
     out.extend(style.wrap(entry.message, indent=indent + "  "))
+    if entry.rule:
+        out.extend(style.wrap(f"rule: {entry.rule}", indent=indent + "  "))
     for owner in entry.owners:
         detail = f" ({owner['detail']})" if owner.get("detail") else ""
         out.extend(style.wrap(f"owner {owner.get('kind')}/{owner.get('name')} uid "

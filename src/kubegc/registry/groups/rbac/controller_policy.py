@@ -132,8 +132,10 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("get create delete update patch list watch", "apps", "controllerrevisions"),
         rule("get create", "", "persistentvolumeclaims"),
         rule("update delete", "", "persistentvolumeclaims"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "ttl-after-finished-controller": (
         rule("get list watch delete", "batch", "jobs"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
 }

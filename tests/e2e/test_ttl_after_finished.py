@@ -1,0 +1,122 @@
+"""Finished Jobs cleaned up, against a real ``kubegc serve`` with the real kubectl: a Job
+with ``ttlSecondsAfterFinished`` completes, then the TTL-after-finished controller deletes
+it in the foreground (its pods first, through the garbage collector), and ``kubegc why``
+names that controller and the TTL for the Job and for its pods. The cluster clock runs 10
+times faster (``--time-scale``): the 30 s TTL is three seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Server, eventually, start_server, stop_server
+
+SCALE = 10
+
+
+@pytest.fixture(scope="module")
+def ttl_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    s = start_server(tmp_path_factory.mktemp("kubegc-ttl"), "--time-scale", str(SCALE),
+                     "--job-pod-duration", "2")
+    yield s
+    stop_server(s)
+
+
+@pytest.fixture
+def tns(ttl_server: Server) -> Iterator[str]:
+    name = "ttl-" + uuid.uuid4().hex[:6]
+    ttl_server.kubectl("create", "namespace", name)
+    yield name
+    ttl_server.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+def get(server: Server, *args: str) -> dict[str, Any] | None:
+    done = server.kubectl("get", *args, "-o", "json", check=False)
+    if done.returncode != 0:
+        return None
+    obj: dict[str, Any] = json.loads(done.stdout)
+    return obj
+
+
+def why(server: Server, what: str, ns: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", what, "-n", ns,
+                           "-o", "json", "--kubeconfig", str(server.kubeconfig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def job(name: str, ttl: int) -> str:
+    return json.dumps({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+        "spec": {"ttlSecondsAfterFinished": ttl, "template": {"spec": {
+            "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}})
+
+
+def pods_of(server: Server, ns: str, job_uid: str) -> list[str]:
+    listed = get(server, "pods", "-n", ns) or {"items": []}
+    return [p["metadata"]["name"] for p in listed["items"]
+            if any(r.get("uid") == job_uid for r in p["metadata"].get("ownerReferences") or [])]
+
+
+def complete(obj: dict[str, Any] | None) -> bool:
+    return obj is not None and any(
+        c.get("type") == "Complete" and c.get("status") == "True"
+        for c in (obj.get("status") or {}).get("conditions") or [])
+
+
+def finished(server: Server, ns: str, name: str) -> dict[str, Any] | None:
+    obj = get(server, "job", name, "-n", ns)
+    return obj if complete(obj) else None
+
+
+def test_a_finished_job_with_a_ttl_is_deleted_with_its_pods_and_why_says_so(
+        ttl_server: Server, tns: str) -> None:
+    s = ttl_server
+    s.kubectl("create", "-n", tns, "-f", "-", input=job("pi", 30))
+    created = eventually(lambda: get(s, "job", "pi", "-n", tns), what="the Job")
+    pods = eventually(lambda: pods_of(s, tns, created["metadata"]["uid"]), what="its pod")
+    done = eventually(lambda: finished(s, tns, "pi"), timeout=60, what="the Job complete")
+    assert pods_of(s, tns, done["metadata"]["uid"]) == pods  # kept until the TTL runs out
+    eventually(lambda: get(s, "job", "pi", "-n", tns) is None, timeout=60,
+               what="the TTL-after-finished controller deleting the Job")
+    assert all(get(s, "pod", p, "-n", tns) is None for p in pods)
+
+    report = why(s, "job/pi", tns)
+    ttl = [e for e in report["entries"] if e["deleter"] == "ttl-after-finished-controller"]
+    assert len(ttl) == 1, report
+    entry = ttl[0]
+    assert (entry["reason"], entry["propagationPolicy"]) == ("TTLAfterFinished", "Foreground")
+    assert "ttlSecondsAfterFinished 30" in entry["message"]
+    assert entry["rule"] == "TTL-after-finished: the Job finished ttlSecondsAfterFinished ago"
+    assert report["conclusion"].startswith(
+        "Job/pi was deleted by ttl-after-finished-controller (DELETE sent at ")
+    assert "TTLAfterFinished): the Job finished (Complete) at " in report["conclusion"]
+
+    # its pod went through the garbage collector, because of the Job's foreground delete
+    pod = why(s, f"pod/{pods[0]}", tns)
+    assert "garbage collector" in pod["conclusion"], pod
+    [cause] = pod["causes"]
+    assert cause["object"]["kind"] == "Job"
+    assert "ttl-after-finished-controller" in cause["conclusion"]
+    assert "ttlSecondsAfterFinished 30" in cause["conclusion"]
+
+
+def test_a_job_without_a_ttl_stays(ttl_server: Server, tns: str) -> None:
+    s = ttl_server
+    s.kubectl("create", "-n", tns, "-f", "-", input=job("kept", 10).replace(
+        '"ttlSecondsAfterFinished": 10, ', ""))
+    eventually(lambda: finished(s, tns, "kept"), timeout=60, what="the Job complete")
+    # a Job with a TTL created after it, finished and deleted: the controller had its chance
+    s.kubectl("create", "-n", tns, "-f", "-", input=job("gone", 0))
+    eventually(lambda: get(s, "job", "gone", "-n", tns) is None, timeout=60,
+               what="the TTL-0 Job deleted")
+    assert get(s, "job", "kept", "-n", tns) is not None
