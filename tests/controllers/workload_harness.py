@@ -36,10 +36,11 @@ def context_for(factory: Any, client: FakeClient, clock: Clock, options: Any = N
     ``options`` default to its section of the default configuration."""
     if options is None:
         # the descriptor of the class, else of the subclass the manager runs (pod GC's
-        # recording one)
+        # recording one), else of the controller of that name (a test's subclass)
         exact = [d for d in CONTROLLERS.values() if d.constructor is factory]
         [descriptor] = exact or [d for d in CONTROLLERS.values() if isinstance(
-            d.constructor, type) and issubclass(d.constructor, factory)]
+            d.constructor, type) and issubclass(d.constructor, factory)] or [
+            d for d in CONTROLLERS.values() if d.constructor.name == factory.name]
         options = descriptor.options(ControllerManagerConfiguration())
     return ControllerContext(
         client=client, clock=clock,

@@ -33,6 +33,7 @@ from kubegc.controllermanager.deleters import (
     RecordedCronJob,
     RecordedJob,
     RecordedPodGC,
+    RecordedStatefulSet,
     RecordedTaintEviction,
     RecordedTTLAfterFinished,
 )
@@ -49,7 +50,9 @@ from kubegc.controllers.nodelifecycle import NodeLifecycleController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
-from kubegc.controllers.statefulset import StatefulSetController
+from kubegc.controllers.volume.ephemeral import EphemeralController
+from kubegc.controllers.volume.pvcprotection import PVCProtectionController
+from kubegc.controllers.volume.pvprotection import PVProtectionController
 from kubegc.kubelet import Kubelet
 from kubegc.scheduler import Scheduler
 
@@ -117,7 +120,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
     "cronjob": ControllerDescriptor(RecordedCronJob, service_account="cronjob-controller"),
-    "statefulset": ControllerDescriptor(StatefulSetController,
+    "statefulset": ControllerDescriptor(RecordedStatefulSet,
                                         service_account="statefulset-controller"),
     "daemonset": ControllerDescriptor(DaemonSetsController,
                                       service_account="daemon-set-controller"),
@@ -133,4 +136,10 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "clusterrole-aggregation": ControllerDescriptor(
         ClusterRoleAggregationController,
         service_account="clusterrole-aggregation-controller"),
+    "ephemeral-volume-controller": ControllerDescriptor(
+        EphemeralController, service_account="ephemeral-volume-controller"),
+    "persistentvolumeclaim-protection-controller": ControllerDescriptor(
+        PVCProtectionController, service_account="pvc-protection-controller"),
+    "persistentvolume-protection-controller": ControllerDescriptor(
+        PVProtectionController, service_account="pv-protection-controller"),
 }
