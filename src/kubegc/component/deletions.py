@@ -1,6 +1,7 @@
 """Deletions made by controllers other than the garbage collector (pod GC, taint eviction,
-TTL-after-finished, the Job and CronJob controllers),
-as they hand them to kubegc's durable "why was this deleted" (``kubegc.io/v1
+TTL-after-finished, the Job and CronJob controllers, the StatefulSet, DaemonSet and
+Deployment controllers: history limits, scale-down, failed and outdated pods), as they hand
+them to kubegc's durable "why was this deleted" (``kubegc.io/v1
 DeletionRecord``, kubegc's own; upstream's answer is the audit log).
 
 A deleting controller is handed a ``DeletionSink`` and calls ``record_deletion`` once for
@@ -61,6 +62,21 @@ DELETION_REASONS = {
                               "failedJobsHistoryLimit; the oldest go first",
     "ConcurrencyPolicyReplace": "the CronJob controller: concurrencyPolicy Replace; the "
                                 "running Job makes way for the next scheduled one",
+    # the workload controllers' own deletions (history, pods)
+    "RevisionHistoryLimit": "the StatefulSet, DaemonSet or Deployment controller: an old "
+                            "revision (a ControllerRevision, a Deployment's empty ReplicaSet) "
+                            "beyond the owner's spec.revisionHistoryLimit; the oldest unused "
+                            "go first",
+    "ScaleDown": "the StatefulSet controller: the pod's ordinal is beyond spec.replicas; the "
+                 "highest goes first",
+    "PodFailed": "the StatefulSet or DaemonSet controller: the pod failed (a StatefulSet's: "
+                 "or succeeded) and is deleted to be created again",
+    "RollingUpdate": "the StatefulSet or DaemonSet controller, RollingUpdate: the pod has an "
+                     "old revision and makes way for one of the update revision",
+    "NodeNotEligible": "the DaemonSet controller: the pod's node should no longer run it "
+                       "(nodeSelector, a taint it does not tolerate, the node being deleted)",
+    "ExcessDaemonPod": "the DaemonSet controller: more than one of its pods on a node; all "
+                       "but the oldest go",
 }
 
 

@@ -30,26 +30,29 @@ from kubegc.api.auth import (
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.deleters import (
+    RecordedCronJob,
+    RecordedJob,
     RecordedNamespaceController,
     RecordedPodGC,
     RecordedReplicaSet,
     RecordedReplicationManager,
+    RecordedStatefulSet,
     RecordedTaintEviction,
     RecordedTTLAfterFinished,
 )
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
-from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
-from kubegc.controllers.job import JobController
 from kubegc.controllers.nodelifecycle import NodeLifecycleController
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
-from kubegc.controllers.statefulset import StatefulSetController
+from kubegc.controllers.volume.ephemeral import EphemeralController
+from kubegc.controllers.volume.pvcprotection import PVCProtectionController
+from kubegc.controllers.volume.pvprotection import PVProtectionController
 from kubegc.kubelet import Kubelet
 from kubegc.scheduler import Scheduler
 
@@ -110,14 +113,14 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                                   service_account="replication-controller"),
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
-    "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "job": ControllerDescriptor(RecordedJob, service_account="job-controller"),
     "ttl-after-finished-controller": ControllerDescriptor(
         RecordedTTLAfterFinished, lambda c: c.ttl_after_finished,
         service_account="ttl-after-finished-controller"),
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
-    "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
-    "statefulset": ControllerDescriptor(StatefulSetController,
+    "cronjob": ControllerDescriptor(RecordedCronJob, service_account="cronjob-controller"),
+    "statefulset": ControllerDescriptor(RecordedStatefulSet,
                                         service_account="statefulset-controller"),
     "daemonset": ControllerDescriptor(DaemonSetsController,
                                       service_account="daemon-set-controller"),
@@ -133,4 +136,10 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "clusterrole-aggregation": ControllerDescriptor(
         ClusterRoleAggregationController,
         service_account="clusterrole-aggregation-controller"),
+    "ephemeral-volume-controller": ControllerDescriptor(
+        EphemeralController, service_account="ephemeral-volume-controller"),
+    "persistentvolumeclaim-protection-controller": ControllerDescriptor(
+        PVCProtectionController, service_account="pvc-protection-controller"),
+    "persistentvolume-protection-controller": ControllerDescriptor(
+        PVProtectionController, service_account="pv-protection-controller"),
 }

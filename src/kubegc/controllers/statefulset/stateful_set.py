@@ -14,11 +14,18 @@ Contract, per StatefulSet ``set`` with ``replicas`` n:
     only once its predecessors are Running and Ready, and removed one at a time from the
     highest ordinal; ``Parallel`` creates and deletes without waiting; failed pods are
     deleted and re-created;
+  * revisions are ControllerRevisions owned by the set (``stateful_set_control``): a pod
+    is labelled ``controller-revision-hash`` with its revision's name; pods below the
+    ``partition`` are created from the current revision's template, the others from the
+    update revision's; history beyond ``revisionHistoryLimit`` is deleted;
   * ``RollingUpdate``: once all pods are Running and Ready, the highest-ordinal pod (at or
     above ``partition``) with an old revision is deleted to be re-created;
   * status: replicas, readyReplicas, availableReplicas, currentReplicas, updatedReplicas,
     currentRevision, updateRevision, observedGeneration, collisionCount.
-Not modelled: ControllerRevision objects (the revision is ``<set>-<template hash>``).
+Each DELETE it makes (a pod beyond the replicas, a failed pod, an outdated pod, an old
+revision) is handed to its ``DeletionSink`` with the rule that made it.
+kubegc: a set being deleted writes no revisions (upstream's may write one the garbage
+collector then deletes).
 Events: ``SuccessfulCreate`` "create Pod web-0 in StatefulSet web successful",
 ``SuccessfulDelete`` "delete Pod web-1 in StatefulSet web successful", and the claim and
 failure variants; component ``statefulset-controller``.
@@ -47,6 +54,7 @@ from kubegc.client.interface import DeleteOptions
 from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import Deletion, DeletionSink, NullDeletionSink, pod_reference
 from kubegc.controllers.controller_ref_manager import (
     PodControllerRefManager,
     fresh_controller_getter,
@@ -55,7 +63,6 @@ from kubegc.controllers.controller_ref_manager import (
 )
 from kubegc.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
-    compute_hash,
     controller_uid_index_func,
     ensure_indexers,
     filter_by_owner,
@@ -66,6 +73,18 @@ from kubegc.controllers.controller_utils import (
     selector_of,
     update_status_of,
 )
+from kubegc.controllers.history import (
+    CONTROLLER_REVISIONS,
+    ControllerHistory,
+    sort_controller_revisions,
+)
+from kubegc.controllers.statefulset.stateful_set_control import (
+    REVISION_LABEL,
+    Revisions,
+    get_stateful_set_revisions,
+    truncate_history,
+    versioned_set,
+)
 
 STATEFULSETS = GroupVersionResource("apps", "v1", "statefulsets")
 PVCS = GroupVersionResource("", "v1", "persistentvolumeclaims")
@@ -74,7 +93,6 @@ PVCS = GroupVersionResource("", "v1", "persistentvolumeclaims")
 STATUS_KEPT = (*zero_status_fields("apps", "statefulsets"), "collisionCount")
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-REVISION_LABEL = "controller-revision-hash"
 _ORDINAL = re.compile(r"^(.*)-([0-9]+)$")
 
 
@@ -87,29 +105,26 @@ def running_and_ready(pod: Obj) -> bool:
     return pod_phase(pod) == "Running" and is_pod_ready(pod)
 
 
-def update_revision(sts: Obj) -> str:
-    template = (sts.get("spec") or {}).get("template") or {}
-    # 0 hashes as unset: the status gets collisionCount 0 with its first write, which must
-    # not change the revision (nor that of sets stored before kubegc wrote it)
-    collisions = (sts.get("status") or {}).get("collisionCount") or None
-    return f"{name_of(sts)}-{compute_hash(template, collisions)}"
-
-
 class StatefulSetController(BaseController):
     """Keeps each StatefulSet's ordinal pods (and their claims)."""
 
     name = "statefulset"
     component = "statefulset-controller"
 
-    def __init__(self, ctx: ControllerContext[None]) -> None:
+    def __init__(self, ctx: ControllerContext[None], *,
+                 deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx)
         self.set_informer = self.informer_factory.for_resource(STATEFULSETS)
         self.pod_informer = self.informer_factory.for_resource(PODS)
-        self.synced_informers = [self.set_informer, self.pod_informer]
+        self.revision_informer = self.informer_factory.for_resource(CONTROLLER_REVISIONS)
+        self.synced_informers = [self.set_informer, self.pod_informer, self.revision_informer]
         self.primary_informer = self.set_informer
+        self.history = ControllerHistory(self.client, self.revision_informer)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
 
     def register_handlers(self) -> None:
         ensure_indexers(self.set_informer, {NAMESPACE_INDEX: meta_namespace_index_func})
+        ensure_indexers(self.revision_informer, {NAMESPACE_INDEX: meta_namespace_index_func})
         ensure_indexers(self.pod_informer, {CONTROLLER_UID_INDEX: controller_uid_index_func})
         self.set_informer.add_event_handler(FuncHandler(
             add=lambda s, _initial: self.enqueue(s), update=lambda _old, cur: self.enqueue(cur),
@@ -161,14 +176,37 @@ class StatefulSetController(BaseController):
                 fresh_controller_getter(self.client, STATEFULSETS, sts, "StatefulSet")))
         pods = await manager.claim_pods(
             candidates, lambda p: parent_and_ordinal(p)[0] == name_of(sts))
-        revision = update_revision(sts)
-        if not is_being_deleted(sts):
-            await self.update_stateful_set(sts, pods, revision)
+        if is_being_deleted(sts):
+            status = sts.get("status") or {}
+            revs = Revisions({"metadata": {"name": status.get("currentRevision") or ""}},
+                             {"metadata": {"name": status.get("updateRevision") or ""}},
+                             int(status.get("collisionCount") or 0))
+        else:
+            revisions = await self.adopt_orphan_revisions(
+                sts, self.history.list_controller_revisions(sts, selector))
+            revs = await get_stateful_set_revisions(self.history, sts, revisions)
+            await self.update_stateful_set(sts, pods, revs)
+            await truncate_history(self.history, self.deletions, sts, pods, revisions, revs,
+                                   deleter=self.component, clock=self.clock)
         await update_status_of(self.client, STATEFULSETS, sts,
-                               self.compute_status(sts, pods, revision), keep=STATUS_KEPT)
+                               self.compute_status(sts, pods, revs), keep=STATUS_KEPT)
         return None
 
-    async def update_stateful_set(self, sts: Obj, pods: list[Obj], revision: str) -> None:
+    async def adopt_orphan_revisions(self, sts: Obj, revisions: list[Obj]) -> list[Obj]:
+        """``adoptOrphanRevisions``: claim the matching revisions no one controls (a set
+        deleted with ``--cascade=orphan`` left them), once the set is known not to be
+        going; the revisions, sorted (``SortControllerRevisions``)."""
+        out = []
+        for revision in sort_controller_revisions(revisions):
+            if controller_ref_of(revision) is None:
+                await recheck_deletion_timestamp(fresh_controller_getter(
+                    self.client, STATEFULSETS, sts, "StatefulSet"))()
+                revision = await self.history.adopt_controller_revision(
+                    sts, revision, api_version="apps/v1", kind="StatefulSet")
+            out.append(revision)
+        return out
+
+    async def update_stateful_set(self, sts: Obj, pods: list[Obj], revs: Revisions) -> None:
         spec = sts.get("spec") or {}
         replicas = int(spec.get("replicas", 1))
         start = int((spec.get("ordinals") or {}).get("start") or 0)
@@ -181,10 +219,13 @@ class StatefulSetController(BaseController):
         for ordinal in wanted:
             pod = by_ordinal.get(ordinal)
             if pod is None:
-                await self.create_pod(sts, ordinal, revision)
+                await self.create_pod(sts, ordinal, revs)
                 healthy = False
             elif pod_phase(pod) in ("Failed", "Succeeded") and not is_being_deleted(pod):
-                await self.delete_pod(sts, pod)
+                await self.delete_pod(sts, pod, "PodFailed",
+                                      f"pod {name_of(pod)} of StatefulSet {name_of(sts)} "
+                                      f"had phase {pod_phase(pod)}: deleted to be created "
+                                      "again")
                 healthy = False
             elif is_being_deleted(pod) or not running_and_ready(pod):
                 healthy = False
@@ -197,11 +238,15 @@ class StatefulSetController(BaseController):
                 continue
             if monotonic and not healthy:
                 return
-            await self.delete_pod(sts, pod)
+            await self.delete_pod(sts, pod, "ScaleDown",
+                                  f"the ordinal of pod {name_of(pod)} was outside "
+                                  f"[{wanted.start}, {wanted.stop}) (spec.replicas "
+                                  f"{len(wanted)}) of StatefulSet {name_of(sts)}: the highest "
+                                  "ordinal goes first")
             if monotonic:
                 return
         if healthy and not condemned:
-            await self.roll(sts, by_ordinal, wanted, revision)
+            await self.roll(sts, by_ordinal, wanted, name_of(revs.update))
 
     async def roll(self, sts: Obj, by_ordinal: dict[int, Obj], wanted: range,
                    revision: str) -> None:
@@ -215,7 +260,11 @@ class StatefulSetController(BaseController):
             if ordinal < wanted.start + partition or pod is None:
                 break
             if labels_of(pod).get(REVISION_LABEL) != revision:
-                await self.delete_pod(sts, pod)
+                await self.delete_pod(sts, pod, "RollingUpdate",
+                                      f"pod {name_of(pod)} had revision "
+                                      f"{labels_of(pod).get(REVISION_LABEL)}, not the update "
+                                      f"revision {revision} of StatefulSet {name_of(sts)} "
+                                      f"(RollingUpdate, partition {partition})")
                 return
 
     def new_pod(self, sts: Obj, ordinal: int, revision: str) -> Obj:
@@ -270,8 +319,9 @@ class StatefulSetController(BaseController):
                                 f"create Claim {claim} Pod {pod_name} in StatefulSet "
                                 f"{name_of(sts)} success")
 
-    async def create_pod(self, sts: Obj, ordinal: int, revision: str) -> None:
-        pod = self.new_pod(sts, ordinal, revision)
+    async def create_pod(self, sts: Obj, ordinal: int, revs: Revisions) -> None:
+        versioned, revision = versioned_set(sts, ordinal, revs)
+        pod = self.new_pod(versioned, ordinal, revision)
         name = name_of(pod)
         await self.create_claims(sts, name)
         try:
@@ -286,11 +336,12 @@ class StatefulSetController(BaseController):
         self.recorder.event(sts, EVENT_TYPE_NORMAL, "SuccessfulCreate",
                             f"create Pod {name} in StatefulSet {name_of(sts)} successful")
 
-    async def delete_pod(self, sts: Obj, pod: Obj) -> None:
+    async def delete_pod(self, sts: Obj, pod: Obj, reason: str, message: str) -> None:
         """Delete ``pod`` as seen: its uid and resourceVersion are preconditions, since a
         pod of the same name comes back after each deletion and the decision depended on
         the pod's state (failed, condemned, outdated). A stale view fails with 404 or 409,
-        without an event: the sync runs again on what the informer brings."""
+        without an event: the sync runs again on what the informer brings. A DELETE that
+        succeeded is a Deletion for ``reason`` (the rule), saying ``message``."""
         name = name_of(pod)
         meta = pod.get("metadata") or {}
         options = DeleteOptions(preconditions_uid=meta.get("uid") or None,
@@ -305,12 +356,13 @@ class StatefulSetController(BaseController):
                                 f"delete Pod {name} in StatefulSet {name_of(sts)} failed "
                                 f"error: {err}")
             raise
+        self.deletions.record_deletion(Deletion(self.clock.now(), self.component,
+                                                pod_reference(pod), reason, message))
         self.recorder.event(sts, EVENT_TYPE_NORMAL, "SuccessfulDelete",
                             f"delete Pod {name} in StatefulSet {name_of(sts)} successful")
 
-    def compute_status(self, sts: Obj, pods: list[Obj], revision: str) -> dict[str, Any]:
-        old = sts.get("status") or {}
-        current_revision = old.get("currentRevision") or revision
+    def compute_status(self, sts: Obj, pods: list[Obj], revs: Revisions) -> dict[str, Any]:
+        current_revision, revision = name_of(revs.current), name_of(revs.update)
         now = self.clock.now()
         min_ready = int((sts.get("spec") or {}).get("minReadySeconds") or 0)
         created = [p for p in pods if pod_phase(p)]
@@ -325,7 +377,7 @@ class StatefulSetController(BaseController):
             "updatedReplicas": sum(1 for p in live
                                    if labels_of(p).get(REVISION_LABEL) == revision),
             "currentRevision": current_revision, "updateRevision": revision,
-            "collisionCount": int(old.get("collisionCount") or 0),
+            "collisionCount": revs.collision_count,
         }
         want = int((sts.get("spec") or {}).get("replicas", 1))
         if status["updatedReplicas"] == want and status["readyReplicas"] == want:

@@ -1,0 +1,133 @@
+"""Workload history against a real ``kubegc serve`` with the real kubectl: a StatefulSet's
+and a DaemonSet's ControllerRevisions (``kubectl rollout history`` / ``undo`` read and
+write them), trimmed to ``revisionHistoryLimit``; a Deployment's old ReplicaSets trimmed
+likewise; and what ``kubegc why -o json`` says of each trimmed object (the controller and
+its limit, never "deleted by a request"). ``kubegc plan`` of a set's delete predicts its
+revisions' fate as the live cluster then does it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Server, eventually
+
+
+def kubegc(server: Server, *args: str) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-m", "kubegc.cli", *args,
+                           "--kubeconfig", str(server.kubeconfig), "-o", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
+
+
+def items(server: Server, ns: str, kind: str) -> list[dict[str, Any]]:
+    got: list[dict[str, Any]] = json.loads(
+        server.kubectl("get", kind, "-n", ns, "-o", "json").stdout)["items"]
+    return got
+
+
+def revisions(server: Server, ns: str) -> list[dict[str, Any]]:
+    return sorted(items(server, ns, "controllerrevisions"), key=lambda r: r["revision"])
+
+
+def stateful_set(replicas: int = 1, limit: int = 2) -> str:
+    return json.dumps({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "web", "annotations": {"kubernetes.io/change-cause": "image 1"}},
+        "spec": {"replicas": replicas, "serviceName": "web", "revisionHistoryLimit": limit,
+                 "podManagementPolicy": "Parallel",
+                 "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}}, "spec": {
+                     "containers": [{"name": "c", "image": "busybox:1"}]}}}})
+
+
+def roll(server: Server, ns: str, what: str, version: int) -> None:
+    server.kubectl("annotate", "-n", ns, what, f"kubernetes.io/change-cause=image {version}",
+                   "--overwrite")
+    server.kubectl("set", "image", "-n", ns, what, f"c=busybox:{version}")
+    server.kubectl("rollout", "status", "-n", ns, what, "--timeout=60s", timeout=90)
+
+
+def images(server: Server, ns: str) -> set[str]:
+    return {p["spec"]["containers"][0]["image"] for p in items(server, ns, "pods")
+            if not p["metadata"].get("deletionTimestamp")}
+
+
+def test_statefulset_history_rollout_undo_and_why(server: Server, ns: str) -> None:
+    server.kubectl("apply", "-n", ns, "-f", "-", input=stateful_set(replicas=2))
+    server.kubectl("rollout", "status", "-n", ns, "sts/web", "--timeout=60s", timeout=90)
+    [first] = revisions(server, ns)
+    sts = json.loads(server.kubectl("get", "sts/web", "-n", ns, "-o", "json").stdout)
+    assert first["revision"] == 1
+    assert first["metadata"]["ownerReferences"] == [{
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web",
+        "uid": sts["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
+    hash_ = first["metadata"]["labels"]["controller.kubernetes.io/hash"]
+    assert first["metadata"]["name"] == f"web-{hash_}"
+    assert first["data"]["spec"]["template"]["$patch"] == "replace"
+    assert sts["status"]["currentRevision"] == sts["status"]["updateRevision"] == f"web-{hash_}"
+    assert {p["metadata"]["labels"]["controller-revision-hash"]
+            for p in items(server, ns, "pods")} == {f"web-{hash_}"}
+
+    for version in range(2, 6):
+        roll(server, ns, "sts/web", version)
+    eventually(lambda: [r["revision"] for r in revisions(server, ns)] == [3, 4, 5],
+               what="history trimmed to revisions 3, 4, 5")
+    history = server.kubectl("rollout", "history", "-n", ns, "sts/web").stdout
+    assert history.split("\n", 1)[1].split() == [
+        "REVISION", "CHANGE-CAUSE", "3", "image", "3", "4", "image", "4", "5", "image", "5"]
+    assert "busybox:4" in server.kubectl("rollout", "history", "-n", ns, "sts/web",
+                                         "--revision=4").stdout
+
+    report = kubegc(server, "why", f"controllerrevision/{first['metadata']['name']}", "-n", ns)
+    assert report["conclusion"].startswith(
+        f"ControllerRevision/{first['metadata']['name']} was deleted by statefulset-controller")
+    [entry] = report["entries"]
+    assert (entry["deleter"], entry["reason"]) == ("statefulset-controller",
+                                                   "RevisionHistoryLimit")
+    assert "revisionHistoryLimit 2 of StatefulSet web" in entry["message"]
+
+    server.kubectl("rollout", "undo", "-n", ns, "sts/web")
+    server.kubectl("rollout", "status", "-n", ns, "sts/web", "--timeout=60s", timeout=90)
+    eventually(lambda: images(server, ns) == {"busybox:4"}, what="rolled back to busybox:4")
+    eventually(lambda: [(r["revision"], r["metadata"]["annotations"][
+        "kubernetes.io/change-cause"]) for r in revisions(server, ns)] == [
+        (3, "image 3"), (5, "image 5"), (6, "image 4")], what="revision 4 renumbered 6")
+
+
+@pytest.mark.parametrize("cascade", ["background", "foreground", "orphan"])
+def test_plan_of_a_statefulset_delete_predicts_its_revisions(server: Server, ns: str,
+                                                             cascade: str) -> None:
+    server.kubectl("apply", "-n", ns, "-f", "-", input=stateful_set())
+    server.kubectl("rollout", "status", "-n", ns, "sts/web", "--timeout=60s", timeout=90)
+    roll(server, ns, "sts/web", 2)
+    eventually(lambda: len(revisions(server, ns)) == 2, what="two revisions")
+    plan = kubegc(server, "plan", "delete", "sts/web", "-n", ns, f"--cascade={cascade}")
+    assert plan["verdict"]["completes"], plan["verdict"]
+    predicted = sorted((o["kind"], o["name"]) for o in plan["deleted"])
+    if cascade == "orphan":
+        assert predicted == [("StatefulSet", "web")]
+    else:
+        assert sorted(k for k, _ in predicted) == [
+            "ControllerRevision", "ControllerRevision", "Pod", "StatefulSet"]
+    before = {(o["kind"], o["metadata"]["name"])
+              for kind in ("sts", "controllerrevisions", "pods")
+              for o in items(server, ns, kind)}
+    server.kubectl("delete", "sts/web", "-n", ns, f"--cascade={cascade}", "--wait=false")
+
+    def remaining() -> set[tuple[str, str]]:
+        return {(o["kind"], o["metadata"]["name"])
+                for kind in ("sts", "controllerrevisions", "pods")
+                for o in items(server, ns, kind)}
+
+    eventually(lambda: remaining() == before - set(predicted), timeout=60,
+               what=f"the live {cascade} delete does what the plan said")
+    if cascade == "orphan":
+        assert all(not r["metadata"].get("ownerReferences") for r in revisions(server, ns))
