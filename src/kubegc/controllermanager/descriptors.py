@@ -30,6 +30,8 @@ from kubegc.api.auth import (
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.deleters import (
+    RecordedCronJob,
+    RecordedJob,
     RecordedPodGC,
     RecordedStatefulSet,
     RecordedTaintEviction,
@@ -38,13 +40,11 @@ from kubegc.controllermanager.deleters import (
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
-from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
-from kubegc.controllers.job import JobController
 from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.nodelifecycle import NodeLifecycleController
 from kubegc.controllers.replicaset import ReplicaSetController
@@ -113,13 +113,13 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                                   service_account="replication-controller"),
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
-    "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "job": ControllerDescriptor(RecordedJob, service_account="job-controller"),
     "ttl-after-finished-controller": ControllerDescriptor(
         RecordedTTLAfterFinished, lambda c: c.ttl_after_finished,
         service_account="ttl-after-finished-controller"),
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
-    "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
+    "cronjob": ControllerDescriptor(RecordedCronJob, service_account="cronjob-controller"),
     "statefulset": ControllerDescriptor(RecordedStatefulSet,
                                         service_account="statefulset-controller"),
     "daemonset": ControllerDescriptor(DaemonSetsController,

@@ -25,10 +25,12 @@ from kubegc.controllers.garbagecollector.records import DeletionRecord
 #: recreated while the delete proceeds). Pod GC deletes the pods of a deleted node. The
 #: protection controllers release the finalizers of claims no pod uses any more and of
 #: volumes not Bound: a claim deleted with its pod (an ephemeral volume's) goes once the pod
-#: is gone, a claim in use waits for its pods.
+#: is gone, a claim in use waits for its pods. TTL-after-finished deletes the finished Jobs
+#: whose TTL runs out within the horizon (an orphaned Job it deletes is no survivor).
 PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
                     "persistentvolumeclaim-protection-controller",
-                    "persistentvolume-protection-controller")
+                    "persistentvolume-protection-controller",
+                    "ttl-after-finished-controller")
 
 
 class Simulation(Protocol):

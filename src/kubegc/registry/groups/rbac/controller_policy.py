@@ -33,7 +33,8 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule(STATUS_PATCH, "batch", "cronjobs/status"),
         rule("update", "batch", "cronjobs/finalizers"),
         rule("list delete", "", "pods"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "daemon-set-controller": (
         rule(READ, "extensions apps", "daemonsets"),
         rule(STATUS_PATCH, "extensions apps", "daemonsets/status"),
@@ -79,7 +80,8 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule(STATUS_PATCH, "batch", "jobs/status"),
         rule("update", "batch", "jobs/finalizers"),
         rule("list watch create delete patch", "", "pods"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "namespace-controller": (
         rule("get list watch delete", "", "namespaces"),
         rule("update", "", "namespaces/finalize namespaces/status"),
