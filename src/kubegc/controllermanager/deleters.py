@@ -17,6 +17,7 @@ from kubegc.component.config import (
 )
 from kubegc.component.context import ControllerContext
 from kubegc.component.deletions import DeletionSink
+from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.statefulset import StatefulSetController
@@ -75,6 +76,12 @@ class RecordedTTLAfterFinished(_Recorded, TTLAfterFinishedController):
 
 
 class RecordedStatefulSet(_Recorded, StatefulSetController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedDaemonSet(_Recorded, DaemonSetsController):
     def __init__(self, ctx: ControllerContext[None]) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)
