@@ -159,6 +159,6 @@ async def test_a_job_made_again_under_its_name_is_not_deleted_by_a_stale_cronjob
                                        ManualClock()))
     cron: Obj = {"apiVersion": "batch/v1", "kind": "CronJob",
                  "metadata": {"name": "nightly", "namespace": NS, "uid": "u"}, "status": {}}
-    assert not await cj.delete_job(cron, old)
+    assert not await cj.delete_job(cron, old, "SuccessfulJobsHistoryLimit", "over the limit")
     assert (await client.get(JOBS, "nightly-1", namespace=NS))["metadata"]["uid"] == (
         new["metadata"]["uid"])

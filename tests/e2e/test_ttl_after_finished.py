@@ -1,8 +1,10 @@
 """Finished Jobs cleaned up, against a real ``kubegc serve`` with the real kubectl: a Job
 with ``ttlSecondsAfterFinished`` completes, then the TTL-after-finished controller deletes
 it in the foreground (its pods first, through the garbage collector), and ``kubegc why``
-names that controller and the TTL for the Job and for its pods. The cluster clock runs 10
-times faster (``--time-scale``): the 30 s TTL is three seconds.
+names that controller and the TTL for the Job and for its pods; a CronJob's history trim
+(``successfulJobsHistoryLimit``), which ``why`` puts on the CronJob controller. The
+cluster clock runs 30 times faster (``--time-scale``): the 90 s TTL is three seconds, a
+CronJob's minute two.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 
 from tests.e2e.conftest import Server, eventually, start_server, stop_server
 
-SCALE = 10
+SCALE = 30
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +83,7 @@ def finished(server: Server, ns: str, name: str) -> dict[str, Any] | None:
 def test_a_finished_job_with_a_ttl_is_deleted_with_its_pods_and_why_says_so(
         ttl_server: Server, tns: str) -> None:
     s = ttl_server
-    s.kubectl("create", "-n", tns, "-f", "-", input=job("pi", 30))
+    s.kubectl("create", "-n", tns, "-f", "-", input=job("pi", 90))
     created = eventually(lambda: get(s, "job", "pi", "-n", tns), what="the Job")
     pods = eventually(lambda: pods_of(s, tns, created["metadata"]["uid"]), what="its pod")
     done = eventually(lambda: finished(s, tns, "pi"), timeout=60, what="the Job complete")
@@ -95,7 +97,7 @@ def test_a_finished_job_with_a_ttl_is_deleted_with_its_pods_and_why_says_so(
     assert len(ttl) == 1, report
     entry = ttl[0]
     assert (entry["reason"], entry["propagationPolicy"]) == ("TTLAfterFinished", "Foreground")
-    assert "ttlSecondsAfterFinished 30" in entry["message"]
+    assert "ttlSecondsAfterFinished 90" in entry["message"]
     assert entry["rule"] == "TTL-after-finished: the Job finished ttlSecondsAfterFinished ago"
     assert report["conclusion"].startswith(
         "Job/pi was deleted by ttl-after-finished-controller (DELETE sent at ")
@@ -107,7 +109,7 @@ def test_a_finished_job_with_a_ttl_is_deleted_with_its_pods_and_why_says_so(
     [cause] = pod["causes"]
     assert cause["object"]["kind"] == "Job"
     assert "ttl-after-finished-controller" in cause["conclusion"]
-    assert "ttlSecondsAfterFinished 30" in cause["conclusion"]
+    assert "ttlSecondsAfterFinished 90" in cause["conclusion"]
 
 
 def test_a_job_without_a_ttl_stays(ttl_server: Server, tns: str) -> None:
@@ -120,3 +122,31 @@ def test_a_job_without_a_ttl_stays(ttl_server: Server, tns: str) -> None:
     eventually(lambda: get(s, "job", "gone", "-n", tns) is None, timeout=60,
                what="the TTL-0 Job deleted")
     assert get(s, "job", "kept", "-n", tns) is not None
+
+
+def test_a_cronjob_history_trim_is_explained(ttl_server: Server, tns: str) -> None:
+    s = ttl_server
+    s.kubectl("create", "-n", tns, "-f", "-", input=json.dumps({
+        "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick"},
+        "spec": {"schedule": "*/1 * * * *", "successfulJobsHistoryLimit": 1,
+                 "jobTemplate": {"spec": {"template": {"spec": {
+                     "restartPolicy": "Never",
+                     "containers": [{"name": "c", "image": "busybox"}]}}}}}}))
+    seen: list[str] = []
+
+    def trimmed() -> str | None:
+        listed = get(s, "jobs", "-n", tns) or {"items": []}
+        names = sorted(j["metadata"]["name"] for j in listed["items"])
+        seen.extend(n for n in names if n not in seen)
+        gone = [n for n in sorted(seen) if n not in names]
+        return gone[0] if gone else None
+
+    first = eventually(trimmed, timeout=60, what="the oldest Job trimmed")
+    report = why(s, f"job/{first}", tns)
+    entry = report["entries"][-1]
+    assert (entry["deleter"], entry["reason"], entry["propagationPolicy"]) == (
+        "cronjob-controller", "SuccessfulJobsHistoryLimit", "Background")
+    assert entry["message"].startswith("CronJob tick keeps successfulJobsHistoryLimit 1: ")
+    assert entry["rule"].startswith("the CronJob controller: more finished successful Jobs")
+    assert report["conclusion"].startswith(
+        f"Job/{first} was deleted by the CronJob controller (cronjob-controller) ")

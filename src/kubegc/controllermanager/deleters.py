@@ -2,7 +2,7 @@
 its deletions as DeletionRecords (kubegc's own: upstream's answer to "who deleted it" is
 the audit log): pod GC, taint eviction, TTL-after-finished, and the workload
 controllers whose history limits and pod rules delete (StatefulSet, DaemonSet,
-Deployment), as the manager runs them. The controllers take a
+Deployment, Job, CronJob), as the manager runs them. The controllers take a
 ``kubegc.component.deletions.DeletionSink``; this module hands them the durable one
 and starts and stops it with them (``stop`` writes every queued record) — or, in the
 planner's simulation, the manager's in-memory sink (``ControllerContext.deletions``)."""
@@ -17,8 +17,10 @@ from kubegc.component.config import (
 )
 from kubegc.component.context import ControllerContext
 from kubegc.component.deletions import DeletionSink
+from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
+from kubegc.controllers.job import JobController
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.controllers.tainteviction import TaintEvictionController
@@ -71,6 +73,18 @@ class RecordedTaintEviction(_Recorded, TaintEvictionController):
 class RecordedTTLAfterFinished(_Recorded, TTLAfterFinishedController):
     def __init__(self, ctx: ControllerContext[TTLAfterFinishedControllerConfiguration]
                  ) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedJob(_Recorded, JobController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedCronJob(_Recorded, CronJobController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)
 

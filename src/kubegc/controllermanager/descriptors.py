@@ -30,7 +30,9 @@ from kubegc.api.auth import (
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.deleters import (
+    RecordedCronJob,
     RecordedDaemonSet,
+    RecordedJob,
     RecordedPodGC,
     RecordedStatefulSet,
     RecordedTaintEviction,
@@ -39,17 +41,18 @@ from kubegc.controllermanager.deleters import (
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
-from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
-from kubegc.controllers.job import JobController
 from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.nodelifecycle import NodeLifecycleController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
+from kubegc.controllers.volume.ephemeral import EphemeralController
+from kubegc.controllers.volume.pvcprotection import PVCProtectionController
+from kubegc.controllers.volume.pvprotection import PVProtectionController
 from kubegc.kubelet import Kubelet
 from kubegc.scheduler import Scheduler
 
@@ -110,13 +113,13 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                                   service_account="replication-controller"),
     "deployment": ControllerDescriptor(DeploymentController,
                                        service_account="deployment-controller"),
-    "job": ControllerDescriptor(JobController, service_account="job-controller"),
+    "job": ControllerDescriptor(RecordedJob, service_account="job-controller"),
     "ttl-after-finished-controller": ControllerDescriptor(
         RecordedTTLAfterFinished, lambda c: c.ttl_after_finished,
         service_account="ttl-after-finished-controller"),
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
-    "cronjob": ControllerDescriptor(CronJobController, service_account="cronjob-controller"),
+    "cronjob": ControllerDescriptor(RecordedCronJob, service_account="cronjob-controller"),
     "statefulset": ControllerDescriptor(RecordedStatefulSet,
                                         service_account="statefulset-controller"),
     "daemonset": ControllerDescriptor(RecordedDaemonSet,
@@ -133,4 +136,10 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "clusterrole-aggregation": ControllerDescriptor(
         ClusterRoleAggregationController,
         service_account="clusterrole-aggregation-controller"),
+    "ephemeral-volume-controller": ControllerDescriptor(
+        EphemeralController, service_account="ephemeral-volume-controller"),
+    "persistentvolumeclaim-protection-controller": ControllerDescriptor(
+        PVCProtectionController, service_account="pvc-protection-controller"),
+    "persistentvolume-protection-controller": ControllerDescriptor(
+        PVProtectionController, service_account="pv-protection-controller"),
 }

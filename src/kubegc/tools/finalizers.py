@@ -9,7 +9,8 @@ Lease called ``8f2a1c.backup.example.com`` says nothing about ``example.com/hold
 * the user's mapping file (``--controllers-file``, ``ControllerMap``), first;
 * the well-known upstream finalizers: ``orphan`` / ``foregroundDeletion`` — the garbage
   collector; ``kubernetes`` — the namespace controller; ``kubernetes.io/pv-protection`` /
-  ``pvc-protection``, ``batch.kubernetes.io/job-tracking`` — other kube-controller-manager
+  ``pvc-protection`` (said of the object: the pods using the claim, the claim of the
+  volume, ``volumes``), ``batch.kubernetes.io/job-tracking`` — other kube-controller-manager
   controllers (evidence: the ``kube-system/kube-controller-manager`` leader-election Lease,
   or, on kubegc, which serves ``kubegc.io``, the kubegc process itself);
   ``customresourcecleanup.apiextensions.k8s.io`` — the API server (alive: it answered);
@@ -34,8 +35,10 @@ from typing import Any
 import yaml
 
 from kubegc.api.types import Obj
+from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef, age, human_duration
+from kubegc.tools.volumes import pv_protection_when, pvc_protection_when
 
 CONTROLLER_MANAGER = "kube-controller-manager"
 
@@ -162,10 +165,21 @@ def who_removes(finalizer: str, obj: Obj, inv: Inventory,
     builtin = _BUILTIN.get(finalizer)
     if builtin is not None:
         who, when, skips = builtin
+        when = _removes_when(finalizer, obj, inv, when)
         evidence = (_api_server_alive(inv) if finalizer.startswith("customresourcecleanup")
                     else controller_manager_evidence(inv))
         return Remover(finalizer, who, "built-in", when, skips, evidence)
     return _published(finalizer, inv)
+
+
+def _removes_when(finalizer: str, obj: Obj, inv: Inventory, default: str) -> str:
+    """A built-in remover's condition, said of ``obj`` where the rule names what holds it
+    (the pods using a claim, the claim of a Bound volume: ``volumes``)."""
+    if finalizer == PVC_PROTECTION_FINALIZER and obj.get("kind") == "PersistentVolumeClaim":
+        return pvc_protection_when(obj, inv)
+    if finalizer == PV_PROTECTION_FINALIZER and obj.get("kind") == "PersistentVolume":
+        return pv_protection_when(obj)
+    return default
 
 
 def _mapped(finalizer: str, entry: ControllerEntry, inv: Inventory) -> Remover:

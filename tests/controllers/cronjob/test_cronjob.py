@@ -13,12 +13,15 @@ from kubegc.api.clock import ManualClock
 from kubegc.api.meta import controller_ref_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.client.cache import SharedInformerFactory
 from kubegc.client.fake import FakeClient
 from kubegc.client.interface import DeleteOptions
+from kubegc.component.deletions import InMemoryDeletionSink
 from kubegc.controllers.cronjob.cronjob_controllerv2 import CronJobController
 from kubegc.testing import Cluster
 
 from ..workload_harness import (
+    context_for,
     event_messages,
     eventually,
     objects,
@@ -241,3 +244,31 @@ async def test_e2e_11_cronjob_creates_jobs_on_schedule_and_cascades() -> None:
             return not any(lists)
 
         await wait_for(all_gone, what="cronjob, job and pods gone")
+
+
+async def test_its_job_deletions_are_recorded_with_their_rule() -> None:
+    client, clock, _ = setup(successfulJobsHistoryLimit=1)
+    informers = SharedInformerFactory(client, clock=clock)
+    sink = InMemoryDeletionSink()
+    cc = CronJobController(context_for(CronJobController, client, clock, informers=informers),
+                           deletions=sink)
+    await cc.start()
+    informers.start()
+    try:
+        for minute in (1, 2):
+            clock.advance(60 if minute > 1 else 61)
+            await eventually(lambda m=minute: f"simple-{MINUTE0 + m}" in job_names(client))
+            await quiet(cc)
+            finish(client, f"simple-{MINUTE0 + minute}", "Complete",
+                   f"2026-01-01T00:0{minute}:30Z")
+            await quiet(cc)
+        await eventually(lambda: len(sink) == 1, what="the history trim recorded")
+    finally:
+        await cc.stop()
+        await informers.stop()
+    [trim] = sink.deletions
+    assert (trim.deleter, trim.reason, trim.object.kind, trim.object.name) == (
+        "cronjob-controller", "SuccessfulJobsHistoryLimit", "Job", f"simple-{MINUTE0 + 1}")
+    assert trim.message == ("CronJob simple keeps successfulJobsHistoryLimit 1: 2 Complete "
+                            "Jobs, the 1 oldest deleted")
+    assert trim.propagation_policy == "Background"

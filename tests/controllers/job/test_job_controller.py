@@ -4,19 +4,25 @@ pod failure backoff, conditions and events, finalizers of orphaned pods."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import pytest
 
 from kubegc.api.clock import ManualClock
 from kubegc.api.meta import controller_ref_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.client.cache import SharedInformerFactory
 from kubegc.client.fake import FakeClient
+from kubegc.component.deletions import InMemoryDeletionSink
 from kubegc.controllers.job.job_controller import JobController
 from kubegc.controllers.job.util import JOB_TRACKING_FINALIZER, BackoffRecord
 from kubegc.testing import Cluster
 
 from ..workload_harness import (
     PODS,
+    context_for,
     event_messages,
     eventually,
     objects,
@@ -246,3 +252,50 @@ async def test_cluster_job_runs_pods_to_completion() -> None:
         assert pod["metadata"]["labels"]["batch.kubernetes.io/controller-uid"] == created[
             "metadata"]["uid"]
         assert controller_ref_of(pod)["uid"] == created["metadata"]["uid"]  # type: ignore[index]
+
+
+@contextlib.asynccontextmanager
+async def recording(client: FakeClient, clock: ManualClock
+                    ) -> AsyncIterator[tuple[JobController, InMemoryDeletionSink]]:
+    """The Job controller handed an in-memory DeletionSink (the manager hands it the
+    DeletionRecord one)."""
+    informers = SharedInformerFactory(client, clock=clock)
+    sink = InMemoryDeletionSink()
+    jc = JobController(context_for(JobController, client, clock, informers=informers),
+                       deletions=sink)
+    await jc.start()
+    informers.start()
+    try:
+        yield jc, sink
+    finally:
+        await jc.stop()
+        await informers.stop()
+
+
+async def test_its_pod_deletions_are_recorded_with_their_rule() -> None:
+    clock = ManualClock()
+    client = FakeClient(clock=clock)
+    body = job(parallelism=3, completions=10)
+    body["spec"]["activeDeadlineSeconds"] = 100
+    client.add_object(JOBS, body)
+    async with recording(client, clock) as (jc, sink):
+        await eventually(lambda: len(active_pods(client)) == 3)
+        stored = client.stored(JOBS, "pi", namespace="ns")
+        assert stored is not None
+        stored["spec"]["parallelism"] = 2
+        await client.update(JOBS, stored, namespace="ns")
+        await eventually(lambda: len(sink) == 1, what="the scale-down recorded")
+        await quiet(jc)
+        clock.advance(100)
+        await eventually(lambda: len(sink) == 3, what="the deadline's deletions recorded")
+        await quiet(jc)
+    [scaled, *deadline] = sink.deletions
+    assert (scaled.deleter, scaled.reason, scaled.object.kind) == (
+        "job-controller", "TooManyActivePods", "Pod")
+    assert scaled.message == ("Job pi wants 2 active pods (parallelism 2, completions 10, "
+                              "0 succeeded); 3 were active")
+    assert {d.reason for d in deadline} == {"DeadlineExceeded"}
+    assert deadline[0].message == ("Job pi: Job was active longer than specified deadline "
+                                   "(activeDeadlineSeconds 100)")
+    deadline_pods = {d.object.name for d in deadline}
+    assert len(deadline_pods) == 2 and scaled.object.name not in deadline_pods

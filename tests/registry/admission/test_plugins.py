@@ -12,10 +12,12 @@ from tests.registry.conftest import manifest, target
 
 
 def test_the_default_set_and_the_flags() -> None:
-    assert enabled_plugins() == {"NamespaceLifecycle", "DefaultTolerationSeconds"}
+    assert enabled_plugins() == {"NamespaceLifecycle", "DefaultTolerationSeconds",
+                                 "StorageObjectInUseProtection"}
     assert enabled_plugins(["OwnerReferencesPermissionEnforcement"],
                            ["DefaultTolerationSeconds", "ResourceQuota"]) == {
-        "NamespaceLifecycle", "OwnerReferencesPermissionEnforcement"}
+        "NamespaceLifecycle", "OwnerReferencesPermissionEnforcement",
+        "StorageObjectInUseProtection"}
     assert overlapping(["A", "B"], ["B", "A", "C"]) == (
         "[A B] in enable-admission-plugins and disable-admission-plugins overlapped")
     assert overlapping(["A"], ["B"]) is None

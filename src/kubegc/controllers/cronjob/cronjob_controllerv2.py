@@ -14,11 +14,14 @@ Contract, per CronJob ``cj`` (times from the injected clock):
     ``lastSuccessfulTime``; beyond ``successfulJobsHistoryLimit``/``failedJobsHistoryLimit``
     the oldest finished Jobs are deleted with propagation Background (``SuccessfulDelete``);
   * the key is requeued (delayed) for just after the next activation.
-Component ``cronjob-controller``.
+Component ``cronjob-controller``. Each Job DELETE that succeeded is handed to the
+``DeletionSink`` with its rule (``SuccessfulJobsHistoryLimit``, ``FailedJobsHistoryLimit``,
+``ConcurrencyPolicyReplace``), so ``kubegc why job/x`` names the CronJob controller.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from datetime import datetime
 from typing import Any
@@ -42,6 +45,12 @@ from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import (
+    Deletion,
+    DeletionSink,
+    NullDeletionSink,
+    object_reference,
+)
 from kubegc.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
     NAMESPACE_TERMINATING_CAUSE,
@@ -70,8 +79,10 @@ class CronJobController(BaseController):
     name = "cronjob"
     component = "cronjob-controller"
 
-    def __init__(self, ctx: ControllerContext[None]) -> None:
+    def __init__(self, ctx: ControllerContext[None], deletions: DeletionSink | None = None
+                 ) -> None:
         super().__init__(ctx)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.cj_informer = self.informer_factory.for_resource(CRONJOBS)
         self.job_informer = self.informer_factory.for_resource(JOBS)
         self.synced_informers = [self.cj_informer, self.job_informer]
@@ -285,7 +296,10 @@ class CronJobController(BaseController):
             except Exception as err:
                 self.recorder.event(cj, EVENT_TYPE_WARNING, "FailedGet", f"Get job: {err}")
                 raise
-            if not await self.delete_job(cj, job):
+            if not await self.delete_job(cj, job, "ConcurrencyPolicyReplace",
+                                         f"CronJob {name_of(cj)}: concurrencyPolicy Replace; "
+                                         f"job {name_of(job)} was still active at the next "
+                                         "scheduled time"):
                 raise RuntimeError(f"could not replace job {namespace_of(job)}/{name_of(job)}")
 
     async def _create_job(self, cj: Obj, scheduled: datetime, schedule: cu.Schedule,
@@ -311,8 +325,9 @@ class CronJobController(BaseController):
                             f"Created job {name_of(job)}")
         return job
 
-    async def delete_job(self, cj: Obj, job: Obj) -> bool:
-        """Delete a Job and its pods (propagation Background) and drop it from ``active``."""
+    async def delete_job(self, cj: Obj, job: Obj, reason: str, message: str) -> bool:
+        """Delete a Job and its pods (propagation Background) and drop it from ``active``;
+        the DELETE is recorded with ``reason`` and ``message``."""
         try:
             await self.client.delete(JOBS, name_of(job), namespace=namespace_of(job),
                                      options=DeleteOptions(
@@ -327,13 +342,18 @@ class CronJobController(BaseController):
         self._delete_from_active(cj, uid_of(job))
         self.recorder.event(cj, EVENT_TYPE_NORMAL, "SuccessfulDelete",
                             f"Deleted job {name_of(job)}")
+        with contextlib.suppress(Exception):  # a record never fails a deletion
+            self.deletions.record_deletion(Deletion(
+                self.clock.now(), self.component, object_reference(job, "batch/v1", "Job"),
+                reason, message, propagation_policy=str(DeletionPropagation.BACKGROUND)))
         return True
 
     async def cleanup_finished_jobs(self, cj: Obj, jobs: list[Obj]) -> None:
         """Delete the oldest finished Jobs beyond the history limits."""
         spec = cj.get("spec") or {}
-        for wanted, limit_key in (("Complete", "successfulJobsHistoryLimit"),
-                                  ("Failed", "failedJobsHistoryLimit")):
+        for wanted, limit_key, reason in (
+                ("Complete", "successfulJobsHistoryLimit", "SuccessfulJobsHistoryLimit"),
+                ("Failed", "failedJobsHistoryLimit", "FailedJobsHistoryLimit")):
             limit = spec.get(limit_key)
             if limit is None:
                 continue
@@ -343,4 +363,6 @@ class CronJobController(BaseController):
             if excess <= 0:
                 continue
             for job in sorted(finished, key=cu.job_start_key)[:excess]:
-                await self.delete_job(cj, job)
+                await self.delete_job(cj, job, reason, (
+                    f"CronJob {name_of(cj)} keeps {limit_key} {limit}: {len(finished)} "
+                    f"{wanted} Jobs, the {excess} oldest deleted"))

@@ -19,7 +19,10 @@ Contract, per Job ``job``:
   * pods whose Job is gone or finished get their tracking finalizer removed (the orphan
     queue), so the garbage collector can delete them.
 Events: ``SuccessfulCreate`` "Created pod: x", ``SuccessfulDelete``, ``Completed`` "Job
-completed", ``BackoffLimitExceeded`` …; component ``job-controller``.
+completed", ``BackoffLimitExceeded`` …; component ``job-controller``. Each pod DELETE that
+succeeded is handed to the ``DeletionSink`` with the rule that made it (the Job's condition
+reason — ``BackoffLimitExceeded``, ``DeadlineExceeded``, ``CompletionsReached`` — or
+``TooManyActivePods``, ``JobSuspended``), so ``kubegc why pod/x`` names the Job controller.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler, meta_name
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import DeletionSink, NullDeletionSink
 from kubegc.component.objects import JOB, POD
 from kubegc.controllers.controller_ref_manager import (
     PodControllerRefManager,
@@ -71,8 +75,10 @@ class JobController(BaseController):
     name = "job"
     component = "job-controller"
 
-    def __init__(self, ctx: ControllerContext[None]) -> None:
+    def __init__(self, ctx: ControllerContext[None], deletions: DeletionSink | None = None
+                 ) -> None:
         super().__init__(ctx)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.job_informer = self.informer_factory.for_resource(JOBS)
         self.pod_informer = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.job_informer, self.pod_informer]

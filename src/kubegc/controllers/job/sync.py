@@ -32,6 +32,7 @@ from kubegc.client.cache import meta_namespace_key
 from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING
 from kubegc.client.interface import PatchType
 from kubegc.component.base_controller import ControllerView
+from kubegc.component.deletions import DeletionSink
 from kubegc.controllers.controller_utils import (
     SLOW_START_INITIAL_BATCH_SIZE,
     PodControl,
@@ -61,6 +62,9 @@ class JobControllerLike(ControllerView, Protocol):
 
     @property
     def written_status(self) -> dict[str, str]: ...
+
+    @property
+    def deletions(self) -> DeletionSink: ...
 
 
 #: Most pods created or deleted by one sync (upstream ``MaxPodCreateDeletePerSync``).
@@ -180,7 +184,8 @@ def wanted_active(ctx: JobContext) -> int:
 async def manage_job(ctx: JobContext) -> None:
     jm = ctx.jm
     if ctx.spec.get("suspend"):
-        ctx.active -= await delete_job_pods(ctx, ctx.active_pods)
+        ctx.active -= await delete_job_pods(ctx, ctx.active_pods, ju.REASON_JOB_SUSPENDED,
+                                            f"Job {name_of(ctx.job)} is suspended")
         if ju.ensure_condition(ctx.status, ju.JOB_SUSPENDED, "True", "JobSuspended",
                                "Job suspended", ctx.now):
             jm.recorder.event(ctx.job, EVENT_TYPE_NORMAL, "Suspended", "Job suspended")
@@ -194,7 +199,11 @@ async def manage_job(ctx: JobContext) -> None:
         count = min(ctx.active - want, MAX_POD_CREATE_DELETE_PER_SYNC)
         victims = sort_pods_for_deletion(ctx.active_pods, [0] * ctx.active, ctx.now)[:count]
         jm.expectations.expect_deletions(ctx.key, [meta_namespace_key(p) for p in victims])
-        ctx.active -= await delete_job_pods(ctx, victims)
+        ctx.active -= await delete_job_pods(
+            ctx, victims, ju.REASON_TOO_MANY_ACTIVE_PODS,
+            f"Job {name_of(ctx.job)} wants {want} active pods (parallelism "
+            f"{ctx.spec.get('parallelism', 1)}, completions {ctx.spec.get('completions')}, "
+            f"{ctx.succeeded} succeeded); {ctx.active} were active")
     elif ctx.active < want:
         remaining = ctx.new_backoff.remaining(ctx.now)
         if remaining > 0:
@@ -222,7 +231,8 @@ async def create_pods(ctx: JobContext, count: int) -> None:
         ctx.errors.append(err)
 
 
-async def delete_job_pods(ctx: JobContext, pods: list[Obj]) -> int:
+async def delete_job_pods(ctx: JobContext, pods: list[Obj], reason: str, message: str
+                          ) -> int:
     """Remove the finalizer, then delete (scale-down, suspend): such pods are not failures."""
     jm = ctx.jm
 
@@ -232,6 +242,7 @@ async def delete_job_pods(ctx: JobContext, pods: list[Obj]) -> int:
             if patch is not None:
                 await jm.pod_control.patch_pod(namespace_of(pod), name_of(pod), patch)
             await jm.pod_control.delete_pod(pod, ctx.job)
+            ju.record_pod_deletion(jm.deletions, pod, reason, message, jm.clock.now())
         except Exception as err:
             jm.expectations.deletion_observed(ctx.key, meta_namespace_key(pod))
             if not is_not_found(err):
@@ -245,9 +256,12 @@ async def delete_job_pods(ctx: JobContext, pods: list[Obj]) -> int:
 async def delete_active_pods(ctx: JobContext, pods: list[Obj]) -> tuple[int, int]:
     """Delete keeping finalizers (the Job is finishing): (deleted, deleted ready)."""
 
+    reason, message = _finishing_rule(ctx)
+
     async def delete(pod: Obj) -> bool:
         try:
             await ctx.jm.pod_control.delete_pod(pod, ctx.job)
+            ju.record_pod_deletion(ctx.jm.deletions, pod, reason, message, ctx.now)
         except Exception as err:
             if not is_not_found(err):
                 ctx.errors.append(err)
@@ -256,6 +270,21 @@ async def delete_active_pods(ctx: JobContext, pods: list[Obj]) -> tuple[int, int
 
     results = await asyncio.gather(*(delete(p) for p in pods))
     return sum(results), sum(1 for ok, p in zip(results, pods) if ok and is_pod_ready(p))
+
+
+def _finishing_rule(ctx: JobContext) -> tuple[str, str]:
+    """Why a finishing Job's active pods are deleted: its condition's reason, and the
+    numbers behind it."""
+    finished = ctx.finished or {}
+    reason = str(finished.get("reason") or "")
+    detail = {ju.REASON_BACKOFF_LIMIT_EXCEEDED:
+              f"{ctx.failed} failed pods, backoffLimit {ctx.spec.get('backoffLimit', 6)}",
+              ju.REASON_DEADLINE_EXCEEDED:
+              f"activeDeadlineSeconds {ctx.spec.get('activeDeadlineSeconds')}",
+              ju.REASON_COMPLETIONS_REACHED:
+              f"{ctx.succeeded} succeeded, completions {ctx.spec.get('completions')}"}
+    return reason, (f"Job {name_of(ctx.job)}: {finished.get('message')} "
+                    f"({detail.get(reason, finished.get('type'))})")
 
 
 # --- accounting finished pods ---------------------------------------------------------------

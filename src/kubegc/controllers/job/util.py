@@ -5,6 +5,7 @@ count as failed, the pod failure backoff, and the tracking finalizer patch.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -16,6 +17,7 @@ from kubegc.api.pod import (
 )
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
+from kubegc.component.deletions import Deletion, DeletionSink, pod_reference
 
 JOBS = GroupVersionResource("batch", "v1", "jobs")
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
@@ -30,6 +32,9 @@ JOB_FAILURE_TARGET = "FailureTarget"
 REASON_COMPLETIONS_REACHED = "CompletionsReached"
 REASON_BACKOFF_LIMIT_EXCEEDED = "BackoffLimitExceeded"
 REASON_DEADLINE_EXCEEDED = "DeadlineExceeded"
+#: the rules of the Job controller's other pod deletions (DeletionRecord reasons)
+REASON_TOO_MANY_ACTIVE_PODS = "TooManyActivePods"
+REASON_JOB_SUSPENDED = "JobSuspended"
 MSG_COMPLETIONS_REACHED = "Reached expected number of succeeded pods"
 MSG_BACKOFF_LIMIT_EXCEEDED = "Job has reached the specified backoff limit"
 MSG_DEADLINE_EXCEEDED = "Job was active longer than specified deadline"
@@ -173,3 +178,11 @@ def active_deadline_remaining(job: Obj, now: datetime) -> float | None:
     if deadline is None or not start or spec.get("suspend"):
         return None
     return int(deadline) - (now - parse_time(str(start))).total_seconds()
+
+
+def record_pod_deletion(sink: DeletionSink, pod: Obj, reason: str, message: str,
+                        now: datetime) -> None:
+    """Hand a pod DELETE that succeeded to the sink (never fails the deletion)."""
+    with contextlib.suppress(Exception):
+        sink.record_deletion(Deletion(now, "job-controller", pod_reference(pod), reason,
+                                      message))

@@ -3,9 +3,9 @@ upstream's names, and the ones that run (``--enable-admission-plugins`` /
 ``--disable-admission-plugins``, ``plugins.py``).
 
 ``Admission`` is what the generic Store's write paths call (its ``AdmissionChain``):
-mutating admission (``DefaultTolerationSeconds``), then validating admission
-(``NamespaceLifecycle``, ``OwnerReferencesPermissionEnforcement``), each plugin only when
-it runs, handed the authorizer and the resource catalog it needs (upstream's
+mutating admission (``DefaultTolerationSeconds``, ``StorageObjectInUseProtection``), then
+validating admission (``NamespaceLifecycle``, ``OwnerReferencesPermissionEnforcement``),
+each plugin only when it runs, handed the authorizer and the resource catalog it needs (upstream's
 ``SetAuthorizer`` / ``SetRESTMapper`` plugin initializers). One module per plugin.
 """
 
@@ -25,9 +25,13 @@ from kubegc.registry.admission.plugins import (
     NAMESPACE_LIFECYCLE,
     OWNER_REFERENCES_PERMISSION_ENFORCEMENT,
     PLUGINS,
+    STORAGE_OBJECT_IN_USE_PROTECTION,
     UPSTREAM_ONLY,
     enabled_plugins,
     overlapping,
+)
+from kubegc.registry.admission.storageobjectinuseprotection import (
+    admit_storage_object_in_use_protection,
 )
 from kubegc.registry.generic.target import Target
 
@@ -52,9 +56,12 @@ class Admission:
     def runs(self, name: str) -> bool:
         return name in self.enabled
 
-    def admit(self, t: Target, obj: Obj) -> None:
+    def admit(self, t: Target, obj: Obj, *, old: Obj | None = None) -> None:
+        """In upstream's plugin order; ``old`` is None on a create."""
         if self.runs(DEFAULT_TOLERATION_SECONDS):
             admit_default_toleration_seconds(t, obj)
+        if old is None and self.runs(STORAGE_OBJECT_IN_USE_PROTECTION):
+            admit_storage_object_in_use_protection(t, obj)
 
     async def validate_create(self, t: Target, obj: Obj) -> None:
         """In upstream's plugin order."""
@@ -79,6 +86,7 @@ __all__ = [
     "NAMESPACE_LIFECYCLE",
     "OWNER_REFERENCES_PERMISSION_ENFORCEMENT",
     "PLUGINS",
+    "STORAGE_OBJECT_IN_USE_PROTECTION",
     "UPSTREAM_ONLY",
     "Admission",
     "NamespaceLifecycle",

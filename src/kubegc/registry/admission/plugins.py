@@ -12,12 +12,14 @@ from collections.abc import Iterable
 NAMESPACE_LIFECYCLE = "NamespaceLifecycle"
 DEFAULT_TOLERATION_SECONDS = "DefaultTolerationSeconds"
 OWNER_REFERENCES_PERMISSION_ENFORCEMENT = "OwnerReferencesPermissionEnforcement"
+STORAGE_OBJECT_IN_USE_PROTECTION = "StorageObjectInUseProtection"
 
 #: name → on by default (as kube-apiserver's)
 PLUGINS: dict[str, bool] = {
     NAMESPACE_LIFECYCLE: True,
     DEFAULT_TOLERATION_SECONDS: True,
     OWNER_REFERENCES_PERMISSION_ENFORCEMENT: False,
+    STORAGE_OBJECT_IN_USE_PROTECTION: True,
 }
 
 #: kube-apiserver's registered plugins (``options.AllOrderedPlugins``, 1.32) that kubegc does
@@ -27,8 +29,8 @@ UPSTREAM_ONLY = frozenset({
     "LimitPodHardAntiAffinityTopology", "LimitRanger", "ServiceAccount", "NodeRestriction",
     "TaintNodesByCondition", "AlwaysPullImages", "ImagePolicyWebhook", "PodSecurity",
     "PodNodeSelector", "Priority", "PodTolerationRestriction", "EventRateLimit",
-    "ExtendedResourceToleration", "DefaultStorageClass", "StorageObjectInUseProtection",
-    "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
+    "ExtendedResourceToleration", "DefaultStorageClass", "PersistentVolumeClaimResize",
+    "RuntimeClass", "CertificateApproval",
     "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
     "DefaultIngressClass", "DenyServiceExternalIPs", "MutatingAdmissionPolicy",
     "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",

@@ -55,8 +55,9 @@ class AdmissionChain(Protocol):
     """The admission plugins that run, as the store's write paths call them (upstream's
     ``admission.Interface``: mutating, then validating, admission)."""
 
-    def admit(self, t: Target, obj: Obj) -> None:
-        """Mutating admission of a create or a main-resource update (in place)."""
+    def admit(self, t: Target, obj: Obj, *, old: Obj | None = None) -> None:
+        """Mutating admission of a create (``old`` None) or a main-resource update of
+        ``old`` (in place)."""
         ...
 
     async def validate_create(self, t: Target, obj: Obj) -> None:
@@ -71,7 +72,7 @@ class AdmissionChain(Protocol):
 class NoAdmission:
     """No admission plugin runs."""
 
-    def admit(self, t: Target, obj: Obj) -> None:
+    def admit(self, t: Target, obj: Obj, *, old: Obj | None = None) -> None:
         return None
 
     async def validate_create(self, t: Target, obj: Obj) -> None:
@@ -337,7 +338,7 @@ class Store:
         carry_over_meta(old_meta, new_meta)
         strategy.defaulter(new)
         if subresource == "":
-            self.admission.admit(t, new)
+            self.admission.admit(t, new, old=old)
             self._check_write(t, strategy, old_meta["name"], new, old)
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):

@@ -24,6 +24,7 @@ from kubegc.api.meta import (
     namespace_of,
 )
 from kubegc.api.types import Obj
+from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.client.interface import PatchType
 from kubegc.tools.finalizers import Alive, ControllerMap, who_removes
 from kubegc.tools.inventory import Inventory
@@ -44,6 +45,10 @@ UNSETTLED_LIMIT = 120.0
 MAX_ASSUME_ROUNDS = 100
 #: Finalizers the simulation's own controllers handle.
 NOT_ASSUMED = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS, FINALIZER_KUBERNETES)
+#: Finalizers the simulation handles when it runs that controller (``PLAN_CONTROLLERS``):
+#: released on the controller's own rule (a claim once no pod uses it), never assumed.
+SIMULATED_BY = {PVC_PROTECTION_FINALIZER: "persistentvolumeclaim-protection-controller",
+                PV_PROTECTION_FINALIZER: "persistentvolume-protection-controller"}
 
 
 async def settle(sim: Simulation, timeout: float) -> bool:
@@ -100,7 +105,8 @@ async def finish_for_alive(sim: Simulation, recorder: Recorder, inv: Inventory,
     for uid in sorted(recorder.deleting & before.keys()):
         obj = recorder.current[uid]
         for finalizer in finalizers_of(obj):
-            if finalizer in NOT_ASSUMED or (uid, finalizer) in assumed:
+            if (finalizer in NOT_ASSUMED or (uid, finalizer) in assumed
+                    or SIMULATED_BY.get(finalizer) in sim.controllers):
                 continue
             remover = who_removes(finalizer, obj, inv, mapping)
             if remover.alive is not Alive.YES:

@@ -13,8 +13,10 @@ decides "absent" against "uid mismatch"). A Namespace brings its content in only
 is the target or already Terminating (then its namespace controller deletes that content
 anyway, so all of it is in play); likewise a CustomResourceDefinition being deleted brings
 its instances. A Node brings the pods bound to it (pod GC deletes them once it is gone).
-Every CRD is loaded (instances need it to be served), and the Namespace of
-each object kept.
+A PersistentVolumeClaim brings the pods of its namespace whose volumes name it, and a pod
+the claims it names: the pvc-protection controller releases a claim being deleted only once
+no pod uses it (``kubegc.tools.volumes``). Every CRD is loaded (instances need it to be
+served), and the Namespace of each object kept.
 
 Objects outside the scope have no ownership path to the delete: nothing the simulated
 controllers do to them can depend on it, so leaving them out changes no step of the plan —
@@ -29,6 +31,7 @@ from collections.abc import Iterator
 from kubegc.api.meta import is_being_deleted, owner_references_of, uid_of
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
+from kubegc.api.volumes import claim_names
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import group_of
 from kubegc.tools.ownership import OwnerGraph
@@ -80,6 +83,7 @@ class _Scope:
         ns = _namespace(obj)
         if ns:
             self.add(self.inv.find("", "Namespace", "", ns))
+            self.expand_claims(obj, ns)
         elif _is(obj, "", "Namespace") and is_being_deleted(obj):
             for item in self.content(str(obj["metadata"].get("name"))):
                 self.add(item)
@@ -89,6 +93,17 @@ class _Scope:
             kind = str((spec.get("names") or {}).get("kind") or "")
             for item in self.inv.of_kind(str(spec.get("group") or ""), kind):
                 self.add(item)
+
+    def expand_claims(self, obj: Obj, ns: str) -> None:
+        """A claim's pods and a pod's claims (see the module docstring)."""
+        if _is(obj, "", "Pod"):
+            for claim, _ in claim_names(obj):
+                self.add(self.inv.find("", "PersistentVolumeClaim", ns, claim))
+        elif _is(obj, "", "PersistentVolumeClaim"):
+            name = str(obj["metadata"].get("name") or "")
+            for pod in self.content(ns):
+                if _is(pod, "", "Pod") and any(c == name for c, _ in claim_names(pod)):
+                    self.add(pod)
 
 
 def bound_to(inv: Inventory, node: Obj) -> list[Obj]:

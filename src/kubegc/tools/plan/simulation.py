@@ -22,8 +22,15 @@ from kubegc.component.deletions import Deletion
 from kubegc.controllers.garbagecollector.records import DeletionRecord
 
 #: The controllers a plan runs, and nothing else (no workload controllers: nothing is
-#: recreated while the delete proceeds). Pod GC deletes the pods of a deleted node.
-PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc")
+#: recreated while the delete proceeds). Pod GC deletes the pods of a deleted node. The
+#: protection controllers release the finalizers of claims no pod uses any more and of
+#: volumes not Bound: a claim deleted with its pod (an ephemeral volume's) goes once the pod
+#: is gone, a claim in use waits for its pods. TTL-after-finished deletes the finished Jobs
+#: whose TTL runs out within the horizon (an orphaned Job it deletes is no survivor).
+PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
+                    "persistentvolumeclaim-protection-controller",
+                    "persistentvolume-protection-controller",
+                    "ttl-after-finished-controller")
 
 
 class Simulation(Protocol):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from kubegc.api.meta import FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS
+from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.tools.doctor import Finding, FindingKind
 from kubegc.tools.finalizers import UNKNOWN_REMOVER, Alive, Remover
 from kubegc.tools.model import ObjRef
@@ -52,6 +53,9 @@ def _held_by_finalizer(r: Remover) -> str:
     if not r.evidence and r.who == UNKNOWN_REMOVER:
         return f"{what}: nothing names who removes it"
     alive = {Alive.YES: "alive", Alive.NO: "not running"}.get(r.alive, "not known to run")
+    if r.finalizer in (PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER):
+        # its rule names what it waits for (the pods using the claim, the bound claim)
+        return f"{what}: {r.who} ({alive}) removes it {r.removes_when}"
     return f"{what}: {r.who} ({alive})"
 
 

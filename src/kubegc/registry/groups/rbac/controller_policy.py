@@ -33,7 +33,8 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule(STATUS_PATCH, "batch", "cronjobs/status"),
         rule("update", "batch", "cronjobs/finalizers"),
         rule("list delete", "", "pods"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "daemon-set-controller": (
         rule(READ, "extensions apps", "daemonsets"),
         rule(STATUS_PATCH, "extensions apps", "daemonsets/status"),
@@ -67,6 +68,11 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("get list create update delete", "", "endpoints"),
         rule("create", "", "endpoints/restricted"),
         events_rule()),
+    "ephemeral-volume-controller": (
+        rule("get list watch", "", "pods"),
+        rule("update", "", "pods/finalizers"),
+        rule("get list watch create", "", "persistentvolumeclaims"),
+        events_rule()),
     "generic-garbage-collector": (
         rule("get list watch patch update delete", "*", "*"),
         events_rule(),
@@ -76,7 +82,8 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule(STATUS_PATCH, "batch", "jobs/status"),
         rule("update", "batch", "jobs/finalizers"),
         rule("list watch create delete patch", "", "pods"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "namespace-controller": (
         rule("get list watch delete", "", "namespaces"),
         rule("update", "", "namespaces/finalize namespaces/status"),
@@ -95,6 +102,13 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("patch", "", "pods/status"),
         events_rule(),  # kubegc: events
         rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
+    "pv-protection-controller": (
+        rule("get list watch update", "", "persistentvolumes"),
+        events_rule()),
+    "pvc-protection-controller": (
+        rule("get list watch update", "", "persistentvolumeclaims"),
+        rule("list watch get", "", "pods"),
+        events_rule()),
     "replicaset-controller": (
         rule("get list watch update", "apps extensions", "replicasets"),
         rule(STATUS_PATCH, "apps extensions", "replicasets/status"),

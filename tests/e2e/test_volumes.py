@@ -1,0 +1,186 @@
+"""Volumes as far as deletion goes, against a real ``kubegc serve`` with the real kubectl:
+a generic ephemeral volume's claim ``<pod>-<volume>`` owned by its pod (the
+ephemeral-volume controller) and deleted with it (the garbage collector, then the
+pvc-protection controller); a claim in use deleted while its pod runs stays Terminating
+with ``kubernetes.io/pvc-protection`` until the pod is gone; a Bound volume's
+``kubernetes.io/pv-protection``; and what ``kubegc doctor``, ``why`` and ``plan`` say of
+each: the plan's prediction, then the same delete live.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from tests.e2e.conftest import Server, eventually
+
+
+def get(server: Server, *args: str) -> dict[str, Any] | None:
+    done = server.kubectl("get", *args, "-o", "json", check=False)
+    if done.returncode != 0:
+        return None
+    obj: dict[str, Any] = json.loads(done.stdout)
+    return obj
+
+
+def kubegc(server: Server, *args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", *args, "-o", "json",
+                           "--kubeconfig", str(server.kubeconfig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def claim(name: str) -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                       "metadata": {"name": name},
+                       "spec": {"accessModes": ["ReadWriteOnce"],
+                                "resources": {"requests": {"storage": "1Gi"}}}})
+
+
+def pod(name: str, *, claim_name: str = "", ephemeral: str = "") -> str:
+    volumes: list[dict[str, Any]] = []
+    if claim_name:
+        volumes.append({"name": "data", "persistentVolumeClaim": {"claimName": claim_name}})
+    if ephemeral:
+        volumes.append({"name": ephemeral, "ephemeral": {"volumeClaimTemplate": {
+            "metadata": {"labels": {"made-by": "template"}},
+            "spec": {"accessModes": ["ReadWriteOnce"],
+                     "resources": {"requests": {"storage": "1Gi"}}}}}})
+    return json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                       "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                                "volumes": volumes}})
+
+
+def running(server: Server, ns: str, name: str) -> bool:
+    p = get(server, "pod", name, "-n", ns)
+    return p is not None and (p.get("status") or {}).get("phase") == "Running"
+
+
+def plan(server: Server, what: str, ns: str = "") -> dict[str, Any]:
+    return kubegc(server, "plan", "delete", what, *(["-n", ns] if ns else []))
+
+
+def deleted(report: dict[str, Any]) -> list[str]:
+    return sorted(f"{o['kind']}/{o['name']}" for o in report["deleted"])
+
+
+def test_an_ephemeral_volume_gets_a_claim_owned_by_its_pod_and_goes_with_it(
+        server: Server, ns: str) -> None:
+    s = server
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("web", ephemeral="scratch"))
+    made = eventually(lambda: get(s, "pvc", "web-scratch", "-n", ns), timeout=30,
+                      what="the ephemeral claim")
+    web = get(s, "pod", "web", "-n", ns)
+    assert web is not None
+    assert made["metadata"]["ownerReferences"] == [{
+        "apiVersion": "v1", "kind": "Pod", "name": "web", "uid": web["metadata"]["uid"],
+        "controller": True, "blockOwnerDeletion": True}]
+    assert made["metadata"]["labels"] == {"made-by": "template"}
+    assert made["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+    eventually(lambda: running(s, ns, "web"), timeout=30, what="web running")
+    # the plan: the garbage collector deletes the claim, pvc-protection releases it once the
+    # pod is gone; then the same happens live
+    planned = plan(s, "pod/web", ns)
+    assert planned["verdict"]["completes"] is True, planned["verdict"]
+    assert deleted(planned) == ["PersistentVolumeClaim/web-scratch", "Pod/web"]
+    s.kubectl("delete", "pod", "web", "-n", ns, "--wait=false")
+    eventually(lambda: get(s, "pvc", "web-scratch", "-n", ns) is None, timeout=30,
+               what="the claim gone with its pod")
+    assert get(s, "pod", "web", "-n", ns) is None
+    report = kubegc(s, "why", "pvc/web-scratch", "-n", ns)
+    assert report["conclusion"].startswith(
+        "PersistentVolumeClaim/web-scratch was deleted by the garbage collector"), report
+    assert "Pod/web" in report["conclusion"]
+
+
+def test_a_namesake_claim_is_not_taken_over(server: Server, ns: str) -> None:
+    s = server
+    s.kubectl("create", "-n", ns, "-f", "-", input=claim("web-scratch"))
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("web", ephemeral="scratch"))
+    message = (f"ephemeral volume scratch: PVC {ns}/web-scratch was not created for pod "
+               f"{ns}/web (pod is not owner)")
+
+    def warned() -> bool:
+        events = s.kubectl("get", "events", "-n", ns, "--field-selector",
+                           "reason=FailedBinding", "-o", "json").stdout
+        return any(e.get("message") == message for e in json.loads(events)["items"])
+
+    eventually(warned, timeout=30, what="the FailedBinding event")
+    stored = get(s, "pvc", "web-scratch", "-n", ns)
+    assert stored is not None and "ownerReferences" not in stored["metadata"]
+
+
+def test_a_claim_in_use_waits_for_its_pod(server: Server, ns: str) -> None:
+    s = server
+    s.kubectl("create", "-n", ns, "-f", "-", input=claim("data"))
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("db", claim_name="data"))
+    eventually(lambda: running(s, ns, "db"), timeout=30, what="db running")
+    planned = plan(s, "pvc/data", ns)
+    assert planned["verdict"]["completes"] is False
+    [hang] = planned["verdict"]["hangs"]
+    assert hang["object"]["name"] == "data"
+    [holder] = hang["heldBy"]
+    assert "kubernetes.io/pvc-protection" in holder["reason"]
+    assert "pod/db uses it, so it goes when that pod goes" in holder["reason"]
+    assert deleted(planned) == []
+
+    s.kubectl("delete", "pvc", "data", "-n", ns, "--wait=false")
+    held = eventually(lambda: (get(s, "pvc", "data", "-n", ns) or {}).get("metadata", {})
+                      .get("deletionTimestamp") and get(s, "pvc", "data", "-n", ns),
+                      timeout=30, what="the claim Terminating")
+    assert held["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+    s.settle()
+    assert get(s, "pvc", "data", "-n", ns) is not None  # as planned: it hangs on the pod
+    assert s.kubectl("get", "pvc", "data", "-n", ns, "--no-headers").stdout.split()[1] == (
+        "Terminating")
+    doctor = kubegc(s, "doctor", "-n", ns)
+    [finding] = [f for f in doctor["findings"] if f["object"]["name"] == "data"]
+    [remover] = finding["finalizers"]
+    assert remover["who"] == "the pvc-protection controller (kube-controller-manager)"
+    assert remover["removesWhen"] == ("once no pod uses the claim: pod/db uses it, so it goes "
+                                      "when that pod goes")
+    why = kubegc(s, "why", "pvc/data", "-n", ns)
+    assert "pod/db uses it" in json.dumps(why["findings"])
+
+    s.kubectl("delete", "pod", "db", "-n", ns, "--wait=false")
+    eventually(lambda: get(s, "pvc", "data", "-n", ns) is None, timeout=30,
+               what="the claim gone once its pod is")
+
+
+def volume(name: str) -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "PersistentVolume",
+                       "metadata": {"name": name},
+                       "spec": {"capacity": {"storage": "1Gi"},
+                                "accessModes": ["ReadWriteOnce"],
+                                "hostPath": {"path": f"/tmp/{name}"},
+                                "claimRef": {"namespace": "apps", "name": "data"}}})
+
+
+def test_a_bound_volume_waits_until_it_is_released(server: Server) -> None:
+    s = server
+    name = "pv-" + __import__("uuid").uuid4().hex[:6]
+    s.kubectl("create", "-f", "-", input=volume(name))
+    made = get(s, "pv", name)
+    assert made is not None and made["metadata"]["finalizers"] == [
+        "kubernetes.io/pv-protection"]
+    s.kubectl("patch", "pv", name, "--subresource=status", "--type=merge",
+              "-p", '{"status":{"phase":"Bound"}}')
+    planned = plan(s, f"pv/{name}")
+    [hang] = planned["verdict"]["hangs"]
+    assert "Bound to claim apps/data" in hang["heldBy"][0]["reason"], hang
+
+    s.kubectl("delete", "pv", name, "--wait=false")
+    s.settle()
+    held = get(s, "pv", name)
+    assert held is not None and held["metadata"].get("deletionTimestamp")
+    doctor = kubegc(s, "doctor")
+    [finding] = [f for f in doctor["findings"] if f["object"]["name"] == name]
+    assert "it is Bound to claim apps/data" in finding["finalizers"][0]["removesWhen"]
+
+    s.kubectl("patch", "pv", name, "--subresource=status", "--type=merge",
+              "-p", '{"status":{"phase":"Released"}}')
+    eventually(lambda: get(s, "pv", name) is None, timeout=30, what="the volume released")
