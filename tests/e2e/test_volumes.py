@@ -184,3 +184,22 @@ def test_a_bound_volume_waits_until_it_is_released(server: Server) -> None:
     s.kubectl("patch", "pv", name, "--subresource=status", "--type=merge",
               "-p", '{"status":{"phase":"Released"}}')
     eventually(lambda: get(s, "pv", name) is None, timeout=30, what="the volume released")
+
+
+def test_a_pod_waits_for_its_claim(server: Server, ns: str) -> None:
+    """The scheduler's VolumeBinding PreFilter: Pending with upstream's message until the
+    claim exists."""
+    s = server
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("late", claim_name="later"))
+
+    def failed_scheduling() -> list[str]:
+        events = s.kubectl("get", "events", "-n", ns, "--field-selector",
+                           "reason=FailedScheduling", "-o", "json").stdout
+        return [str(e.get("message")) for e in json.loads(events)["items"]]
+
+    messages = eventually(failed_scheduling, timeout=30, what="FailedScheduling")
+    assert messages[0].endswith('nodes are available: persistentvolumeclaim "later" not found.')
+    waiting = get(s, "pod", "late", "-n", ns)
+    assert waiting is not None and waiting["status"]["phase"] == "Pending"
+    s.kubectl("create", "-n", ns, "-f", "-", input=claim("later"))
+    eventually(lambda: running(s, ns, "late"), timeout=30, what="late running")
