@@ -176,3 +176,30 @@ def test_daemonset_history_rollout_undo_and_why(server: Server, ns: str) -> None
     [pod] = [p for p in items(server, ns, "pods") if not p["metadata"].get("deletionTimestamp")]
     assert pod["metadata"]["labels"]["controller-revision-hash"] == revisions(server, ns)[-1][
         "metadata"]["labels"]["controller-revision-hash"]
+
+
+def test_deployment_past_its_history_limit_and_why(server: Server, ns: str) -> None:
+    server.kubectl("create", "deployment", "roll", "-n", ns, "--image=busybox:1")
+    server.kubectl("patch", "deployment/roll", "-n", ns, "-p",
+                   '{"spec": {"revisionHistoryLimit": 1}}')
+    server.kubectl("rollout", "status", "-n", ns, "deploy/roll", "--timeout=60s", timeout=90)
+    [first] = items(server, ns, "replicasets")
+    for version in (2, 3, 4):
+        server.kubectl("set", "image", "-n", ns, "deploy/roll", f"busybox=busybox:{version}")
+        server.kubectl("rollout", "status", "-n", ns, "deploy/roll", "--timeout=60s",
+                       timeout=90)
+    eventually(lambda: len(items(server, ns, "replicasets")) == 2,
+               what="old ReplicaSets trimmed to revisionHistoryLimit 1")
+    history = server.kubectl("rollout", "history", "-n", ns, "deploy/roll").stdout
+    assert history.split("\n", 1)[1].split() == ["REVISION", "CHANGE-CAUSE", "3", "<none>",
+                                                 "4", "<none>"]
+    name = first["metadata"]["name"]
+    report = kubegc(server, "why", f"rs/{name}", "-n", ns)
+    assert report["conclusion"].startswith(
+        f"ReplicaSet/{name} was deleted by deployment-controller"), report["conclusion"]
+    assert "deleted by a request" not in report["conclusion"]
+    [entry] = [e for e in report["entries"] if e["source"] == "DeletionRecord"]
+    assert (entry["deleter"], entry["reason"]) == ("deployment-controller",
+                                                   "RevisionHistoryLimit")
+    assert entry["message"].startswith(f"ReplicaSet {name} (revision 1) was beyond "
+                                       "revisionHistoryLimit 1 of Deployment roll")

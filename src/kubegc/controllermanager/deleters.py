@@ -20,6 +20,7 @@ from kubegc.component.deletions import DeletionSink
 from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
+from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.job import JobController
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.statefulset import StatefulSetController
@@ -96,6 +97,12 @@ class RecordedStatefulSet(_Recorded, StatefulSetController):
 
 
 class RecordedDaemonSet(_Recorded, DaemonSetsController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedDeployment(_Recorded, DeploymentController):
     def __init__(self, ctx: ControllerContext[None]) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)

@@ -32,6 +32,7 @@ from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.deleters import (
     RecordedCronJob,
     RecordedDaemonSet,
+    RecordedDeployment,
     RecordedJob,
     RecordedPodGC,
     RecordedStatefulSet,
@@ -41,7 +42,6 @@ from kubegc.controllermanager.deleters import (
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
-from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
@@ -111,7 +111,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                        service_account="replicaset-controller"),
     "replicationcontroller": ControllerDescriptor(ReplicationManager,
                                                   service_account="replication-controller"),
-    "deployment": ControllerDescriptor(DeploymentController,
+    "deployment": ControllerDescriptor(RecordedDeployment,
                                        service_account="deployment-controller"),
     "job": ControllerDescriptor(RecordedJob, service_account="job-controller"),
     "ttl-after-finished-controller": ControllerDescriptor(
