@@ -92,7 +92,8 @@ async def test_a_stateful_pod_judged_on_a_stale_copy_is_not_deleted(
     new = await change(client, old, PODS)
     sts = StatefulSetController(context_for(StatefulSetController, client,  # type: ignore[arg-type]
                                             ManualClock()))
-    await conflict(sts.delete_pod({"metadata": {"name": "db", "namespace": NS}}, old))
+    await conflict(sts.delete_pod({"metadata": {"name": "db", "namespace": NS}}, old,
+                                  "RollingUpdate", "an outdated pod"))
     assert (await client.get(PODS, "db-0", namespace=NS))["metadata"]["resourceVersion"] == (
         new["metadata"]["resourceVersion"])
 

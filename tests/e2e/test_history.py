@@ -131,3 +131,75 @@ def test_plan_of_a_statefulset_delete_predicts_its_revisions(server: Server, ns:
                what=f"the live {cascade} delete does what the plan said")
     if cascade == "orphan":
         assert all(not r["metadata"].get("ownerReferences") for r in revisions(server, ns))
+
+
+def daemon_set(limit: int = 1) -> str:
+    return json.dumps({
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "agent",
+                     "annotations": {"kubernetes.io/change-cause": "image 1"}},
+        "spec": {"revisionHistoryLimit": limit, "selector": {"matchLabels": {"app": "agent"}},
+                 "template": {"metadata": {"labels": {"app": "agent"}}, "spec": {
+                     "containers": [{"name": "c", "image": "busybox:1"}]}}}})
+
+
+def test_daemonset_history_rollout_undo_and_why(server: Server, ns: str) -> None:
+    server.kubectl("apply", "-n", ns, "-f", "-", input=daemon_set())
+    server.kubectl("rollout", "status", "-n", ns, "ds/agent", "--timeout=60s", timeout=90)
+    [first] = revisions(server, ns)
+    hash_ = first["metadata"]["labels"]["controller-revision-hash"]
+    assert first["metadata"]["name"] == f"agent-{hash_}"
+    assert first["metadata"]["ownerReferences"][0]["kind"] == "DaemonSet"
+    eventually(lambda: {p["metadata"]["labels"]["controller-revision-hash"]
+                        for p in items(server, ns, "pods")} == {hash_}, what="pods' hash")
+    for version in (2, 3, 4):
+        roll(server, ns, "ds/agent", version)
+        eventually(lambda v=version: images(server, ns) == {f"busybox:{v}"},  # type: ignore[misc]
+                   what=f"rolled to busybox:{version}")
+    eventually(lambda: [r["revision"] for r in revisions(server, ns)] == [3, 4],
+               what="history trimmed to revisions 3, 4")
+    history = server.kubectl("rollout", "history", "-n", ns, "ds/agent").stdout
+    assert history.split("\n", 1)[1].split() == [
+        "REVISION", "CHANGE-CAUSE", "3", "image", "3", "4", "image", "4"]
+
+    report = kubegc(server, "why", f"controllerrevision/{first['metadata']['name']}", "-n", ns)
+    assert report["conclusion"].startswith(
+        f"ControllerRevision/{first['metadata']['name']} was deleted by daemonset-controller")
+    [entry] = report["entries"]
+    assert entry["reason"] == "RevisionHistoryLimit"
+    assert "revisionHistoryLimit 1 of DaemonSet agent" in entry["message"]
+
+    server.kubectl("rollout", "undo", "-n", ns, "ds/agent")
+    eventually(lambda: images(server, ns) == {"busybox:3"}, what="rolled back to busybox:3")
+    eventually(lambda: [r["revision"] for r in revisions(server, ns)] == [4, 5],
+               what="revision 3 renumbered 5")
+    [pod] = [p for p in items(server, ns, "pods") if not p["metadata"].get("deletionTimestamp")]
+    assert pod["metadata"]["labels"]["controller-revision-hash"] == revisions(server, ns)[-1][
+        "metadata"]["labels"]["controller-revision-hash"]
+
+
+def test_deployment_past_its_history_limit_and_why(server: Server, ns: str) -> None:
+    server.kubectl("create", "deployment", "roll", "-n", ns, "--image=busybox:1")
+    server.kubectl("patch", "deployment/roll", "-n", ns, "-p",
+                   '{"spec": {"revisionHistoryLimit": 1}}')
+    server.kubectl("rollout", "status", "-n", ns, "deploy/roll", "--timeout=60s", timeout=90)
+    [first] = items(server, ns, "replicasets")
+    for version in (2, 3, 4):
+        server.kubectl("set", "image", "-n", ns, "deploy/roll", f"busybox=busybox:{version}")
+        server.kubectl("rollout", "status", "-n", ns, "deploy/roll", "--timeout=60s",
+                       timeout=90)
+    eventually(lambda: len(items(server, ns, "replicasets")) == 2,
+               what="old ReplicaSets trimmed to revisionHistoryLimit 1")
+    history = server.kubectl("rollout", "history", "-n", ns, "deploy/roll").stdout
+    assert history.split("\n", 1)[1].split() == ["REVISION", "CHANGE-CAUSE", "3", "<none>",
+                                                 "4", "<none>"]
+    name = first["metadata"]["name"]
+    report = kubegc(server, "why", f"rs/{name}", "-n", ns)
+    assert report["conclusion"].startswith(
+        f"ReplicaSet/{name} was deleted by deployment-controller"), report["conclusion"]
+    assert "deleted by a request" not in report["conclusion"]
+    [entry] = [e for e in report["entries"] if e["source"] == "DeletionRecord"]
+    assert (entry["deleter"], entry["reason"]) == ("deployment-controller",
+                                                   "RevisionHistoryLimit")
+    assert entry["message"].startswith(f"ReplicaSet {name} (revision 1) was beyond "
+                                       "revisionHistoryLimit 1 of Deployment roll")

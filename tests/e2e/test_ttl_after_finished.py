@@ -14,21 +14,40 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Server, eventually, start_server, stop_server
+from tests.e2e.conftest import Server, eventually, start_server, stop_server, write
 
 SCALE = 30
 
 
+#: the Jobs' DELETEs audited at the Request level (their DeleteOptions kept)
+POLICY = """\
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Request
+  verbs: [delete]
+  resources: [{group: batch, resources: [jobs]}]
+"""
+
+
 @pytest.fixture(scope="module")
 def ttl_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = start_server(tmp_path_factory.mktemp("kubegc-ttl"), "--time-scale", str(SCALE),
-                     "--job-pod-duration", "2")
+    tmp = tmp_path_factory.mktemp("kubegc-ttl")
+    s = start_server(tmp / "data", "--time-scale", str(SCALE), "--job-pod-duration", "2",
+                     "--audit-policy-file", write(tmp, "policy.yaml", POLICY),
+                     "--audit-log-path", str(tmp / "audit.log"))
     yield s
     stop_server(s)
+
+
+def audit_log(server: Server) -> Path:
+    return server.data_dir.parent / "audit.log"
 
 
 @pytest.fixture
@@ -47,8 +66,8 @@ def get(server: Server, *args: str) -> dict[str, Any] | None:
     return obj
 
 
-def why(server: Server, what: str, ns: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", what, "-n", ns,
+def why(server: Server, what: str, ns: str, *args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", what, "-n", ns, *args,
                            "-o", "json", "--kubeconfig", str(server.kubeconfig)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -103,6 +122,15 @@ def test_a_finished_job_with_a_ttl_is_deleted_with_its_pods_and_why_says_so(
         "Job/pi was deleted by ttl-after-finished-controller (DELETE sent at ")
     assert "TTLAfterFinished): the Job finished (Complete) at " in report["conclusion"]
 
+    # the audit log names the same deleter, joined with the same words for its rule
+    audited = why(s, "job/pi", tns, "--audit-log", str(audit_log(s)))
+    (deletion,) = audited["auditLog"]["deletions"]
+    assert deletion["user"] == "system:serviceaccount:kube-system:ttl-after-finished-controller"
+    assert (deletion["propagationPolicy"], deletion["uid"]) == (
+        "Foreground", done["metadata"]["uid"])
+    assert deletion["rule"] == entry["rule"]
+    assert audited["conclusion"].endswith(f" — {entry['rule']}")
+
     # its pod went through the garbage collector, because of the Job's foreground delete
     pod = why(s, f"pod/{pods[0]}", tns)
     assert "garbage collector" in pod["conclusion"], pod
@@ -150,3 +178,28 @@ def test_a_cronjob_history_trim_is_explained(ttl_server: Server, tns: str) -> No
     assert entry["rule"].startswith("the CronJob controller: more finished successful Jobs")
     assert report["conclusion"].startswith(
         f"Job/{first} was deleted by the CronJob controller (cronjob-controller) ")
+
+
+def test_a_job_scaled_down_has_its_pod_deletion_explained(ttl_server: Server, tns: str
+                                                          ) -> None:
+    s = ttl_server
+    s.kubectl("create", "-n", tns, "-f", "-", input=json.dumps({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "wide"},
+        "spec": {"parallelism": 2, "completions": 10, "template": {
+            "metadata": {"annotations": {"kubegc.io/run-seconds": "100000"}},
+            "spec": {"restartPolicy": "Never",
+                     "containers": [{"name": "c", "image": "busybox"}]}}}}))
+    uid = eventually(lambda: get(s, "job", "wide", "-n", tns), what="the Job")["metadata"]["uid"]
+    eventually(lambda: len(pods_of(s, tns, uid)) == 2, what="two pods")
+    before = pods_of(s, tns, uid)
+    s.kubectl("patch", "job", "wide", "-n", tns, "--type=merge", "-p",
+              '{"spec": {"parallelism": 1}}')
+    gone = eventually(lambda: [p for p in before if get(s, "pod", p, "-n", tns) is None],
+                      timeout=60, what="one pod deleted")
+    report = why(s, f"pod/{gone[0]}", tns)
+    entry = report["entries"][-1]
+    assert (entry["deleter"], entry["reason"]) == ("job-controller", "TooManyActivePods")
+    assert entry["message"] == ("Job wide wants 1 active pods (parallelism 1, completions 10, "
+                                "0 succeeded); 2 were active")
+    assert report["conclusion"].startswith(
+        f"Pod/{gone[0]} was deleted by the Job controller (job-controller) ")

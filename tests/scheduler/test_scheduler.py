@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from kubegc.api.clock import ManualClock
+from kubegc.api.volumes import PVCS
 from kubegc.client.fake import FakeClient
 from kubegc.kubelet.nodes import NODES, build_node
 from kubegc.scheduler.scheduler import Scheduler, filter_node, unschedulable_message
@@ -116,3 +117,47 @@ async def test_unschedulable_pod_waits_for_room() -> None:
         await client.delete(PODS, "first", namespace="ns")
         await eventually(lambda: node_of(client, "second") == "kubegc-node-1",
                          what="scheduled after the first pod left")
+
+
+def _claim(name: str, **meta: object) -> dict:
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": "ns", **meta}, "spec": {}}
+
+
+_EPHEMERAL = {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}
+
+
+@pytest.mark.parametrize(("volumes", "claims", "message"), [
+    pytest.param([{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}], [],
+                 'persistentvolumeclaim "data" not found', id="missing"),
+    pytest.param([_EPHEMERAL], [],
+                 'waiting for ephemeral volume controller to create the persistentvolumeclaim '
+                 '"p-scratch"', id="ephemeral-not-yet"),
+    pytest.param([{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}],
+                 [_claim("data", deletionTimestamp="2026-01-01T00:00:00Z")],
+                 'persistentvolumeclaim "data" is being deleted', id="being-deleted"),
+    pytest.param([_EPHEMERAL], [_claim("p-scratch")],
+                 "PVC ns/p-scratch was not created for pod ns/p (pod is not owner)",
+                 id="ephemeral-namesake"),
+])
+async def test_a_pod_waits_for_its_claims(volumes, claims, message) -> None:
+    """VolumeBinding's PreFilter: unschedulable with its message until the claim is there."""
+    client = FakeClient()
+    client.add_object(NODES, node())
+    for c in claims:
+        client.add_object(PVCS, c)
+    async with running(Scheduler, client) as scheduler:
+        client.add_object(PODS, pod("p", volumes=volumes))
+        await eventually(lambda: event_messages(client, "FailedScheduling"))
+        await quiet(scheduler)
+        assert event_messages(client, "FailedScheduling") == [
+            f"0/1 nodes are available: {message}."]
+        assert node_of(client, "p") is None
+        if not claims:
+            claim = volumes[0].get("persistentVolumeClaim", {}).get("claimName", "p-scratch")
+            owner = client.stored(PODS, "p", namespace="ns")
+            meta = {"ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p",
+                                         "uid": owner["metadata"]["uid"], "controller": True}]}
+            client.add_object(PVCS, _claim(claim, **meta))
+            await eventually(lambda: node_of(client, "p") == "kubegc-node-1",
+                             what="scheduled once its claim exists")

@@ -19,7 +19,9 @@ from kubegc.component.config import (
 from kubegc.component.context import ControllerContext
 from kubegc.component.deletions import DeletionSink
 from kubegc.controllers.cronjob import CronJobController
+from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
+from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.job import JobController
 from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.podgc import PodGCController
@@ -93,6 +95,18 @@ class RecordedCronJob(_Recorded, CronJobController):
 
 
 class RecordedStatefulSet(_Recorded, StatefulSetController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedDaemonSet(_Recorded, DaemonSetsController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedDeployment(_Recorded, DeploymentController):
     def __init__(self, ctx: ControllerContext[None]) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)

@@ -31,6 +31,8 @@ from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
 from kubegc.controllermanager.deleters import (
     RecordedCronJob,
+    RecordedDaemonSet,
+    RecordedDeployment,
     RecordedJob,
     RecordedNamespaceController,
     RecordedPodGC,
@@ -43,8 +45,6 @@ from kubegc.controllermanager.deleters import (
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
-from kubegc.controllers.daemon import DaemonSetsController
-from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
@@ -111,7 +111,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                        service_account="replicaset-controller"),
     "replicationcontroller": ControllerDescriptor(RecordedReplicationManager,
                                                   service_account="replication-controller"),
-    "deployment": ControllerDescriptor(DeploymentController,
+    "deployment": ControllerDescriptor(RecordedDeployment,
                                        service_account="deployment-controller"),
     "job": ControllerDescriptor(RecordedJob, service_account="job-controller"),
     "ttl-after-finished-controller": ControllerDescriptor(
@@ -122,7 +122,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "cronjob": ControllerDescriptor(RecordedCronJob, service_account="cronjob-controller"),
     "statefulset": ControllerDescriptor(RecordedStatefulSet,
                                         service_account="statefulset-controller"),
-    "daemonset": ControllerDescriptor(DaemonSetsController,
+    "daemonset": ControllerDescriptor(RecordedDaemonSet,
                                       service_account="daemon-set-controller"),
     "serviceaccount": ControllerDescriptor(ServiceAccountsController,
                                            lambda c: c.service_account,

@@ -15,6 +15,13 @@ makes the bind fail with a conflict and the pod is tried again). The kubelet the
 ``PodScheduled=False`` reason ``Unschedulable`` and a ``FailedScheduling`` event, and is
 retried whenever a node or a pod changes.
 
+PreFilter (as the VolumeBinding plugin's ``podHasPVCs``): a pod whose volumes name a claim
+that does not exist (an ephemeral volume's: "waiting for ephemeral volume controller to
+create the persistentvolumeclaim"), is being deleted, or — an ephemeral volume's — was not
+created for the pod, fits nowhere, with upstream's message; it is tried again when a claim
+changes. kubegc binds no volumes: a claim that exists is enough (upstream also waits for an
+unbound claim of an ``Immediate`` StorageClass to be bound).
+
 Only pods whose ``schedulerName`` is ``default-scheduler`` (or unset) are scheduled.
 """
 
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from kubegc.api.clock import format_time
@@ -29,6 +37,7 @@ from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import NODES, PODS
 from kubegc.api.types import Obj
+from kubegc.api.volumes import PVCS, claim_names, volume_is_for_pod
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.interface import PatchType
 from kubegc.component import objects
@@ -93,6 +102,22 @@ def filter_node(pod: Obj, node: Obj, load: int) -> str | None:
     return None
 
 
+def pod_has_pvcs(pod: Obj, claim_of: Callable[[str], Obj | None]) -> str | None:
+    """VolumeBinding ``podHasPVCs``: None when every claim the pod's volumes name is usable,
+    else why not (``claim_of``: the pod's namespace's claim of that name, or None)."""
+    for claim, ephemeral in claim_names(pod):
+        pvc = claim_of(claim)
+        if pvc is None:
+            return (f'waiting for ephemeral volume controller to create the '
+                    f'persistentvolumeclaim "{claim}"' if ephemeral
+                    else f'persistentvolumeclaim "{claim}" not found')
+        if is_being_deleted(pvc):
+            return f'persistentvolumeclaim "{claim}" is being deleted'
+        if ephemeral and (refused := volume_is_for_pod(pod, pvc)) is not None:
+            return refused
+    return None
+
+
 def unschedulable_message(total: int, reasons: Counter[str]) -> str:
     if total == 0:
         return "no nodes available to schedule pods"
@@ -113,7 +138,8 @@ class Scheduler(BaseController):
         super().__init__(ctx, workers=WORKERS)
         self.pods = self.informer_factory.for_resource(PODS)
         self.nodes = self.informer_factory.for_resource(NODES)
-        self.synced_informers = [self.pods, self.nodes]
+        self.pvcs = self.informer_factory.for_resource(PVCS)
+        self.synced_informers = [self.pods, self.nodes, self.pvcs]
         self.primary_informer = self.pods
         self._bound: dict[str, str] = {}
         self._unschedulable: set[str] = set()
@@ -125,6 +151,10 @@ class Scheduler(BaseController):
         self.nodes.add_event_handler(FuncHandler(
             add=lambda obj, _: self._retry_unschedulable(),
             update=lambda _, new: self._retry_unschedulable()))
+        self.pvcs.add_event_handler(FuncHandler(
+            add=lambda obj, _: self._retry_unschedulable(),
+            update=lambda _, new: self._retry_unschedulable(),
+            delete=lambda _: self._retry_unschedulable()))
 
     # -- handlers -----------------------------------------------------------------------
 
@@ -163,6 +193,11 @@ class Scheduler(BaseController):
         fits: list[tuple[int, str]] = []
         # a node the scheduler cannot understand takes no pod
         nodes = [n for n in self.nodes.indexer.list() if objects.NODE.understood(n)]
+        ns = namespace_of(pod)
+        pre_filter = pod_has_pvcs(pod, lambda claim: self.pvcs.indexer.get_by_key(
+            f"{ns}/{claim}"))
+        if pre_filter is not None:  # FitError with a PreFilter message
+            return None, f"0/{len(nodes)} nodes are available: {pre_filter}."
         for node in nodes:
             name = name_of(node)
             reason = filter_node(pod, node, load[name])

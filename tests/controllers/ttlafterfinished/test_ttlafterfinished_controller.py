@@ -145,6 +145,7 @@ async def test_a_job_gone_or_recreated_before_the_delete_is_no_error() -> None:
     pytest.param(job(at=None), id="finished-without-a-time"),
     pytest.param({**job(at=START), "spec": {"ttlSecondsAfterFinished": "ten"}},
                  id="ttl-not-a-number"),
+    pytest.param(job(at=START, ttl=10**20), id="ttl-beyond-year-9999"),
 ])
 async def test_jobs_it_must_not_delete_are_left_alone_without_a_loop(obj: dict[str, Any]
                                                                      ) -> None:
@@ -168,3 +169,5 @@ def test_expiry_arithmetic() -> None:
     assert left == pytest.approx(6.0)
     with pytest.raises(FinishTimeError):
         finish_and_expire_time(job(at=None))
+    forever = finish_and_expire_time(job(at=START, ttl=10**20))
+    assert forever.expire_at.year == 9999

@@ -13,10 +13,14 @@ Contract, per DaemonSet ``ds``:
   * orphans that match are adopted, pods that stop matching are released; expectations
     prevent double creation while the informer lags; a deleting DaemonSet only updates
     its status;
+  * its history is ControllerRevisions it owns, trimmed to ``revisionHistoryLimit``, and
+    a changed template rolls out with ``RollingUpdate`` (``update``: upstream's update.go);
+    ``OnDelete`` leaves old pods until they are deleted;
   * status: desiredNumberScheduled, currentNumberScheduled, numberMisscheduled,
     numberReady, numberAvailable, updatedNumberScheduled, numberUnavailable,
     observedGeneration.
-Not modelled: rolling updates of the template (pods keep their revision until deleted).
+Each DELETE it makes (a pod on a node that should not run it, a surplus or failed pod, an
+outdated pod, an old revision) is handed to its ``DeletionSink`` with the rule that made it.
 Events via ``PodControl``: ``SuccessfulCreate`` "Created pod: x", ``SuccessfulDelete``
 "Deleted pod: x"; component ``daemonset-controller``.
 """
@@ -28,10 +32,8 @@ import copy
 from typing import Any
 
 from kubegc.api.errors import is_not_found
-from kubegc.api.labels import selector_from_set
 from kubegc.api.meta import controller_ref_of, is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import NODES, PODS, creation_key, is_pod_available, is_pod_ready, pod_phase
-from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.api.zero_status import zero_status_fields
 from kubegc.client.cache import (
@@ -45,6 +47,7 @@ from kubegc.client.events import EVENT_TYPE_WARNING
 from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import Deletion, DeletionSink, NullDeletionSink, pod_reference
 from kubegc.controllers.controller_ref_manager import (
     PodControllerRefManager,
     fresh_controller_getter,
@@ -55,7 +58,6 @@ from kubegc.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
     SLOW_START_INITIAL_BATCH_SIZE,
     PodControl,
-    compute_hash,
     controller_uid_index_func,
     ensure_indexers,
     filter_by_owner,
@@ -65,71 +67,20 @@ from kubegc.controllers.controller_utils import (
     slow_start_batch,
     update_status_of,
 )
-from kubegc.controllers.expectations import UIDTrackingControllerExpectations
-
-DAEMONSETS = GroupVersionResource("apps", "v1", "daemonsets")
-BURST_REPLICAS = 250
-
-DAEMON_TOLERATIONS = (
-    ("node.kubernetes.io/not-ready", "NoExecute"),
-    ("node.kubernetes.io/unreachable", "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+from kubegc.controllers.daemon.update import (
+    DAEMONSETS,
+    Doomed,
+    cleanup_history,
+    construct_history,
+    controlled_histories,
+    rolling_update,
+    template_hash,
 )
+from kubegc.controllers.daemon.util import daemon_pod_template, node_should_run, pod_node
+from kubegc.controllers.expectations import UIDTrackingControllerExpectations
+from kubegc.controllers.history import CONTROLLER_REVISIONS, ControllerHistory
 
-
-def _tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
-    for t in tolerations:
-        if t.get("effect") and t.get("effect") != taint.get("effect"):
-            continue
-        if t.get("key") and t.get("key") != taint.get("key"):
-            continue
-        if not t.get("key") and t.get("operator") != "Exists":
-            continue
-        if t.get("operator") == "Exists" or (t.get("value") or "") == (taint.get("value") or ""):
-            return True
-    return False
-
-
-def daemon_pod_template(ds: Obj, node_name: str, template_hash: str) -> Obj:
-    """The template of ``ds`` bound to ``node_name`` (labels, tolerations, affinity)."""
-    template = copy.deepcopy((ds.get("spec") or {}).get("template") or {})
-    meta = template.setdefault("metadata", {})
-    meta["labels"] = {**(meta.get("labels") or {}), "controller-revision-hash": template_hash,
-                      "pod-template-generation": str((ds.get("metadata") or {}).get(
-                          "generation") or 1)}
-    spec = template.setdefault("spec", {})
-    tolerations = list(spec.get("tolerations") or [])
-    for key, effect in DAEMON_TOLERATIONS:
-        if not any(t.get("key") == key and t.get("effect") == effect for t in tolerations):
-            tolerations.append({"key": key, "operator": "Exists", "effect": effect})
-    spec["tolerations"] = tolerations
-    spec["affinity"] = {**(spec.get("affinity") or {}), "nodeAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{
-            "matchFields": [{"key": "metadata.name", "operator": "In",
-                             "values": [node_name]}]}]}}}
-    spec["nodeName"] = node_name
-    return template
-
-
-def node_should_run(node: Obj, ds: Obj) -> bool:
-    if is_being_deleted(node):
-        return False
-    pod_spec = ((ds.get("spec") or {}).get("template") or {}).get("spec") or {}
-    if not selector_from_set(pod_spec.get("nodeSelector")).matches(labels_of(node)):
-        return False
-    tolerations = [*(pod_spec.get("tolerations") or []),
-                   *({"key": k, "operator": "Exists", "effect": e} for k, e in DAEMON_TOLERATIONS)]
-    return all(_tolerates(tolerations, taint)
-               for taint in (node.get("spec") or {}).get("taints") or []
-               if taint.get("effect") in ("NoSchedule", "NoExecute"))
-
-
-def pod_node(pod: Obj) -> str:
-    return str((pod.get("spec") or {}).get("nodeName") or "")
-
+BURST_REPLICAS = 250
 
 class DaemonSetsController(BaseController):
     """One pod per eligible Node for every DaemonSet."""
@@ -137,15 +88,20 @@ class DaemonSetsController(BaseController):
     name = "daemonset"
     component = "daemonset-controller"
 
-    def __init__(self, ctx: ControllerContext[None]) -> None:
+    def __init__(self, ctx: ControllerContext[None], *,
+                 deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx)
         self.ds_informer = self.informer_factory.for_resource(DAEMONSETS)
         self.pod_informer = self.informer_factory.for_resource(PODS)
         self.node_informer = self.informer_factory.for_resource(NODES)
-        self.synced_informers = [self.ds_informer, self.pod_informer, self.node_informer]
+        self.history_informer = self.informer_factory.for_resource(CONTROLLER_REVISIONS)
+        self.synced_informers = [self.ds_informer, self.pod_informer, self.node_informer,
+                                 self.history_informer]
         self.primary_informer = self.ds_informer
         self.expectations = UIDTrackingControllerExpectations(self.clock)
         self.pod_control = PodControl(self.client, self.recorder)
+        self.history = ControllerHistory(self.client, self.history_informer)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
 
     def register_handlers(self) -> None:
         ensure_indexers(self.ds_informer, {NAMESPACE_INDEX: meta_namespace_index_func})
@@ -158,6 +114,11 @@ class DaemonSetsController(BaseController):
         self.node_informer.add_event_handler(FuncHandler(
             add=lambda _node, _initial: self.enqueue_all(), update=self.update_node,
             delete=lambda _node: self.enqueue_all()))
+        ensure_indexers(self.history_informer, {NAMESPACE_INDEX: meta_namespace_index_func})
+        self.history_informer.add_event_handler(FuncHandler(
+            add=lambda h, _initial: self.history_changed(h),
+            update=self.update_history,
+            delete=self.history_changed))
 
     # -- event handlers ----------------------------------------------------------------------
 
@@ -173,6 +134,25 @@ class DaemonSetsController(BaseController):
 
         if relevant(old) != relevant(cur):
             self.enqueue_all()
+
+    def update_history(self, old: Obj, cur: Obj) -> None:
+        if controller_ref_of(old) != controller_ref_of(cur):
+            self.history_changed(old)
+        self.history_changed(cur)
+
+    def history_changed(self, obj: Obj | DeletedFinalStateUnknown) -> None:
+        """``addHistory``/``updateHistory``/``deleteHistory``: the owning set, or the sets
+        an orphan matches."""
+        history = tombstone_object(obj)
+        ref = controller_ref_of(history)
+        if ref is not None:
+            ds = self.resolve_controller_ref(namespace_of(history), ref)
+            if ds is not None:
+                self.enqueue(ds)
+            return
+        if not isinstance(obj, DeletedFinalStateUnknown):
+            for candidate in self._matching(history):
+                self.enqueue(candidate)
 
     def delete_ds(self, obj: Obj | DeletedFinalStateUnknown) -> None:
         key = meta_namespace_key(tombstone_object(obj))
@@ -248,26 +228,53 @@ class DaemonSetsController(BaseController):
                                                         fields=objects.POD))
         # a node no component can understand runs no daemon pod (and stops no other)
         nodes = [n for n in self.node_informer.indexer.list() if objects.NODE.understood(n)]
-        template_hash = compute_hash((ds.get("spec") or {}).get("template") or {},
-                                     (ds.get("status") or {}).get("collisionCount"))
-        if self.expectations.satisfied_expectations(key) and not is_being_deleted(ds):
-            await self.manage(ds, key, nodes, pods, template_hash)
+        hash_ = template_hash(ds)
+        if not is_being_deleted(ds):
+            revisions = await controlled_histories(self.client, self.history, ds, selector)
+            cur, old = await construct_history(self.client, self.history, ds, revisions, pods)
+            hash_ = labels_of(cur).get("controller-revision-hash") or hash_
+            if self.expectations.satisfied_expectations(key):
+                await self.update_daemon_set(ds, key, nodes, pods, hash_, old)
         await update_status_of(self.client, DAEMONSETS, ds,
-                               self.compute_status(ds, nodes, pods, template_hash),
+                               self.compute_status(ds, nodes, pods, hash_),
                                keep=zero_status_fields("apps", "daemonsets"))
         return None
 
-    def plan(self, ds: Obj, nodes: list[Obj], pods: list[Obj]) -> tuple[list[str], list[Obj]]:
-        """(nodes needing a pod, pods to delete) (cf. ``podsShouldBeOnNode``)."""
+    async def update_daemon_set(self, ds: Obj, key: str, nodes: list[Obj], pods: list[Obj],
+                                hash_: str, old: list[Obj]) -> None:
+        """``updateDaemonSet``: manage, roll out once the manage loop's expectations are
+        met, trim the history."""
+        await self.manage(ds, key, nodes, pods, hash_)
+        strategy = (ds.get("spec") or {}).get("updateStrategy") or {}
+        if (self.expectations.satisfied_expectations(key)
+                and strategy.get("type", "RollingUpdate") == "RollingUpdate"):
+            eligible = {name_of(n) for n in nodes if node_should_run(n, ds)}
+            by_node: dict[str, list[Obj]] = {n: [] for n in eligible}
+            for pod in pods:
+                if pod_node(pod) in eligible:
+                    by_node[pod_node(pod)].append(pod)
+            doomed = rolling_update(ds, by_node, len(eligible), hash_, clock=self.clock)
+            if doomed:
+                self.expectations.set_expectations(
+                    key, add=0, deleted_keys=[meta_namespace_key(d.pod) for d in doomed])
+                await self.delete_pods(ds, key, doomed)
+        await cleanup_history(self.history, self.deletions, ds, old, pods,
+                              deleter=self.component, clock=self.clock)
+
+    def plan(self, ds: Obj, nodes: list[Obj], pods: list[Obj]) -> tuple[list[str], list[Doomed]]:
+        """(nodes needing a pod, pods to delete and why) (cf. ``podsShouldBeOnNode``)."""
         by_node: dict[str, list[Obj]] = {}
         for pod in pods:
             by_node.setdefault(pod_node(pod), []).append(pod)
         needing: list[str] = []
-        doomed: list[Obj] = []
+        doomed: list[Doomed] = []
         for node in nodes:
             here = [p for p in by_node.get(name_of(node), []) if not is_being_deleted(p)]
             if not node_should_run(node, ds):
-                doomed.extend(here)
+                doomed.extend(Doomed(p, "NodeNotEligible",
+                                     f"node {name_of(node)} should no longer run DaemonSet "
+                                     f"{name_of(ds)} (its nodeSelector, a taint it does not "
+                                     "tolerate, or the node being deleted)") for p in here)
                 continue
             running = []
             for pod in here:
@@ -276,51 +283,70 @@ class DaemonSetsController(BaseController):
                                         f"Found failed daemon pod {namespace_of(pod)}/"
                                         f"{name_of(pod)} on node {name_of(node)}, will try to "
                                         "kill it")
-                    doomed.append(pod)
+                    doomed.append(Doomed(pod, "PodFailed",
+                                         f"pod {name_of(pod)} of DaemonSet {name_of(ds)} "
+                                         f"failed on node {name_of(node)}: deleted to be "
+                                         "created again"))
                 else:
                     running.append(pod)
             if not running:
                 needing.append(name_of(node))
-            doomed.extend(sorted(running, key=creation_key)[1:])
+            doomed.extend(Doomed(p, "ExcessDaemonPod",
+                                 f"node {name_of(node)} ran more than one pod of DaemonSet "
+                                 f"{name_of(ds)}: all but the oldest are deleted")
+                          for p in sorted(running, key=creation_key)[1:])
         return needing, doomed
 
     async def manage(self, ds: Obj, key: str, nodes: list[Obj], pods: list[Obj],
-                     template_hash: str) -> None:
+                     hash_: str) -> None:
         needing, doomed = self.plan(ds, nodes, pods)
         needing, doomed = needing[:BURST_REPLICAS], doomed[:BURST_REPLICAS]
         self.expectations.set_expectations(key, add=len(needing),
-                                           deleted_keys=[meta_namespace_key(p) for p in doomed])
+                                           deleted_keys=[meta_namespace_key(d.pod)
+                                                         for d in doomed])
         ref = new_controller_ref(ds, "apps/v1", "DaemonSet")
         queue = list(needing)
 
         async def create() -> None:
             node = queue.pop(0)
             await self.pod_control.create_pods(namespace_of(ds),
-                                               daemon_pod_template(ds, node, template_hash),
+                                               daemon_pod_template(ds, node, hash_),
                                                ds, ref)
 
         successes, err = await slow_start_batch(len(needing), SLOW_START_INITIAL_BATCH_SIZE,
                                                 create)
         if len(needing) - successes:
             self.expectations.lower_expectations(key, add=len(needing) - successes)
-
-        async def delete(pod: Obj) -> None:
-            try:
-                await self.pod_control.delete_pod(pod, ds)
-            except Exception as failure:
-                self.expectations.deletion_observed(key, meta_namespace_key(pod))
-                if not is_not_found(failure):
-                    raise
-
-        results = await asyncio.gather(*(delete(p) for p in doomed), return_exceptions=True)
-        errors = [r for r in results if isinstance(r, BaseException)]
+        try:
+            await self.delete_pods(ds, key, doomed)
+        except Exception:
+            if err is None:
+                raise
         if err is not None:
             raise err
+
+    async def delete_pods(self, ds: Obj, key: str, doomed: list[Doomed]) -> None:
+        """Delete the ``doomed`` pods (their expectations set), each DELETE that succeeded
+        a Deletion for its rule."""
+
+        async def delete(d: Doomed) -> None:
+            try:
+                await self.pod_control.delete_pod(d.pod, ds)
+            except Exception as failure:
+                self.expectations.deletion_observed(key, meta_namespace_key(d.pod))
+                if not is_not_found(failure):
+                    raise
+                return
+            self.deletions.record_deletion(Deletion(self.clock.now(), self.component,
+                                                    pod_reference(d.pod), d.reason, d.message))
+
+        results = await asyncio.gather(*(delete(d) for d in doomed), return_exceptions=True)
+        errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
             raise errors[0]
 
     def compute_status(self, ds: Obj, nodes: list[Obj], pods: list[Obj],
-                       template_hash: str) -> dict[str, Any]:
+                       hash_: str) -> dict[str, Any]:
         now = self.clock.now()
         min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
         live = [p for p in pods if not is_being_deleted(p)]
@@ -335,7 +361,7 @@ class DaemonSetsController(BaseController):
                     if is_pod_ready(pod):
                         ready += 1
                         available += is_pod_available(pod, min_ready, now)
-                    updated += labels_of(pod).get("controller-revision-hash") == template_hash
+                    updated += labels_of(pod).get("controller-revision-hash") == hash_
             elif here:
                 misscheduled += 1
         return {"currentNumberScheduled": current, "numberMisscheduled": misscheduled,

@@ -13,7 +13,8 @@ Contract, per Deployment ``d``:
   * being deleted: only status; paused or a change of ``spec.replicas``: scale the
     ReplicaSets (proportionally during a rollout); otherwise roll out with the strategy
     (RollingUpdate with maxSurge/maxUnavailable, or Recreate), and delete old empty
-    ReplicaSets beyond ``revisionHistoryLimit`` once complete;
+    ReplicaSets beyond ``revisionHistoryLimit`` once complete, each DELETE handed to its
+    ``DeletionSink`` (``RevisionHistoryLimit``);
   * status: replicas, updatedReplicas, readyReplicas, availableReplicas,
     unavailableReplicas, observedGeneration, conditions Available/Progressing (and
     ReplicaFailure copied from the ReplicaSets).
@@ -41,6 +42,7 @@ from kubegc.client.events import EVENT_TYPE_WARNING
 from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import DeletionSink, NullDeletionSink
 from kubegc.controllers.controller_ref_manager import (
     REPLICASETS,
     ReplicaSetControllerRefManager,
@@ -69,8 +71,10 @@ class DeploymentController(BaseController):
     name = "deployment"
     component = "deployment-controller"
 
-    def __init__(self, ctx: ControllerContext[None]) -> None:
+    def __init__(self, ctx: ControllerContext[None], *,
+                 deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.gvr = DEPLOYMENTS
         self.d_informer = self.informer_factory.for_resource(DEPLOYMENTS)
         self.rs_informer = self.informer_factory.for_resource(REPLICASETS)

@@ -20,6 +20,7 @@ import kubegc.controllers.deployment.conditions as dcond
 import kubegc.controllers.deployment.util as du
 from kubegc.api.errors import StatusError, is_already_exists, is_conflict, is_not_found
 from kubegc.api.meta import (
+    ObjectReference,
     controller_ref_of,
     is_being_deleted,
     name_of,
@@ -32,6 +33,7 @@ from kubegc.client.cache import SharedInformer
 from kubegc.client.events import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING
 from kubegc.client.interface import DeleteOptions, PatchType
 from kubegc.component.base_controller import ControllerView
+from kubegc.component.deletions import Deletion, DeletionSink
 from kubegc.controllers.controller_ref_manager import REPLICASETS
 from kubegc.controllers.controller_utils import (
     NAMESPACE_TERMINATING_CAUSE,
@@ -53,6 +55,12 @@ class DeploymentControllerLike(ControllerView, Protocol):
 
     @property
     def rs_informer(self) -> SharedInformer: ...
+
+    @property
+    def deletions(self) -> DeletionSink: ...
+
+    @property
+    def component(self) -> str: ...
 
     def enqueue_rate_limited(self, obj: Obj) -> None: ...
 
@@ -266,11 +274,15 @@ async def _scale_proportionally(dc: DeploymentControllerLike, d: Obj, all_rss: l
 
 
 async def cleanup_deployment(dc: DeploymentControllerLike, old_rss: list[Obj], d: Obj) -> None:
-    """Delete the oldest empty old ReplicaSets beyond ``spec.revisionHistoryLimit``."""
+    """``cleanupDeployment``: delete the oldest old ReplicaSets beyond
+    ``spec.revisionHistoryLimit`` (by revision, then creation), skipping any that still has
+    replicas (spec or status), whose status is behind its generation, or that is being
+    deleted; each DELETE that succeeded is a Deletion (``RevisionHistoryLimit``)."""
     if not du.has_revision_history_limit(d):
         return
     alive = [rs for rs in old_rss if not is_being_deleted(rs)]
-    diff = len(alive) - int(d["spec"]["revisionHistoryLimit"])
+    limit = int(d["spec"]["revisionHistoryLimit"])
+    diff = len(alive) - limit
     if diff <= 0:
         return
     alive.sort(key=lambda rs: (du.revision(rs) or 0, du.creation_key(rs)))
@@ -288,6 +300,14 @@ async def cleanup_deployment(dc: DeploymentControllerLike, old_rss: list[Obj], d
         except StatusError as err:
             if not (is_not_found(err) or is_conflict(err)):
                 raise
+            continue
+        dc.deletions.record_deletion(Deletion(
+            dc.clock.now(), dc.component,
+            ObjectReference("apps/v1", "ReplicaSet", name_of(rs), uid_of(rs),
+                            namespace_of(rs)), "RevisionHistoryLimit",
+            f"ReplicaSet {name_of(rs)} (revision {du.revision(rs)}) was beyond "
+            f"revisionHistoryLimit {limit} of Deployment {name_of(d)}: {len(alive)} old "
+            "ReplicaSets, the oldest with no replicas deleted first"))
 
 
 # --- status -------------------------------------------------------------------------------

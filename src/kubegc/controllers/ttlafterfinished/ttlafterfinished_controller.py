@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from kubegc.api.clock import format_time, parse_time
 from kubegc.api.errors import StatusError, is_not_found
@@ -89,8 +89,11 @@ def finish_and_expire_time(job: Obj) -> Expiry:
             if not stamp:
                 raise FinishTimeError("unable to find the time when the Job finished")
             finish_at = parse_time(str(stamp))
-            return Expiry(str(cond["type"]), finish_at, ttl,
-                          finish_at + timedelta(seconds=ttl))
+            try:
+                expire_at = finish_at + timedelta(seconds=ttl)
+            except OverflowError:  # a TTL past year 9999 (stored below validation): never
+                expire_at = datetime.max.replace(tzinfo=UTC)
+            return Expiry(str(cond["type"]), finish_at, ttl, expire_at)
     raise FinishTimeError("unable to find the status of the finished Job")
 
 

@@ -43,14 +43,16 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("list watch create delete patch", "", "pods"),
         rule("create", "", "pods/binding"),
         rule("get list watch create delete update patch", "apps", "controllerrevisions"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "deployment-controller": (
         rule("get list watch update", "extensions apps", "deployments"),
         rule(STATUS_PATCH, "extensions apps", "deployments/status"),
         rule("update", "extensions apps", "deployments/finalizers"),
         rule("get list watch create update patch delete", "apps extensions", "replicasets"),
         rule("get list watch update", "", "pods"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "disruption-controller": (
         rule("get list watch", "extensions apps", "deployments"),
         rule("get list watch", "apps extensions", "replicasets"),
