@@ -203,3 +203,20 @@ def test_a_pod_waits_for_its_claim(server: Server, ns: str) -> None:
     assert waiting is not None and waiting["status"]["phase"] == "Pending"
     s.kubectl("create", "-n", ns, "-f", "-", input=claim("later"))
     eventually(lambda: running(s, ns, "late"), timeout=30, what="late running")
+
+
+def test_a_foreground_pod_delete_waits_for_its_ephemeral_claim(server: Server, ns: str) -> None:
+    """The pod waits for its claim (blockOwnerDeletion), the claim for the pod to stop using
+    it: the kubelet's final DELETE (grace period 0) shuts the pod down, which releases the
+    claim (upstream's ``podIsShutDown`` breaks that cycle), then the pod goes."""
+    s = server
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("fg", ephemeral="tmp"))
+    eventually(lambda: get(s, "pvc", "fg-tmp", "-n", ns), timeout=30, what="the claim")
+    eventually(lambda: running(s, ns, "fg"), timeout=30, what="fg running")
+    planned = kubegc(s, "plan", "delete", "pod/fg", "-n", ns, "--cascade", "foreground")
+    assert planned["verdict"]["completes"] is True, planned["verdict"]
+    assert deleted(planned) == ["PersistentVolumeClaim/fg-tmp", "Pod/fg"]
+    s.kubectl("delete", "pod", "fg", "-n", ns, "--cascade=foreground", "--wait=false")
+    eventually(lambda: get(s, "pod", "fg", "-n", ns) is None
+               and get(s, "pvc", "fg-tmp", "-n", ns) is None, timeout=60,
+               what="pod and claim gone")
