@@ -110,6 +110,9 @@ STATEFUL_SET = Fields(
     Field("spec.updateStrategy.type", STRING),
     Field("spec.updateStrategy.rollingUpdate", MAP),
     Field("spec.updateStrategy.rollingUpdate.partition", INT, minimum=0),
+    Field("spec.revisionHistoryLimit", INT, minimum=0),
+    Field("status.currentRevision", STRING),
+    Field("status.updateRevision", STRING),
     Field("spec.persistentVolumeClaimRetentionPolicy", MAP),
     Field("spec.persistentVolumeClaimRetentionPolicy.whenDeleted", STRING),
     Field("spec.volumeClaimTemplates", LIST),
@@ -129,9 +132,21 @@ DAEMON_SET = Fields(
     *pod_template("spec.template"),
     Field("spec.template.spec.tolerations", LIST),
     Field("spec.template.spec.tolerations[]", MAP),
+    Field("spec.revisionHistoryLimit", INT, minimum=0),
+    Field("spec.updateStrategy", MAP),
+    Field("spec.updateStrategy.type", STRING),
+    Field("spec.updateStrategy.rollingUpdate", MAP),
+    Field("spec.updateStrategy.rollingUpdate.maxUnavailable", Type.INT_OR_PERCENT, minimum=0),
+    Field("spec.updateStrategy.rollingUpdate.maxSurge", Type.INT_OR_PERCENT, minimum=0),
     Field("status", MAP),
     Field("status.observedGeneration", INT),
     Field("status.collisionCount", INT, minimum=0),
+)
+
+#: what the StatefulSet and DaemonSet controllers read of their history
+CONTROLLER_REVISION = Fields(
+    *METADATA,
+    Field("revision", INT, minimum=0),
 )
 
 JOB = Fields(
