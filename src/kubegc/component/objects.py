@@ -41,6 +41,17 @@ POD = Fields(
     Field("spec.tolerations", LIST),
     Field("spec.tolerations[]", MAP),
     Field("spec.terminationGracePeriodSeconds", INT, minimum=0),
+    Field("spec.volumes", LIST),
+    Field("spec.volumes[]", MAP),
+    Field("spec.volumes[].name", STRING),
+    Field("spec.volumes[].persistentVolumeClaim", MAP),
+    Field("spec.volumes[].persistentVolumeClaim.claimName", STRING),
+    Field("spec.volumes[].ephemeral", MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate", MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.metadata", MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.metadata.labels", STRING_MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.metadata.annotations", STRING_MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.spec", MAP),
     Field("status", MAP),
     Field("status.phase", STRING),
     Field("status.podIP", STRING),
@@ -229,4 +240,21 @@ NAMESPACE = Fields(
     Field("status", MAP),
     Field("status.phase", STRING),
     *_conditions("status.conditions"),
+)
+
+PERSISTENT_VOLUME_CLAIM = Fields(
+    *METADATA,
+    Field("spec", MAP),
+    Field("status", MAP),
+    Field("status.phase", STRING),
+)
+
+PERSISTENT_VOLUME = Fields(
+    *METADATA,
+    Field("spec", MAP),
+    Field("spec.claimRef", MAP),
+    Field("spec.claimRef.namespace", STRING),
+    Field("spec.claimRef.name", STRING),
+    Field("status", MAP),
+    Field("status.phase", STRING),
 )
