@@ -206,3 +206,18 @@ def test_deployment_past_its_history_limit_and_why(server: Server, ns: str) -> N
                                                    "RevisionHistoryLimit")
     assert entry["message"].startswith(f"ReplicaSet {name} (revision 1) was beyond "
                                        "revisionHistoryLimit 1 of Deployment roll")
+
+
+def test_a_statefulset_scaled_down_says_why_its_pod_went(server: Server, ns: str) -> None:
+    server.kubectl("apply", "-n", ns, "-f", "-", input=stateful_set(replicas=2))
+    server.kubectl("rollout", "status", "-n", ns, "sts/web", "--timeout=60s", timeout=90)
+    server.kubectl("scale", "-n", ns, "sts/web", "--replicas=1")
+    eventually(lambda: [p["metadata"]["name"] for p in items(server, ns, "pods")] == ["web-0"],
+               what="web-1 gone")
+    report = kubegc(server, "why", "pod/web-1", "-n", ns)
+    assert report["conclusion"].startswith("Pod/web-1 was deleted by statefulset-controller"), (
+        report["conclusion"])
+    [entry] = [e for e in report["entries"] if e["source"] == "DeletionRecord"]
+    assert (entry["reason"], entry["message"]) == (
+        "ScaleDown", "the ordinal of pod web-1 was outside [0, 1) (spec.replicas 1) of "
+        "StatefulSet web: the highest ordinal goes first")
