@@ -29,7 +29,8 @@ PV_PROTECTION_FINALIZER = "kubernetes.io/pv-protection"
 
 def pod_volumes(pod: Obj) -> list[dict[str, Any]]:
     """The pod's ``spec.volumes`` that are objects (a malformed entry is validation's)."""
-    volumes = (pod.get("spec") or {}).get("volumes") or []
+    spec = pod.get("spec")
+    volumes = spec.get("volumes") if isinstance(spec, dict) else None
     if not isinstance(volumes, list):
         return []
     return [v for v in volumes if isinstance(v, dict)]
@@ -80,7 +81,9 @@ def _not_running(statuses: object) -> bool:
 def is_pod_terminated(pod: Obj) -> bool:
     """pkg/volume/util ``IsPodTerminated``: Succeeded or Failed, or being deleted with no
     container running."""
-    status = pod.get("status") or {}
+    status = pod.get("status")
+    if not isinstance(status, dict):
+        status = {}
     if status.get("phase") in ("Succeeded", "Failed"):
         return True
     return bool((pod.get("metadata") or {}).get("deletionTimestamp")) and all(

@@ -41,6 +41,17 @@ POD = Fields(
     Field("spec.tolerations", LIST),
     Field("spec.tolerations[]", MAP),
     Field("spec.terminationGracePeriodSeconds", INT, minimum=0),
+    Field("spec.volumes", LIST),
+    Field("spec.volumes[]", MAP),
+    Field("spec.volumes[].name", STRING),
+    Field("spec.volumes[].persistentVolumeClaim", MAP),
+    Field("spec.volumes[].persistentVolumeClaim.claimName", STRING),
+    Field("spec.volumes[].ephemeral", MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate", MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.metadata", MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.metadata.labels", STRING_MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.metadata.annotations", STRING_MAP),
+    Field("spec.volumes[].ephemeral.volumeClaimTemplate.spec", MAP),
     Field("status", MAP),
     Field("status.phase", STRING),
     Field("status.podIP", STRING),
@@ -99,6 +110,9 @@ STATEFUL_SET = Fields(
     Field("spec.updateStrategy.type", STRING),
     Field("spec.updateStrategy.rollingUpdate", MAP),
     Field("spec.updateStrategy.rollingUpdate.partition", INT, minimum=0),
+    Field("spec.revisionHistoryLimit", INT, minimum=0),
+    Field("status.currentRevision", STRING),
+    Field("status.updateRevision", STRING),
     Field("spec.persistentVolumeClaimRetentionPolicy", MAP),
     Field("spec.persistentVolumeClaimRetentionPolicy.whenDeleted", STRING),
     Field("spec.volumeClaimTemplates", LIST),
@@ -118,9 +132,21 @@ DAEMON_SET = Fields(
     *pod_template("spec.template"),
     Field("spec.template.spec.tolerations", LIST),
     Field("spec.template.spec.tolerations[]", MAP),
+    Field("spec.revisionHistoryLimit", INT, minimum=0),
+    Field("spec.updateStrategy", MAP),
+    Field("spec.updateStrategy.type", STRING),
+    Field("spec.updateStrategy.rollingUpdate", MAP),
+    Field("spec.updateStrategy.rollingUpdate.maxUnavailable", Type.INT_OR_PERCENT, minimum=0),
+    Field("spec.updateStrategy.rollingUpdate.maxSurge", Type.INT_OR_PERCENT, minimum=0),
     Field("status", MAP),
     Field("status.observedGeneration", INT),
     Field("status.collisionCount", INT, minimum=0),
+)
+
+#: what the StatefulSet and DaemonSet controllers read of their history
+CONTROLLER_REVISION = Fields(
+    *METADATA,
+    Field("revision", INT, minimum=0),
 )
 
 JOB = Fields(
@@ -214,4 +240,21 @@ NAMESPACE = Fields(
     Field("status", MAP),
     Field("status.phase", STRING),
     *_conditions("status.conditions"),
+)
+
+PERSISTENT_VOLUME_CLAIM = Fields(
+    *METADATA,
+    Field("spec", MAP),
+    Field("status", MAP),
+    Field("status.phase", STRING),
+)
+
+PERSISTENT_VOLUME = Fields(
+    *METADATA,
+    Field("spec", MAP),
+    Field("spec.claimRef", MAP),
+    Field("spec.claimRef.namespace", STRING),
+    Field("spec.claimRef.name", STRING),
+    Field("status", MAP),
+    Field("status.phase", STRING),
 )

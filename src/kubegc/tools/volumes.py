@@ -42,6 +42,7 @@ def pv_protection_when(pv: Obj) -> str:
                 + (f" to claim {claim}" if claim else "")
                 + ", so it goes once that claim is gone and the volume released (status.phase "
                 "no longer Bound)")
-    phase = (pv.get("status") or {}).get("phase") or "no phase"
+    status = pv.get("status")
+    phase = (status.get("phase") if isinstance(status, dict) else None) or "no phase"
     return (f"once the PersistentVolume is no longer Bound: it is {phase}, so it is released "
             "at once")

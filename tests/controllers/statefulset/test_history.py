@@ -176,3 +176,21 @@ async def test_pod_deletions_are_recorded_with_their_rule() -> None:
     assert sink.deletions[1].message == ("the ordinal of pod web-1 was outside [0, 1) "
                                          "(spec.replicas 1) of StatefulSet web: the highest "
                                          "ordinal goes first")
+
+
+async def test_a_revision_it_cannot_understand_is_nobodys() -> None:
+    client = FakeClient()
+    client.add_object(CONTROLLER_REVISIONS, {
+        "apiVersion": "apps/v1", "kind": "ControllerRevision",
+        "metadata": {"name": "web-bad", "namespace": "ns", "labels": {"app": "db"}},
+        "data": "x", "revision": "x"})
+    client.add_object(STS, stateful_set(1))
+    async with running(recording(InMemoryDeletionSink()), client) as ssc:
+        await eventually(lambda: len(revisions_named(client)) == 2)
+        await quiet(ssc)
+    bad = client.stored(CONTROLLER_REVISIONS, "web-bad", namespace="ns")
+    assert bad is not None and not bad["metadata"].get("ownerReferences")
+
+
+def revisions_named(client: FakeClient) -> list[str]:
+    return sorted(r["metadata"]["name"] for r in objects(client, CONTROLLER_REVISIONS))

@@ -53,3 +53,16 @@ async def test_a_namesake_not_owned_by_the_pod_is_not_taken_over() -> None:
         "(pod is not owner)")
     stored = client.stored(PVCS, "web-scratch", namespace="ns")
     assert stored is not None and "ownerReferences" not in stored["metadata"]
+
+
+async def test_a_template_it_cannot_read_is_a_failed_sync_not_a_loop() -> None:
+    client = FakeClient()
+    bad = pod("web", ephemeral="scratch")
+    bad["spec"]["volumes"][0]["ephemeral"]["volumeClaimTemplate"] = "nope"
+    client.add_object(PODS, bad)
+    client.add_object(PODS, pod("good", ephemeral="scratch"))
+    async with running(EphemeralController, client):
+        await eventually(lambda: event_messages(client, "FailedSync") != [])
+        await eventually(lambda: claims(client) == ["good-scratch"])
+    [message] = set(event_messages(client, "FailedSync"))
+    assert "spec.volumes[0].ephemeral.volumeClaimTemplate" in message, message

@@ -7,7 +7,7 @@ from kubegc.api.volumes import PVS
 from kubegc.client.fake import FakeClient
 from kubegc.controllers.volume.pvprotection import PVProtectionController
 
-from ..workload_harness import eventually, quiet, running
+from ..workload_harness import event_messages, eventually, quiet, running
 from .helpers import pv
 
 FINALIZER = "kubernetes.io/pv-protection"
@@ -43,3 +43,14 @@ async def test_a_volume_without_the_finalizer_gets_it() -> None:
     client.add_object(PVS, pv(finalizers=()))
     async with running(PVProtectionController, client):
         await eventually(lambda: finalizers(client) == [FINALIZER])
+
+
+async def test_a_status_it_cannot_read_keeps_the_finalizer() -> None:
+    client = FakeClient()
+    bad = pv(deleting=True)
+    bad["status"] = "Bound"
+    client.add_object(PVS, bad)
+    async with running(PVProtectionController, client) as controller:
+        await eventually(lambda: event_messages(client, "FailedSync") != [])
+        await quiet(controller)
+    assert finalizers(client) == [FINALIZER]

@@ -36,6 +36,7 @@ from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache import NAMESPACE_INDEX, SharedInformer
 from kubegc.client.interface import Client, DeleteOptions, PatchType
+from kubegc.component import objects
 from kubegc.controllers.controller_utils import new_controller_ref, safe_encode_string
 
 CONTROLLER_REVISIONS = GroupVersionResource("apps", "v1", "controllerrevisions")
@@ -173,9 +174,13 @@ class ControllerHistory:
 
     def list_controller_revisions(self, parent: Obj, selector: LabelSelector) -> list[Obj]:
         """``ListControllerRevisions``: revisions of ``parent``'s namespace matching
-        ``selector``, controlled by ``parent`` or by nothing (to adopt)."""
+        ``selector``, controlled by ``parent`` or by nothing (to adopt); leaves out those
+        whose fields the controllers cannot understand (``objects.CONTROLLER_REVISION``)."""
         out = []
         for revision in self.informer.indexer.by_index(NAMESPACE_INDEX, namespace_of(parent)):
+            # one whose fields upstream could not decode is nobody's
+            if not objects.CONTROLLER_REVISION.understood(revision):
+                continue
             if selector.empty or not selector.matches(_labels(revision)):
                 continue
             ref = controller_ref_of(revision)

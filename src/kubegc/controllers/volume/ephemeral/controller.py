@@ -33,6 +33,7 @@ from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.events import EVENT_TYPE_WARNING
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.objects import PERSISTENT_VOLUME_CLAIM, POD
 from kubegc.controllers.controller_utils import ensure_indexers
 from kubegc.controllers.volume.common import POD_PVC_INDEX, pod_pvc_index_func
 
@@ -82,6 +83,7 @@ class EphemeralController(BaseController):
         pod = self.pods.indexer.get_by_key(key)
         if pod is None or (pod.get("metadata") or {}).get("deletionTimestamp"):
             return None
+        POD.check(pod)  # a template it cannot read: FailedSync, retried with backoff
         for volume in pod_volumes(pod):
             try:
                 await self.handle_volume(pod, volume)
@@ -99,7 +101,7 @@ class EphemeralController(BaseController):
             return
         claim = volume_claim_name(pod, volume)
         existing = self.pvcs.indexer.get_by_key(f"{namespace_of(pod)}/{claim}")
-        if existing is not None:
+        if existing is not None and PERSISTENT_VOLUME_CLAIM.understood(existing):
             refused = volume_is_for_pod(pod, existing)
             if refused is not None:
                 raise VolumeNotForPod(refused)

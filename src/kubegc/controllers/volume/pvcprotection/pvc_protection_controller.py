@@ -34,6 +34,7 @@ from kubegc.api.volumes import (
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.objects import PERSISTENT_VOLUME_CLAIM
 from kubegc.controllers.controller_utils import ensure_indexers
 from kubegc.controllers.volume.common import POD_PVC_INDEX, pod_pvc_index_func
 from kubegc.controllers.volume.protectionutil import (
@@ -57,7 +58,9 @@ def pod_uses_pvc(pod: Obj, pvc: Obj) -> bool:
     scheduled, and does not start one whose claim is being deleted); it uses a claim its
     ``persistentVolumeClaim`` volume names, or the claim of one of its ephemeral volumes
     made for it, unless it is shut down."""
-    if namespace_of(pod) != namespace_of(pvc) or not (pod.get("spec") or {}).get("nodeName"):
+    spec = pod.get("spec")
+    if namespace_of(pod) != namespace_of(pvc) or not isinstance(spec, dict) or not spec.get(
+            "nodeName"):
         return False
     name = name_of(pvc)
     for volume in pod_volumes(pod):
@@ -126,6 +129,7 @@ class PVCProtectionController(BaseController):
         pvc = self.pvcs.indexer.get_by_key(key)
         if pvc is None:
             return None
+        PERSISTENT_VOLUME_CLAIM.check(pvc)
         if is_deletion_candidate(pvc, PVC_PROTECTION_FINALIZER):
             if not await self.is_being_used(pvc):
                 await self.update_finalizers(pvc, [f for f in finalizers_of(pvc)

@@ -16,6 +16,7 @@ from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVS
 from kubegc.client.cache import FuncHandler
 from kubegc.component.base_controller import BaseController
 from kubegc.component.context import ControllerContext
+from kubegc.component.objects import PERSISTENT_VOLUME
 from kubegc.controllers.volume.protectionutil import (
     is_deletion_candidate,
     need_to_add_finalizer,
@@ -24,7 +25,8 @@ from kubegc.controllers.volume.protectionutil import (
 
 def is_being_used(pv: Obj) -> bool:
     """``isBeingUsed``: the volume is Bound to a claim."""
-    return (pv.get("status") or {}).get("phase") == "Bound"
+    status = pv.get("status")
+    return isinstance(status, dict) and status.get("phase") == "Bound"
 
 
 class PVProtectionController(BaseController):
@@ -54,6 +56,7 @@ class PVProtectionController(BaseController):
         pv = self.pvs.indexer.get_by_key(key)
         if pv is None:
             return None
+        PERSISTENT_VOLUME.check(pv)  # a phase it cannot read: FailedSync, never released
         if is_deletion_candidate(pv, PV_PROTECTION_FINALIZER) and not is_being_used(pv):
             await self.update_finalizers(pv, [f for f in finalizers_of(pv)
                                               if f != PV_PROTECTION_FINALIZER])
