@@ -35,12 +35,17 @@ def context_for(factory: Any, client: FakeClient, clock: Clock, options: Any = N
     """The context the controller manager would hand ``factory`` (a controller class);
     ``options`` default to its section of the default configuration."""
     if options is None:
-        # the descriptor of the class, else of the subclass the manager runs (pod GC's
-        # recording one), else of the controller of that name (a test's subclass)
-        exact = [d for d in CONTROLLERS.values() if d.constructor is factory]
-        [descriptor] = exact or [d for d in CONTROLLERS.values() if isinstance(
-            d.constructor, type) and issubclass(d.constructor, factory)] or [
-            d for d in CONTROLLERS.values() if d.constructor.name == factory.name]
+        # the descriptor of the nearest subclass the manager runs (the class itself, pod
+        # GC's recording one; not the ReplicationController's for a ReplicaSet), else of
+        # the controller of that name (a test's subclass)
+        subclasses = [d for d in CONTROLLERS.values() if isinstance(d.constructor, type)
+                      and issubclass(d.constructor, factory)]
+        if subclasses:
+            descriptor = min(subclasses, key=lambda d: type.mro(
+                d.constructor).index(factory))  # type: ignore[arg-type]
+        else:
+            [descriptor] = [d for d in CONTROLLERS.values()
+                            if d.constructor.name == factory.name]
         options = descriptor.options(ControllerManagerConfiguration())
     return ControllerContext(
         client=client, clock=clock,

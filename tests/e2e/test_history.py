@@ -103,30 +103,33 @@ def test_statefulset_history_rollout_undo_and_why(server: Server, ns: str) -> No
 
 
 @pytest.mark.parametrize("cascade", ["background", "foreground", "orphan"])
-def test_plan_of_a_statefulset_delete_predicts_its_revisions(server: Server, ns: str,
-                                                             cascade: str) -> None:
-    server.kubectl("apply", "-n", ns, "-f", "-", input=stateful_set())
-    server.kubectl("rollout", "status", "-n", ns, "sts/web", "--timeout=60s", timeout=90)
-    roll(server, ns, "sts/web", 2)
+@pytest.mark.parametrize("kind", ["sts/web", "ds/agent"])
+def test_plan_of_a_set_delete_predicts_its_revisions(server: Server, ns: str, kind: str,
+                                                     cascade: str) -> None:
+    body = stateful_set() if kind.startswith("sts") else daemon_set()
+    server.kubectl("apply", "-n", ns, "-f", "-", input=body)
+    server.kubectl("rollout", "status", "-n", ns, kind, "--timeout=60s", timeout=90)
+    roll(server, ns, kind, 2)
     eventually(lambda: len(revisions(server, ns)) == 2, what="two revisions")
-    plan = kubegc(server, "plan", "delete", "sts/web", "-n", ns, f"--cascade={cascade}")
+    eventually(lambda: images(server, ns) == {"busybox:2"}, what="rolled to busybox:2")
+    plan = kubegc(server, "plan", "delete", kind, "-n", ns, f"--cascade={cascade}")
     assert plan["verdict"]["completes"], plan["verdict"]
     predicted = sorted((o["kind"], o["name"]) for o in plan["deleted"])
+    owner = "StatefulSet" if kind.startswith("sts") else "DaemonSet"
     if cascade == "orphan":
-        assert predicted == [("StatefulSet", "web")]
+        assert predicted == [(owner, kind.split("/")[1])]
     else:
-        assert sorted(k for k, _ in predicted) == [
-            "ControllerRevision", "ControllerRevision", "Pod", "StatefulSet"]
-    before = {(o["kind"], o["metadata"]["name"])
-              for kind in ("sts", "controllerrevisions", "pods")
-              for o in items(server, ns, kind)}
-    server.kubectl("delete", "sts/web", "-n", ns, f"--cascade={cascade}", "--wait=false")
+        assert sorted(k for k, _ in predicted) == sorted([
+            "ControllerRevision", "ControllerRevision", "Pod", owner])
 
     def remaining() -> set[tuple[str, str]]:
         return {(o["kind"], o["metadata"]["name"])
-                for kind in ("sts", "controllerrevisions", "pods")
-                for o in items(server, ns, kind)}
+                for what in (kind.split("/")[0], "controllerrevisions", "pods")
+                for o in items(server, ns, what)
+                if not o["metadata"].get("deletionTimestamp") or what != "pods"}
 
+    before = remaining()
+    server.kubectl("delete", kind, "-n", ns, f"--cascade={cascade}", "--wait=false")
     eventually(lambda: remaining() == before - set(predicted), timeout=60,
                what=f"the live {cascade} delete does what the plan said")
     if cascade == "orphan":
@@ -203,3 +206,18 @@ def test_deployment_past_its_history_limit_and_why(server: Server, ns: str) -> N
                                                    "RevisionHistoryLimit")
     assert entry["message"].startswith(f"ReplicaSet {name} (revision 1) was beyond "
                                        "revisionHistoryLimit 1 of Deployment roll")
+
+
+def test_a_statefulset_scaled_down_says_why_its_pod_went(server: Server, ns: str) -> None:
+    server.kubectl("apply", "-n", ns, "-f", "-", input=stateful_set(replicas=2))
+    server.kubectl("rollout", "status", "-n", ns, "sts/web", "--timeout=60s", timeout=90)
+    server.kubectl("scale", "-n", ns, "sts/web", "--replicas=1")
+    eventually(lambda: [p["metadata"]["name"] for p in items(server, ns, "pods")] == ["web-0"],
+               what="web-1 gone")
+    report = kubegc(server, "why", "pod/web-1", "-n", ns)
+    assert report["conclusion"].startswith("Pod/web-1 was deleted by statefulset-controller"), (
+        report["conclusion"])
+    [entry] = [e for e in report["entries"] if e["source"] == "DeletionRecord"]
+    assert (entry["reason"], entry["message"]) == (
+        "ScaleDown", "the ordinal of pod web-1 was outside [0, 1) (spec.replicas 1) of "
+        "StatefulSet web: the highest ordinal goes first")

@@ -48,6 +48,13 @@ DELETION_REASONS = {
                          "(parallelism, or completions left)",
     "JobSuspended": "the Job controller: the Job is suspended, so its active pods are "
                     "deleted",
+    # the ReplicaSet (and ReplicationController) controller's pod deletions
+    "SurplusReplicas": "the ReplicaSet (or ReplicationController) controller: more active "
+                       "pods than spec.replicas; "
+                       "the surplus goes, unscheduled, pending, not ready and newest first",
+    # the namespace controller's deletions
+    "NamespaceDeleted": "the namespace controller: the object's namespace is being deleted, "
+                        "so everything in it is deleted (pods first)",
     # the CronJob controller's Job deletions
     "SuccessfulJobsHistoryLimit": "the CronJob controller: more finished successful Jobs "
                                   "than successfulJobsHistoryLimit; the oldest go first",
@@ -71,6 +78,12 @@ DELETION_REASONS = {
     "ExcessDaemonPod": "the DaemonSet controller: more than one of its pods on a node; all "
                        "but the oldest go",
 }
+
+
+#: the ReplicaSet controller's reason (a name the controller imports)
+SURPLUS_REPLICAS = "SurplusReplicas"
+#: the namespace controller's reason
+NAMESPACE_DELETED = "NamespaceDeleted"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubegc.component.config import (
+    NamespaceControllerConfiguration,
     PodGCControllerConfiguration,
     TTLAfterFinishedControllerConfiguration,
 )
@@ -22,7 +23,10 @@ from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.job import JobController
+from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.podgc import PodGCController
+from kubegc.controllers.replicaset import ReplicaSetController
+from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.controllers.tainteviction import TaintEvictionController
 from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
@@ -104,5 +108,23 @@ class RecordedDaemonSet(_Recorded, DaemonSetsController):
 
 class RecordedDeployment(_Recorded, DeploymentController):
     def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedReplicaSet(_Recorded, ReplicaSetController):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedReplicationManager(_Recorded, ReplicationManager):
+    def __init__(self, ctx: ControllerContext[None]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedNamespaceController(_Recorded, NamespaceController):
+    def __init__(self, ctx: ControllerContext[NamespaceControllerConfiguration]) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)

@@ -34,7 +34,10 @@ from kubegc.controllermanager.deleters import (
     RecordedDaemonSet,
     RecordedDeployment,
     RecordedJob,
+    RecordedNamespaceController,
     RecordedPodGC,
+    RecordedReplicaSet,
+    RecordedReplicationManager,
     RecordedStatefulSet,
     RecordedTaintEviction,
     RecordedTTLAfterFinished,
@@ -45,10 +48,7 @@ from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationCont
 from kubegc.controllers.disruption import DisruptionController
 from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
-from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.nodelifecycle import NodeLifecycleController
-from kubegc.controllers.replicaset import ReplicaSetController
-from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
 from kubegc.controllers.volume.ephemeral import EphemeralController
 from kubegc.controllers.volume.pvcprotection import PVCProtectionController
@@ -91,7 +91,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "garbagecollector": ControllerDescriptor(GarbageCollectorController,
                                              lambda c: c.garbage_collector,
                                              service_account="generic-garbage-collector"),
-    "namespace": ControllerDescriptor(NamespaceController, lambda c: c.namespace,
+    "namespace": ControllerDescriptor(RecordedNamespaceController, lambda c: c.namespace,
                                       service_account="namespace-controller"),
     "kubelet": ControllerDescriptor(Kubelet, lambda c: c.kubelet, user=KUBELET),
     "scheduler": ControllerDescriptor(Scheduler, user=SCHEDULER),
@@ -107,9 +107,9 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                                       service_account="node-controller"),
     "eventttl": ControllerDescriptor(EventTTLController, lambda c: c.event_ttl,
                                      user=APISERVER),
-    "replicaset": ControllerDescriptor(ReplicaSetController,
+    "replicaset": ControllerDescriptor(RecordedReplicaSet,
                                        service_account="replicaset-controller"),
-    "replicationcontroller": ControllerDescriptor(ReplicationManager,
+    "replicationcontroller": ControllerDescriptor(RecordedReplicationManager,
                                                   service_account="replication-controller"),
     "deployment": ControllerDescriptor(RecordedDeployment,
                                        service_account="deployment-controller"),

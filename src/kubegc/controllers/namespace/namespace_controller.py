@@ -29,6 +29,7 @@ from kubegc.component import objects
 from kubegc.component.base_controller import BaseController
 from kubegc.component.config import NamespaceControllerConfiguration
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import DeletionSink
 from kubegc.controllers.namespace.deletion.namespaced_resources_deleter import (
     NAMESPACES,
     NamespaceDeletionError,
@@ -48,9 +49,11 @@ class NamespaceController(BaseController):
     #: "content remains" is the normal state of a namespace being emptied
     expected_errors: tuple[type[Exception], ...] = (StatusError, NamespaceDeletionError)
 
-    def __init__(self, ctx: ControllerContext[NamespaceControllerConfiguration]) -> None:
+    def __init__(self, ctx: ControllerContext[NamespaceControllerConfiguration], *,
+                 deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx, workers=ctx.options.concurrent_namespace_syncs)
-        self.deleter = NamespacedResourcesDeleter(self.client, clock=self.clock)
+        self.deleter = NamespacedResourcesDeleter(self.client, clock=self.clock,
+                                                  deletions=deletions, deleter=self.component)
         self.namespaces = self.informer_factory.for_resource(NAMESPACES)
         self.pods = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.namespaces, self.pods]

@@ -50,6 +50,13 @@ from kubegc.client.cache import (
 from kubegc.component import objects
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import (
+    SURPLUS_REPLICAS,
+    Deletion,
+    DeletionSink,
+    NullDeletionSink,
+    pod_reference,
+)
 from kubegc.component.fields import Fields, NotUnderstood, invalid
 from kubegc.controllers.controller_ref_manager import (
     PodControllerRefManager,
@@ -123,8 +130,11 @@ class ReplicaSetController(BaseController):
     name = REPLICA_SET.controller_name
     component = REPLICA_SET.component
 
-    def __init__(self, ctx: ControllerContext[None]) -> None:
+    def __init__(self, ctx: ControllerContext[None], *,
+                 deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx)
+        #: where each surplus pod it deleted is recorded (``kubegc why``)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         kind = self.kind
         self.rs_informer = self.informer_factory.for_resource(kind.gvr)
         self.pod_informer = self.informer_factory.for_resource(PODS)
@@ -299,6 +309,9 @@ class ReplicaSetController(BaseController):
         victims = sort_pods_for_deletion(pods, ranks, self.clock.now())[:count]
         self.expectations.expect_deletions(key, [pod_key(p) for p in victims])
 
+        surplus = (f"{self.kind.kind} {namespace_of(rs)}/{name_of(rs)} had {len(pods)} active "
+                   f"pods for spec.replicas {spec_replicas(rs)}")
+
         async def delete(pod: Obj) -> None:
             try:
                 await self.pod_control.delete_pod(pod, rs)
@@ -307,6 +320,10 @@ class ReplicaSetController(BaseController):
                 self.expectations.deletion_observed(key, pod_key(pod))
                 if not is_not_found(err):
                     raise
+                return
+            self.deletions.record_deletion(Deletion(
+                self.clock.now(), self.component, pod_reference(pod), SURPLUS_REPLICAS,
+                surplus))
 
         results = await asyncio.gather(*(delete(p) for p in victims), return_exceptions=True)
         for result in results:

@@ -23,7 +23,7 @@ from kubegc.api.meta import (
     uid_of,
 )
 from kubegc.api.types import Obj
-from kubegc.component.deletions import Deletion
+from kubegc.component.deletions import NAMESPACE_DELETED, Deletion
 from kubegc.controllers.garbagecollector.records import DeletionRecord, RecordAction
 from kubegc.tools.model import ObjRef
 from kubegc.tools.plan.recorder import Change
@@ -61,8 +61,9 @@ class Timeline:
         for rec in sorted(records, key=lambda r: r.time):  # stable: the GC's order
             self._records.setdefault(rec.object.uid, []).append(rec)
         self._deletions: dict[str, list[Deletion]] = {}
-        for d in deletions:
-            self._deletions.setdefault(d.object.uid, []).append(d)
+        for d in deletions:  # the namespace controller's: by the namespace rule below
+            if d.reason != NAMESPACE_DELETED:
+                self._deletions.setdefault(d.object.uid, []).append(d)
         self._deleting_ns = {str((c.after.get("metadata") or {}).get("name"))
                              for c in self.changes
                              if c.after.get("kind") == "Namespace"

@@ -36,6 +36,7 @@ from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import (
     FINALIZER_KUBERNETES,
     DeletionPropagation,
+    ObjectReference,
     finalizers_of,
     name_of,
     uid_of,
@@ -44,6 +45,12 @@ from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource, Client, DeleteOptions
+from kubegc.component.deletions import (
+    NAMESPACE_DELETED,
+    Deletion,
+    DeletionSink,
+    NullDeletionSink,
+)
 from kubegc.controllers.namespace.deletion.status_condition_utils import NamespaceConditionUpdater
 
 log = logging.getLogger(__name__)
@@ -115,15 +122,31 @@ def gvr_string(gvr: GroupVersionResource) -> str:
     return f"{gvr.group}/{gvr.version}, Resource={gvr.resource}"
 
 
+def _reference(gvr: GroupVersionResource, kind: str, item: Obj, namespace: str
+               ) -> ObjectReference:
+    """``item``'s reference (a listed item may lack apiVersion and kind: ``gvr``'s and
+    the discovered ``kind`` then)."""
+    meta = item.get("metadata") or {}
+    api_version = str(item.get("apiVersion") or (
+        f"{gvr.group}/{gvr.version}" if gvr.group else gvr.version))
+    return ObjectReference(api_version, str(item.get("kind") or kind),
+                           str(meta.get("name") or ""), str(meta.get("uid") or ""), namespace)
+
+
 class NamespacedResourcesDeleter:
     """Stateless between passes except for the discovery cache."""
 
     def __init__(self, client: Client, *, clock: Clock,
-                 finalizer_token: str = FINALIZER_KUBERNETES) -> None:
+                 finalizer_token: str = FINALIZER_KUBERNETES,
+                 deletions: DeletionSink | None = None, deleter: str = "") -> None:
         self.client = client
         self.clock = clock
+        #: where each DELETE it sent is recorded (``kubegc why``), as ``deleter``
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
+        self.deleter = deleter
         self.finalizer_token = finalizer_token
         self._discovered: list[APIResource] | None = None
+        self._kinds: dict[GroupVersionResource, str] = {PODS: "Pod"}
         self._discovered_at = 0.0
 
     def invalidate(self) -> None:
@@ -191,6 +214,7 @@ class NamespacedResourcesDeleter:
         if self._discovered is None or now - self._discovered_at > DISCOVERY_TTL:
             self._discovered = await self.client.discover()
             self._discovered_at = now
+            self._kinds = {r.gvr: r.kind for r in self._discovered}
         return self._discovered
 
     async def delete_all_content(self, namespace: Obj) -> tuple[int, bool]:
@@ -242,6 +266,7 @@ class NamespacedResourcesDeleter:
         if items is None or not items:
             return GVRDeletionMetadata()
         estimate = self._estimate(gvr, items, deleted_at)
+        why = f"namespace {namespace} is being deleted (since {format_time(deleted_at)})"
         for item in items:
             try:
                 await self.client.delete(gvr, name_of(item), namespace=namespace,
@@ -249,6 +274,11 @@ class NamespacedResourcesDeleter:
             except StatusError as exc:
                 if not (is_not_found(exc) or exc.code == 405):
                     raise _GVRError(str(exc), GVRDeletionMetadata(estimate)) from exc
+                continue
+            self.deletions.record_deletion(Deletion(
+                self.clock.now(), self.deleter,
+                _reference(gvr, self._kinds.get(gvr, ""), item, namespace),
+                NAMESPACE_DELETED, why))
         remaining = await self._list(gvr, namespace)
         if not remaining:
             return GVRDeletionMetadata()

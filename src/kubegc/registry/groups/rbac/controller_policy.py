@@ -88,7 +88,8 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule("get list watch delete", "", "namespaces"),
         rule("update", "", "namespaces/finalize namespaces/status"),
         rule("get list delete deletecollection", "*", "*"),
-        events_rule()),  # kubegc: events
+        events_rule(),  # kubegc: events
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "node-controller": (
         rule("get list update delete patch", "", "nodes"),
         rule("patch update", "", "nodes/status"),
@@ -114,13 +115,15 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule(STATUS_PATCH, "apps extensions", "replicasets/status"),
         rule("update", "apps extensions", "replicasets/finalizers"),
         rule("list watch patch create delete", "", "pods"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "replication-controller": (
         rule("get list watch update", "", "replicationcontrollers"),
         rule(STATUS_PATCH, "", "replicationcontrollers/status"),
         rule("update", "", "replicationcontrollers/finalizers"),
         rule("list watch patch create delete", "", "pods"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "root-ca-cert-publisher": (
         rule("create update", "", "configmaps"),
         events_rule()),
