@@ -250,3 +250,22 @@ def test_a_pod_bound_to_a_node_waits_in_container_creating(server: Server, ns: s
     s.kubectl("create", "-n", ns, "-f", "-", input=claim("soon"))
     eventually(lambda: running(s, ns, "bound"), timeout=30, what="bound running")
     eventually(lambda: get(s, "pod", "gone", "-n", ns) is None, timeout=30, what="gone gone")
+
+
+def test_a_namespace_with_claims_in_use_goes_once_its_pods_do(server: Server) -> None:
+    """The namespace controller deletes the pods and the claims; each claim waits for its
+    pods (pvc-protection), then the namespace goes — as the plan says beforehand."""
+    s = server
+    ns = "vol-ns-" + __import__("uuid").uuid4().hex[:6]
+    s.kubectl("create", "namespace", ns)
+    s.kubectl("create", "-n", ns, "-f", "-", input=claim("data"))
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("db", claim_name="data"))
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("web", ephemeral="scratch"))
+    eventually(lambda: running(s, ns, "db") and running(s, ns, "web"), timeout=30,
+               what="pods running")
+    planned = plan(s, f"namespace/{ns}")
+    assert planned["verdict"]["completes"] is True, planned["verdict"]
+    assert {"PersistentVolumeClaim/data", "PersistentVolumeClaim/web-scratch", "Pod/db",
+            "Pod/web"} <= set(deleted(planned))
+    s.kubectl("delete", "namespace", ns, "--wait=false")
+    eventually(lambda: get(s, "namespace", ns) is None, timeout=60, what="the namespace gone")
