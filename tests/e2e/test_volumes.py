@@ -220,3 +220,52 @@ def test_a_foreground_pod_delete_waits_for_its_ephemeral_claim(server: Server, n
     eventually(lambda: get(s, "pod", "fg", "-n", ns) is None
                and get(s, "pvc", "fg-tmp", "-n", ns) is None, timeout=60,
                what="pod and claim gone")
+
+
+def test_a_pod_bound_to_a_node_waits_in_container_creating(server: Server, ns: str) -> None:
+    """Past the scheduler (``spec.nodeName`` set), the kubelet does not start a pod whose
+    claim is missing: ContainerCreating with a FailedMount event, then Running once the
+    claim exists; a waiting pod deleted goes at once."""
+    s = server
+    bound = json.loads(pod("bound", claim_name="soon"))
+    bound["spec"]["nodeName"] = "kubegc-node-1"
+    s.kubectl("create", "-n", ns, "-f", "-", input=json.dumps(bound))
+    gone = json.loads(pod("gone", claim_name="never"))
+    gone["spec"]["nodeName"] = "kubegc-node-1"
+    s.kubectl("create", "-n", ns, "-f", "-", input=json.dumps(gone))
+
+    def mount_failures() -> list[str]:
+        events = s.kubectl("get", "events", "-n", ns, "--field-selector",
+                           "reason=FailedMount", "-o", "json").stdout
+        return sorted(str(e.get("message")) for e in json.loads(events)["items"])
+
+    eventually(lambda: len(mount_failures()) == 2, timeout=30, what="FailedMount events")
+    assert mount_failures()[1] == (
+        "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data], "
+        f"failed to process volumes=[data]: error processing PVC {ns}/soon: failed to fetch PVC "
+        'from API server: persistentvolumeclaims "soon" not found')
+    row = s.kubectl("get", "pod", "bound", "-n", ns, "--no-headers").stdout.split()
+    assert row[1:3] == ["0/1", "ContainerCreating"], row
+    s.kubectl("delete", "pod", "gone", "-n", ns, "--wait=false")
+    s.kubectl("create", "-n", ns, "-f", "-", input=claim("soon"))
+    eventually(lambda: running(s, ns, "bound"), timeout=30, what="bound running")
+    eventually(lambda: get(s, "pod", "gone", "-n", ns) is None, timeout=30, what="gone gone")
+
+
+def test_a_namespace_with_claims_in_use_goes_once_its_pods_do(server: Server) -> None:
+    """The namespace controller deletes the pods and the claims; each claim waits for its
+    pods (pvc-protection), then the namespace goes — as the plan says beforehand."""
+    s = server
+    ns = "vol-ns-" + __import__("uuid").uuid4().hex[:6]
+    s.kubectl("create", "namespace", ns)
+    s.kubectl("create", "-n", ns, "-f", "-", input=claim("data"))
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("db", claim_name="data"))
+    s.kubectl("create", "-n", ns, "-f", "-", input=pod("web", ephemeral="scratch"))
+    eventually(lambda: running(s, ns, "db") and running(s, ns, "web"), timeout=30,
+               what="pods running")
+    planned = plan(s, f"namespace/{ns}")
+    assert planned["verdict"]["completes"] is True, planned["verdict"]
+    assert {"PersistentVolumeClaim/data", "PersistentVolumeClaim/web-scratch", "Pod/db",
+            "Pod/web"} <= set(deleted(planned))
+    s.kubectl("delete", "namespace", ns, "--wait=false")
+    eventually(lambda: get(s, "namespace", ns) is None, timeout=60, what="the namespace gone")

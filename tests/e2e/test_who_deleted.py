@@ -62,3 +62,51 @@ def test_the_content_of_a_deleted_namespace_was_deleted_by_the_namespace_control
     conclusion = report["conclusion"]
     assert "deleted by namespace-controller" in conclusion, conclusion
     assert "request" not in conclusion
+
+
+def _only_record(report: dict[str, Any]) -> tuple[str, str]:
+    deletes = [e for e in report["entries"] if e["source"] == "DeletionRecord"]
+    assert len(deletes) == 1, deletes
+    return deletes[0]["deleter"], deletes[0]["reason"]
+
+
+def test_a_deleted_services_endpoints_were_deleted_by_the_endpoints_controller(
+        server: Server, ns: str) -> None:
+    server.kubectl("create", "service", "clusterip", "api", "-n", ns, "--tcp=80:8080")
+    eventually(lambda: server.kubectl("get", "endpoints", "api", "-n", ns,
+                                      check=False).returncode == 0, what="its Endpoints")
+    server.kubectl("delete", "service", "api", "-n", ns)
+    eventually(lambda: server.kubectl("get", "endpoints", "api", "-n", ns,
+                                      check=False).returncode != 0, what="its Endpoints gone")
+    report = why(server, "endpoints/api", ns)
+    assert _only_record(report) == ("endpoint-controller", "ServiceDeleted")
+    assert "deleted by endpoint-controller" in report["conclusion"], report["conclusion"]
+    assert "the Endpoints' Service no longer exists" in report["conclusion"]
+
+
+def test_a_deleted_service_accounts_token_was_deleted_by_the_token_controller(
+        server: Server, ns: str) -> None:
+    server.kubectl("create", "serviceaccount", "robot", "-n", ns)
+    server.kubectl("create", "-n", ns, "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+        "metadata": {"name": "robot-token",
+                     "annotations": {"kubernetes.io/service-account.name": "robot"}}}))
+    eventually(lambda: server.kubectl(
+        "get", "secret", "robot-token", "-n", ns, "-o", "jsonpath={.data.token}").stdout,
+        what="the token filled in")
+    server.kubectl("delete", "serviceaccount", "robot", "-n", ns)
+    eventually(lambda: server.kubectl("get", "secret", "robot-token", "-n", ns,
+                                      check=False).returncode != 0, what="the token gone")
+    report = why(server, "secret/robot-token", ns)
+    assert _only_record(report) == ("serviceaccount-token-controller", "ServiceAccountDeleted")
+    assert "a token of a ServiceAccount that no longer exists" in report["conclusion"]
+
+
+def test_a_user_deletion_is_said_to_be_a_request(server: Server, ns: str) -> None:
+    server.kubectl("create", "configmap", "mine", "-n", ns)
+    server.kubectl("delete", "configmap", "mine", "-n", ns)
+    report = why(server, "configmap/mine", ns)
+    assert not [e for e in report["entries"] if e["source"] == "DeletionRecord"]
+    assert "no kubegc component recorded deleting it" in report["conclusion"]
+    assert "deleted by a request of a user or of a client outside kubegc" in (
+        report["conclusion"])

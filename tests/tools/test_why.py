@@ -61,7 +61,7 @@ def test_why_follows_the_chain_of_records() -> None:
     assert stray["entries"][0]["reason"] == "OwnerAbsent"
     assert "no object with the referenced uid" in stray["entries"][0]["message"]
     assert stray["causes"] == []  # a uid that never existed explains nothing more
-    assert "not by the garbage collector" in root["conclusion"]  # root: deleted by request
+    assert "not by a kubegc component" in root["conclusion"]  # root: deleted by request
     # ... and the collector's part in it: it removed the foregroundDeletion finalizer
     assert "remove-finalizer" in root["conclusion"]
     assert "DELETE sent at" in leaf["conclusion"]  # a DELETE's time, not the removal's

@@ -55,6 +55,10 @@ DELETION_REASONS = {
     # the namespace controller's deletions
     "NamespaceDeleted": "the namespace controller: the object's namespace is being deleted, "
                         "so everything in it is deleted (pods first)",
+    # the token controller's and the endpoints controller's
+    "ServiceAccountDeleted": "the token controller: the Secret is a token of a ServiceAccount "
+                             "that no longer exists",
+    "ServiceDeleted": "the endpoints controller: the Endpoints' Service no longer exists",
     # the CronJob controller's Job deletions
     "SuccessfulJobsHistoryLimit": "the CronJob controller: more finished successful Jobs "
                                   "than successfulJobsHistoryLimit; the oldest go first",
@@ -84,6 +88,9 @@ DELETION_REASONS = {
 SURPLUS_REPLICAS = "SurplusReplicas"
 #: the namespace controller's reason
 NAMESPACE_DELETED = "NamespaceDeleted"
+#: the token controller's and the endpoints controller's reasons
+SERVICE_ACCOUNT_DELETED = "ServiceAccountDeleted"
+SERVICE_DELETED = "ServiceDeleted"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from kubegc.component.config import (
+    EndpointControllerConfiguration,
     NamespaceControllerConfiguration,
     PodGCControllerConfiguration,
+    ServiceAccountTokenControllerConfiguration,
     TTLAfterFinishedControllerConfiguration,
 )
 from kubegc.component.context import ControllerContext
@@ -22,11 +24,13 @@ from kubegc.controllers.cronjob import CronJobController
 from kubegc.controllers.daemon import DaemonSetsController
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.deployment import DeploymentController
+from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.job import JobController
 from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
+from kubegc.controllers.serviceaccount import TokensController
 from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.controllers.tainteviction import TaintEvictionController
 from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
@@ -126,5 +130,18 @@ class RecordedReplicationManager(_Recorded, ReplicationManager):
 
 class RecordedNamespaceController(_Recorded, NamespaceController):
     def __init__(self, ctx: ControllerContext[NamespaceControllerConfiguration]) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedTokensController(_Recorded, TokensController):
+    def __init__(self, ctx: ControllerContext[ServiceAccountTokenControllerConfiguration]
+                 ) -> None:
+        deletions, self.sink = _sink(ctx)
+        super().__init__(ctx, deletions=deletions)
+
+
+class RecordedEndpointsController(_Recorded, EndpointsController):
+    def __init__(self, ctx: ControllerContext[EndpointControllerConfiguration]) -> None:
         deletions, self.sink = _sink(ctx)
         super().__init__(ctx, deletions=deletions)

@@ -33,6 +33,7 @@ from kubegc.controllermanager.deleters import (
     RecordedCronJob,
     RecordedDaemonSet,
     RecordedDeployment,
+    RecordedEndpointsController,
     RecordedJob,
     RecordedNamespaceController,
     RecordedPodGC,
@@ -40,16 +41,16 @@ from kubegc.controllermanager.deleters import (
     RecordedReplicationManager,
     RecordedStatefulSet,
     RecordedTaintEviction,
+    RecordedTokensController,
     RecordedTTLAfterFinished,
 )
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubegc.controllers.disruption import DisruptionController
-from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
 from kubegc.controllers.nodelifecycle import NodeLifecycleController
-from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
+from kubegc.controllers.serviceaccount import ServiceAccountsController
 from kubegc.controllers.volume.ephemeral import EphemeralController
 from kubegc.controllers.volume.pvcprotection import PVCProtectionController
 from kubegc.controllers.volume.pvprotection import PVProtectionController
@@ -95,7 +96,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                       service_account="namespace-controller"),
     "kubelet": ControllerDescriptor(Kubelet, lambda c: c.kubelet, user=KUBELET),
     "scheduler": ControllerDescriptor(Scheduler, user=SCHEDULER),
-    "endpoints": ControllerDescriptor(EndpointsController, lambda c: c.endpoint,
+    "endpoints": ControllerDescriptor(RecordedEndpointsController, lambda c: c.endpoint,
                                       service_account="endpoint-controller"),
     "podgc": ControllerDescriptor(RecordedPodGC, lambda c: c.pod_gc,
                                   service_account="pod-garbage-collector"),
@@ -128,7 +129,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
                                            lambda c: c.service_account,
                                            service_account="service-account-controller"),
     # upstream's runs on the controller manager's root client (rootClientBuilder)
-    "serviceaccount-token": ControllerDescriptor(TokensController,
+    "serviceaccount-token": ControllerDescriptor(RecordedTokensController,
                                                  lambda c: c.service_account_token),
     "root-ca-cert-publisher": ControllerDescriptor(Publisher,
                                                    lambda c: c.root_ca_cert_publisher,
@@ -137,7 +138,8 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
         ClusterRoleAggregationController,
         service_account="clusterrole-aggregation-controller"),
     "ephemeral-volume-controller": ControllerDescriptor(
-        EphemeralController, service_account="ephemeral-volume-controller"),
+        EphemeralController, lambda c: c.ephemeral_volume,
+        service_account="ephemeral-volume-controller"),
     "persistentvolumeclaim-protection-controller": ControllerDescriptor(
         PVCProtectionController, service_account="pvc-protection-controller"),
     "persistentvolume-protection-controller": ControllerDescriptor(

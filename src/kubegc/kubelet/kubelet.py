@@ -65,6 +65,7 @@ from kubegc.kubelet.termination import (
     TerminationPlan,
     grace_period_of,
 )
+from kubegc.kubelet.volume_manager import VolumeManager, is_started
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,7 @@ class Kubelet:
             ignore_term=opts.pod_ignore_term, job_pod_duration=opts.job_pod_duration)
         self.pods = ctx.informer_factory.for_resource(PODS)
         self.nodes = ctx.informer_factory.for_resource(NODES)
+        self.volumes = VolumeManager(self.client, self.clock, ctx.informer_factory)
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(name="kubelet", clock=self.clock)
         self.recorders = {n: ctx.event_recorder(host=n) for n in self.node_names}
         self.allocators = {n: PodIPAllocator(pod_cidr(node_index(n), nodes=len(self.node_names),
@@ -116,6 +118,7 @@ class Kubelet:
         self.nodes.add_event_handler(FuncHandler(
             add=lambda node, _: self._on_node_change(node),
             update=lambda _, node: self._on_node_change(node), delete=self._on_node_delete))
+        self.volumes.register(self.failures.add)
         for recorder in self.recorders.values():
             recorder.start()
         self._tasks.append(asyncio.ensure_future(self._run()))
@@ -205,7 +208,7 @@ class Kubelet:
         finally:
             self._registering = False
         self._tasks.append(asyncio.ensure_future(self.reporter.run()))
-        await self.pods.wait_for_sync()
+        await asyncio.gather(self.pods.wait_for_sync(), self.volumes.pvcs.wait_for_sync())
         for _ in range(WORKERS):
             self._tasks.append(asyncio.ensure_future(self._run_worker()))
 
@@ -248,6 +251,12 @@ class Kubelet:
             self._forget(key, rec)
             rec = None
         if pod is None or not self._runs_here(pod):
+            self.volumes.waiting.pop(key, None)
+            return None
+        if rec is None and not is_being_deleted(pod) and not is_started(pod) and (
+                await self.volumes.wait_for_attach_and_mount(
+                    key, pod, host_ip=node_ip(node_index(str(pod["spec"]["nodeName"]))),
+                    recorder=self._recorder_of(pod))):
             return None
         settings = PodSettings.of(pod, self.defaults)
         if rec is None:
@@ -259,9 +268,8 @@ class Kubelet:
     def _admit(self, pod: Obj) -> PodRecord:
         node = str(pod["spec"]["nodeName"])
         host_ip = node_ip(node_index(node))
-        status = pod.get("status") or {}
         allocator = self.allocators[node]
-        if status.get("containerStatuses") or is_being_deleted(pod):
+        if is_started(pod) or is_being_deleted(pod):
             rec = runtime.adopt_pod(pod, node=node, host_ip=host_ip, now=self.clock.monotonic())
             if rec.pod_ip:
                 allocator.adopt(rec.uid, rec.pod_ip)

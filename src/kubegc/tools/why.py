@@ -14,8 +14,8 @@ For each owner a record names as dangling or waiting, ``why`` follows the owner 
 (``causes``), so a chain "pod ← replicaset ← deployment deleted in the foreground" reads
 top to bottom. Records also name the other deleting controllers (``deleter``): pod GC with
 the node that went, taint eviction with the taint and the toleration that ran out. An
-object without any record was deleted by a request (a user, a controller, the namespace
-controller), not by a deleting controller.
+object without any record was deleted by a request of a user or of a client outside kubegc:
+every kubegc component that deletes records it (Events, which expire, excepted).
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ EVENTS = GroupVersionResource("", "v1", "events")
 #: owner details (see DeletionRecord owners) worth following: the owner was deleted
 _FOLLOWED = ("NotFound", "ObservedDeleted", "Foreground", "Recreated")
 MAX_CAUSE_DEPTH = 3
+#: why a deletion without a record was a request (every deleting component records)
+UNRECORDED = ("no kubegc component (the garbage collector, the namespace, workload, pod GC, "
+              "taint eviction, TTL or token controller) recorded deleting it")
 EVENTS_NOTE = ("this cluster keeps no DeletionRecords: only Events explain deletions, and "
                "they expire (kube-apiserver --event-ttl, 1 hour by default); anything older "
                "is lost")
@@ -310,8 +313,8 @@ def _deleted_by(report: WhyReport, deletes: list[Entry], namespace_deleting: boo
         return (f"its namespace {report.query.namespace} is being deleted: the namespace "
                 "controller deletes everything in it")
     if report.evidence == "DeletionRecords":
-        return ("deleted by a request (a user or a controller), not by the garbage collector "
-                "(no record of a garbage collector delete)")
+        return ("deleted by a request of a user or of a client outside kubegc: "
+                + UNRECORDED)
     return "deleted by a request or by the garbage collector (this cluster keeps no records)"
 
 
@@ -390,13 +393,18 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     others = [e for e in report.entries if e.source == "DeletionRecord"]
     if others:
         last = others[-1]
-        return (f"{q.short} was deleted by a request, not by the garbage collector; the "
-                f"collector's last action on it: {last.action} at {last.time} "
+        return (f"{q.short} was deleted by a request of a user or of a client outside "
+                f"kubegc, not by a kubegc component; the garbage collector's last action on "
+                f"it: {last.action} at {last.time} "
                 f"({last.reason}): {last.message}")
+    if report.evidence == "DeletionRecords" and q.kind == "Event":
+        return (f"{q.short} is gone: Events expire (kube-apiserver --event-ttl, 1 hour by "
+                "default) and kubegc records no expiry, so it expired or was deleted by a "
+                "request")
     if report.evidence == "DeletionRecords":
-        return (f"no garbage collector record for {q.short}: it was deleted by a request (a "
-                "user, a controller or the namespace controller), not by the garbage "
-                "collector — or more than the record TTL ago, or never existed")
+        return (f"{q.short} is gone and no kubegc component recorded deleting it: it was "
+                "deleted by a request of a user or of a client outside kubegc (kubectl "
+                "delete, an operator) — or more than the record TTL ago, or never existed")
     if report.entries:
         return f"{q.short} is gone; the events below are all that is left"
     return f"{q.short} is gone and no event about it is left"

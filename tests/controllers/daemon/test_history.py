@@ -12,7 +12,7 @@ from kubegc.client.fake import FakeClient
 from kubegc.component.context import ControllerContext
 from kubegc.component.deletions import InMemoryDeletionSink
 from kubegc.controllers.daemon.daemon_controller import DaemonSetsController
-from kubegc.controllers.daemon.update import max_unavailable
+from kubegc.controllers.daemon.update import max_unavailable, template_hash
 from kubegc.controllers.history import CONTROLLER_REVISIONS
 
 from ..workload_harness import NODES, PODS, eventually, fake_kubelet, objects, quiet, running
@@ -106,3 +106,29 @@ async def test_pods_on_nodes_that_should_not_run_it_are_recorded() -> None:
     assert deletion.message == ("node n1 should no longer run DaemonSet agent (its "
                                 "nodeSelector, a taint it does not tolerate, or the node "
                                 "being deleted)")
+
+
+async def test_a_name_taken_by_another_revision_bumps_the_collision_count() -> None:
+    client = FakeClient()
+    client.add_object(NODES, node("n1"))
+    ds = client.add_object(DS, daemon_set())
+    hash_ = template_hash(ds)
+    client.add_object(CONTROLLER_REVISIONS, {
+        "apiVersion": "apps/v1", "kind": "ControllerRevision",
+        "metadata": {"name": f"agent-{hash_}", "namespace": "ns",
+                     "labels": {"app": "agent", "controller-revision-hash": hash_}},
+        "data": {"spec": {"template": {"$patch": "replace"}}}, "revision": 1})
+    async with running(recording(InMemoryDeletionSink()), client) as dsc:
+        await eventually(lambda: len(revisions(client)) == 2, what="a second revision")
+        await eventually(lambda: len(objects(client, PODS)) == 1)
+        await quiet(dsc)
+    status = (client.stored(DS, "agent", namespace="ns") or {})["status"]
+    assert status["collisionCount"] == 1
+    # the squatter matches the selector: adopted, as an old revision (controlledHistories)
+    assert all(r["metadata"]["ownerReferences"][0]["uid"] == ds["metadata"]["uid"]
+               for r in revisions(client))
+    [current] = [r for r in revisions(client) if r["metadata"]["name"] != f"agent-{hash_}"]
+    assert current["revision"] == 2
+    [pod] = objects(client, PODS)
+    assert pod["metadata"]["labels"]["controller-revision-hash"] == current["metadata"][
+        "labels"]["controller-revision-hash"] != hash_

@@ -93,3 +93,16 @@ async def test_a_claim_without_the_finalizer_gets_it() -> None:
     client.add_object(PVCS, pvc(finalizers=()))
     async with running(PVCProtectionController, client):
         await eventually(lambda: finalizers(client) == [FINALIZER])
+
+
+async def test_a_burst_of_claims_shares_one_live_list() -> None:
+    """Many claims of a namespace deleted at once (a namespace deletion): the pods are listed
+    once for the burst and once more for its last claim, not once per claim
+    (upstream's LazyLivePodList)."""
+    client = FakeClient()
+    for i in range(30):
+        client.add_object(PVCS, pvc(f"c{i}", deleting=True))
+    async with running(PVCProtectionController, client):
+        await eventually(lambda: all(finalizers(client, f"c{i}") in ([], ["(gone)"])
+                                     for i in range(30)))
+    assert [str(a) for a in client.actions].count("list v1 pods ns") <= 2

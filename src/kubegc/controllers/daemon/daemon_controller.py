@@ -364,8 +364,14 @@ class DaemonSetsController(BaseController):
                     updated += labels_of(pod).get("controller-revision-hash") == hash_
             elif here:
                 misscheduled += 1
-        return {"currentNumberScheduled": current, "numberMisscheduled": misscheduled,
-                "desiredNumberScheduled": desired, "numberReady": ready,
-                "observedGeneration": (ds.get("metadata") or {}).get("generation"),
-                "updatedNumberScheduled": updated, "numberAvailable": available,
-                "numberUnavailable": desired - available}
+        status: dict[str, Any] = {
+            "currentNumberScheduled": current, "numberMisscheduled": misscheduled,
+            "desiredNumberScheduled": desired, "numberReady": ready,
+            "observedGeneration": (ds.get("metadata") or {}).get("generation"),
+            "updatedNumberScheduled": updated, "numberAvailable": available,
+            "numberUnavailable": desired - available}
+        # storeDaemonSetStatus writes these over the status it read: collisionCount stays
+        collisions = (ds.get("status") or {}).get("collisionCount")
+        if collisions is not None:
+            status["collisionCount"] = collisions
+        return status

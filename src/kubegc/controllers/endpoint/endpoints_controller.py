@@ -24,7 +24,7 @@ from typing import Any
 
 from kubegc.api.errors import StatusError, is_already_exists, is_not_found
 from kubegc.api.labels import selector_from_set
-from kubegc.api.meta import is_being_deleted, name_of, namespace_of, uid_of
+from kubegc.api.meta import ObjectReference, is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
@@ -39,6 +39,7 @@ from kubegc.component import objects
 from kubegc.component.base_controller import BaseController
 from kubegc.component.config import EndpointControllerConfiguration
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import SERVICE_DELETED, Deletion, DeletionSink, NullDeletionSink
 
 SERVICES = GroupVersionResource("", "v1", "services")
 ENDPOINTS = GroupVersionResource("", "v1", "endpoints")
@@ -156,8 +157,11 @@ class EndpointsController(BaseController):
     name = "endpoints"
     component = "endpoint-controller"
 
-    def __init__(self, ctx: ControllerContext[EndpointControllerConfiguration]) -> None:
+    def __init__(self, ctx: ControllerContext[EndpointControllerConfiguration], *,
+                 deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx, workers=ctx.options.concurrent_endpoint_syncs)
+        #: where each Endpoints it deleted is recorded (``kubegc why``)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.services = self.informer_factory.for_resource(SERVICES)
         self.pods = self.informer_factory.for_resource(PODS)
         self.endpoints = self.informer_factory.for_resource(ENDPOINTS)
@@ -206,6 +210,10 @@ class EndpointsController(BaseController):
                 with contextlib.suppress(StatusError):
                     await self.client.delete(ENDPOINTS, name, namespace=namespace,
                                              options=options)
+                    self.deletions.record_deletion(Deletion(
+                        self.clock.now(), self.component,
+                        ObjectReference("v1", "Endpoints", name, uid_of(current), namespace),
+                        SERVICE_DELETED, f"Service {namespace}/{name} is gone"))
             return
         objects.SERVICE.check(service)
         selector = (service.get("spec") or {}).get("selector")

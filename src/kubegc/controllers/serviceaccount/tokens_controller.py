@@ -24,7 +24,7 @@ import logging
 import orjson
 
 from kubegc.api.errors import StatusError, is_conflict, is_not_found
-from kubegc.api.meta import name_of, namespace_of
+from kubegc.api.meta import ObjectReference, name_of, namespace_of
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
@@ -33,6 +33,12 @@ from kubegc.client.interface import DeleteOptions
 from kubegc.component.base_controller import BaseController, tombstone_object
 from kubegc.component.config import ServiceAccountTokenControllerConfiguration
 from kubegc.component.context import ControllerContext
+from kubegc.component.deletions import (
+    SERVICE_ACCOUNT_DELETED,
+    Deletion,
+    DeletionSink,
+    NullDeletionSink,
+)
 from kubegc.controllers.controller_utils import ensure_indexers, raise_aggregate
 from kubegc.tokens import LEGACY_ISSUER, JWTTokenGenerator, legacy_claims
 from kubegc.tokens.legacy import (
@@ -87,9 +93,11 @@ class TokensController(BaseController):
     name = "serviceaccount-token"
     component = "serviceaccount-token-controller"
 
-    def __init__(self, ctx: ControllerContext[ServiceAccountTokenControllerConfiguration]
-                 ) -> None:
+    def __init__(self, ctx: ControllerContext[ServiceAccountTokenControllerConfiguration],
+                 *, deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx, workers=1)
+        #: where each token it deleted is recorded (``kubegc why``)
+        self.deletions = deletions if deletions is not None else NullDeletionSink()
         key = ctx.options.key
         self.token = None if key is None else JWTTokenGenerator(LEGACY_ISSUER, key)
         self.root_ca = ctx.options.root_ca.encode()
@@ -200,6 +208,12 @@ class TokensController(BaseController):
         except StatusError as err:
             if not is_not_found(err) and not is_conflict(err):
                 raise
+            return
+        self.deletions.record_deletion(Deletion(
+            self.clock.now(), self.component, ObjectReference("v1", "Secret", name, uid,
+                                                              namespace),
+            SERVICE_ACCOUNT_DELETED, f"the ServiceAccount of token Secret {namespace}/{name} "
+            "is gone"))
 
     def secret_update_needed(self, secret: Obj) -> tuple[bool, bool, bool]:
         """``secretUpdateNeeded``: (ca, namespace, token) missing or out of date."""

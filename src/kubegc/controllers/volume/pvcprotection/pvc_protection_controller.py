@@ -11,7 +11,11 @@ read (its resourceVersion: a claim changed since is judged again). A claim not b
 deleted without the finalizer gets it (a claim created before the admission plugin ran).
 
 Upstream batches the queued claims by namespace so that one live LIST serves them all
-(``pvcProcessingStore``, ``LazyLivePodList``); kubegc lists once per claim. It records no
+(``pvcProcessingStore``, ``LazyLivePodList``): a namespace deleted with thousands of claims
+would otherwise LIST its pods once per claim. kubegc keeps each namespace's live list while
+claims keep coming (``live_pods``), and lists afresh once the queue has drained. Either way a
+pod that neither the informer nor that list has seen yet does not hold the claim; the
+scheduler and the kubelet do not start a pod whose claim is being deleted. It records no
 events, as upstream.
 """
 
@@ -92,6 +96,9 @@ class PVCProtectionController(BaseController):
         self.pods = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.pvcs, self.pods]
         self.primary_informer = self.pvcs
+        #: namespace -> its pods, listed during the current burst of queued claims (the
+        #: worker's own: one worker)
+        self.live_pods: dict[str, list[Obj]] = {}
 
     def register_handlers(self) -> None:
         ensure_indexers(self.pods, {POD_PVC_INDEX: pod_pvc_index_func})
@@ -126,6 +133,8 @@ class PVCProtectionController(BaseController):
             self.enqueue_key(f"{namespace_of(pod)}/{claim}")
 
     async def sync(self, key: str) -> float | None:
+        if len(self.queue) == 0:
+            self.live_pods.clear()  # the last claim of a burst: a fresh list
         pvc = self.pvcs.indexer.get_by_key(key)
         if pvc is None:
             return None
@@ -147,9 +156,11 @@ class PVCProtectionController(BaseController):
                                             f"{namespace_of(pvc)}/{name_of(pvc)}")
         if pods_using_pvc(pvc, cached):
             return True
-        live = await self.client.list(PODS, namespace=namespace_of(pvc))
-        return bool(pods_using_pvc(pvc, [p for p in live.get("items") or []
-                                         if isinstance(p, dict)]))
+        ns = namespace_of(pvc)
+        if ns not in self.live_pods:
+            live = await self.client.list(PODS, namespace=ns)
+            self.live_pods[ns] = [p for p in live.get("items") or [] if isinstance(p, dict)]
+        return bool(pods_using_pvc(pvc, self.live_pods[ns]))
 
     async def update_finalizers(self, pvc: Obj, finalizers: list[str]) -> None:
         """``addFinalizer`` / ``removeFinalizer``: an update of the claim as read."""

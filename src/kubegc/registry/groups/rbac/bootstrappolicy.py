@@ -252,7 +252,9 @@ CLUSTER_ROLES: tuple[Obj, ...] = (
         rule("create", "authentication.k8s.io", "tokenreviews"),
         rule("create", "authorization.k8s.io", "subjectaccessreviews"),
         rule("list watch", "*", "*"),
-        rule("create", "", "serviceaccounts/token")),
+        rule("create", "", "serviceaccounts/token"),
+        # kubegc: the token controller's DeletionRecords (it acts as the manager)
+        rule("create", "kubegc.io", "deletionrecords")),
     cluster_role("system:kube-dns", rule("list watch", "", "endpoints services")),
     cluster_role(
         "system:persistent-volume-provisioner",

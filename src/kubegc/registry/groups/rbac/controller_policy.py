@@ -67,7 +67,8 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
         rule(READ, "", "services pods"),
         rule("get list create update delete", "", "endpoints"),
         rule("create", "", "endpoints/restricted"),
-        events_rule()),
+        events_rule(),
+        rule("create", "kubegc.io", "deletionrecords")),  # kubegc: its DeletionRecords
     "ephemeral-volume-controller": (
         rule("get list watch", "", "pods"),
         rule("update", "", "pods/finalizers"),
