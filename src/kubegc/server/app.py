@@ -18,6 +18,7 @@ from kubegc.api import errors
 from kubegc.api.auth import Decision, UserInfo, as_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
+from kubegc.api.warning import recording
 from kubegc.server import discovery
 from kubegc.server.audit import Auditor, RequestAudit
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
@@ -26,6 +27,7 @@ from kubegc.server.impersonation import ImpersonationError, impersonate, interna
 from kubegc.server.openapi_handler import serve_openapi
 from kubegc.server.request_info import parse_resource_path, request_attributes
 from kubegc.server.routes import handle_resource
+from kubegc.server.verbs.params import with_warnings
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +114,17 @@ async def _audited(ctx: ServerContext, auditor: Auditor, request: Request) -> An
 
 async def _guarded(serving: Awaitable[AnyResponse], request: Request,
                    slot: _AuditSlot | None = None) -> AnyResponse:
+    """The response, with the warnings recorded while serving (``WithWarningRecorder``:
+    an admission webhook's, on success or failure)."""
+    with recording() as warnings:
+        response = await _answered(serving, request, slot)
+    if warnings and isinstance(response, Response):
+        with_warnings(response, warnings)
+    return response
+
+
+async def _answered(serving: Awaitable[AnyResponse], request: Request,
+                    slot: _AuditSlot | None) -> AnyResponse:
     """The response, or the Status of what went wrong: an unexpected exception is a 500
     ``InternalError`` for this request only (logged)."""
     try:
