@@ -20,6 +20,7 @@ from kubegc.api.version import (
 from kubegc.cluster_config import AUDIT_LOG_FORMATS, AuditConfiguration, ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
+    EphemeralVolumeControllerConfiguration,
     EventTTLConfiguration,
     GarbageCollectorControllerConfiguration,
     KubeletConfiguration,
@@ -130,6 +131,10 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--concurrent-ttl-after-finished-syncs", type=positive_int,
                    default=TTLAfterFinishedControllerConfiguration.concurrent_ttl_syncs,
                    help="TTL-after-finished workers (upstream's flag of that name)")
+    p.add_argument("--concurrent-ephemeralvolume-syncs", type=positive_int,
+                   default=EphemeralVolumeControllerConfiguration.
+                   concurrent_ephemeral_volume_syncs,
+                   help="ephemeral-volume controller workers (upstream's flag of that name)")
     p.add_argument("--nodes", type=non_negative_int, default=kubelet.nodes,
                    help="simulated nodes to register")
     p.add_argument("--event-ttl", type=positive_seconds, default=EventTTLConfiguration.event_ttl,
@@ -302,6 +307,8 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
             event_ttl=EventTTLConfiguration(event_ttl=args.event_ttl),
             ttl_after_finished=TTLAfterFinishedControllerConfiguration(
                 concurrent_ttl_syncs=args.concurrent_ttl_after_finished_syncs),
+            ephemeral_volume=EphemeralVolumeControllerConfiguration(
+                concurrent_ephemeral_volume_syncs=args.concurrent_ephemeralvolume_syncs),
             node_lifecycle=NodeLifecycleControllerConfiguration(
                 node_monitor_grace_period=args.node_monitor_grace_period,
                 node_startup_grace_period=args.node_startup_grace_period,

@@ -52,6 +52,14 @@ class TTLAfterFinishedControllerConfiguration:
 
 
 @dataclass
+class EphemeralVolumeControllerConfiguration:
+    #: Pods whose ephemeral volumes are handled at once (upstream
+    #: ``--concurrent-ephemeralvolume-syncs``, ``EphemeralVolumeControllerConfiguration.
+    #: ConcurrentEphemeralVolumeSyncs``)
+    concurrent_ephemeral_volume_syncs: int = 5
+
+
+@dataclass
 class PodGCControllerConfiguration:
     #: terminated pods kept before the oldest are deleted, 0: keep all (upstream
     #: ``--terminated-pod-gc-threshold``)
@@ -182,6 +190,8 @@ class ControllerManagerConfiguration:
     pod_gc: PodGCControllerConfiguration = field(default_factory=PodGCControllerConfiguration)
     ttl_after_finished: TTLAfterFinishedControllerConfiguration = field(
         default_factory=TTLAfterFinishedControllerConfiguration)
+    ephemeral_volume: EphemeralVolumeControllerConfiguration = field(
+        default_factory=EphemeralVolumeControllerConfiguration)
     node_lifecycle: NodeLifecycleControllerConfiguration = field(
         default_factory=NodeLifecycleControllerConfiguration)
     event_ttl: EventTTLConfiguration = field(default_factory=EventTTLConfiguration)
