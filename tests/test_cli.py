@@ -70,6 +70,14 @@ def test_serve_flags_fill_their_sections() -> None:
     assert manager.event_ttl.event_ttl == 60.0
 
 
+def test_the_ephemeral_volume_workers_flag() -> None:
+    config = serve_config(build_parser().parse_args([
+        "serve", "--concurrent-ephemeralvolume-syncs", "2"]))
+    assert config.controller_manager.ephemeral_volume.concurrent_ephemeral_volume_syncs == 2
+    default = serve_config(build_parser().parse_args(["serve"]))
+    assert default.controller_manager.ephemeral_volume.concurrent_ephemeral_volume_syncs == 5
+
+
 def test_leader_election_flags_take_kube_controller_managers_names_and_durations() -> None:
     config = serve_config(build_parser().parse_args([
         "serve", "--leader-elect-lease-duration", "1m30s", "--leader-elect-renew-deadline",

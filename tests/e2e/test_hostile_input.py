@@ -19,6 +19,8 @@ APPLY = "application/apply-patch+yaml"
 JSON = "application/json"
 YAML = "application/yaml"
 
+DEEP = b'{"a":' * 5000 + b"1" + b"}" * 5000
+BIG = b"99999999999999999999999"
 NOT_AN_OBJECT_META = ("json: cannot unmarshal number into Go struct field ConfigMap.metadata "
                       "of type v1.ObjectMeta")
 
@@ -79,6 +81,51 @@ CASES: list[Any] = [
     pytest.param("POST", "", YAML, b'metadata:\n  name: s1\ndata:\n  a: "\\ud800"\n', 400,
                  "BadRequest", "found invalid Unicode character escape code",
                  id="yaml-lone-surrogate"),
+    # issue 26: an apply body in JSON nested past the limit (RecursionError, 500)
+    pytest.param("PATCH", "/c1?fieldManager=t", APPLY, b'{"metadata":{"labels":' + DEEP + b"}}",
+                 400, "BadRequest", "error decoding YAML: error converting YAML to JSON: yaml: "
+                 "invalid character '{' exceeded max depth", id="apply-json-5000-deep"),
+    pytest.param("PATCH", "/c1?fieldManager=t", APPLY, b"[" * 5000 + b"]" * 5000, 400,
+                 "BadRequest", "exceeded max depth", id="apply-json-list-5000-deep"),
+    *(pytest.param("PATCH", "/c1?fieldManager=t", patch_type,
+                   b'{"metadata":{"labels":' + DEEP + b"}}", 400, "BadRequest",
+                   "exceeded max depth", id=f"{name}-5000-deep")
+      for name, patch_type in (("merge", MERGE), ("strategic", STRATEGIC))),
+    pytest.param("PATCH", "/c1", JSON_PATCH,
+                 b'[{"op":"add","path":"/data/x","value":' + DEEP + b"}]", 400, "BadRequest",
+                 "exceeded max depth", id="json-patch-value-5000-deep"),
+    pytest.param("PUT", "/c1", JSON, b'{"metadata":{"name":"c1"},"data":' + DEEP + b"}", 400,
+                 "BadRequest", "exceeded max depth", id="update-5000-deep"),
+    # valid JSON that is not an object where one is expected
+    *(pytest.param(method, path, content_type, body, 400, "BadRequest", text,
+                   id=f"{method.lower()}-{content_type.split('/')[1]}-{body.decode()}")
+      for body in (b"1", b'"s"', b"[1]")
+      for method, path, content_type, text in (
+          ("POST", "", JSON, "must be an object"),
+          ("PUT", "/c1", JSON, "must be an object"),
+          ("PATCH", "/c1?fieldManager=t", APPLY, "error decoding YAML: error unmarshaling "
+           "JSON: while decoding JSON: json: cannot unmarshal"))),
+    # an integer past 64 bits is a float64 to Go's decoders, then does not fit its field
+    pytest.param("PATCH", "/c1", MERGE, b'{"data":{"b":' + BIG + b"}}", 422, "Invalid",
+                 '\\"b\\":1e+23}', id="merge-patch-integer-past-64-bits"),
+    pytest.param("PATCH", "/c1", JSON_PATCH,
+                 b'[{"op":"add","path":"/data/b","value":' + BIG + b"}]", 422, "Invalid",
+                 '\\"b\\":1e+23},\\"kind\\"', id="json-patch-integer-past-64-bits"),
+    pytest.param("PATCH", "/c1?fieldManager=t", APPLY,
+                 b"metadata:\n  labels:\n    a: " + BIG + b"\n", 400, "BadRequest",
+                 ".metadata.labels: expected string, got &value.valueUnstructured{Value:1e+23}",
+                 id="apply-integer-past-64-bits"),
+    pytest.param("POST", "", YAML, b"metadata:\n  name: y\n  generation: " + BIG + b"\n", 400,
+                 "BadRequest", "json: cannot unmarshal number 1e+23 into Go struct field "
+                 "ObjectMeta.metadata.generation of type int64", id="yaml-integer-past-64-bits"),
+    # a resourceVersion beyond uint64 does not parse (APIObjectVersioner.ParseResourceVersion)
+    *(pytest.param("GET", path + "resourceVersion=" + rv, "", b"", 400, "BadRequest",
+                   f'resourceVersion: Invalid value: "{rv}": strconv.ParseUint: parsing '
+                   f'"{rv}": {problem}', id=f"{what}-resource-version-{rv[:5]}")
+      for rv, problem in (("99999999999999999999", "value out of range"),
+                          ("-1", "invalid syntax"), ("abc", "invalid syntax"))
+      for what, path in (("list", "?"), ("get", "/c1?"), ("watch", "?watch=1&"),
+                         ("list-exact", "?resourceVersionMatch=Exact&"))),
 ]
 
 

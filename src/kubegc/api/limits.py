@@ -12,6 +12,10 @@
   few hundred, and every layer walks objects recursively, so kubegc refuses bodies nested
   more than ``MAX_NESTING`` levels, with upstream's message. No built-in object comes
   near (a Pod nests ~12 levels; a CRD's schema one level per two of its resources').
+* 64-bit numbers: Go's JSON decoders (``sigs.k8s.io/json``, which keeps integers) read an
+  integer that does not fit an int64 as a float64, as YAML's resolver does; kubegc reads
+  them the same way (``go_int``, ``with_go_numbers``), so that no number past 64 bits
+  reaches a layer that cannot encode it.
 * ``TOTAL_ANNOTATION_SIZE_LIMIT_B`` (256 KiB, ``ValidateAnnotationsSize``) and
   ``MAX_CONFIG_MAP_SIZE`` / ``MAX_SECRET_SIZE`` (1 MiB, ``core.MaxSecretSize``).
 May import: stdlib only.
@@ -25,6 +29,7 @@ from typing import Any
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 MAX_STORED_BYTES = 3 * 512 * 1024
 MAX_NESTING = 200
 TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024
@@ -69,4 +74,36 @@ def without_surrogates(value: Any) -> Any:
         return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
     if isinstance(value, list):
         return [without_surrogates(v) for v in value]
+    return value
+
+
+class NumberOutOfRange(ValueError):
+    """A JSON number no Go type holds (beyond float64); ``str(err)`` is the number."""
+
+
+def go_int(text: str) -> int | float:
+    """A JSON integer literal as Go reads it: an int64, or else a float64
+    (``sigs.k8s.io/json``'s ``convertNumber``). Raises ``NumberOutOfRange`` past float64."""
+    value = int(text)
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        raise NumberOutOfRange(text) from None
+
+
+def with_go_numbers(value: Any) -> Any:
+    """``value`` (decoded YAML) with each integer past int64 a float64, as Go's JSON
+    decoder reads it, or a string past float64, as YAML's resolver reads it (nesting
+    already bounded by the caller)."""
+    if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+        try:
+            return float(value)
+        except OverflowError:
+            return str(value)
+    if isinstance(value, dict):
+        return {k: with_go_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [with_go_numbers(v) for v in value]
     return value

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubegc.api.features import FeatureGate
 from kubegc.tokens import ServiceAccountKey
 
 
@@ -48,6 +49,14 @@ class TTLAfterFinishedControllerConfiguration:
     #: Jobs checked at once (upstream ``--concurrent-ttl-after-finished-syncs``,
     #: ``TTLAfterFinishedControllerConfiguration.ConcurrentTTLSyncs``)
     concurrent_ttl_syncs: int = 5
+
+
+@dataclass
+class EphemeralVolumeControllerConfiguration:
+    #: Pods whose ephemeral volumes are handled at once (upstream
+    #: ``--concurrent-ephemeralvolume-syncs``, ``EphemeralVolumeControllerConfiguration.
+    #: ConcurrentEphemeralVolumeSyncs``)
+    concurrent_ephemeral_volume_syncs: int = 5
 
 
 @dataclass
@@ -162,6 +171,10 @@ class ControllerManagerConfiguration:
 
     #: ``*`` for all, a name to add one, ``-name`` to drop one (``kubegc serve --controllers``)
     controllers: list[str] = field(default_factory=lambda: ["*"])
+    #: the feature gates at the emulated version (``--feature-gates``,
+    #: ``--emulated-version``); the composition root sets them from
+    #: ``ClusterConfig.feature_gate``, which the API server follows too
+    feature_gate: FeatureGate = field(default_factory=FeatureGate)
     #: the deleting controllers besides the garbage collector (pod GC, taint eviction ...)
     #: hand their ``Deletion``s to one in-memory sink (``ControllerManager.deletions``)
     #: instead of writing DeletionRecords through the API: the planner's simulation
@@ -177,6 +190,8 @@ class ControllerManagerConfiguration:
     pod_gc: PodGCControllerConfiguration = field(default_factory=PodGCControllerConfiguration)
     ttl_after_finished: TTLAfterFinishedControllerConfiguration = field(
         default_factory=TTLAfterFinishedControllerConfiguration)
+    ephemeral_volume: EphemeralVolumeControllerConfiguration = field(
+        default_factory=EphemeralVolumeControllerConfiguration)
     node_lifecycle: NodeLifecycleControllerConfiguration = field(
         default_factory=NodeLifecycleControllerConfiguration)
     event_ttl: EventTTLConfiguration = field(default_factory=EventTTLConfiguration)

@@ -138,7 +138,8 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
         ClusterRoleAggregationController,
         service_account="clusterrole-aggregation-controller"),
     "ephemeral-volume-controller": ControllerDescriptor(
-        EphemeralController, service_account="ephemeral-volume-controller"),
+        EphemeralController, lambda c: c.ephemeral_volume,
+        service_account="ephemeral-volume-controller"),
     "persistentvolumeclaim-protection-controller": ControllerDescriptor(
         PVCProtectionController, service_account="pvc-protection-controller"),
     "persistentvolume-protection-controller": ControllerDescriptor(

@@ -15,7 +15,14 @@ import orjson
 import yaml
 
 from kubegc.api import errors
-from kubegc.api.limits import may_nest_deeper, nesting_exceeds, without_surrogates
+from kubegc.api.limits import (
+    NumberOutOfRange,
+    go_int,
+    may_nest_deeper,
+    nesting_exceeds,
+    with_go_numbers,
+    without_surrogates,
+)
 from kubegc.api.types import Obj
 from kubegc.registry.typed.messages import too_deep
 from kubegc.server.protobuf import decode_protobuf_body
@@ -74,9 +81,12 @@ def decode_body(body: bytes, content_type: str, kind: str = "") -> Any:
 
 def _decode_json_slowly(body: bytes, kind: str) -> Any:
     try:
-        return without_surrogates(json.loads(body))
+        return without_surrogates(json.loads(body, parse_int=go_int))
     except RecursionError:
         raise too_deep(kind or "object", body) from None
+    except NumberOutOfRange as e:
+        raise errors.bad_request(
+            f"json: cannot unmarshal number {e} into Go value of type float64") from None
     except ValueError as e:
         raise errors.bad_request(
             f"Object 'Kind' is missing in '{body[:200].decode(errors='replace')}'"
@@ -93,6 +103,7 @@ def _decode_yaml(body: bytes, kind: str) -> Any:
         raise errors.bad_request(f"error decoding YAML: {e}") from None
     if may_nest_deeper(body, yaml=True) and nesting_exceeds(value):
         raise too_deep(kind or "object", body, "[")
+    value = with_go_numbers(value)
     try:
         orjson.dumps(value)
     except TypeError:  # a surrogate escape, or a value JSON has no form for

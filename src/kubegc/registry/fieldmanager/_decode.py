@@ -15,7 +15,13 @@ from typing import Any
 import yaml
 
 from kubegc.api.goformat import json_type_name
-from kubegc.api.limits import nesting_exceeds, without_surrogates
+from kubegc.api.limits import (
+    NumberOutOfRange,
+    go_int,
+    nesting_exceeds,
+    with_go_numbers,
+    without_surrogates,
+)
 
 
 class DecodeError(ValueError):
@@ -27,11 +33,13 @@ def loads_json(body: bytes | str) -> Any:
     if not text.strip():
         raise DecodeError("unexpected end of JSON input")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_int=go_int)
     except json.JSONDecodeError as e:
         raise DecodeError(_go_syntax_message(e, text)) from None
     except RecursionError:
         raise DecodeError(TOO_DEEP) from None
+    except NumberOutOfRange as e:
+        raise DecodeError(_out_of_range(str(e))) from None
     if nesting_exceeds(value):
         raise DecodeError(TOO_DEEP)
     return without_surrogates(value)
@@ -39,6 +47,11 @@ def loads_json(body: bytes | str) -> Any:
 
 #: ``encoding/json``'s scanner past its nesting limit (kubegc's: ``api.limits``)
 TOO_DEEP = "invalid character '{' exceeded max depth"
+
+
+def _out_of_range(number: str) -> str:
+    """``encoding/json`` on a number no float64 holds (decoding into ``interface{}``)."""
+    return f"json: cannot unmarshal number {number} into Go value of type float64"
 
 
 def _reject_constant(name: str) -> Any:
@@ -120,9 +133,17 @@ def loads_yaml(body: bytes | str) -> Any:
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     if text.lstrip().startswith(("{", "[")):
         try:
-            return json.loads(text)
+            value = json.loads(text, parse_int=go_int)
+        except NumberOutOfRange as e:
+            raise DecodeError(f"error converting YAML to JSON: {_out_of_range(str(e))}") from None
         except ValueError:
             pass  # not strict JSON: YAML flow style is still possible
+        except RecursionError:
+            raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}") from None
+        else:  # as deep a JSON body as a YAML one is refused, and read as Go reads it
+            if nesting_exceeds(value):
+                raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}")
+            return without_surrogates(value)
     try:
         documents = yaml.load_all(text, Loader=_Loader)
         first = next(iter(documents), None)
@@ -132,7 +153,7 @@ def loads_yaml(body: bytes | str) -> Any:
         raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}") from None
     if nesting_exceeds(first):
         raise DecodeError(f"error converting YAML to JSON: yaml: {TOO_DEEP}")
-    return without_surrogates(_jsonify(first))
+    return with_go_numbers(without_surrogates(_jsonify(first)))
 
 
 def _go_yaml_message(e: yaml.YAMLError) -> str:

@@ -18,6 +18,7 @@ from kubegc.api.fields import (
     parse_field_selector,
     validate_field_selector,
 )
+from kubegc.api.goformat import go_quote
 from kubegc.api.labels import LabelSelector, parse_label_selector
 from kubegc.api.types import Obj
 from kubegc.registry.generic.store import Store
@@ -172,12 +173,20 @@ async def list_encoded(
 
 
 def parse_resource_version(resource_version: str) -> int:
-    """A request's resourceVersion as a revision (400 when it is not one)."""
-    try:
-        value = int(resource_version)
-    except ValueError:
-        raise errors.bad_request(
-            f"invalid resource version: {resource_version}") from None
-    if value < 0:
-        raise errors.bad_request(f"invalid resource version: {resource_version}")
-    return value
+    """A request's resourceVersion as a revision, as ``APIObjectVersioner.
+    ParseResourceVersion`` reads it: "" and "0" are 0, anything else a base-10 uint64
+    (``strconv.ParseUint``). Upstream's ``InvalidError`` reaches the client as a 500 today
+    (kubernetes/kubernetes#139485); kubegc answers 400 with its text, as
+    kubernetes/kubernetes#139525 does."""
+    if resource_version in ("", "0"):
+        return 0
+    problem = ""
+    if not (resource_version.isascii() and resource_version.isdigit()):
+        problem = "invalid syntax"
+    elif int(resource_version) >= 2 ** 64:
+        problem = "value out of range"
+    if problem:
+        quoted = go_quote(resource_version)
+        raise errors.bad_request(f"resourceVersion: Invalid value: {quoted}: "
+                                 f"strconv.ParseUint: parsing {quoted}: {problem}")
+    return int(resource_version)

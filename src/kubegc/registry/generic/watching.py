@@ -16,7 +16,7 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.meta import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
 from kubegc.api.types import Obj
-from kubegc.registry.generic.listing import Filter, list_objects
+from kubegc.registry.generic.listing import Filter, list_objects, parse_resource_version
 from kubegc.registry.generic.store import Store
 from kubegc.registry.generic.target import Target
 from kubegc.registry.generic.watch_cache import (
@@ -110,7 +110,7 @@ class RegistryWatch:
         if send_initial:
             self._initial, self._after = await self._initial_state()
         else:
-            self._after = _parse(rv)
+            self._after = parse_resource_version(rv)
         try:
             self._watcher = self.cache.subscribe(self._prefix(), self._after)
         except TooOldResourceVersion as e:
@@ -184,14 +184,6 @@ class RegistryWatch:
             "kind": self.t.info.kind, "apiVersion": self.t.info.api_version(self.t.version),
             "metadata": meta,
         })
-
-
-def _parse(rv: str) -> int:
-    try:
-        value = int(rv)
-    except ValueError:
-        raise errors.bad_request(f"invalid resource version: {rv}") from None
-    return value
 
 
 async def drain(watch: RegistryWatch) -> AsyncIterator[Change]:

@@ -32,6 +32,7 @@ from kubegc.api.volumes import (
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.events import EVENT_TYPE_WARNING
 from kubegc.component.base_controller import BaseController, tombstone_object
+from kubegc.component.config import EphemeralVolumeControllerConfiguration
 from kubegc.component.context import ControllerContext
 from kubegc.component.objects import PERSISTENT_VOLUME_CLAIM, POD
 from kubegc.controllers.controller_utils import ensure_indexers
@@ -39,9 +40,6 @@ from kubegc.controllers.volume.common import POD_PVC_INDEX, pod_pvc_index_func
 
 #: pkg/controller/volume/events ``FailedBinding``
 FAILED_BINDING = "FailedBinding"
-#: kube-controller-manager's ``--concurrent-ephemeralvolume-syncs`` default
-CONCURRENT_EPHEMERAL_VOLUME_SYNCS = 5
-
 
 class VolumeNotForPod(Exception):
     """A claim named as the pod's ephemeral claim exists and the pod does not control it."""
@@ -55,8 +53,8 @@ class EphemeralController(BaseController):
     component = "ephemeral_volume"
     expected_errors = (*BaseController.expected_errors, VolumeNotForPod)
 
-    def __init__(self, ctx: ControllerContext[object]) -> None:
-        super().__init__(ctx, workers=CONCURRENT_EPHEMERAL_VOLUME_SYNCS)
+    def __init__(self, ctx: ControllerContext[EphemeralVolumeControllerConfiguration]) -> None:
+        super().__init__(ctx, workers=ctx.options.concurrent_ephemeral_volume_syncs)
         self.pods = self.informer_factory.for_resource(PODS)
         self.pvcs = self.informer_factory.for_resource(PVCS)
         self.synced_informers = [self.pods, self.pvcs]
