@@ -11,6 +11,7 @@ import orjson
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.goformat import html_escape
+from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
 from kubegc.server.audit import Auditor
 from kubegc.server.authn import Authentication
@@ -35,6 +36,8 @@ class ServerContext:
     server_address: str = "127.0.0.1:6443"
     #: --audit-policy-file and --audit-log-*: None, as upstream by default, audits nothing
     auditor: Auditor | None = None
+    #: the version served and emulated (``kube-apiserver --emulated-version``)
+    version: EffectiveVersion = field(default_factory=EffectiveVersion)
 
     def ready(self) -> bool:
         return all(check() for check in self.readiness_checks)
