@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from kubegc.api.auth import UserInfo
 from kubegc.api.clock import Clock
+from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
 from kubegc.server.aggregator import Aggregator
 from kubegc.server.app import MAX_BODY, authenticate_request, build_handler
@@ -49,6 +50,8 @@ class ServingOptions:
     api_audiences: tuple[str, ...] = ()
     #: the audit policy and log (--audit-policy-file, --audit-log-*); None: no auditing
     auditor: Auditor | None = None
+    #: the version ``/version`` reports (``--emulated-version``)
+    version: EffectiveVersion = field(default_factory=EffectiveVersion)
 
     def authentication(self) -> Authentication:
         tokens = ([static_token(self.token)] if self.token is not None else [])
@@ -68,6 +71,7 @@ class APIServer:
                                  authentication=options.authentication())
         self.ctx.auditor = options.auditor
         self.ctx.aggregator = Aggregator(registry, clock=clock)
+        self.ctx.version = options.version
         self._http: HTTPServer | None = None
         self.port = options.port
 

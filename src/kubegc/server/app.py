@@ -18,6 +18,7 @@ from kubegc.api import errors
 from kubegc.api.auth import Decision, UserInfo, as_user, request_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
+from kubegc.api.version import BINARY_GIT_VERSION, BINARY_VERSION
 from kubegc.server import discovery
 from kubegc.server.audit import Auditor, RequestAudit
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
@@ -29,8 +30,10 @@ from kubegc.server.routes import handle_resource
 
 log = logging.getLogger(__name__)
 
+#: ``/version``'s fields of the binary (``ctx.version.info`` adds the emulated version's)
 KUBERNETES_VERSION = {
-    "major": "1", "minor": "32", "gitVersion": "v1.32.0+kubegc",
+    "major": str(BINARY_VERSION.major), "minor": str(BINARY_VERSION.minor),
+    "gitVersion": BINARY_GIT_VERSION,
     "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
     "buildDate": "2026-11-30T00:00:00Z", "goVersion": "go1.23.3", "compiler": "gc",
     "platform": "linux/amd64",
@@ -159,7 +162,7 @@ def _readyz(ctx: ServerContext) -> Response:
 
 def _version(ctx: ServerContext) -> Response:
     # responsewriters.WriteRawJSON: json.MarshalIndent, no trailing newline
-    return Response(body=json.dumps(KUBERNETES_VERSION, indent=2).encode(),
+    return Response(body=json.dumps(ctx.version.info(KUBERNETES_VERSION), indent=2).encode(),
                     content_type="application/json")
 
 

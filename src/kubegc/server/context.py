@@ -11,6 +11,7 @@ import orjson
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.goformat import html_escape
+from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
 from kubegc.server.audit import Auditor
 from kubegc.server.authn import Authentication
@@ -40,6 +41,8 @@ class ServerContext:
     auditor: Auditor | None = None
     #: the APIServices' availability and the remote groups' proxy (kube-aggregator)
     aggregator: Aggregator | None = None
+    #: the version served and emulated (``kube-apiserver --emulated-version``)
+    version: EffectiveVersion = field(default_factory=EffectiveVersion)
 
     def ready(self) -> bool:
         return all(check() for check in self.readiness_checks)

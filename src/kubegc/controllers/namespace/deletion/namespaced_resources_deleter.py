@@ -1,19 +1,21 @@
 """Deletes everything in a Terminating namespace, then releases it (cf.
-pkg/controller/namespace/deletion/namespaced_resources_deleter.go, with the
-``OrderedNamespaceDeletion`` behaviour of Kubernetes 1.33+: pods first).
+pkg/controller/namespace/deletion/namespaced_resources_deleter.go; ``ordered``: the
+``OrderedNamespaceDeletion`` gate, KEP-5080, kubernetes#130035, on by default from 1.33).
 
 ``NamespacedResourcesDeleter.delete(name)`` is one pass, to be repeated until it returns:
 
 1. GET the namespace (gone, or not being deleted: nothing to do); make sure its
    ``status.phase`` is Terminating; if ``spec.finalizers`` is empty it is finalized.
 2. Discover every namespaced resource supporting ``delete`` (custom resources included;
-   one preferred version per group/resource). Discovery that fails for some groups (an
-   aggregated API whose backend is down) is not fatal: what was discovered is deleted,
-   the ``NamespaceDeletionDiscoveryFailure`` condition says "Discovery failed for some
-   groups, N failing: ...", and the pass fails so the namespace is retried with backoff
-   and finalized only once discovery succeeds (kubernetes #60807). Pods first: list
-   them and DELETE each with default options (Background propagation, their own grace
-   period); while any pod remains, nothing else is touched. Then every other resource the same way.
+   one preferred version per group/resource). With ``ordered``, pods first: delete them
+   (Background propagation, their own grace period) and, while any pod remains, touch
+   nothing else. Then every other resource the same way (without ``ordered``: every
+   resource, pods among them, in one round, as upstream before 1.33).
+   Discovery that fails for some groups (an aggregated API whose backend is down) is not
+   fatal: what was discovered is deleted, the ``NamespaceDeletionDiscoveryFailure``
+   condition says "Discovery failed for some groups, N failing: ...", and the pass fails
+   so the namespace is retried with backoff and finalized only once discovery succeeds
+   (kubernetes #60807).
 3. List again what was deleted: items still there with finalizers, or pods still within
    their grace period, mean "wait" (``ResourcesRemainingError`` with an estimate in
    seconds: the longest pod grace period not yet elapsed since the namespace's deletion,
@@ -148,13 +150,16 @@ class NamespacedResourcesDeleter:
 
     def __init__(self, client: Client, *, clock: Clock,
                  finalizer_token: str = FINALIZER_KUBERNETES,
-                 deletions: DeletionSink | None = None, deleter: str = "") -> None:
+                 deletions: DeletionSink | None = None, deleter: str = "",
+                 ordered: bool = True) -> None:
         self.client = client
         self.clock = clock
         #: where each DELETE it sent is recorded (``kubegc why``), as ``deleter``
         self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.deleter = deleter
         self.finalizer_token = finalizer_token
+        #: ``OrderedNamespaceDeletion``: pods deleted, and gone, before anything else
+        self.ordered = ordered
         self._discovered: ServerResources | None = None
         self._kinds: dict[GroupVersionResource, str] = {PODS: "Pod"}
         self._discovered_at = 0.0
@@ -246,14 +251,13 @@ class NamespacedResourcesDeleter:
             totals.errors.append(discovered.error())
             updater.process_discover_resources_err(discovery_failure_message(discovered))
         deleted_at = parse_time(str(namespace["metadata"]["deletionTimestamp"]))
-        pods_remaining = False
-        if PODS in resources:
+        if self.ordered and PODS in resources:
             resources.remove(PODS)
             await self._delete_gvr(PODS, name, deleted_at, totals, updater)
-            pods_remaining = totals.gvr_to_num_remaining.get(("", "pods"), 0) > 0
-        if not pods_remaining:
+        if not (self.ordered and totals.gvr_to_num_remaining.get(("", "pods"), 0) > 0):
             for gvr in resources:
                 await self._delete_gvr(gvr, name, deleted_at, totals, updater)
+        pods_remaining = totals.gvr_to_num_remaining.get(("", "pods"), 0) > 0
         updater.process_content_totals(totals.gvr_to_num_remaining,
                                        totals.finalizers_to_num_remaining)
         if updater.update(namespace):
