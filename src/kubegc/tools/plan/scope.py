@@ -12,7 +12,8 @@ object, by name too (the garbage collector looks its owners up by name, so a nam
 decides "absent" against "uid mismatch"). A Namespace brings its content in only when it
 is the target or already Terminating (then its namespace controller deletes that content
 anyway, so all of it is in play); likewise a CustomResourceDefinition that is the target or
-being deleted brings its instances (upstream's CRD finalizer deletes them and waits). A Node brings the pods bound to it (pod GC deletes them once it is gone).
+being deleted brings its instances (upstream's CRD finalizer deletes them and waits). A
+Node brings the pods bound to it (pod GC deletes them once it is gone).
 A PersistentVolumeClaim brings the pods of its namespace whose volumes name it, and a pod
 the claims it names: the pvc-protection controller releases a claim being deleted only once
 no pod uses it (``kubegc.tools.volumes``). Every CRD is loaded (instances need it to be
