@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from kubegc.api.clock import RealClock
 from kubegc.api.meta import DeletionPropagation
 from kubegc.api.resources import GroupVersionResource
@@ -67,12 +69,12 @@ async def test_plan_delete_crd_waits_for_an_instance_finalizer() -> None:
         # and so it is
         await c.delete(CRDS, "gadgets.example.com")
 
-        async def held() -> bool:
+        async def both_terminating() -> bool:
             crd = await c.get(CRDS, "gadgets.example.com")
             g1 = await c.get(GADGETS, "g1", namespace="default")
             return bool(crd["metadata"].get("deletionTimestamp")
                         and g1["metadata"].get("deletionTimestamp"))
-        await until(held)
+        await until(both_terminating)
         await cluster.asettle(10)
         assert (await c.get(CRDS, "gadgets.example.com"))["metadata"]["deletionTimestamp"]
 
@@ -99,6 +101,7 @@ async def _running(cluster: Cluster, app: str, n: int) -> list[Obj]:
     return pods
 
 
+@pytest.mark.xfail(strict=True, reason="issue 24: not yet")
 async def test_plan_during_a_foreground_delete_in_progress_is_pending_not_refused() -> None:
     async with Cluster() as cluster:
         c = cluster.client
@@ -106,7 +109,8 @@ async def test_plan_during_a_foreground_delete_in_progress_is_pending_not_refuse
                        namespace="default")
         await _running(cluster, "slow", 2)
         await c.delete(DEPLOYMENTS, "slow", namespace="default",
-                       options=DeleteOptions(propagation_policy="Foreground"))
+                       options=DeleteOptions(
+                           propagation_policy=DeletionPropagation.FOREGROUND))
 
         async def pods_terminating() -> bool:
             listed = await c.list(PODS, namespace="default")
@@ -116,8 +120,8 @@ async def test_plan_during_a_foreground_delete_in_progress_is_pending_not_refuse
         report = await plan(cluster, target, "Foreground")
         assert "not found" not in report.error, report.error
         assert report.error == ""
-        assert report.verdict is not None and "refused" not in report.verdict.text, \
-            report.verdict.text
+        assert report.verdict is not None
+        assert "refused" not in report.verdict.text, report.verdict.text
         deleted = {(r.kind, r.name) for r in report.deleted}
         assert ("Deployment", "slow") in deleted, report.to_dict()
         done = [s for s in report.steps if s.action.value == "deleted"
@@ -125,6 +129,7 @@ async def test_plan_during_a_foreground_delete_in_progress_is_pending_not_refuse
         assert done and done[0].time > 0, [s.to_dict() for s in report.steps]
 
 
+@pytest.mark.xfail(strict=True, reason="issue 24: not yet")
 async def test_prestop_hooks_give_a_bound_not_t0() -> None:
     async with Cluster() as cluster:
         c = cluster.client

@@ -96,9 +96,10 @@ class _Scope:
     def add_instances(self, crd: Obj) -> None:
         """A CRD's instances: deleting it deletes them first and waits until they are gone
         (the API server's CRD finalizer), so their finalizers keep it."""
-        spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
-        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
-        kind = str(names.get("kind") or "")
+        spec = crd.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        names = spec.get("names")
+        kind = str((names if isinstance(names, dict) else {}).get("kind") or "")
         for item in self.inv.of_kind(str(spec.get("group") or ""), kind):
             self.add(item)
 
