@@ -226,7 +226,7 @@ def test_the_plan_never_fails_on_a_wrong_type(tmp_path: Path,
     for step in path[:-1]:
         parent = parent[step]
     parent[path[-1]] = value
-    code, out, err = kubegc("plan", "delete", "deployment/held", "-n", "shop", "--from",
+    code, _, err = kubegc("plan", "delete", "deployment/held", "-n", "shop", "--from",
                             write(tmp_path, items), "--now", NOW_TEXT, "-o", "json")
     assert "Traceback" not in err and code in (0, 1), (mutation, err)
     if code == 1:
