@@ -36,6 +36,7 @@ from kubegc.registry.generic.watch_cache import DEFAULT_CAPACITY, CachedEvent, W
 from kubegc.registry.groups import Services, builtin_resources
 from kubegc.registry.groups.apiextensions.crd import CustomResourceInfo
 from kubegc.registry.groups.apiextensions.handler import CRDHandler
+from kubegc.registry.groups.apiregistration.aggregation import Aggregation
 from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac import (
     STORE_NAMES,
@@ -96,6 +97,9 @@ class Registry(Verbs):
         self.token_authenticator: TokenAuthenticator | None = None
         #: whether the components run and have synced (componentstatuses)
         self.components_healthy: Callable[[], bool] = lambda: False
+        #: the remote group-versions of APIServices (the server's availability controller
+        #: writes it; discovery and the in-process client read it)
+        self.aggregation = Aggregation()
         self._context = StorageContext(self.store, self.cache)
         self._resources: dict[tuple[str, str], Resource] = {}
         #: the custom resources the CRDs serve

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubegc.api import errors
-from kubegc.api.auth import Decision, UserInfo, as_user
+from kubegc.api.auth import Decision, UserInfo, as_user, request_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.api.version import BINARY_GIT_VERSION, BINARY_VERSION
@@ -181,6 +181,10 @@ async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
     for prefix, handler in ctx.debug_handlers.items():
         if path == prefix or path.startswith(prefix + "/"):
             return await handler(request)
+    if ctx.aggregator is not None:
+        remote = ctx.aggregator.remote_for(path)
+        if remote is not None:
+            return await ctx.aggregator.serve(request, remote, request_user())
     if request.method == "GET":
         found = _discovery(ctx, request, path)
         if found is not None:
@@ -192,22 +196,22 @@ async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
 
 
 def _discovery(ctx: ServerContext, request: Request, path: str) -> Response | None:
-    catalog = ctx.registry.catalog
+    catalog, remote = ctx.registry.catalog, ctx.registry.aggregation
     parts = [p for p in path.split("/") if p]
     if path in ("/api", "/apis"):
         version = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if version is not None:
             doc = (discovery.aggregated_core if path == "/api" else discovery.aggregated_groups)(
-                catalog, version)
+                catalog, version, remote)
             return _typed_json(doc, discovery.discovery_content_type(version))
         if path == "/api":
             return json_response(discovery.legacy_api_versions(ctx.server_address))
-        return json_response(discovery.legacy_group_list(catalog))
+        return json_response(discovery.legacy_group_list(catalog, remote))
     found: dict[str, Any] | None
     if len(parts) == 2 and parts[0] == "api":
         found = discovery.legacy_resource_list(catalog, "", parts[1])
     elif len(parts) == 2 and parts[0] == "apis":
-        found = discovery.legacy_group(catalog, parts[1])
+        found = discovery.legacy_group(catalog, parts[1], remote)
     elif len(parts) == 3 and parts[0] == "apis":
         found = discovery.legacy_resource_list(catalog, parts[1], parts[2])
     else:

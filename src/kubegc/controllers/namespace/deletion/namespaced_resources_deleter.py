@@ -11,6 +11,11 @@ pkg/controller/namespace/deletion/namespaced_resources_deleter.go; ``ordered``: 
    (Background propagation, their own grace period) and, while any pod remains, touch
    nothing else. Then every other resource the same way (without ``ordered``: every
    resource, pods among them, in one round, as upstream before 1.33).
+   Discovery that fails for some groups (an aggregated API whose backend is down) is not
+   fatal: what was discovered is deleted, the ``NamespaceDeletionDiscoveryFailure``
+   condition says "Discovery failed for some groups, N failing: ...", and the pass fails
+   so the namespace is retried with backoff and finalized only once discovery succeeds
+   (kubernetes #60807).
 3. List again what was deleted: items still there with finalizers, or pods still within
    their grace period, mean "wait" (``ResourcesRemainingError`` with an estimate in
    seconds: the longest pod grace period not yet elapsed since the namespace's deletion,
@@ -48,7 +53,7 @@ from kubegc.api.meta import (
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.client.interface import APIResource, Client, DeleteOptions
+from kubegc.client.interface import APIResource, Client, DeleteOptions, ServerResources
 from kubegc.component.deletions import (
     NAMESPACE_DELETED,
     Deletion,
@@ -121,6 +126,12 @@ def deletable_namespaced_resources(resources: list[APIResource]) -> list[GroupVe
     return out
 
 
+def discovery_failure_message(discovered: ServerResources) -> str:
+    """``ProcessDiscoverResourcesErr`` of an ``ErrGroupDiscoveryFailed``."""
+    return (f"Discovery failed for some groups, {len(discovered.failed)} failing: "
+            f"{discovered.error()}")
+
+
 def gvr_string(gvr: GroupVersionResource) -> str:
     """Go's ``GroupVersionResource.String()``: ``apps/v1, Resource=deployments``."""
     return f"{gvr.group}/{gvr.version}, Resource={gvr.resource}"
@@ -152,7 +163,7 @@ class NamespacedResourcesDeleter:
         self.finalizer_token = finalizer_token
         #: ``OrderedNamespaceDeletion``: pods deleted, and gone, before anything else
         self.ordered = ordered
-        self._discovered: list[APIResource] | None = None
+        self._discovered: ServerResources | None = None
         self._kinds: dict[GroupVersionResource, str] = {PODS: "Pod"}
         #: resources whose DeleteCollection is not supported (``operationNotSupportedCache``)
         self._no_delete_collection: set[GroupVersionResource] = set()
@@ -218,13 +229,16 @@ class NamespacedResourcesDeleter:
         updated["spec"]["finalizers"] = kept
         return await self.client.update(NAMESPACES, updated, subresource="finalize")
 
-    async def _discover(self) -> list[APIResource]:
+    async def _discover(self) -> ServerResources:
+        """Discovery, reused for ``DISCOVERY_TTL`` unless some group failed (asked again
+        at the next pass, so that a group coming back is seen at once)."""
         now = self.clock.monotonic()
-        if self._discovered is None or now - self._discovered_at > DISCOVERY_TTL:
-            self._discovered = await self.client.discover()
+        if (self._discovered is None or self._discovered.failed
+                or now - self._discovered_at > DISCOVERY_TTL):
+            self._discovered = await self.client.server_resources()
             self._discovered_at = now
-            self._kinds = {r.gvr: r.kind for r in self._discovered}
-            self._no_delete_collection = {r.gvr for r in self._discovered
+            self._kinds = {r.gvr: r.kind for r in self._discovered.resources}
+            self._no_delete_collection = {r.gvr for r in self._discovered.resources
                                           if "deletecollection" not in r.verbs}
         return self._discovered
 
@@ -234,11 +248,15 @@ class NamespacedResourcesDeleter:
         updater = NamespaceConditionUpdater(format_time(self.clock.now()))
         totals = _Totals()
         try:
-            resources = deletable_namespaced_resources(await self._discover())
+            discovered = await self._discover()
         except Exception as exc:  # not fatal: upstream goes on with what it has
             totals.errors.append(str(exc))
             updater.process_discover_resources_err(str(exc))
-            resources = []
+            discovered = ServerResources([])
+        resources = deletable_namespaced_resources(discovered.resources)
+        if discovered.failed:  # an unavailable aggregated API: delete the rest, then retry
+            totals.errors.append(discovered.error())
+            updater.process_discover_resources_err(discovery_failure_message(discovered))
         deleted_at = parse_time(str(namespace["metadata"]["deletionTimestamp"]))
         if self.ordered and PODS in resources:
             resources.remove(PODS)
