@@ -98,6 +98,14 @@ CASES: list[Any] = [
                  "exceeded max depth", id="json-patch-value-5000-deep"),
     pytest.param("PUT", "/c1", JSON, b'{"metadata":{"name":"c1"},"data":' + DEEP + b"}", 400,
                  "BadRequest", "exceeded max depth", id="update-5000-deep"),
+    # nested just under the limit where a string is expected: the error's rendering of
+    # the value walks it all (a RecursionError 500 on PUT .../scale)
+    pytest.param("POST", "", JSON, b'{"apiVersion":' + b'{"a":' * 199 + b"1" + b"}" * 200,
+                 400, "BadRequest", "json: cannot unmarshal object into Go struct field "
+                 ".apiVersion of type string", id="api-version-199-deep"),
+    pytest.param("PUT", "/c1", JSON, b'{"metadata":{"name":"c1"},"data":{"a":' + b'{"a":' * 197
+                 + b"1" + b"}" * 199, 400, "BadRequest", "json: cannot unmarshal object into "
+                 "Go struct field ConfigMap.data of type string", id="update-data-199-deep"),
     # valid JSON that is not an object where one is expected
     *(pytest.param(method, path, content_type, body, 400, "BadRequest", text,
                    id=f"{method.lower()}-{content_type.split('/')[1]}-{body.decode()}")
@@ -276,3 +284,21 @@ def test_strategic_merge_of_mixed_element_types_is_upstreams_500(server: Server,
                     "message": body["message"], "code": 500}
     assert body["message"].startswith("list element types are not identical: [[map[image:i ")
     assert body["message"].endswith("] [1 a]]")
+
+
+def test_a_scale_nested_to_the_limit_is_refused_not_crashed(server: Server, ns: str) -> None:
+    """A Scale whose apiVersion is a map nested just under the nesting limit: the 400 of
+    its decoding, whose message renders the value (Go's ``%#v``) however deep."""
+    rc = {"metadata": {"name": "r"}, "spec": {"replicas": 0, "selector": {"app": "r"},
+          "template": {"metadata": {"labels": {"app": "r"}},
+                       "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    rcs = f"/api/v1/namespaces/{ns}/replicationcontrollers"
+    assert server.http("POST", rcs, rc, headers={"Content-Type": JSON})[0] == 201
+    status, answer = server.http(
+        "PUT", rcs + "/r/scale", b'{"apiVersion":' + b'{"a":' * 199 + b"1" + b"}" * 200,
+        headers={"Content-Type": JSON})
+    refused = json.loads(answer)
+    assert (status, refused["reason"]) == (400, "BadRequest"), answer
+    assert refused["message"].startswith(
+        'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal object '
+        "into Go struct field Scale.apiVersion of type string")

@@ -17,7 +17,7 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.auth import Decision, UserInfo, as_user
 from kubegc.api.errors import StatusError
-from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
+from kubegc.api.limits import MAX_REQUEST_BODY_BYTES, ensure_recursion_headroom
 from kubegc.server import discovery
 from kubegc.server.audit import Auditor, RequestAudit
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
@@ -45,6 +45,7 @@ def build_handler(ctx: ServerContext) -> Handler:
     TokenReviews ask its authenticators."""
     ctx.registry.components_healthy = ctx.ready
     ctx.registry.token_authenticator = ctx.authentication
+    ensure_recursion_headroom()  # a body nested to the limit is walked, never a 500
 
     async def dispatch(request: Request) -> AnyResponse:
         mounted = _mounted(ctx, request.path)
