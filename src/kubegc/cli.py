@@ -185,7 +185,7 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         config = serve_config(args)
     except ValueError as e:
-        print(f"kubegc: --leader-elect-*: {e}", file=sys.stderr)
+        print(f"kubegc: {e}", file=sys.stderr)
         return 2
     started = cliflags.process_started()  # the ready line counts from launch
     cluster = Cluster(config)

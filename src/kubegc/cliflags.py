@@ -80,6 +80,30 @@ def bool_flag(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"invalid boolean {text!r} (true or false)")
 
 
+def emulated_version(text: str) -> str:
+    """``--emulated-version``: a version (its range is checked with the feature gates,
+    ``serve_options.feature_gate_config``)."""
+    from kubegc.api.version import parse_emulated_version
+
+    try:
+        parse_emulated_version(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
+    return text
+
+
+def feature_gates(text: str) -> str:
+    """``--feature-gates``: ``Name=bool,...`` (``featureGate.Set``'s parsing; names and
+    locks are checked at the emulated version, ``serve_options.feature_gate_config``)."""
+    from kubegc.api.features import parse_feature_gates
+
+    try:
+        parse_feature_gates(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
+    return text
+
+
 def controllers(text: str) -> str:
     """``--controllers``: a list the controller manager can resolve (``selected``)."""
     from kubegc.controllermanager import CONTROLLERS

@@ -220,7 +220,8 @@ class Cluster:
                 self.registry, self.service_account_key,
                 issuer=config.service_account_issuer, api_audiences=self.api_audiences,
                 clock=self.clock),
-            auditor=self.client.auditor if self.client is not None else None)
+            auditor=self.client.auditor if self.client is not None else None,
+            version=config.effective_version)
         if config.token_auth_file is not None:
             options.token_authenticators.append(
                 token_file_authenticator(read_token_file(config.token_auth_file)))
@@ -278,7 +279,8 @@ class Cluster:
             self.ca_pem.decode() if self.ca_pem else "")
         tokens = config.service_account_token
         return replace(
-            config, root_ca_cert_publisher=RootCACertPublisherConfiguration(root_ca=root_ca),
+            config, feature_gate=self.config.feature_gate,
+            root_ca_cert_publisher=RootCACertPublisherConfiguration(root_ca=root_ca),
             service_account_token=ServiceAccountTokenControllerConfiguration(
                 key=tokens.key or self.service_account_key,
                 root_ca=tokens.root_ca or root_ca))

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kubegc.api.features import FeatureGate
 from kubegc.api.types import Obj
+from kubegc.api.version import EffectiveVersion
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.storage.endpoint import DATA_DIR_SQLITE, StorageEndpoint
 
@@ -93,3 +95,10 @@ class ClusterConfig:
     #: --service-account-issuer: the ``iss`` of the ServiceAccount tokens this kubegc signs
     service_account_issuer: str = "https://kubernetes.default.svc.cluster.local"
     audit: AuditConfiguration = field(default_factory=AuditConfiguration)
+    #: --emulated-version and --feature-gates: the version every version-dependent
+    #: behaviour follows (``/version``, the controllers' gates; docs/versions.md)
+    feature_gate: FeatureGate = field(default_factory=FeatureGate)
+
+    @property
+    def effective_version(self) -> EffectiveVersion:
+        return EffectiveVersion(self.feature_gate.emulation)

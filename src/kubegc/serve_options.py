@@ -10,6 +10,13 @@ from __future__ import annotations
 import argparse
 
 from kubegc import cliflags
+from kubegc.api.features import FeatureGate, feature_gate, parse_feature_gates
+from kubegc.api.version import (
+    BINARY_VERSION,
+    EMULATION_VERSION_FLOOR,
+    EffectiveVersion,
+    parse_emulated_version,
+)
 from kubegc.cluster_config import AUDIT_LOG_FORMATS, AuditConfiguration, ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -166,6 +173,7 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _audit_flags(p)
     _node_lifecycle_flags(p)
     _leader_election_flags(p)
+    _version_flags(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
 
 
@@ -244,9 +252,43 @@ def audit_config(args: argparse.Namespace) -> AuditConfiguration:
         log_compress=args.audit_log_compress)
 
 
+def _version_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("the Kubernetes version emulated (kube-apiserver's and "
+                             "kube-controller-manager's flags; docs/versions.md)")
+    g.add_argument("--emulated-version", type=cliflags.emulated_version,
+                   default=str(BINARY_VERSION), metavar="VERSION",
+                   help=f"behave as this Kubernetes version: {EMULATION_VERSION_FLOOR}.."
+                        f"{BINARY_VERSION} (or kube=1.N); /version reports it and the "
+                        "feature gates take its defaults")
+    g.add_argument("--feature-gates", type=cliflags.feature_gates, default=None,
+                   metavar="NAME=BOOL,...",
+                   help="feature gates to set, at the emulated version's defaults and locks "
+                        "otherwise. Options are: " + "; ".join(
+                            FeatureGate(BINARY_VERSION).known_features()))
+
+
+def feature_gate_config(args: argparse.Namespace) -> FeatureGate:
+    """``--emulated-version`` and ``--feature-gates`` together; ``ValueError`` with
+    upstream's messages."""
+    emulation = parse_emulated_version(args.emulated_version)
+    problems = EffectiveVersion(emulation).validate()
+    if problems:
+        raise ValueError(f"--emulated-version: {'; '.join(problems)}")
+    try:
+        return feature_gate(emulation, parse_feature_gates(args.feature_gates or ""))
+    except ValueError as e:
+        raise ValueError(f'invalid argument "{args.feature_gates}" for "--feature-gates" '
+                         f"flag: {e}") from e
+
+
 def serve_config(args: argparse.Namespace) -> ClusterConfig:
-    """The configuration ``kubegc serve``'s flags ask for."""
+    """The configuration ``kubegc serve``'s flags ask for; ``ValueError`` (naming the
+    flags) when they cannot work together."""
     controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
+    try:
+        leader_election = leader_election_config(args)
+    except ValueError as e:
+        raise ValueError(f"--leader-elect-*: {e}") from e
     return ClusterConfig(
         data_dir=args.data_dir, storage=args.storage, host=args.host, port=args.port,
         tls=not args.insecure_http, kubeconfig=args.kubeconfig, time_scale=args.time_scale,
@@ -256,8 +298,9 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
         enable_admission_plugins=_names(args.enable_admission_plugins),
         disable_admission_plugins=_names(args.disable_admission_plugins),
         service_account_issuer=args.service_account_issuer, audit=audit_config(args),
+        feature_gate=feature_gate_config(args),
         controller_manager=ControllerManagerConfiguration(
-            controllers=controllers, leader_election=leader_election_config(args),
+            controllers=controllers, leader_election=leader_election,
             garbage_collector=GarbageCollectorControllerConfiguration(
                 concurrent_gc_syncs=args.concurrent_gc_syncs,
                 gc_sync_period=args.gc_sync_period, decision_ttl=args.decision_ttl),

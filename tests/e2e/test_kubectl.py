@@ -39,7 +39,7 @@ pytestmark = pytest.mark.kubectl
 
 def test_version(server: Server) -> None:
     out = server.kubectl("version", "-o", "json").stdout
-    assert json.loads(out)["serverVersion"]["minor"] == "32"
+    assert json.loads(out)["serverVersion"]["minor"] == "33"
 
 
 def test_api_resources(server: Server) -> None:

@@ -89,7 +89,8 @@ async def test_version_is_indented_without_a_newline(
         http: tuple[aiohttp.ClientSession, str]) -> None:
     status, body = await _get(http, "/version")
     assert status == 200
-    assert body.startswith(b'{\n  "major": "1",\n  "minor": "32",\n') and body.endswith(b'"\n}')
+    assert body.startswith(b'{\n  "major": "1",\n  "minor": "33",\n  "emulationMajor": "1",\n')
+    assert body.endswith(b'"\n}')
 
 
 async def test_openapi_documents_have_no_newline(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubegc.api.features import FeatureGate
 from kubegc.tokens import ServiceAccountKey
 
 
@@ -170,6 +171,10 @@ class ControllerManagerConfiguration:
 
     #: ``*`` for all, a name to add one, ``-name`` to drop one (``kubegc serve --controllers``)
     controllers: list[str] = field(default_factory=lambda: ["*"])
+    #: the feature gates at the emulated version (``--feature-gates``,
+    #: ``--emulated-version``); the composition root sets them from
+    #: ``ClusterConfig.feature_gate``, which the API server follows too
+    feature_gate: FeatureGate = field(default_factory=FeatureGate)
     #: the deleting controllers besides the garbage collector (pod GC, taint eviction ...)
     #: hand their ``Deletion``s to one in-memory sink (``ControllerManager.deletions``)
     #: instead of writing DeletionRecords through the API: the planner's simulation

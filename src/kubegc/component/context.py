@@ -11,11 +11,12 @@ sees the manager that built it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Generic, Protocol, TypeVar
 
 from kubegc.api.clock import Clock
+from kubegc.api.features import FeatureGate
 from kubegc.client.cache import SharedInformerFactory
 from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
@@ -44,6 +45,8 @@ class ControllerContext(Generic[OptionsT]):
     #: where a deleting controller sends its ``Deletion``s when the manager keeps them in
     #: memory (the planner's simulation); None: each writes DeletionRecords through the API
     deletions: DeletionSink | None = None
+    #: the feature gates at the emulated version (upstream: ``utilfeature.DefaultFeatureGate``)
+    features: FeatureGate = field(default_factory=FeatureGate)
 
     @cached_property
     def recorder(self) -> EventRecorder:

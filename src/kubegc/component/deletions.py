@@ -84,6 +84,36 @@ DELETION_REASONS = {
 }
 
 
+#: Each deleting controller's rule in words, by the user its DELETEs carry (its ServiceAccount
+#: in kube-system, or the controller manager's own user): what an audit log's DELETE by that
+#: user means, where nothing says which of its reasons applied (``kubegc why --audit-log``).
+DELETER_RULES = {
+    "generic-garbage-collector": "the garbage collector: an owner was gone, or was deleted "
+                                 "in the foreground",
+    "namespace-controller": DELETION_REASONS["NamespaceDeleted"],
+    "ttl-after-finished-controller": DELETION_REASONS["TTLAfterFinished"],
+    "pod-garbage-collector": "pod GC: terminated pods above the threshold, or the pod's node "
+                             "was gone or out of service, or it was terminating unscheduled",
+    "node-controller": "taint eviction: a NoExecute taint the pod did not tolerate (or no "
+                       "longer did)",
+    "replicaset-controller": DELETION_REASONS["SurplusReplicas"],
+    "replication-controller": DELETION_REASONS["SurplusReplicas"],
+    "deployment-controller": "the Deployment controller: an old ReplicaSet past "
+                             "revisionHistoryLimit",
+    "statefulset-controller": "the StatefulSet controller: a scale-down, a failed or outdated "
+                              "pod, or a ControllerRevision past revisionHistoryLimit",
+    "daemon-set-controller": "the DaemonSet controller: a pod on a node it should not run on, "
+                             "a surplus, failed or outdated pod, or a ControllerRevision past "
+                             "revisionHistoryLimit",
+    "job-controller": "the Job controller: a pod past parallelism or the Job's end",
+    "cronjob-controller": "the CronJob controller: a Job past its history limit, or replaced "
+                          "(concurrencyPolicy Replace)",
+    "endpoint-controller": DELETION_REASONS["ServiceDeleted"],
+    # the token controller acts as the controller manager itself
+    "system:kube-controller-manager": DELETION_REASONS["ServiceAccountDeleted"],
+}
+
+
 #: the ReplicaSet controller's reason (a name the controller imports)
 SURPLUS_REPLICAS = "SurplusReplicas"
 #: the namespace controller's reason

@@ -29,28 +29,26 @@ from kubegc.api.auth import (
 )
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext
-from kubegc.controllermanager.deleters import (
-    RecordedCronJob,
-    RecordedDaemonSet,
-    RecordedDeployment,
-    RecordedEndpointsController,
-    RecordedJob,
-    RecordedNamespaceController,
-    RecordedPodGC,
-    RecordedReplicaSet,
-    RecordedReplicationManager,
-    RecordedStatefulSet,
-    RecordedTaintEviction,
-    RecordedTokensController,
-    RecordedTTLAfterFinished,
-)
+from kubegc.controllermanager.deleters import recorded
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 from kubegc.controllers.certificates.rootcacertpublisher import Publisher
 from kubegc.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from kubegc.controllers.cronjob import CronJobController
+from kubegc.controllers.daemon import DaemonSetsController
+from kubegc.controllers.deployment import DeploymentController
 from kubegc.controllers.disruption import DisruptionController
+from kubegc.controllers.endpoint import EndpointsController
 from kubegc.controllers.eventttl import EventTTLController
+from kubegc.controllers.job import JobController
+from kubegc.controllers.namespace import NamespaceController
 from kubegc.controllers.nodelifecycle import NodeLifecycleController
-from kubegc.controllers.serviceaccount import ServiceAccountsController
+from kubegc.controllers.podgc import PodGCController
+from kubegc.controllers.replicaset import ReplicaSetController
+from kubegc.controllers.replication import ReplicationManager
+from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
+from kubegc.controllers.statefulset import StatefulSetController
+from kubegc.controllers.tainteviction import TaintEvictionController
+from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
 from kubegc.controllers.volume.ephemeral import EphemeralController
 from kubegc.controllers.volume.pvcprotection import PVCProtectionController
 from kubegc.controllers.volume.pvprotection import PVProtectionController
@@ -92,44 +90,47 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "garbagecollector": ControllerDescriptor(GarbageCollectorController,
                                              lambda c: c.garbage_collector,
                                              service_account="generic-garbage-collector"),
-    "namespace": ControllerDescriptor(RecordedNamespaceController, lambda c: c.namespace,
+    "namespace": ControllerDescriptor(recorded(NamespaceController),
+                                      lambda c: c.namespace,
                                       service_account="namespace-controller"),
     "kubelet": ControllerDescriptor(Kubelet, lambda c: c.kubelet, user=KUBELET),
     "scheduler": ControllerDescriptor(Scheduler, user=SCHEDULER),
-    "endpoints": ControllerDescriptor(RecordedEndpointsController, lambda c: c.endpoint,
+    "endpoints": ControllerDescriptor(recorded(EndpointsController),
+                                      lambda c: c.endpoint,
                                       service_account="endpoint-controller"),
-    "podgc": ControllerDescriptor(RecordedPodGC, lambda c: c.pod_gc,
+    "podgc": ControllerDescriptor(recorded(PodGCController), lambda c: c.pod_gc,
                                   service_account="pod-garbage-collector"),
     "nodelifecycle": ControllerDescriptor(NodeLifecycleController, lambda c: c.node_lifecycle,
                                           service_account="node-controller"),
     # startTaintEvictionController: "taint-manager uses existing cluster role from
     # node-controller"
-    "taint-eviction-controller": ControllerDescriptor(RecordedTaintEviction,
+    "taint-eviction-controller": ControllerDescriptor(recorded(TaintEvictionController),
                                                       service_account="node-controller"),
     "eventttl": ControllerDescriptor(EventTTLController, lambda c: c.event_ttl,
                                      user=APISERVER),
-    "replicaset": ControllerDescriptor(RecordedReplicaSet,
+    "replicaset": ControllerDescriptor(recorded(ReplicaSetController),
                                        service_account="replicaset-controller"),
-    "replicationcontroller": ControllerDescriptor(RecordedReplicationManager,
+    "replicationcontroller": ControllerDescriptor(recorded(ReplicationManager),
                                                   service_account="replication-controller"),
-    "deployment": ControllerDescriptor(RecordedDeployment,
+    "deployment": ControllerDescriptor(recorded(DeploymentController),
                                        service_account="deployment-controller"),
-    "job": ControllerDescriptor(RecordedJob, service_account="job-controller"),
+    "job": ControllerDescriptor(recorded(JobController), service_account="job-controller"),
     "ttl-after-finished-controller": ControllerDescriptor(
-        RecordedTTLAfterFinished, lambda c: c.ttl_after_finished,
+        recorded(TTLAfterFinishedController), lambda c: c.ttl_after_finished,
         service_account="ttl-after-finished-controller"),
     "disruption": ControllerDescriptor(DisruptionController,
                                        service_account="disruption-controller"),
-    "cronjob": ControllerDescriptor(RecordedCronJob, service_account="cronjob-controller"),
-    "statefulset": ControllerDescriptor(RecordedStatefulSet,
+    "cronjob": ControllerDescriptor(recorded(CronJobController),
+                                    service_account="cronjob-controller"),
+    "statefulset": ControllerDescriptor(recorded(StatefulSetController),
                                         service_account="statefulset-controller"),
-    "daemonset": ControllerDescriptor(RecordedDaemonSet,
+    "daemonset": ControllerDescriptor(recorded(DaemonSetsController),
                                       service_account="daemon-set-controller"),
     "serviceaccount": ControllerDescriptor(ServiceAccountsController,
                                            lambda c: c.service_account,
                                            service_account="service-account-controller"),
     # upstream's runs on the controller manager's root client (rootClientBuilder)
-    "serviceaccount-token": ControllerDescriptor(RecordedTokensController,
+    "serviceaccount-token": ControllerDescriptor(recorded(TokensController),
                                                  lambda c: c.service_account_token),
     "root-ca-cert-publisher": ControllerDescriptor(Publisher,
                                                    lambda c: c.root_ca_cert_publisher,

@@ -156,7 +156,7 @@ class ControllerManager:
         return constructor(ControllerContext(
             client=self._client_for(descriptor), clock=self.clock, informer_factory=informers,
             options=descriptor.options(self.config), component=constructor.component,
-            deletions=self.deletions))
+            deletions=self.deletions, features=self.config.feature_gate))
 
     def _client_for(self, descriptor: ControllerDescriptor) -> Client:
         """The component's own identity on the server's registry (``descriptors``); any

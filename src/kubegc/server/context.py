@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.goformat import html_escape
+from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
 from kubegc.server.audit import Auditor
 from kubegc.server.authn import Authentication
 from kubegc.server.http import AnyResponse, Request, Response
+
+if TYPE_CHECKING:
+    from kubegc.server.aggregator import Aggregator
 
 DebugHandler = Callable[[Request], Awaitable[AnyResponse]]
 
@@ -35,6 +39,10 @@ class ServerContext:
     server_address: str = "127.0.0.1:6443"
     #: --audit-policy-file and --audit-log-*: None, as upstream by default, audits nothing
     auditor: Auditor | None = None
+    #: the APIServices' availability and the remote groups' proxy (kube-aggregator)
+    aggregator: Aggregator | None = None
+    #: the version served and emulated (``kube-apiserver --emulated-version``)
+    version: EffectiveVersion = field(default_factory=EffectiveVersion)
 
     def ready(self) -> bool:
         return all(check() for check in self.readiness_checks)

@@ -38,12 +38,13 @@ from typing import Any
 import orjson
 
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
+from kubegc.api.version import BINARY_VERSION
 from kubegc.registry import definitions as schema
 from kubegc.registry.fieldmanager import has_strategic_schema
 
 CrdSchemas = Mapping[tuple[str, str, str], Mapping[str, Any]]
 
-KUBERNETES_VERSION = "v1.32.0"
+KUBERNETES_VERSION = f"v{BINARY_VERSION}.0"
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1"
 _STATUS, _DELETE_OPTIONS, _PATCH = f"{_META}.Status", f"{_META}.DeleteOptions", f"{_META}.Patch"
 _OBJECT_META, _LIST_META = f"{_META}.ObjectMeta", f"{_META}.ListMeta"

@@ -13,32 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kubegc.component.deletions import DELETION_REASONS
+from kubegc.api.auth import KUBE_CONTROLLER_MANAGER
+from kubegc.component.deletions import DELETER_RULES
 
-#: the controllers' ServiceAccounts (``system:serviceaccount:kube-system:<name>``) and the
-#: rule by which each deletes (where kubegc records that deleter, its words for the rule,
-#: ``DELETION_REASONS``, so a record and an audit log say the same); any other user
-#: deleted by a request of their own
-_RULES = {
-    "generic-garbage-collector": "the garbage collector: an owner was gone, or was deleted "
-                                 "in the foreground",
-    "namespace-controller": "the namespace controller: its namespace was being deleted",
-    "ttl-after-finished-controller": DELETION_REASONS["TTLAfterFinished"],
-    "pod-garbage-collector": "pod GC: terminated pods above the threshold, or the pod's node "
-                             "was gone or out of service",
-    "node-controller": "taint eviction: a NoExecute taint the pod did not tolerate (or no "
-                       "longer did)",
-    "replicaset-controller": "the ReplicaSet controller: more pods than replicas",
-    "deployment-controller": "the Deployment controller: an old ReplicaSet past "
-                             "revisionHistoryLimit",
-    "statefulset-controller": "the StatefulSet controller: a scale-down or a history trim",
-    "daemon-set-controller": "the DaemonSet controller: a pod on a node it should not run on, "
-                             "or a history trim",
-    "job-controller": "the Job controller: a pod past parallelism or the Job's end",
-    "cronjob-controller": "the CronJob controller: a Job past its history limit",
-    "pvc-protection-controller": "PVC protection",
-    "pv-protection-controller": "PV protection",
-}
 SA_PREFIX = "system:serviceaccount:kube-system:"
 NODE_PREFIX = "system:node:"
 
@@ -74,7 +51,9 @@ class AuditDeletion:
         """What the deleter's rule is, when it is a known controller."""
         user = self.acting_user
         if user.startswith(SA_PREFIX):
-            return _RULES.get(user[len(SA_PREFIX):], "")
+            return DELETER_RULES.get(user[len(SA_PREFIX):], "")
+        if user == KUBE_CONTROLLER_MANAGER:
+            return DELETER_RULES[KUBE_CONTROLLER_MANAGER]
         if user.startswith(NODE_PREFIX):
             return "the kubelet: the pod's graceful termination finished"
         return ""

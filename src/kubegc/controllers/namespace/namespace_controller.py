@@ -20,6 +20,7 @@ waits 5 s for HA API servers to converge; kubegc has one).
 from __future__ import annotations
 
 from kubegc.api.errors import StatusError
+from kubegc.api.features import ORDERED_NAMESPACE_DELETION
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import PODS
 from kubegc.api.types import Obj
@@ -52,8 +53,9 @@ class NamespaceController(BaseController):
     def __init__(self, ctx: ControllerContext[NamespaceControllerConfiguration], *,
                  deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx, workers=ctx.options.concurrent_namespace_syncs)
-        self.deleter = NamespacedResourcesDeleter(self.client, clock=self.clock,
-                                                  deletions=deletions, deleter=self.component)
+        self.deleter = NamespacedResourcesDeleter(
+            self.client, clock=self.clock, deletions=deletions, deleter=self.component,
+            ordered=ctx.features.enabled(ORDERED_NAMESPACE_DELETION))
         self.namespaces = self.informer_factory.for_resource(NAMESPACES)
         self.pods = self.informer_factory.for_resource(PODS)
         self.synced_informers = [self.namespaces, self.pods]

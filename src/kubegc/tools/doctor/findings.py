@@ -88,6 +88,8 @@ class CauseDetail:
     at: list[ObjRef] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     by_hand: str = ""
+    #: when the wait ends at the latest (a grace period's end), RFC 3339; "" = not known
+    ends: str = ""
 
     def copy(self) -> CauseDetail:
         return replace(self, next=list(self.next), fix=list(self.fix), at=list(self.at),
@@ -97,6 +99,8 @@ class CauseDetail:
         """Another object with the same cause (thousands of pods can share one: the
         lists are kept in order, their members also in sets)."""
         self.dead = self.dead or other.dead
+        if other.ends > self.ends:  # the latest end is when the whole wait ends
+            self.ends, self.next, self.fix = other.ends, list(other.next), list(other.fix)
         seen: set[object] | None = self.__dict__.get("_seen")
         if seen is None:
             seen = self.__dict__["_seen"] = {*self.at, *self.commands}

@@ -102,7 +102,7 @@ def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj]
     out: dict[Cause, CauseDetail] = {}
     for obj in holders:
         for r in ctx.removers(obj, skip=GC_FINALIZERS):
-            cause, detail = remover_cause(obj, r)
+            cause, detail = remover_cause(obj, r, ctx.inv.now)
             if cause in out:
                 out[cause].merge(detail)
             else:

@@ -7,19 +7,46 @@ namespaces (namespaces.py).
 
 from __future__ import annotations
 
-from kubegc.api.meta import FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS
+from datetime import datetime
+
+from kubegc.api.meta import (
+    FINALIZER_DELETE_DEPENDENTS,
+    FINALIZER_ORPHAN_DEPENDENTS,
+    deletion_timestamp_of,
+)
 from kubegc.api.types import Obj
 from kubegc.tools.doctor.context import remove_finalizer_command
 from kubegc.tools.doctor.findings import Cause, CauseDetail
 from kubegc.tools.finalizers import HOW_TO_NAME_IT, UNKNOWN_REMOVER, Alive, Remover
-from kubegc.tools.model import ObjRef
+from kubegc.tools.model import ObjRef, timestamp
 
 
-def remover_cause(obj: Obj, r: Remover) -> tuple[Cause, CauseDetail]:
+def grace_end(obj: Obj, now: datetime | None) -> tuple[str, bool] | None:
+    """A terminating pod's grace period end (its deletionTimestamp) and whether it is still
+    ahead (None: not known). The kubelet stops the containers by then (preStop hooks and
+    TERM included), so that is when the wait ends at the latest."""
+    ts = deletion_timestamp_of(obj)
+    if not ts or now is None:
+        return None
+    when = timestamp(ts)
+    return (ts, when > now) if when is not None else None
+
+
+def remover_cause(obj: Obj, r: Remover, now: datetime | None = None
+                  ) -> tuple[Cause, CauseDetail]:
     """A finalizer (not the garbage collector's), or a pod's graceful termination, as the
-    cause of what it holds; the same finalizer and remover on many objects is one cause."""
+    cause of what it holds; the same finalizer and remover on many objects is one cause.
+    A pod inside its grace period on a node whose kubelet is alive only waits: until its
+    deletionTimestamp at the latest (the latest of the group's pods, ``CauseDetail.ends``)."""
     ref = ObjRef.of(obj)
     dead = r.alive is Alive.NO
+    end = grace_end(obj, now) if r.finalizer.startswith("(") else None
+    if end is not None and end[1] and r.alive is Alive.YES:
+        return Cause(f"graceful termination inside the grace period: {r.who} (alive)"), \
+            CauseDetail([f"{r.who} is alive and stops the containers (preStop hooks, TERM) "
+                         f"within their grace period: gone by {end[0]} at the latest"],
+                        [f"wait: ends by {end[0]} (the end of the grace period)"],
+                        at=[ref], ends=end[0])
     if r.finalizer.startswith("("):  # a pod's graceful termination: the kubelet
         return Cause(f"graceful termination: {r.who} ({r.alive.value})"), CauseDetail(
             [f"its pods stay Terminating until {r.who} has stopped their containers"
@@ -64,11 +91,14 @@ def remover_next(obj: Obj, r: Remover) -> list[str]:
             "shows whether that runs"]
 
 
-def finalizer_fix(obj: Obj, r: Remover) -> str | None:
+def finalizer_fix(obj: Obj, r: Remover, now: datetime | None = None) -> str | None:
     """The safe fix for one finalizer (None for the garbage collector's own, which the
     blocking chain explains)."""
     if r.finalizer in (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS):
         return None
+    end = grace_end(obj, now) if r.finalizer.startswith("(") else None
+    if end is not None and end[1] and r.alive is Alive.YES:
+        return f"wait: ends by {end[0]} (the end of the grace period; {r.who} is alive)"
     if r.alive is Alive.YES:
         return f"{r.finalizer}: nothing to do but wait; if it stays, read the logs of {r.who}"
     if r.finalizer.startswith("("):

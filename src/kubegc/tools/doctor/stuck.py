@@ -32,6 +32,7 @@ from kubegc.api.meta import (
     uid_of,
 )
 from kubegc.api.types import Obj
+from kubegc.tools.doctor.chains import CRD_CLEANUP, crd_fix, crd_holders, crd_next, holder_causes
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.findings import (
     BlockingNode,
@@ -103,9 +104,11 @@ def stuck_finding(ctx: Context, obj: Obj) -> Finding:
                 if young else ""))
     return Finding(
         kind, severity_of_deletion(young, causes), ref, title,
-        next=_next(obj, removers, blocking, unread), fix=_fix(obj, removers, blocking, unread),
+        next=_next(ctx, obj, removers, blocking, unread),
+        fix=_fix(ctx, obj, removers, blocking, unread),
         facts=facts, deletion=deletion, removers=removers, blocking=blocking,
-        related=[leaf.object for b in blocking for leaf in b.leaves()], causes=causes)
+        related=[leaf.object for b in blocking for leaf in b.leaves()]
+        + [ObjRef.of(o) for o in crd_holders(ctx, obj)], causes=causes)
 
 
 def unread_dependent_kinds(ctx: Context, owner: Obj) -> list[str]:
@@ -222,7 +225,7 @@ def _not_deleting(ctx: Context, dep: Obj, owner: Obj) -> BlockingNode:
     node = BlockingNode(ref, "not being deleted", why, [gc], source=dep)
     if made.action in (Action.RETRY, Action.NEVER):  # its own broken reference
         node.causes[Cause("blocking dependent the garbage collector cannot decide about",
-                          ref)] = CauseDetail([why], leaf_fix(node), dead=True, at=[ref])
+                          ref)] = CauseDetail([why], leaf_fix(node, ctx), dead=True, at=[ref])
     else:
         node.causes[Cause(GC_NOT_ACTED)] = CauseDetail(
             ["the garbage collector deletes the blocking dependents (or removes their "
@@ -248,9 +251,13 @@ def _causes(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Bloc
             else:
                 out[cause] = detail.copy()
     fins = finalizers_of(obj)
+    holders = crd_holders(ctx, obj)
     for r in removers:
-        if r.finalizer not in GC_FINALIZERS:
-            cause, detail = remover_cause(obj, r)
+        if r.finalizer == CRD_CLEANUP and holders:  # held by its instances: theirs
+            for cause, detail in holder_causes(ctx, holders).items():
+                out.setdefault(cause, detail)
+        elif r.finalizer not in GC_FINALIZERS:
+            cause, detail = remover_cause(obj, r, ctx.inv.now)
             out[cause] = detail
     if FINALIZER_DELETE_DEPENDENTS in fins and not blocking:
         if unread:
@@ -278,7 +285,7 @@ def _causes(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Bloc
     return out
 
 
-def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
+def _next(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
           unread: list[str]) -> list[str]:
     ref = ObjRef.of(obj)
     parts = []
@@ -294,8 +301,11 @@ def _next(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
         else:
             parts.append("no blocking dependent is left: the garbage collector should remove "
                          "foregroundDeletion now")
+    chained = crd_next(ctx, obj)
+    parts.extend(chained)
     for r in removers:
-        if r.finalizer != FINALIZER_DELETE_DEPENDENTS:
+        if r.finalizer != FINALIZER_DELETE_DEPENDENTS and not (
+                chained and r.finalizer == CRD_CLEANUP):
             parts.extend(remover_next(obj, r))
     return parts or [f"{ref.short} should disappear at once"]
 
@@ -304,13 +314,16 @@ def _unread_text_plain(unread: list[str]) -> str:
     return "of kinds not read (" + ", ".join(unread) + ")"
 
 
-def _fix(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
+def _fix(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
          unread: list[str]) -> list[str]:
     parts = []
     for leaf in [leaf for b in blocking for leaf in b.leaves()]:
-        parts.extend(leaf_fix(leaf))
+        parts.extend(leaf_fix(leaf, ctx))
+    chained = crd_fix(ctx, obj)
+    parts.extend(chained)
     for r in removers:
-        text = finalizer_fix(obj, r)
+        text = None if chained and r.finalizer == CRD_CLEANUP else \
+            finalizer_fix(obj, r, ctx.inv.now)
         if text:
             parts.append(text)
     if not parts and unread and FINALIZER_DELETE_DEPENDENTS in finalizers_of(obj):
@@ -321,7 +334,7 @@ def _fix(obj: Obj, removers: list[Remover], blocking: list[BlockingNode],
     return parts
 
 
-def leaf_fix(leaf: BlockingNode) -> list[str]:
+def leaf_fix(leaf: BlockingNode, ctx: Context | None = None) -> list[str]:
     """How to release the leaf that holds a foreground deletion."""
     if leaf.source is None or not is_being_deleted(leaf.source):
         who = leaf.removers[0] if leaf.removers else None
@@ -334,7 +347,7 @@ def leaf_fix(leaf: BlockingNode) -> list[str]:
                 "foreground"]
     out = []
     for r in leaf.removers:
-        text = finalizer_fix(leaf.source, r)
+        text = finalizer_fix(leaf.source, r, ctx.inv.now if ctx else None)
         if text:
             out.append(f"{leaf.object.short} holds it: {text}")
     return out or [f"{leaf.object.short}: {leaf.holds_because}"]

@@ -6,7 +6,8 @@ error) and says it in one line first. Who holds a hanging object comes from the
 doctor's finding about it (``holders``): the dependents at the end of its blocking chain
 (each with why it stays), its own finalizers but the garbage collector's (with their
 remover and whether it is alive), or — a namespace — the objects inside that keep
-finalizers. Those are the objects a fix must act on; the graph marks them.
+finalizers, or — a CRD — its instances that keep finalizers (``doctor.chains``). Those are
+the objects a fix must act on; the graph marks them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import Counter
 from kubegc.api.meta import FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS
 from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.tools.doctor import Finding, FindingKind
+from kubegc.tools.doctor.chains import CRD_CLEANUP
 from kubegc.tools.finalizers import UNKNOWN_REMOVER, Alive, Remover
 from kubegc.tools.model import ObjRef
 from kubegc.tools.plan.report import Hang, Holder, KindCount, PlanReport, Verdict
@@ -31,9 +33,15 @@ def holders(finding: Finding) -> list[Holder]:
     """What holds the object of a hanging ``finding`` (see the module docstring)."""
     out = [Holder(leaf.object, leaf.holds_because)
            for node in finding.blocking for leaf in node.leaves()]
+    instances = finding.object.kind == "CustomResourceDefinition" and bool(finding.related)
     for r in finding.removers:
         if r.finalizer in _GC_FINALIZERS or (finding.kind in _NAMESPACE_KINDS
                                              and r.finalizer == "kubernetes"):
+            continue
+        if instances and r.finalizer == CRD_CLEANUP:  # held by its instances' finalizers
+            out.extend(Holder(ref, "an instance of the CRD that keeps finalizers (the API "
+                                   "server waits until its instances are gone)")
+                       for ref in finding.related)
             continue
         out.append(Holder(finding.object, _held_by_finalizer(r)))
     if finding.kind in _NAMESPACE_KINDS:

@@ -1,15 +1,21 @@
 """Deletes everything in a Terminating namespace, then releases it (cf.
-pkg/controller/namespace/deletion/namespaced_resources_deleter.go, with the
-``OrderedNamespaceDeletion`` behaviour of Kubernetes 1.33+: pods first).
+pkg/controller/namespace/deletion/namespaced_resources_deleter.go; ``ordered``: the
+``OrderedNamespaceDeletion`` gate, KEP-5080, kubernetes#130035, on by default from 1.33).
 
 ``NamespacedResourcesDeleter.delete(name)`` is one pass, to be repeated until it returns:
 
 1. GET the namespace (gone, or not being deleted: nothing to do); make sure its
    ``status.phase`` is Terminating; if ``spec.finalizers`` is empty it is finalized.
 2. Discover every namespaced resource supporting ``delete`` (custom resources included;
-   one preferred version per group/resource). Pods first: list them and DELETE each with
-   default options (Background propagation, their own grace period); while any pod
-   remains, nothing else is touched. Then every other resource the same way.
+   one preferred version per group/resource). With ``ordered``, pods first: delete them
+   (Background propagation, their own grace period) and, while any pod remains, touch
+   nothing else. Then every other resource the same way (without ``ordered``: every
+   resource, pods among them, in one round, as upstream before 1.33).
+   Discovery that fails for some groups (an aggregated API whose backend is down) is not
+   fatal: what was discovered is deleted, the ``NamespaceDeletionDiscoveryFailure``
+   condition says "Discovery failed for some groups, N failing: ...", and the pass fails
+   so the namespace is retried with backoff and finalized only once discovery succeeds
+   (kubernetes #60807).
 3. List again what was deleted: items still there with finalizers, or pods still within
    their grace period, mean "wait" (``ResourcesRemainingError`` with an estimate in
    seconds: the longest pod grace period not yet elapsed since the namespace's deletion,
@@ -44,7 +50,7 @@ from kubegc.api.meta import (
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.client.interface import APIResource, Client, DeleteOptions
+from kubegc.client.interface import APIResource, Client, DeleteOptions, ServerResources
 from kubegc.component.deletions import (
     NAMESPACE_DELETED,
     Deletion,
@@ -117,6 +123,12 @@ def deletable_namespaced_resources(resources: list[APIResource]) -> list[GroupVe
     return out
 
 
+def discovery_failure_message(discovered: ServerResources) -> str:
+    """``ProcessDiscoverResourcesErr`` of an ``ErrGroupDiscoveryFailed``."""
+    return (f"Discovery failed for some groups, {len(discovered.failed)} failing: "
+            f"{discovered.error()}")
+
+
 def gvr_string(gvr: GroupVersionResource) -> str:
     """Go's ``GroupVersionResource.String()``: ``apps/v1, Resource=deployments``."""
     return f"{gvr.group}/{gvr.version}, Resource={gvr.resource}"
@@ -138,14 +150,17 @@ class NamespacedResourcesDeleter:
 
     def __init__(self, client: Client, *, clock: Clock,
                  finalizer_token: str = FINALIZER_KUBERNETES,
-                 deletions: DeletionSink | None = None, deleter: str = "") -> None:
+                 deletions: DeletionSink | None = None, deleter: str = "",
+                 ordered: bool = True) -> None:
         self.client = client
         self.clock = clock
         #: where each DELETE it sent is recorded (``kubegc why``), as ``deleter``
         self.deletions = deletions if deletions is not None else NullDeletionSink()
         self.deleter = deleter
         self.finalizer_token = finalizer_token
-        self._discovered: list[APIResource] | None = None
+        #: ``OrderedNamespaceDeletion``: pods deleted, and gone, before anything else
+        self.ordered = ordered
+        self._discovered: ServerResources | None = None
         self._kinds: dict[GroupVersionResource, str] = {PODS: "Pod"}
         self._discovered_at = 0.0
 
@@ -209,12 +224,15 @@ class NamespacedResourcesDeleter:
         updated["spec"]["finalizers"] = kept
         return await self.client.update(NAMESPACES, updated, subresource="finalize")
 
-    async def _discover(self) -> list[APIResource]:
+    async def _discover(self) -> ServerResources:
+        """Discovery, reused for ``DISCOVERY_TTL`` unless some group failed (asked again
+        at the next pass, so that a group coming back is seen at once)."""
         now = self.clock.monotonic()
-        if self._discovered is None or now - self._discovered_at > DISCOVERY_TTL:
-            self._discovered = await self.client.discover()
+        if (self._discovered is None or self._discovered.failed
+                or now - self._discovered_at > DISCOVERY_TTL):
+            self._discovered = await self.client.server_resources()
             self._discovered_at = now
-            self._kinds = {r.gvr: r.kind for r in self._discovered}
+            self._kinds = {r.gvr: r.kind for r in self._discovered.resources}
         return self._discovered
 
     async def delete_all_content(self, namespace: Obj) -> tuple[int, bool]:
@@ -223,20 +241,23 @@ class NamespacedResourcesDeleter:
         updater = NamespaceConditionUpdater(format_time(self.clock.now()))
         totals = _Totals()
         try:
-            resources = deletable_namespaced_resources(await self._discover())
+            discovered = await self._discover()
         except Exception as exc:  # not fatal: upstream goes on with what it has
             totals.errors.append(str(exc))
             updater.process_discover_resources_err(str(exc))
-            resources = []
+            discovered = ServerResources([])
+        resources = deletable_namespaced_resources(discovered.resources)
+        if discovered.failed:  # an unavailable aggregated API: delete the rest, then retry
+            totals.errors.append(discovered.error())
+            updater.process_discover_resources_err(discovery_failure_message(discovered))
         deleted_at = parse_time(str(namespace["metadata"]["deletionTimestamp"]))
-        pods_remaining = False
-        if PODS in resources:
+        if self.ordered and PODS in resources:
             resources.remove(PODS)
             await self._delete_gvr(PODS, name, deleted_at, totals, updater)
-            pods_remaining = totals.gvr_to_num_remaining.get(("", "pods"), 0) > 0
-        if not pods_remaining:
+        if not (self.ordered and totals.gvr_to_num_remaining.get(("", "pods"), 0) > 0):
             for gvr in resources:
                 await self._delete_gvr(gvr, name, deleted_at, totals, updater)
+        pods_remaining = totals.gvr_to_num_remaining.get(("", "pods"), 0) > 0
         updater.process_content_totals(totals.gvr_to_num_remaining,
                                        totals.finalizers_to_num_remaining)
         if updater.update(namespace):
