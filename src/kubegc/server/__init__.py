@@ -15,6 +15,7 @@ from kubegc.api.auth import UserInfo
 from kubegc.api.clock import Clock
 from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
+from kubegc.server.aggregator import Aggregator
 from kubegc.server.app import MAX_BODY, authenticate_request, build_handler
 from kubegc.server.audit import Auditor
 from kubegc.server.authn import (
@@ -69,6 +70,7 @@ class APIServer:
         self.ctx = ServerContext(registry=registry, clock=clock,
                                  authentication=options.authentication())
         self.ctx.auditor = options.auditor
+        self.ctx.aggregator = Aggregator(registry, clock=clock)
         self.ctx.version = options.version
         self._http: HTTPServer | None = None
         self.port = options.port
@@ -94,8 +96,12 @@ class APIServer:
                                      ssl_context=self.options.ssl_context)
         self._http = http
         self.ctx.server_address = f"{self.options.host}:{self.port}"
+        if self.ctx.aggregator is not None:
+            await self.ctx.aggregator.start()
 
     async def stop(self) -> None:
+        if self.ctx.aggregator is not None:
+            await self.ctx.aggregator.stop()
         if self._http is not None:
             await self._http.stop(timeout=1.0)
             self._http = None
