@@ -207,3 +207,33 @@ def test_dry_run_and_side_effects(server: Server, ns: str, hooks: WebhookServer,
     assert hooks.reviews["/fx"][-1]["request"]["options"]["dryRun"] == ["All"]
     out = server.kubectl("get", "configmap", "c1", "-n", ns, check=False)
     assert "NotFound" in out.stderr
+
+
+def test_service_reference_through_endpoints(server: Server, ns: str,
+                                             configs: Configs) -> None:
+    """``clientConfig.service``: a Service without a selector and its Endpoints listing
+    127.0.0.1, the certificate verified as ``<service>.<namespace>.svc``."""
+    hooks = WebhookServer([f"hooksvc.{ns}.svc"]).start()
+    try:
+        hooks.handlers["/svc"] = deny("by service")
+        configs.install("ValidatingWebhookConfiguration", [{
+            "name": "svc.kubegc.test", "namespaceSelector": _in(ns),
+            "rules": [_rule(["CREATE"], ["configmaps"])],
+            "clientConfig": {"caBundle": hooks.ca_bundle, "service": {
+                "namespace": ns, "name": "hooksvc", "path": "/svc", "port": 8443}}}])
+        out = server.kubectl("create", "configmap", "c1", "-n", ns, check=False)
+        assert ('failed calling webhook "svc.kubegc.test": failed to call webhook: Post '
+                f'"https://hooksvc.{ns}.svc:8443/svc?timeout=10s": services "hooksvc" not '
+                "found") in out.stderr
+        server.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps({"items": [
+            {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hooksvc"},
+             "spec": {"ports": [{"port": 8443, "targetPort": hooks.port}]}},
+            {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "hooksvc"},
+             "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
+                          "ports": [{"port": hooks.port}]}]},
+        ], "apiVersion": "v1", "kind": "List"}))
+        out = server.kubectl("create", "configmap", "c1", "-n", ns, check=False)
+        assert 'admission webhook "svc.kubegc.test" denied the request: by service' in (
+            out.stderr)
+    finally:
+        hooks.stop()

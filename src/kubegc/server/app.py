@@ -28,6 +28,7 @@ from kubegc.server.impersonation import ImpersonationError, impersonate, interna
 from kubegc.server.openapi_handler import serve_openapi
 from kubegc.server.request_info import parse_resource_path, request_attributes
 from kubegc.server.routes import handle_resource
+from kubegc.server.serviceresolver import WebhookServiceResolver
 from kubegc.server.verbs.params import with_warnings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ def build_handler(ctx: ServerContext) -> Handler:
     TokenReviews ask its authenticators."""
     ctx.registry.components_healthy = ctx.ready
     ctx.registry.token_authenticator = ctx.authentication
+    ctx.registry.admission.webhooks.client.resolver = WebhookServiceResolver(ctx.registry)
     ensure_recursion_headroom()  # a body nested to the limit is walked, never a 500
 
     async def dispatch(request: Request) -> AnyResponse:

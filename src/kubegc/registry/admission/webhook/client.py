@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import aiohttp
 import orjson
 
+from kubegc.api.errors import StatusError
 from kubegc.registry.admission.webhook.accessors import Webhook
 
 #: an in-process webhook: the AdmissionReview in, the AdmissionReview answered out
@@ -45,8 +46,8 @@ class ServiceResolver(Protocol):
     ``serviceresolver`` implements it)."""
 
     async def resolve_endpoint(self, namespace: str, name: str, port: int) -> str:
-        """``https://host:port`` of a ready endpoint (raises ``LookupError`` with the
-        reason when there is none)."""
+        """``https://host:port`` of an endpoint (raises the ``StatusError`` that says why
+        there is none)."""
         ...
 
 
@@ -85,37 +86,51 @@ class WebhookClient:
             self._contexts[bundle] = ctx
         return ctx
 
-    async def _url(self, hook: Webhook) -> tuple[str, str | None]:
-        """The URL to post to, and the name the certificate must carry (None: the URL's)."""
+    def _target(self, hook: Webhook) -> tuple[str, str | None]:
+        """The URL as upstream's client names it (a service by its DNS name), and the
+        name the certificate must carry (None: the URL's own host)."""
         config = hook.client_config
         if config.get("url"):
             return str(config["url"]), None
         service = config.get("service") or {}
-        namespace, name = str(service.get("namespace") or ""), str(service.get("name") or "")
+        server_name = f"{service.get('name') or ''}.{service.get('namespace') or ''}.svc"
         port = int(service.get("port") or 443)
+        return f"https://{server_name}:{port}{service.get('path') or ''}", server_name
+
+    async def _dial(self, hook: Webhook, shown: str) -> str:
+        """The URL to connect to: ``clientConfig.url``, or the service's endpoint (the dial
+        of upstream's client, which resolves the service's host name)."""
+        config = hook.client_config
+        if config.get("url"):
+            return str(config["url"])
+        service = config.get("service") or {}
         if self.resolver is None:
             raise CallingWebhookError(hook.name, "could not get REST client: no service "
                                       "resolver")
         try:
-            base = await self.resolver.resolve_endpoint(namespace, name, port)
-        except LookupError as e:
-            raise CallingWebhookError(hook.name, f"failed to call webhook: {e}") from None
-        return base + str(service.get("path") or ""), f"{name}.{namespace}.svc"
+            base = await self.resolver.resolve_endpoint(
+                str(service.get("namespace") or ""), str(service.get("name") or ""),
+                int(service.get("port") or 443))
+        except StatusError as e:
+            raise CallingWebhookError(
+                hook.name, f'failed to call webhook: Post "{shown}": {e.message}') from None
+        return base + str(service.get("path") or "")
 
     async def call(self, hook: Webhook, review: dict[str, Any]) -> Any:
         """The webhook's answer, decoded (raises ``CallingWebhookError``)."""
-        url, server_name = await self._url(hook)
+        url, server_name = self._target(hook)
         handler = self.in_process.get(url)
         if handler is not None:
             return await self._call_in_process(hook, handler, review)
         timeout = hook.timeout_seconds
-        sep = "&" if "?" in url else "?"
-        full = f"{url}{sep}timeout={_timeout_param(timeout)}"
+        query = f"timeout={_timeout_param(timeout)}"
+        full = f"{url}?{query}"
+        dial = f"{await self._dial(hook, full)}?{query}"
         if self._session is None:
             self._session = aiohttp.ClientSession()
         try:
             async with self._session.post(
-                    full, data=orjson.dumps(review), ssl=self._ssl(hook),
+                    dial, data=orjson.dumps(review), ssl=self._ssl(hook),
                     server_hostname=server_name,
                     headers={"Content-Type": "application/json", "Accept": "application/json"},
                     timeout=aiohttp.ClientTimeout(total=timeout)) as resp:
