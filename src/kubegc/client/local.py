@@ -260,6 +260,24 @@ class LocalClient(Client):
         with as_user(self.user):
             return await call(t)
 
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        lo = list_options or ListOptions()
+
+        async def call(t: Target) -> Obj:
+            return await self.registry.delete_collection(
+                t, options or DeleteOptions(), label_selector=lo.label_selector,
+                field_selector=lo.field_selector)
+
+        if self.auditor is not None:
+            return await self._audited(gvr, namespace, "deletecollection", "", call,
+                                       body=(options or DeleteOptions()).to_body())
+        t = self._target(gvr, namespace, "deletecollection")
+        with as_user(self.user):
+            return await call(t)
+
     async def discover(self) -> builtins.list[APIResource]:
         return (await self.server_resources()).resources
 

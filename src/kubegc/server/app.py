@@ -19,6 +19,7 @@ from kubegc.api.auth import Decision, UserInfo, as_user, request_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.api.version import BINARY_GIT_VERSION, BINARY_VERSION
+from kubegc.api.warning import recording
 from kubegc.server import discovery
 from kubegc.server.audit import Auditor, RequestAudit
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
@@ -27,6 +28,8 @@ from kubegc.server.impersonation import ImpersonationError, impersonate, interna
 from kubegc.server.openapi_handler import serve_openapi
 from kubegc.server.request_info import parse_resource_path, request_attributes
 from kubegc.server.routes import handle_resource
+from kubegc.server.serviceresolver import WebhookServiceResolver
+from kubegc.server.verbs.params import with_warnings
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,7 @@ def build_handler(ctx: ServerContext) -> Handler:
     TokenReviews ask its authenticators."""
     ctx.registry.components_healthy = ctx.ready
     ctx.registry.token_authenticator = ctx.authentication
+    ctx.registry.admission.webhooks.client.resolver = WebhookServiceResolver(ctx.registry)
 
     async def dispatch(request: Request) -> AnyResponse:
         mounted = _mounted(ctx, request.path)
@@ -115,6 +119,17 @@ async def _audited(ctx: ServerContext, auditor: Auditor, request: Request) -> An
 
 async def _guarded(serving: Awaitable[AnyResponse], request: Request,
                    slot: _AuditSlot | None = None) -> AnyResponse:
+    """The response, with the warnings recorded while serving (``WithWarningRecorder``:
+    an admission webhook's, on success or failure)."""
+    with recording() as warnings:
+        response = await _answered(serving, request, slot)
+    if warnings and isinstance(response, Response):
+        with_warnings(response, warnings)
+    return response
+
+
+async def _answered(serving: Awaitable[AnyResponse], request: Request,
+                    slot: _AuditSlot | None) -> AnyResponse:
     """The response, or the Status of what went wrong: an unexpected exception is a 500
     ``InternalError`` for this request only (logged)."""
     try:

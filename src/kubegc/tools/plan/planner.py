@@ -51,6 +51,7 @@ from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
 from kubegc.tools.plan.verdict import verdict_of
+from kubegc.tools.wellformed import problem_notes
 
 DEFAULT_GRACE = 30
 #: Never simulate more than this (a grace period of hours is not waited for).
@@ -91,6 +92,7 @@ async def plan_delete(
     note = logged.note()
     if note:
         report.notes.append(note)
+    report.notes.extend(problem_notes(inv.problems))
     report.verdict = verdict_of(report)
     return report
 
