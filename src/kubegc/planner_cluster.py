@@ -95,6 +95,9 @@ class ClusterSimulationFactory:
         cluster = Cluster(ClusterConfig(
             storage=MEMORY, serve_http=False, snapshot=objects, clock=clock,
             compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
+            # a plan never calls the cluster's admission webhooks (it must not write to
+            # anything outside its simulation)
+            disable_admission_plugins=("MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"),
             controller_manager=ControllerManagerConfiguration(
                 controllers=controllers, kubelet=KubeletConfiguration(nodes=nodes),
                 deletions_in_memory=True,

@@ -17,6 +17,7 @@ from kubegc.client.interface import (
     DeleteOptions,
     ListOptions,
     PatchType,
+    ServerResources,
     WatchEvent,
     WatchOptions,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "DeleteOptions",
     "ListOptions",
     "PatchType",
+    "ServerResources",
     "WatchEvent",
     "WatchOptions",
 ]

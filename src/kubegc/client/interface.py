@@ -63,6 +63,24 @@ class APIResource:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerResources:
+    """What discovery found, and the group-versions it could not read (client-go's
+    ``ServerGroupsAndResources`` with its ``ErrGroupDiscoveryFailed``: partial results
+    and the failures together)."""
+
+    resources: builtins.list[APIResource]
+    #: group-version (``metrics.k8s.io/v1beta1``) -> why it failed
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def error(self) -> str:
+        """``ErrGroupDiscoveryFailed.Error()``; "" when nothing failed."""
+        if not self.failed:
+            return ""
+        groups = ", ".join(sorted(f"{gv}: {why}" for gv, why in self.failed.items()))
+        return f"unable to retrieve the complete list of server APIs: {groups}"
+
+
+@dataclass(frozen=True, slots=True)
 class WatchOptions:
     label_selector: str = ""
     field_selector: str = ""
@@ -120,5 +138,20 @@ class Client(Protocol):
         finalizers or a grace period hold it) or a ``Status`` of kind Success."""
 
     @abstractmethod
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        """``DELETE`` of the collection (``deletecollection``; only ``list_options``'
+        selectors count): a ``<Kind>List`` of the objects deleted, each as its delete
+        left it. A resource without the verb answers 405 (``MethodNotSupported``)."""
+
+    @abstractmethod
     async def discover(self) -> builtins.list[APIResource]:
-        """Every served resource of every group-version (legacy discovery)."""
+        """Every served resource of every group-version (legacy discovery); a group-version
+        whose discovery fails is left out (``server_resources`` says which)."""
+
+    async def server_resources(self) -> ServerResources:
+        """``discover``'s resources with the group-versions that failed (none, for a client
+        that cannot tell)."""
+        return ServerResources(await self.discover())

@@ -24,6 +24,7 @@ from kubegc.client.interface import (
     DeleteOptions,
     ListOptions,
     PatchType,
+    ServerResources,
     WatchEvent,
     WatchOptions,
 )
@@ -71,6 +72,17 @@ def _json(value: Any) -> Any:
         except orjson.JSONDecodeError:
             return None
     return orjson.loads(orjson.dumps(value))
+
+
+def remote_api_resource(group: str, version: str, r: dict[str, Any]) -> APIResource:
+    """An ``APIResource`` of a backend's ``APIResourceList``."""
+    return APIResource(
+        group=group, version=version, resource=str(r.get("name") or ""),
+        kind=str(r.get("kind") or ""), namespaced=bool(r.get("namespaced")),
+        verbs=tuple(str(v) for v in r.get("verbs") or []),
+        short_names=tuple(str(v) for v in r.get("shortNames") or []),
+        categories=tuple(str(v) for v in r.get("categories") or []),
+        singular=str(r.get("singularName") or ""))
 
 
 class LocalClient(Client):
@@ -235,7 +247,31 @@ class LocalClient(Client):
         with as_user(self.user):
             return await call(t)
 
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        lo = list_options or ListOptions()
+
+        async def call(t: Target) -> Obj:
+            return await self.registry.delete_collection(
+                t, options or DeleteOptions(), label_selector=lo.label_selector,
+                field_selector=lo.field_selector)
+
+        if self.auditor is not None:
+            return await self._audited(gvr, namespace, "deletecollection", "", call,
+                                       body=(options or DeleteOptions()).to_body())
+        t = self._target(gvr, namespace, "deletecollection")
+        with as_user(self.user):
+            return await call(t)
+
     async def discover(self) -> builtins.list[APIResource]:
+        return (await self.server_resources()).resources
+
+    async def server_resources(self) -> ServerResources:
+        """The registry's resources, then the remote APIServices' (those available); an
+        unavailable one fails as kube-controller-manager's aggregated discovery sees it:
+        "stale GroupVersion discovery"."""
         out = []
         for info in self.registry.catalog:
             for version in info.versions:
@@ -243,4 +279,16 @@ class LocalClient(Client):
                     group=info.group, version=version, resource=info.resource, kind=info.kind,
                     namespaced=info.namespaced, verbs=info.verbs, short_names=info.short_names,
                     categories=info.categories, singular=info.singular_name))
-        return out
+        failed: dict[str, str] = {}
+        local = {g for g, _ in self.registry.catalog.groups()}
+        for group, entries in self.registry.aggregation.groups():
+            if group in local:
+                continue
+            for entry in entries:
+                if not entry.available:
+                    failed[entry.group_version] = (
+                        f"stale GroupVersion discovery: {entry.group_version}")
+                    continue
+                out += [remote_api_resource(entry.group, entry.version, r)
+                        for r in entry.resources if "/" not in str(r.get("name") or "")]
+        return ServerResources(out, failed)

@@ -47,6 +47,7 @@ from kubegc.client.interface import (
     DeleteOptions,
     ListOptions,
     PatchType,
+    ServerResources,
     WatchEvent,
     WatchOptions,
 )
@@ -124,6 +125,8 @@ class RestClient(Client):
         self.user_agent = user_agent
         self.request_timeout = request_timeout
         self.failed_group_versions: builtins.list[str] = []
+        #: group-version -> why its discovery failed, from the last ``discover``
+        self.failed_groups: dict[str, str] = {}
         self._session_: aiohttp.ClientSession | None = None
         self._namespaced: dict[GroupVersionResource, bool] = {}
 
@@ -211,6 +214,15 @@ class RestClient(Client):
         body = orjson.dumps((options or DeleteOptions()).to_body())
         return await self._call("DELETE", gvr, namespace, name, body=body)
 
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        lo = list_options or ListOptions()
+        body = orjson.dumps((options or DeleteOptions()).to_body())
+        return await self._call("DELETE", gvr, namespace, body=body, params=_params(
+            labelSelector=lo.label_selector, fieldSelector=lo.field_selector))
+
     async def discover(self) -> builtins.list[APIResource]:
         core = await self.request("GET", "/api")
         groups = await self.request("GET", "/apis")
@@ -225,6 +237,7 @@ class RestClient(Client):
             return_exceptions=True)
         found: builtins.list[APIResource] = []
         self.failed_group_versions = []
+        self.failed_groups = {}
         for (group, version), result in zip(group_versions, results):
             if isinstance(result, builtins.list):
                 found.extend(result)
@@ -233,9 +246,15 @@ class RestClient(Client):
                 logger.warning("unable to retrieve the complete list of server APIs: %s: %s",
                                gv, result)
                 self.failed_group_versions.append(gv)
+                self.failed_groups[gv] = (result.message if isinstance(result, StatusError)
+                                          else str(result))
             else:
                 raise result
         return found
+
+    async def server_resources(self) -> ServerResources:
+        found = await self.discover()
+        return ServerResources(found, dict(self.failed_groups))
 
     async def version(self) -> Obj:
         """``GET /version`` (the server's build information)."""

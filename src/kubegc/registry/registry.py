@@ -27,6 +27,8 @@ from kubegc.authz.rules import GROUP as RBAC_GROUP
 from kubegc.authz.rules import RuleResolver
 from kubegc.registry import printers
 from kubegc.registry.admission import Admission
+from kubegc.registry.admission.webhook import GROUP as WEBHOOK_GROUP
+from kubegc.registry.admission.webhook import MUTATING, VALIDATING
 from kubegc.registry.facade import PolicyWriter, Verbs, not_allowed
 from kubegc.registry.generic.rest import Resource, Storage
 from kubegc.registry.generic.standard import StorageContext
@@ -36,6 +38,7 @@ from kubegc.registry.generic.watch_cache import DEFAULT_CAPACITY, CachedEvent, W
 from kubegc.registry.groups import Services, builtin_resources
 from kubegc.registry.groups.apiextensions.crd import CustomResourceInfo
 from kubegc.registry.groups.apiextensions.handler import CRDHandler
+from kubegc.registry.groups.apiregistration.aggregation import Aggregation
 from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac import (
     STORE_NAMES,
@@ -52,6 +55,7 @@ log = logging.getLogger(__name__)
 
 _CRD_KEY_ROOT = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
 _RBAC_KEY_ROOT = f"/registry/{RBAC_GROUP}/"
+_WEBHOOK_KEY_ROOTS = {f"/registry/{WEBHOOK_GROUP}/{r}/": r for r in (MUTATING, VALIDATING)}
 BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 #: discovery lists the built-in resources in the vocabulary's order
 _ORDER = {(info.group, info.resource): i for i, info in enumerate(BUILTIN_RESOURCES)}
@@ -75,6 +79,7 @@ class Registry(Verbs):
         #: ``--enable-admission-plugins``'s); they ask ``authorizer`` as it is at each write
         self.admission = Admission(self.catalog, authorizer=lambda: self.authorizer)
         self.admission.lifecycle.get_namespace = self._namespace
+        self.admission.webhooks.get_namespace = self._namespace
         self.store = Store(kv, clock=clock, admission=self.admission)
         self.cache = WatchCache(kv, capacity=watch_cache_capacity)
         #: called (synchronously, on the loop) after a CRD adds or removes a resource
@@ -96,6 +101,9 @@ class Registry(Verbs):
         self.token_authenticator: TokenAuthenticator | None = None
         #: whether the components run and have synced (componentstatuses)
         self.components_healthy: Callable[[], bool] = lambda: False
+        #: the remote group-versions of APIServices (the server's availability controller
+        #: writes it; discovery and the in-process client read it)
+        self.aggregation = Aggregation()
         self._context = StorageContext(self.store, self.cache)
         self._resources: dict[tuple[str, str], Resource] = {}
         #: the custom resources the CRDs serve
@@ -140,6 +148,10 @@ class Registry(Verbs):
         for kv in listed.kvs:
             self.custom.written(decode(kv), False)
         await self.rbac.load(self.kv)
+        for root, resource in _WEBHOOK_KEY_ROOTS.items():
+            for kv in (await self.kv.range(root, prefix=True)).kvs:
+                self.admission.webhooks.configurations.written(resource, decode(kv),
+                                                               deleted=False)
         await self.cache.start()
         self.cache.listeners.append(self._on_event)
         self.cache.relist_listeners.append(self._relist_rbac)
@@ -158,6 +170,7 @@ class Registry(Verbs):
         await ensure_policy(PolicyWriter(self))
 
     async def stop(self) -> None:
+        await self.admission.webhooks.client.close()
         await self.custom.stop()
         await self.cache.stop()
         if self._rbac_relist is not None:
@@ -264,7 +277,7 @@ class Registry(Verbs):
         return self.target(info.group, gvk.version, info.resource,
                            str(meta.get("namespace") or ""))
 
-    # -- CRDs and the RBAC index: other servers' writes --------------------------------------
+    # -- CRDs, the RBAC index, webhook configurations: other servers' writes ---------------
 
     def _on_event(self, event: CachedEvent) -> None:
         if event.key.startswith(_RBAC_KEY_ROOT):
@@ -272,6 +285,11 @@ class Registry(Verbs):
             return
         if event.key.startswith(_CRD_KEY_ROOT):
             self.custom.written(event.obj, event.deleted)
+            return
+        for root, resource in _WEBHOOK_KEY_ROOTS.items():
+            if event.key.startswith(root):
+                self.admission.webhooks.configurations.written(resource, event.obj,
+                                                               deleted=event.deleted)
 
     @property
     def crds(self) -> dict[str, Obj]:

@@ -15,6 +15,7 @@ from kubegc.api.auth import UserInfo
 from kubegc.api.clock import Clock
 from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
+from kubegc.server.aggregator import Aggregator
 from kubegc.server.app import MAX_BODY, authenticate_request, build_handler
 from kubegc.server.audit import Auditor
 from kubegc.server.authn import (
@@ -75,6 +76,7 @@ class APIServer:
         self.ctx = ServerContext(registry=registry, clock=clock,
                                  authentication=options.authentication())
         self.ctx.auditor = options.auditor
+        self.ctx.aggregator = Aggregator(registry, clock=clock)
         self.ctx.version = options.version
         self.add_debug_handler(FAULTS_PATH, faults_handler(self.ctx.faults))
         self.add_debug_handler(REQUESTS_PATH, requests_handler(self.ctx.faults))
@@ -102,8 +104,12 @@ class APIServer:
                                      ssl_context=self.options.ssl_context)
         self._http = http
         self.ctx.server_address = f"{self.options.host}:{self.port}"
+        if self.ctx.aggregator is not None:
+            await self.ctx.aggregator.start()
 
     async def stop(self) -> None:
+        if self.ctx.aggregator is not None:
+            await self.ctx.aggregator.stop()
         if self._http is not None:
             await self._http.stop(timeout=1.0)
             self._http = None

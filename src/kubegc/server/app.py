@@ -15,10 +15,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubegc.api import errors
-from kubegc.api.auth import Decision, UserInfo, as_user
+from kubegc.api.auth import Decision, UserInfo, as_user, request_user
 from kubegc.api.errors import StatusError
 from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
 from kubegc.api.version import BINARY_GIT_VERSION, BINARY_VERSION
+from kubegc.api.warning import recording
 from kubegc.server import discovery
 from kubegc.server.audit import Auditor, RequestAudit
 from kubegc.server.context import DebugHandler, ServerContext, json_response, status_response
@@ -27,6 +28,8 @@ from kubegc.server.impersonation import ImpersonationError, impersonate, interna
 from kubegc.server.openapi_handler import serve_openapi
 from kubegc.server.request_info import parse_resource_path, request_attributes
 from kubegc.server.routes import handle_resource
+from kubegc.server.serviceresolver import WebhookServiceResolver
+from kubegc.server.verbs.params import with_warnings
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,7 @@ def build_handler(ctx: ServerContext) -> Handler:
     TokenReviews ask its authenticators."""
     ctx.registry.components_healthy = ctx.ready
     ctx.registry.token_authenticator = ctx.authentication
+    ctx.registry.admission.webhooks.client.resolver = WebhookServiceResolver(ctx.registry)
 
     async def dispatch(request: Request) -> AnyResponse:
         mounted = _mounted(ctx, request.path)
@@ -115,6 +119,17 @@ async def _audited(ctx: ServerContext, auditor: Auditor, request: Request) -> An
 
 async def _guarded(serving: Awaitable[AnyResponse], request: Request,
                    slot: _AuditSlot | None = None) -> AnyResponse:
+    """The response, with the warnings recorded while serving (``WithWarningRecorder``:
+    an admission webhook's, on success or failure)."""
+    with recording() as warnings:
+        response = await _answered(serving, request, slot)
+    if warnings and isinstance(response, Response):
+        with_warnings(response, warnings)
+    return response
+
+
+async def _answered(serving: Awaitable[AnyResponse], request: Request,
+                    slot: _AuditSlot | None) -> AnyResponse:
     """The response, or the Status of what went wrong: an unexpected exception is a 500
     ``InternalError`` for this request only (logged)."""
     try:
@@ -181,6 +196,10 @@ async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
     for prefix, handler in ctx.debug_handlers.items():
         if path == prefix or path.startswith(prefix + "/"):
             return await handler(request)
+    if ctx.aggregator is not None:
+        remote = ctx.aggregator.remote_for(path)
+        if remote is not None:
+            return await ctx.aggregator.serve(request, remote, request_user())
     if request.method == "GET":
         found = _discovery(ctx, request, path)
         if found is not None:
@@ -192,22 +211,22 @@ async def _route(ctx: ServerContext, request: Request) -> AnyResponse:
 
 
 def _discovery(ctx: ServerContext, request: Request, path: str) -> Response | None:
-    catalog = ctx.registry.catalog
+    catalog, remote = ctx.registry.catalog, ctx.registry.aggregation
     parts = [p for p in path.split("/") if p]
     if path in ("/api", "/apis"):
         version = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if version is not None:
             doc = (discovery.aggregated_core if path == "/api" else discovery.aggregated_groups)(
-                catalog, version)
+                catalog, version, remote)
             return _typed_json(doc, discovery.discovery_content_type(version))
         if path == "/api":
             return json_response(discovery.legacy_api_versions(ctx.server_address))
-        return json_response(discovery.legacy_group_list(catalog))
+        return json_response(discovery.legacy_group_list(catalog, remote))
     found: dict[str, Any] | None
     if len(parts) == 2 and parts[0] == "api":
         found = discovery.legacy_resource_list(catalog, "", parts[1])
     elif len(parts) == 2 and parts[0] == "apis":
-        found = discovery.legacy_group(catalog, parts[1])
+        found = discovery.legacy_group(catalog, parts[1], remote)
     elif len(parts) == 3 and parts[0] == "apis":
         found = discovery.legacy_resource_list(catalog, parts[1], parts[2])
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -17,6 +17,9 @@ from kubegc.server.audit import Auditor
 from kubegc.server.authn import Authentication
 from kubegc.server.faults import FaultRegistry
 from kubegc.server.http import AnyResponse, Request, Response
+
+if TYPE_CHECKING:
+    from kubegc.server.aggregator import Aggregator
 
 DebugHandler = Callable[[Request], Awaitable[AnyResponse]]
 
@@ -37,6 +40,8 @@ class ServerContext:
     server_address: str = "127.0.0.1:6443"
     #: --audit-policy-file and --audit-log-*: None, as upstream by default, audits nothing
     auditor: Auditor | None = None
+    #: the APIServices' availability and the remote groups' proxy (kube-aggregator)
+    aggregator: Aggregator | None = None
     #: the version served and emulated (``kube-apiserver --emulated-version``)
     version: EffectiveVersion = field(default_factory=EffectiveVersion)
     #: injected faults and the request log (``/debug/kubegc/faults``, docs/faults.md)

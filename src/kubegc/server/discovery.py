@@ -22,6 +22,7 @@ import hashlib
 from typing import Any, Literal
 
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
+from kubegc.registry.groups.apiregistration.aggregation import Aggregation, RemoteGroupVersion
 
 DiscoveryVersion = Literal["v2", "v2beta1"]
 
@@ -72,16 +73,52 @@ def discovery_content_type(version: DiscoveryVersion) -> str:
 # -- aggregated ------------------------------------------------------------------------------
 
 
-def aggregated_core(catalog: Catalog, version: DiscoveryVersion = "v2") -> dict[str, Any]:
+def aggregated_core(catalog: Catalog, version: DiscoveryVersion = "v2",
+                    remote: Aggregation | None = None) -> dict[str, Any]:
     """``GET /api`` in the aggregated form: one item, the core group (name ``""``)."""
     items = [_group_discovery(catalog, g, vs) for g, vs in catalog.groups() if g == ""]
     return _discovery_list(items, version)
 
 
-def aggregated_groups(catalog: Catalog, version: DiscoveryVersion = "v2") -> dict[str, Any]:
-    """``GET /apis`` in the aggregated form: one item per named group, built-ins and CRDs."""
+def aggregated_groups(catalog: Catalog, version: DiscoveryVersion = "v2",
+                      remote: Aggregation | None = None) -> dict[str, Any]:
+    """``GET /apis`` in the aggregated form: one item per named group, built-ins and CRDs,
+    then the groups of remote APIServices: a version whose APIService is not available is
+    ``Stale`` with no resources (kube-aggregator's discovery manager), which clients report
+    as "stale GroupVersion discovery"."""
     items = [_group_discovery(catalog, g, vs) for g, vs in catalog.groups() if g != ""]
+    local = {g for g, _ in catalog.groups()}
+    for group, entries in remote.groups() if remote is not None else []:
+        if group not in local:
+            items.append(_remote_group_discovery(group, entries))
     return _discovery_list(items, version)
+
+
+def _remote_group_discovery(group: str, entries: list[RemoteGroupVersion]) -> dict[str, Any]:
+    return {
+        "metadata": {"name": group, "creationTimestamp": None},
+        "versions": [{
+            "version": e.version,
+            "resources": [_remote_resource_discovery(e, r) for r in e.resources
+                          if "/" not in str(r.get("name") or "")] if e.available else [],
+            "freshness": "Current" if e.available else "Stale",
+        } for e in entries],
+    }
+
+
+def _remote_resource_discovery(entry: RemoteGroupVersion, r: dict[str, Any]) -> dict[str, Any]:
+    """An ``APIResource`` of a backend's ``APIResourceList`` in the aggregated form."""
+    out: dict[str, Any] = {
+        "resource": r.get("name"),
+        "responseKind": _kind(entry.group, entry.version, str(r.get("kind") or "")),
+        "scope": "Namespaced" if r.get("namespaced") else "Cluster",
+        "singularResource": r.get("singularName") or "",
+        "verbs": list(r.get("verbs") or []),
+    }
+    for key in ("shortNames", "categories"):
+        if r.get(key):
+            out[key] = list(r[key])
+    return out
 
 
 def _discovery_list(items: list[dict[str, Any]], version: DiscoveryVersion) -> dict[str, Any]:
@@ -157,18 +194,28 @@ def legacy_api_versions(server_address: str) -> dict[str, Any]:
     }
 
 
-def legacy_group_list(catalog: Catalog) -> dict[str, Any]:
-    """``GET /apis`` (legacy): ``APIGroupList`` of the named groups."""
+def legacy_group_list(catalog: Catalog, remote: Aggregation | None = None) -> dict[str, Any]:
+    """``GET /apis`` (legacy): ``APIGroupList`` of the named groups, the remote
+    APIServices' included whether available or not (upstream's ``apisHandler``)."""
     return {
         "kind": "APIGroupList",
         "apiVersion": "v1",
-        "groups": [_api_group(g, vs) for g, vs in catalog.groups() if g != ""],
+        "groups": [_api_group(g, vs) for g, vs in _all_groups(catalog, remote) if g != ""],
     }
 
 
-def legacy_group(catalog: Catalog, group: str) -> dict[str, Any] | None:
+def _all_groups(catalog: Catalog, remote: Aggregation | None) -> list[tuple[str, list[str]]]:
+    groups = catalog.groups()
+    local = {g for g, _ in groups}
+    return groups + [(g, [e.version for e in entries])
+                     for g, entries in (remote.groups() if remote is not None else [])
+                     if g not in local]
+
+
+def legacy_group(catalog: Catalog, group: str, remote: Aggregation | None = None
+                 ) -> dict[str, Any] | None:
     """``GET /apis/<group>``: ``APIGroup``, or None (404) for the core or an unknown group."""
-    for name, versions in catalog.groups():
+    for name, versions in _all_groups(catalog, remote):
         if name == group and group != "":
             return {"kind": "APIGroup", "apiVersion": "v1", **_api_group(name, versions)}
     return None

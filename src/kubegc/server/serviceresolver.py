@@ -98,6 +98,17 @@ async def resolve_endpoint(reader: CoreReader, namespace: str, name: str, port: 
     return endpoint_of(service, endpoints, port)
 
 
+class WebhookServiceResolver:
+    """The admission webhooks' ``ServiceResolver`` (``registry/admission/webhook/client.py``)
+    over ``resolve_endpoint``; the server hands it to the registry's webhook client."""
+
+    def __init__(self, reader: CoreReader) -> None:
+        self.reader = reader
+
+    async def resolve_endpoint(self, namespace: str, name: str, port: int) -> str:
+        return (await resolve_endpoint(self.reader, namespace, name, port)).url
+
+
 def tls_context(ca_bundle: str | None, *, insecure_skip_verify: bool = False
                 ) -> ssl.SSLContext:
     """The client TLS context of a backend: verified against ``ca_bundle`` (base64 PEM, as

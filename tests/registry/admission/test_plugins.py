@@ -12,12 +12,13 @@ from tests.registry.conftest import manifest, target
 
 
 def test_the_default_set_and_the_flags() -> None:
+    webhooks = {"MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"}
     assert enabled_plugins() == {"NamespaceLifecycle", "DefaultTolerationSeconds",
-                                 "StorageObjectInUseProtection"}
+                                 "StorageObjectInUseProtection", *webhooks}
     assert enabled_plugins(["OwnerReferencesPermissionEnforcement"],
                            ["DefaultTolerationSeconds", "ResourceQuota"]) == {
         "NamespaceLifecycle", "OwnerReferencesPermissionEnforcement",
-        "StorageObjectInUseProtection"}
+        "StorageObjectInUseProtection", *webhooks}
     assert overlapping(["A", "B"], ["B", "A", "C"]) == (
         "[A B] in enable-admission-plugins and disable-admission-plugins overlapped")
     assert overlapping(["A"], ["B"]) is None

@@ -13,6 +13,8 @@ NAMESPACE_LIFECYCLE = "NamespaceLifecycle"
 DEFAULT_TOLERATION_SECONDS = "DefaultTolerationSeconds"
 OWNER_REFERENCES_PERMISSION_ENFORCEMENT = "OwnerReferencesPermissionEnforcement"
 STORAGE_OBJECT_IN_USE_PROTECTION = "StorageObjectInUseProtection"
+MUTATING_ADMISSION_WEBHOOK = "MutatingAdmissionWebhook"
+VALIDATING_ADMISSION_WEBHOOK = "ValidatingAdmissionWebhook"
 
 #: name → on by default (as kube-apiserver's)
 PLUGINS: dict[str, bool] = {
@@ -20,6 +22,8 @@ PLUGINS: dict[str, bool] = {
     DEFAULT_TOLERATION_SECONDS: True,
     OWNER_REFERENCES_PERMISSION_ENFORCEMENT: False,
     STORAGE_OBJECT_IN_USE_PROTECTION: True,
+    MUTATING_ADMISSION_WEBHOOK: True,
+    VALIDATING_ADMISSION_WEBHOOK: True,
 }
 
 #: kube-apiserver's registered plugins (``options.AllOrderedPlugins``, 1.32) that kubegc does
@@ -33,7 +37,7 @@ UPSTREAM_ONLY = frozenset({
     "RuntimeClass", "CertificateApproval",
     "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
     "DefaultIngressClass", "DenyServiceExternalIPs", "MutatingAdmissionPolicy",
-    "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
+    "ValidatingAdmissionPolicy",
     "ResourceQuota", "AlwaysDeny",
 })
 

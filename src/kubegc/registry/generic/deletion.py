@@ -30,6 +30,7 @@ from kubegc.api.meta import (
     DeletionPropagation,
 )
 from kubegc.api.types import Obj
+from kubegc.registry.generic.attributes import delete_attributes
 from kubegc.registry.generic.store import Store, UpdateFn
 from kubegc.registry.generic.strategy import GCPolicy, Strategy
 from kubegc.registry.generic.target import DELETE, Target
@@ -197,6 +198,10 @@ def update_for_graceful_deletion_and_finalizers(
     finalizers pending: ``markAsDeleting``) or is ``DELETE``."""
 
     async def update(current: Obj) -> Any:
+        if store.admission.webhooks_active():  # deleteValidation, on the current object
+            attributes = delete_attributes(t, current, options)
+            await store.admission.admit_webhooks(attributes)
+            await store.admission.validate_webhooks(attributes)
         try:
             graceful, grace = before_delete(store, t, current, options)
         except _PendingGraceful:

@@ -90,9 +90,9 @@ async def patch(
             if field_validation:
                 check_patched(t, new, patch_type, body)
         check_fields(t, new, field_validation, warnings)
-        return store.prepare_update(
+        return await store.prepare_update(
             t, strategy, current, new, subresource=subresource,
-            field_manager="" if patch_type == APPLY else field_manager)
+            field_manager="" if patch_type == APPLY else field_manager, dry_run=dry_run)
 
     result, _ = await store.guaranteed_update(t, name, update, dry_run=dry_run, create=create)
     return result, created

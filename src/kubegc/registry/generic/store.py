@@ -20,6 +20,7 @@ from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.types import Obj, clone
 from kubegc.registry.fieldmanager import record_update
+from kubegc.registry.generic.attributes import Attributes, create_attributes, update_attributes
 from kubegc.registry.generic.checks import (
     check_fields,
     validate_object_meta,
@@ -68,6 +69,18 @@ class AdmissionChain(Protocol):
         """Validating admission of an update (raises the StatusError that refuses it)."""
         ...
 
+    def webhooks_active(self) -> bool:
+        """Whether admission webhooks may be called (else no ``Attributes`` are built)."""
+        ...
+
+    async def admit_webhooks(self, a: Attributes) -> None:
+        """Mutating webhooks (a patch replaces ``a.obj``)."""
+        ...
+
+    async def validate_webhooks(self, a: Attributes) -> None:
+        """Validating webhooks (raises the StatusError that refuses the write)."""
+        ...
+
 
 class NoAdmission:
     """No admission plugin runs."""
@@ -79,6 +92,15 @@ class NoAdmission:
         return None
 
     def validate_update(self, t: Target, obj: Obj, old: Obj, *, subresource: str) -> None:
+        return None
+
+    def webhooks_active(self) -> bool:
+        return False
+
+    async def admit_webhooks(self, a: Attributes) -> None:
+        return None
+
+    async def validate_webhooks(self, a: Attributes) -> None:
         return None
 
 
@@ -148,6 +170,12 @@ class Store:
             # PrepareForCreate (a Pod's status, a Namespace's finalizer are nobody's).
             self._manage_fields(None, obj, field_manager, "", fragments=True)
         self.admission.admit(t, obj)  # mutating admission: after the field manager
+        webhooks = self.admission.webhooks_active()
+        if webhooks:
+            a = create_attributes(t, obj, dry_run=dry_run, field_manager=field_manager)
+            await self.admission.admit_webhooks(a)
+            obj = a.obj if a.obj is not None else obj
+            meta = obj["metadata"]
         self._check_write(t, strategy, "", obj, None)
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
         generated = not meta.get("name") and bool(meta.get("generateName"))
@@ -157,6 +185,9 @@ class Store:
                     secrets.choice(_GENERATE_CHARS) for _ in range(5))
             self._validate_create(t, strategy, obj)
             await self.admission.validate_create(t, obj)
+            if webhooks:
+                await self.admission.validate_webhooks(create_attributes(
+                    t, obj, dry_run=dry_run, field_manager=field_manager))
             value = checked_size(t, encode(t.to_storage(obj)))
             if dry_run:
                 return Created(t, value, 0)
@@ -292,8 +323,9 @@ class Store:
             return await self.create(t, fresh, dry_run=dry_run, field_manager=field_manager)
 
         async def apply(current: Obj) -> Any:
-            return self.prepare_update(t, strategy, current, clone(obj),
-                                       subresource=subresource, field_manager=field_manager)
+            return await self.prepare_update(t, strategy, current, clone(obj),
+                                             subresource=subresource,
+                                             field_manager=field_manager, dry_run=dry_run)
 
         result, _ = await self.guaranteed_update(t, name, apply, dry_run=dry_run,
                                                        create=create)
@@ -310,11 +342,12 @@ class Store:
         else:
             new["metadata"].pop("managedFields", None)
 
-    def prepare_update(
+    async def prepare_update(
         self, t: Target, strategy: Strategy, old: Obj, new: Obj, *, subresource: str = "",
-        check_resource_version: bool = True, field_manager: str = "",
+        check_resource_version: bool = True, field_manager: str = "", dry_run: bool = False,
     ) -> Any:
-        """BeforeUpdate + strategy + validation; returns the object to store or ``DELETE``."""
+        """BeforeUpdate + strategy + admission + validation; returns the object to store or
+        ``DELETE``."""
         old_meta, new_meta = old["metadata"], new.setdefault("metadata", {})
         rv = new_meta.get("resourceVersion")
         if check_resource_version and rv and rv != old_meta.get("resourceVersion"):
@@ -339,6 +372,14 @@ class Store:
         strategy.defaulter(new)
         if subresource == "":
             self.admission.admit(t, new, old=old)
+        webhooks = self.admission.webhooks_active()
+        if webhooks:
+            a = update_attributes(t, new, old, subresource=subresource, dry_run=dry_run,
+                                  field_manager=field_manager)
+            await self.admission.admit_webhooks(a)
+            new = a.obj if a.obj is not None else new
+            new_meta = new["metadata"]
+        if subresource == "":
             self._check_write(t, strategy, old_meta["name"], new, old)
         if strategy.tracks_generation and old_meta.get("generation") and strategy.spec_changed(
                 old, new):
@@ -358,6 +399,10 @@ class Store:
         if causes:
             raise errors.invalid(t.info.kind, t.info.group, old_meta["name"], causes)
         self.admission.validate_update(t, new, old, subresource=subresource)
+        if webhooks:
+            await self.admission.validate_webhooks(update_attributes(
+                t, new, old, subresource=subresource, dry_run=dry_run,
+                field_manager=field_manager))
         if should_delete_during_update(strategy, old, new):
             new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
             return DeleteAs(new)

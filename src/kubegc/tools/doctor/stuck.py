@@ -107,7 +107,8 @@ def stuck_finding(ctx: Context, obj: Obj) -> Finding:
         next=_next(ctx, obj, removers, blocking, unread),
         fix=_fix(ctx, obj, removers, blocking, unread),
         facts=facts, deletion=deletion, removers=removers, blocking=blocking,
-        related=[leaf.object for b in blocking for leaf in b.leaves()], causes=causes)
+        related=[leaf.object for b in blocking for leaf in b.leaves()]
+        + [ObjRef.of(o) for o in crd_holders(ctx, obj)], causes=causes)
 
 
 def unread_dependent_kinds(ctx: Context, owner: Obj) -> list[str]:

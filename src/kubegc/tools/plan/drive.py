@@ -43,8 +43,11 @@ UNSETTLED_LIMIT = 120.0
 #: Rounds of "controllers alive in the source remove their finalizers" (each may free
 #: more objects whose finalizers are then removed in turn).
 MAX_ASSUME_ROUNDS = 100
-#: Finalizers the simulation's own controllers handle.
-NOT_ASSUMED = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS, FINALIZER_KUBERNETES)
+#: Finalizers the simulation's own controllers handle (the CRD cleanup one: the simulated
+#: API server's CRD finalizer, which deletes the instances and waits until they are gone).
+CRD_CLEANUP = "customresourcecleanup.apiextensions.k8s.io"
+NOT_ASSUMED = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS, FINALIZER_KUBERNETES,
+               CRD_CLEANUP)
 #: Finalizers the simulation handles when it runs that controller (``PLAN_CONTROLLERS``):
 #: released on the controller's own rule (a claim once no pod uses it), never assumed.
 SIMULATED_BY = {PVC_PROTECTION_FINALIZER: "persistentvolumeclaim-protection-controller",

@@ -11,8 +11,9 @@ namespaces). A reference is followed by uid and, when the uid names nothing or a
 object, by name too (the garbage collector looks its owners up by name, so a namesake
 decides "absent" against "uid mismatch"). A Namespace brings its content in only when it
 is the target or already Terminating (then its namespace controller deletes that content
-anyway, so all of it is in play); likewise a CustomResourceDefinition being deleted brings
-its instances. A Node brings the pods bound to it (pod GC deletes them once it is gone).
+anyway, so all of it is in play); likewise a CustomResourceDefinition that is the target or
+being deleted brings its instances (upstream's CRD finalizer deletes them and waits). A
+Node brings the pods bound to it (pod GC deletes them once it is gone).
 A PersistentVolumeClaim brings the pods of its namespace whose volumes name it, and a pod
 the claims it names: the pvc-protection controller releases a claim being deleted only once
 no pod uses it (``kubegc.tools.volumes``). Every CRD is loaded (instances need it to be
@@ -52,6 +53,7 @@ class _Scope:
         self.by_namespace: dict[str, list[Obj]] | None = None
         self.kept: dict[int, Obj] = {}
         self.todo: deque[Obj] = deque()
+        self.target = 0  # id() of the target
 
     def add(self, obj: Obj | None) -> None:
         if obj is not None and id(obj) not in self.kept:
@@ -87,12 +89,19 @@ class _Scope:
         elif _is(obj, "", "Namespace") and is_being_deleted(obj):
             for item in self.content(str(obj["metadata"].get("name"))):
                 self.add(item)
-        if _is(obj, "apiextensions.k8s.io", "CustomResourceDefinition") and is_being_deleted(
-                obj):
-            spec = obj.get("spec") or {}
-            kind = str((spec.get("names") or {}).get("kind") or "")
-            for item in self.inv.of_kind(str(spec.get("group") or ""), kind):
-                self.add(item)
+        if _is(obj, "apiextensions.k8s.io", "CustomResourceDefinition") and (
+                is_being_deleted(obj) or id(obj) == self.target):
+            self.add_instances(obj)
+
+    def add_instances(self, crd: Obj) -> None:
+        """A CRD's instances: deleting it deletes them first and waits until they are gone
+        (the API server's CRD finalizer), so their finalizers keep it."""
+        spec = crd.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        names = spec.get("names")
+        kind = str((names if isinstance(names, dict) else {}).get("kind") or "")
+        for item in self.inv.of_kind(str(spec.get("group") or ""), kind):
+            self.add(item)
 
     def expand_claims(self, obj: Obj, ns: str) -> None:
         """A claim's pods and a pod's claims (see the module docstring)."""
@@ -117,6 +126,7 @@ def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None) 
     docstring), in the inventory's order."""
     scope = _Scope(inv, graph or OwnerGraph(inv))
     target = inv.by_uid(uid_of(target)) or target  # the inventory's copy
+    scope.target = id(target)
     scope.add(target)
     if _is(target, "", "Namespace"):
         for item in scope.content(str(target["metadata"].get("name"))):

@@ -6,7 +6,8 @@ error) and says it in one line first. Who holds a hanging object comes from the
 doctor's finding about it (``holders``): the dependents at the end of its blocking chain
 (each with why it stays), its own finalizers but the garbage collector's (with their
 remover and whether it is alive), or — a namespace — the objects inside that keep
-finalizers. Those are the objects a fix must act on; the graph marks them.
+finalizers, or — a CRD — its instances that keep finalizers (``doctor.chains``). Those are
+the objects a fix must act on; the graph marks them.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from collections import Counter
 from kubegc.api.meta import FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS
 from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.tools.doctor import Finding, FindingKind
+from kubegc.tools.doctor.chains import CRD_CLEANUP
 from kubegc.tools.finalizers import UNKNOWN_REMOVER, Alive, Remover
-from kubegc.tools.model import ObjRef
+from kubegc.tools.model import ObjRef, human_duration
+from kubegc.tools.plan.bounds import latest_end
 from kubegc.tools.plan.report import Hang, Holder, KindCount, PlanReport, Verdict
 
 _GC_FINALIZERS = (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS)
@@ -31,9 +34,15 @@ def holders(finding: Finding) -> list[Holder]:
     """What holds the object of a hanging ``finding`` (see the module docstring)."""
     out = [Holder(leaf.object, leaf.holds_because)
            for node in finding.blocking for leaf in node.leaves()]
+    instances = finding.object.kind == "CustomResourceDefinition" and bool(finding.related)
     for r in finding.removers:
         if r.finalizer in _GC_FINALIZERS or (finding.kind in _NAMESPACE_KINDS
                                              and r.finalizer == "kubernetes"):
+            continue
+        if instances and r.finalizer == CRD_CLEANUP:  # held by its instances' finalizers
+            out.extend(Holder(ref, "an instance of the CRD that keeps finalizers (the API "
+                                   "server waits until its instances are gone)")
+                       for ref in finding.related)
             continue
         out.append(Holder(finding.object, _held_by_finalizer(r)))
     if finding.kind in _NAMESPACE_KINDS:
@@ -106,11 +115,21 @@ def _uncertain(report: PlanReport) -> str:
             "dependents in (see the notes)")
 
 
+def _bound(report: PlanReport) -> str:
+    """When the last step comes at the latest, where grace periods make it a range."""
+    last = latest_end(report.steps)
+    if last is None:
+        return ""
+    when = f"t+{last:.1f}s" if last < 60 else f"t+{human_duration(last)}"
+    return (f"; by {when} at the latest (pods' grace periods: preStop hooks and their "
+            "containers' exit take an unknown time up to them)")
+
+
 def verdict_of(report: PlanReport) -> Verdict:
     hangs = [Hang(f.object, tuple(holders(f))) for f in report.hanging]
     by_kind = _by_kind(report)
     target_gone = any(r.uid == report.target.uid for r in report.deleted)
-    outcome = _goes(report, target_gone) + _stays(report) + _uncertain(report)
+    outcome = _goes(report, target_gone) + _stays(report) + _bound(report) + _uncertain(report)
     if report.error:
         return Verdict(False, f"the delete is refused: {report.error}", hangs, by_kind)
     if hangs:

@@ -2,8 +2,8 @@
 stored objects (cf. pkg/registry/admissionregistration,
 pkg/apis/admissionregistration/{v1/defaults.go,validation}).
 
-Stored only: kubegc calls no webhook and evaluates no CEL policy, so a Helm chart's
-webhooks are accepted and listed but never consulted.
+The webhook configurations are called by the admission webhook plugins
+(``registry/admission/webhook``); the policies are stored only (no CEL is evaluated).
 """
 
 from __future__ import annotations

@@ -71,8 +71,9 @@ async def _update_status(store: Store, crd_t: Target, name: str, condition: dict
             meta = current["metadata"]
             meta["finalizers"] = [f for f in meta.get("finalizers") or []
                                   if f != CLEANUP_FINALIZER]
-        return store.prepare_update(crd_t, crd_t.strategy, current, new,
-                                    subresource="status", check_resource_version=False)
+        return await store.prepare_update(crd_t, crd_t.strategy, current, new,
+                                          subresource="status",
+                                          check_resource_version=False)
 
     return await store.guaranteed_update(crd_t, name, update)
 

@@ -1,0 +1,68 @@
+"""What the aggregator knows of the remote group-versions (cf. kube-aggregator's
+``proxyHandler`` handling info and its discovery manager's cache).
+
+Ownership: the server's availability controller (``kubegc.server.aggregator``) is the only
+writer; readers are the server's discovery and proxy, and the in-process client's
+discovery. One entry per APIService with a ``spec.service``; ``available`` follows its
+``Available`` condition, ``resources`` the backend's last ``APIResourceList``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubegc.api.auth import UserInfo
+
+#: (method, path with query, body, user) -> (status, content type, body): a request sent to
+#: the backend of a remote group (set by the server; None: nothing proxies)
+ProxyFn = Callable[[str, str, bytes, UserInfo | None], Awaitable[tuple[int, str, bytes]]]
+
+
+@dataclass(slots=True)
+class RemoteGroupVersion:
+    """One APIService served by a backend."""
+
+    api_service: str
+    group: str
+    version: str
+    group_priority_minimum: int = 0
+    version_priority: int = 0
+    available: bool = False
+    reason: str = ""
+    message: str = ""
+    #: the backend's discovery of the group-version (``APIResourceList.resources``)
+    resources: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+class Aggregation:
+    """The remote group-versions, by (group, version)."""
+
+    def __init__(self) -> None:
+        self.remote: dict[tuple[str, str], RemoteGroupVersion] = {}
+        self.proxy: ProxyFn | None = None
+
+    def lookup(self, group: str, version: str) -> RemoteGroupVersion | None:
+        return self.remote.get((group, version))
+
+    def serves_group(self, group: str) -> bool:
+        return any(g == group for g, _ in self.remote)
+
+    def groups(self) -> list[tuple[str, list[RemoteGroupVersion]]]:
+        """Each remote group with its versions, highest priority first (as upstream sorts
+        ``groupPriorityMinimum`` then ``versionPriority``)."""
+        by_group: dict[str, list[RemoteGroupVersion]] = {}
+        for entry in self.remote.values():
+            by_group.setdefault(entry.group, []).append(entry)
+        ordered = sorted(by_group.items(), key=lambda item: (
+            -max(e.group_priority_minimum for e in item[1]), item[0]))
+        return [(g, sorted(vs, key=lambda e: (-e.version_priority, e.version)))
+                for g, vs in ordered]
+
+    def unavailable(self) -> list[RemoteGroupVersion]:
+        return [e for e in self.remote.values() if not e.available]

@@ -1,0 +1,77 @@
+"""kube-aggregator's part of the server: APIServices and the groups served by other
+API servers (cf. staging/src/k8s.io/kube-aggregator).
+
+* ``autoregister``: a Local APIService for every group-version this server serves;
+* ``available_controller``: the ``Available`` condition of each APIService, and the remote
+  group-versions (``Registry.aggregation``) that discovery lists and the proxy serves;
+* ``proxy``: a remote group's requests sent to its backend, 503 while it is unavailable.
+
+``Aggregator`` runs the controller as a task of the server and proxies for the server's
+routes and for the in-process client (``Registry.aggregation.proxy``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from kubegc.api.auth import UserInfo
+from kubegc.api.clock import Clock
+from kubegc.registry import Registry
+from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersion
+from kubegc.server.aggregator.available_controller import AvailableConditionController
+from kubegc.server.aggregator.proxy import forward, service_unavailable
+from kubegc.server.http import Request, Response
+
+__all__ = ["Aggregator", "AvailableConditionController"]
+
+
+class Aggregator:
+    """Ownership: started and stopped with the server; the controller's task is the only
+    writer of ``registry.aggregation``."""
+
+    def __init__(self, registry: Registry, *, clock: Clock) -> None:
+        self.registry = registry
+        self.controller = AvailableConditionController(registry, clock=clock)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.controller.sync_all()
+        self.registry.aggregation.proxy = self.proxy
+        self._task = asyncio.create_task(self.controller.run(), name="apiservice-availability")
+
+    async def stop(self) -> None:
+        self.registry.aggregation.proxy = None
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.controller.close()
+
+    def remote_for(self, path: str) -> RemoteGroupVersion | None:
+        """The remote group-version ``/apis/<group>/<version>[/...]`` addresses, if any."""
+        parts = path.split("/", 4)
+        if len(parts) < 4 or parts[0] != "" or parts[1] != "apis":
+            return None
+        return self.registry.aggregation.lookup(parts[2], parts[3])
+
+    async def proxy(self, method: str, path_qs: str, body: bytes, user: UserInfo | None
+                    ) -> tuple[int, str, bytes]:
+        path = path_qs.partition("?")[0]
+        remote = self.remote_for(path)
+        if remote is None:
+            return 404, "text/plain; charset=utf-8", b"404 page not found\n"
+        return await forward(self.registry, self.controller.session(), remote, method, path_qs,
+                             body, user, {"Accept": "application/json",
+                                          "Content-Type": "application/json"})
+
+    async def serve(self, request: Request, remote: RemoteGroupVersion,
+                    user: UserInfo | None) -> Response:
+        if not remote.available:
+            return service_unavailable()
+        status, content_type, body = await forward(
+            self.registry, self.controller.session(), remote, request.method, request.path_qs,
+            await request.read(), user, dict(request.headers.items()))
+        if status == 503 and body == b"service unavailable\n":
+            return service_unavailable()
+        return Response(status=status, body=body, content_type=content_type or None)

@@ -1,0 +1,73 @@
+"""Requests of a remote group sent to its backend (cf. kube-aggregator's
+pkg/apiserver/handler_proxy.go ``proxyHandler.ServeHTTP``).
+
+The user the request was authenticated (and authorized) as goes along in requestheader
+form (``X-Remote-User``, ``X-Remote-Group``, ``X-Remote-Extra-<key>``: upstream's
+``transport.SetAuthProxyHeaders``); the client's own credentials and impersonation headers
+do not. While the APIService is not available the group answers 503 "service
+unavailable" (plain text, as upstream's ``proxyError``), as it does when its Service
+cannot be resolved or the backend cannot be reached.
+
+Whole responses only: a watch of a remote resource is not streamed.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import aiohttp
+
+from kubegc.api import errors
+from kubegc.api.auth import UserInfo
+from kubegc.registry import Registry
+from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersion
+from kubegc.server.http import Response
+from kubegc.server.serviceresolver import resolve_endpoint, tls_context
+
+_FORWARDED = ("accept", "content-type", "user-agent", "accept-encoding")
+
+
+def service_unavailable() -> Response:
+    return Response(status=503, text="service unavailable\n",
+                    headers={"X-Content-Type-Options": "nosniff"})
+
+
+def user_headers(user: UserInfo | None) -> list[tuple[str, str]]:
+    """``SetAuthProxyHeaders``: the user, each group, each extra value."""
+    if user is None:
+        return []
+    out = [("X-Remote-User", user.name)]
+    out += [("X-Remote-Group", group) for group in user.groups]
+    for key, values in user.extra.items():
+        out += [(f"X-Remote-Extra-{quote(key, safe='')}", value) for value in values]
+    return out
+
+
+async def forward(registry: Registry, session: aiohttp.ClientSession, remote: RemoteGroupVersion,
+                  method: str, path_qs: str, body: bytes, user: UserInfo | None,
+                  headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
+    """One request to ``remote``'s backend: (status, content type, body); 503 when it is not
+    available or cannot be reached."""
+    unavailable = (503, "text/plain; charset=utf-8", b"service unavailable\n")
+    if not remote.available:
+        return unavailable
+    api_service = await registry.get(registry.target("apiregistration.k8s.io", "v1",
+                                                     "apiservices"), remote.api_service)
+    spec = api_service.get("spec") or {}
+    ref = spec.get("service") or {}
+    try:
+        endpoint = await resolve_endpoint(registry, str(ref.get("namespace") or ""),
+                                          str(ref.get("name") or ""), int(ref.get("port") or 443))
+    except errors.StatusError:
+        return unavailable
+    context = tls_context(spec.get("caBundle"),
+                          insecure_skip_verify=bool(spec.get("insecureSkipTLSVerify")))
+    sent = [(k, v) for k, v in (headers or {}).items() if k.lower() in _FORWARDED]
+    sent += user_headers(user)
+    try:
+        async with session.request(method, endpoint.url + path_qs, data=body or None,
+                                   headers=sent, ssl=context, allow_redirects=False) as resp:
+            payload = await resp.read()
+            return resp.status, resp.headers.get("Content-Type", ""), payload
+    except (aiohttp.ClientError, OSError, TimeoutError):
+        return unavailable

@@ -1,0 +1,199 @@
+"""Aggregated APIs against a real ``kubegc serve`` with the real kubectl: an APIService
+served by a tiny HTTPS backend on loopback (tests/e2e/aggregated_api.py) through a
+Service without selector and its Endpoints; its ``Available`` condition, the proxy, 503
+and a stale group while the backend is down, and what that does to deletion: a namespace
+held with ``NamespaceDeletionDiscoveryFailure`` until the backend comes back (kubernetes
+#60807). The server is this module's own: a down APIService holds every namespace.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI
+from tests.e2e.conftest import Server, eventually, free_port, start_server, stop_server
+
+API_SERVICE = f"{VERSION}.{GROUP}"
+
+
+@pytest.fixture(scope="module")
+def agg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    s = start_server(tmp_path_factory.mktemp("kubegc-agg"))
+    yield s
+    stop_server(s)
+
+
+@pytest.fixture(scope="module")
+def backend() -> Iterator[AggregatedAPI]:
+    api = AggregatedAPI(free_port())
+    api.start()
+    yield api
+    api.stop()
+
+
+def apply(server: Server, *objects: dict[str, Any]) -> None:
+    server.kubectl("apply", "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "List", "items": list(objects)}))
+
+
+def service_objects(namespace: str, port: int) -> list[dict[str, Any]]:
+    return [
+        {"apiVersion": "v1", "kind": "Service",
+         "metadata": {"name": "metrics-api", "namespace": namespace},
+         "spec": {"ports": [{"name": "https", "port": 443, "targetPort": port}]}},
+        {"apiVersion": "v1", "kind": "Endpoints",
+         "metadata": {"name": "metrics-api", "namespace": namespace},
+         "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
+                      "ports": [{"name": "https", "port": port}]}]},
+    ]
+
+
+def api_service(namespace: str, ca_bundle: str) -> dict[str, Any]:
+    return {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+            "metadata": {"name": API_SERVICE},
+            "spec": {"group": GROUP, "version": VERSION, "groupPriorityMinimum": 100,
+                     "versionPriority": 100, "caBundle": ca_bundle,
+                     "service": {"namespace": namespace, "name": "metrics-api"}}}
+
+
+def available(server: Server, name: str = API_SERVICE) -> dict[str, Any] | None:
+    done = server.kubectl("get", "apiservice", name, "-o", "json", check=False)
+    if done.returncode != 0:
+        return None
+    for condition in json.loads(done.stdout).get("status", {}).get("conditions") or []:
+        if condition["type"] == "Available":
+            return dict(condition)
+    return None
+
+
+def wait_available(server: Server, status: str, reason: str) -> dict[str, Any]:
+    def seen() -> dict[str, Any] | None:
+        c = available(server)
+        return c if c is not None and (c["status"], c["reason"]) == (status, reason) else None
+    found: dict[str, Any] = eventually(seen, timeout=30, what=f"Available {status} {reason}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def registered(agg_server: Server, backend: AggregatedAPI) -> Iterator[str]:
+    agg_server.kubectl("create", "namespace", "metrics")
+    apply(agg_server, *service_objects("metrics", backend.port))
+    apply(agg_server, api_service("metrics", backend.ca_bundle))
+    wait_available(agg_server, "True", "Passed")
+    yield "metrics"
+
+
+def test_local_apiservices_for_the_built_in_groups(agg_server: Server) -> None:
+    def listed() -> str | None:
+        out = agg_server.kubectl("get", "apiservices").stdout
+        return out if "v1.apps" in out and "v1." in out else None
+    out = eventually(listed, what="local APIServices")
+    assert "Local" in out and "True" in out
+    assert available(agg_server, "v1.apps") == {
+        **(available(agg_server, "v1.apps") or {}), "status": "True", "reason": "Local",
+        "message": "Local APIServices are always available"}
+
+
+def test_a_remote_group_is_proxied_with_the_user_in_requestheaders(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    out = agg_server.kubectl("get", "apiservice", API_SERVICE).stdout
+    assert "metrics/metrics-api" in out and "True" in out
+    doc = json.loads(agg_server.kubectl("get", "--raw", f"/apis/{GROUP}/{VERSION}").stdout)
+    assert [r["name"] for r in doc["resources"]] == ["podmetrics", "widgets"]
+    backend.requests.clear()
+    listed = agg_server.kubectl("get", "podmetrics.metrics.example.io", "-n", "default",
+                                "-o", "json")
+    assert json.loads(listed.stdout)["items"] == []
+    sent = [r for r in backend.requests if "podmetrics" in r["path"]]
+    me = json.loads(agg_server.kubectl("auth", "whoami", "-o", "json").stdout)["status"]
+    assert sent and sent[-1]["user"] == me["userInfo"]["username"]
+    assert sent[-1]["groups"] == me["userInfo"].get("groups", [])
+    assert sent[-1]["authorization"] is None  # the client's credentials stay here
+    resources = agg_server.kubectl("api-resources", "--api-group", GROUP).stdout
+    assert "podmetrics" in resources and "widgets" in resources
+
+
+@pytest.mark.parametrize(("objects", "reason", "message"), [
+    ([], "ServiceNotFound", 'service/metrics-api in "{ns}" is not present'),
+    (["service"], "EndpointsNotFound",
+     'cannot find endpoints for service/metrics-api in "{ns}"'),
+    (["service", "empty-endpoints"], "MissingEndpoints",
+     'endpoints for service/metrics-api in "{ns}" have no addresses with port name "https"'),
+], ids=["no-service", "no-endpoints", "no-addresses"])
+def test_unavailable_reasons(agg_server: Server, objects: list[str], reason: str,
+                             message: str) -> None:
+    name = f"v1.{reason.lower()}.example.io"
+    namespace = f"r-{reason.lower()}"
+    agg_server.kubectl("create", "namespace", namespace)
+    items: list[dict[str, Any]] = []
+    service, _ = service_objects(namespace, 1)
+    if "service" in objects:
+        items.append(service)
+    if "empty-endpoints" in objects:
+        items.append({"apiVersion": "v1", "kind": "Endpoints",
+                      "metadata": {"name": "metrics-api", "namespace": namespace}})
+    items.append({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                  "metadata": {"name": name},
+                  "spec": {"group": f"{reason.lower()}.example.io", "version": "v1",
+                           "groupPriorityMinimum": 100, "versionPriority": 100,
+                           "insecureSkipTLSVerify": True,
+                           "service": {"namespace": namespace, "name": "metrics-api"}}})
+    apply(agg_server, *items)
+    try:
+        condition = eventually(lambda: available(agg_server, name), what="a condition")
+        assert (condition["status"], condition["reason"], condition["message"]) == (
+            "False", reason, message.format(ns=namespace))
+        out = agg_server.kubectl("get", "apiservice", name).stdout
+        assert f"False ({reason})" in out
+    finally:
+        agg_server.kubectl("delete", "apiservice", name)
+        agg_server.kubectl("delete", "namespace", namespace, "--wait=false")
+
+
+def test_down_backend_holds_a_namespace_until_it_comes_back(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    agg_server.kubectl("create", "namespace", "s2")
+    agg_server.kubectl("create", "configmap", "c", "-n", "s2")
+    backend.stop()
+    try:
+        condition = wait_available(agg_server, "False", "FailedDiscoveryCheck")
+        url = f"https://127.0.0.1:{backend.port}/apis/{GROUP}/{VERSION}"
+        assert condition["message"].startswith(f"failing or missing response from {url}: ")
+        raw = agg_server.kubectl("get", "--raw", f"/apis/{GROUP}/{VERSION}", check=False)
+        assert raw.returncode != 0
+        assert "the server is currently unable to handle the request" in raw.stderr
+        # kubectl 1.32 reads aggregated discovery, where the group is Stale: it lists the
+        # rest and leaves the group out (client-go drops a group with no fresh version)
+        listed = agg_server.kubectl("api-resources")
+        assert "configmaps" in listed.stdout and "podmetrics" not in listed.stdout
+        aggregated = json.loads(agg_server.kubectl("get", "--raw", "/apis").stdout)
+        assert GROUP in [g["name"] for g in aggregated["groups"]]  # legacy: still listed
+        agg_server.kubectl("delete", "namespace", "s2", "--wait=false")
+        gv = f"{GROUP}/{VERSION}"
+        expected = (f"Discovery failed for some groups, 1 failing: unable to retrieve the "
+                    f"complete list of server APIs: {gv}: stale GroupVersion discovery: {gv}")
+
+        def held() -> dict[str, Any] | None:
+            ns = json.loads(agg_server.kubectl("get", "ns", "s2", "-o", "json").stdout)
+            conditions = {c["type"]: c for c in ns["status"].get("conditions") or []}
+            failure = conditions.get("NamespaceDeletionDiscoveryFailure")
+            gone = agg_server.kubectl("get", "configmap", "c", "-n", "s2", check=False)
+            return conditions if failure and failure["status"] == "True" and (
+                gone.returncode != 0) else None
+        conditions = eventually(held, what="discovery failure condition")
+        failure = conditions["NamespaceDeletionDiscoveryFailure"]
+        assert (failure["reason"], failure["message"]) == ("DiscoveryFailed", expected)
+        assert len(conditions) == 5
+        assert conditions["NamespaceDeletionContentFailure"]["reason"] == "ContentDeleted"
+        ns = json.loads(agg_server.kubectl("get", "ns", "s2", "-o", "json").stdout)
+        assert ns["status"]["phase"] == "Terminating"
+        assert ns["spec"]["finalizers"] == ["kubernetes"]
+    finally:
+        backend.start()
+    wait_available(agg_server, "True", "Passed")
+    eventually(lambda: agg_server.kubectl("get", "ns", "s2", check=False).returncode != 0,
+               timeout=90, what="namespace s2 released")
