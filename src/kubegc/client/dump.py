@@ -355,3 +355,9 @@ class DumpClient(Client):
         options: DeleteOptions | None = None,
     ) -> Obj:
         raise self._refuse(gvr, "delete")
+
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        raise self._refuse(gvr, "deletecollection")

@@ -138,6 +138,15 @@ class Client(Protocol):
         finalizers or a grace period hold it) or a ``Status`` of kind Success."""
 
     @abstractmethod
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        """``DELETE`` of the collection (``deletecollection``; only ``list_options``'
+        selectors count): a ``<Kind>List`` of the objects deleted, each as its delete
+        left it. A resource without the verb answers 405 (``MethodNotSupported``)."""
+
+    @abstractmethod
     async def discover(self) -> builtins.list[APIResource]:
         """Every served resource of every group-version (legacy discovery); a group-version
         whose discovery fails is left out (``server_resources`` says which)."""

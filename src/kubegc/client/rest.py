@@ -214,6 +214,15 @@ class RestClient(Client):
         body = orjson.dumps((options or DeleteOptions()).to_body())
         return await self._call("DELETE", gvr, namespace, name, body=body)
 
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        lo = list_options or ListOptions()
+        body = orjson.dumps((options or DeleteOptions()).to_body())
+        return await self._call("DELETE", gvr, namespace, body=body, params=_params(
+            labelSelector=lo.label_selector, fieldSelector=lo.field_selector))
+
     async def discover(self) -> builtins.list[APIResource]:
         core = await self.request("GET", "/api")
         groups = await self.request("GET", "/apis")

@@ -6,6 +6,7 @@ all pods/services are removed when a namespace is deleted")."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
@@ -14,6 +15,7 @@ from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.fake import FakeClient, builtin_api_resources
 from kubegc.client.interface import PatchType
+from kubegc.component.deletions import InMemoryDeletionSink
 from kubegc.controllers.namespace.deletion.namespaced_resources_deleter import (
     NamespacedResourcesDeleter,
     ResourcesRemainingError,
@@ -99,7 +101,8 @@ def terminating_namespace(client: FakeClient) -> None:
 
 
 def verbs(client: FakeClient) -> list[str]:
-    return [a for a in client.actions if a.split()[0] in ("delete", "update")]
+    return [a for a in client.actions
+            if a.split()[0] in ("delete", "delete-collection", "update")]
 
 
 async def test_pods_first_then_the_rest_then_finalize() -> None:
@@ -112,17 +115,58 @@ async def test_pods_first_then_the_rest_then_finalize() -> None:
     with pytest.raises(ResourcesRemainingError) as remaining:
         await deleter.delete("ns")
     assert remaining.value.pods_remaining and remaining.value.estimate == 30
-    assert [a for a in verbs(client) if a.startswith("delete")] == ["delete v1 pods ns/p"]
+    assert [a for a in verbs(client) if a.startswith("delete")] == [
+        "delete-collection v1 pods ns"]
     assert client.stored(CONFIGMAPS, "cm", namespace="ns") is not None  # not yet
     await client.patch(PODS, "p", {"metadata": {"finalizers": None}}, namespace="ns")
     client.clear_actions()
     await deleter.delete("ns")
-    assert "delete v1 configmaps ns/cm" in verbs(client)
+    assert "delete-collection v1 configmaps ns" in verbs(client)
     assert verbs(client)[-1] == "update v1 namespaces/finalize ns"
     ns = client.stored(NAMESPACES, "ns")
     assert ns["spec"]["finalizers"] == []
     assert {c["type"]: c["status"] for c in ns["status"]["conditions"]} == dict.fromkeys(
         CONDITION_TYPES, "False")
+
+
+async def test_without_ordered_deletion_everything_goes_in_one_pass() -> None:
+    """``OrderedNamespaceDeletion`` off (1.30-1.32's default): the ConfigMap is deleted in
+    the same pass as the pod that remains."""
+    client = FakeClient(resources=builtin_api_resources())
+    terminating_namespace(client)
+    client.add_object(PODS, {"metadata": {"name": "p", "finalizers": ["example.com/x"]},
+                             "spec": {"terminationGracePeriodSeconds": 30}}, namespace="ns")
+    client.add_object(CONFIGMAPS, {"metadata": {"name": "cm"}}, namespace="ns")
+    deleter = NamespacedResourcesDeleter(client, clock=ManualClock(), ordered=False)
+    with pytest.raises(ResourcesRemainingError) as remaining:
+        await deleter.delete("ns")
+    assert remaining.value.pods_remaining
+    assert client.stored(CONFIGMAPS, "cm", namespace="ns") is None
+    assert "delete-collection v1 configmaps ns" in verbs(client)
+
+
+async def test_list_and_delete_each_where_deletecollection_is_not_served() -> None:
+    """A resource whose discovery lacks ``deletecollection`` (or that answers 405) is
+    listed and deleted item by item, with uid preconditions (``deleteEachItem``); each
+    deleted object is recorded either way."""
+    resources = [r if r.resource != "configmaps" else replace(
+        r, verbs=tuple(v for v in r.verbs if v != "deletecollection"))
+        for r in builtin_api_resources()]
+    client = FakeClient(resources=resources)
+    terminating_namespace(client)
+    client.add_object(CONFIGMAPS, {"metadata": {"name": "cm"}}, namespace="ns")
+    client.add_object(SERVICES, {"metadata": {"name": "s"}}, namespace="ns")
+    sink = InMemoryDeletionSink()
+    deleter = NamespacedResourcesDeleter(client, clock=ManualClock(), deletions=sink,
+                                         deleter="namespace-controller")
+    await deleter.delete("ns")
+    assert "delete v1 configmaps ns/cm" in verbs(client)
+    assert "delete-collection v1 configmaps ns" not in verbs(client)
+    assert "delete-collection v1 services ns" in verbs(client)
+    assert sorted((d.deleter, d.object.kind, d.object.name, d.reason)
+                  for d in sink.deletions) == [
+        ("namespace-controller", "ConfigMap", "cm", "NamespaceDeleted"),
+        ("namespace-controller", "Service", "s", "NamespaceDeleted")]
 
 
 async def test_content_held_by_finalizers_is_reported_and_waited_for() -> None:

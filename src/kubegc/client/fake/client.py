@@ -297,6 +297,32 @@ class FakeClient(Client):
                    "uid": existing["metadata"].get("uid", "")}
         return {**copy.deepcopy(_SUCCESS), "details": details}
 
+    async def delete_collection(
+        self, gvr: GroupVersionResource, *, namespace: str = "",
+        options: DeleteOptions | None = None, list_options: ListOptions | None = None,
+    ) -> Obj:
+        """Lists with ``list_options``' selectors, then deletes each as ``delete`` does
+        (recording one ``delete-collection`` action, not one per object)."""
+        opts, lo = options or DeleteOptions(), list_options or ListOptions()
+        answer = self._record(Action("delete-collection", gvr, namespace, body=opts))
+        if answer is not None:
+            return answer
+        info = self._info(gvr)
+        if info is not None and info.verbs and "deletecollection" not in info.verbs:
+            raise errors.method_not_supported(
+                errors.GroupResource(gvr.group, gvr.resource), "deletecollection")
+        deleted = []
+        for item in self.tracker.items(
+                gvr, self._matcher(gvr, namespace, lo.label_selector, lo.field_selector)):
+            if opts.dry_run:
+                deleted.append(copy.deepcopy(item))
+                continue
+            kept = self.tracker.delete(gvr, item, opts)
+            deleted.append(kept if kept is not None else copy.deepcopy(item))
+        return {"kind": f"{info.kind if info else ''}List", "apiVersion": gvr.group_version,
+                "metadata": {"resourceVersion": str(self.tracker.resource_version)},
+                "items": deleted}
+
     async def discover(self) -> builtins.list[APIResource]:
         self._react(Action("discover", GroupVersionResource("", "", "")))
         return builtins.list(self._resources.values())

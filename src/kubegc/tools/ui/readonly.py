@@ -62,3 +62,8 @@ class ReadOnlyClient(Client):
     async def delete(self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
                      options: DeleteOptions | None = None) -> Obj:
         raise refused(gvr, "delete")
+
+    async def delete_collection(self, gvr: GroupVersionResource, *, namespace: str = "",
+                                options: DeleteOptions | None = None,
+                                list_options: ListOptions | None = None) -> Obj:
+        raise refused(gvr, "deletecollection")

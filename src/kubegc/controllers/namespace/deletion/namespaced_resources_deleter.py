@@ -25,8 +25,11 @@ pkg/controller/namespace/deletion/namespaced_resources_deleter.go; ``ordered``: 
    ``finalize`` subresource; the API server removes the namespace once its metadata
    finalizers are empty too.
 
-The client offers no ``deletecollection``, so every resource is listed and deleted item by
-item, as upstream does when ``deletecollection`` is not supported.
+Each resource is deleted with one DeleteCollection (Background propagation, as
+``deleteCollection``), and where the resource does not serve ``deletecollection`` (not in
+its discovery verbs, or a 404/405 answer: remembered, as upstream's ``operationNotSupportedCache``)
+listed and deleted item by item (``deleteEachItem``). Each object deleted is recorded as the
+namespace controller's ``NamespaceDeleted`` deletion, from the DeleteCollection's answer.
 """
 
 from __future__ import annotations
@@ -162,6 +165,8 @@ class NamespacedResourcesDeleter:
         self.ordered = ordered
         self._discovered: ServerResources | None = None
         self._kinds: dict[GroupVersionResource, str] = {PODS: "Pod"}
+        #: resources whose DeleteCollection is not supported (``operationNotSupportedCache``)
+        self._no_delete_collection: set[GroupVersionResource] = set()
         self._discovered_at = 0.0
 
     def invalidate(self) -> None:
@@ -233,6 +238,8 @@ class NamespacedResourcesDeleter:
             self._discovered = await self.client.server_resources()
             self._discovered_at = now
             self._kinds = {r.gvr: r.kind for r in self._discovered.resources}
+            self._no_delete_collection = {r.gvr for r in self._discovered.resources
+                                          if "deletecollection" not in r.verbs}
         return self._discovered
 
     async def delete_all_content(self, namespace: Obj) -> tuple[int, bool]:
@@ -282,24 +289,19 @@ class NamespacedResourcesDeleter:
     async def delete_all_content_for_gvr(self, gvr: GroupVersionResource, namespace: str,
                                          deleted_at: datetime) -> GVRDeletionMetadata:
         """Delete every ``gvr`` object of ``namespace`` (cf.
-        ``deleteAllContentForGroupVersionResource``)."""
-        items = await self._list(gvr, namespace)
-        if items is None or not items:
+        ``deleteAllContentForGroupVersionResource``): one DeleteCollection, or list and
+        delete each; then what remains."""
+        deleted = await self._delete_collection(gvr, namespace, deleted_at)
+        if deleted is None:
+            items = await self._list(gvr, namespace)
+            if not items:
+                return GVRDeletionMetadata()
+            deleted = await self._delete_each_item(gvr, namespace, items, deleted_at)
+        elif not deleted:
             return GVRDeletionMetadata()
-        estimate = self._estimate(gvr, items, deleted_at)
-        why = f"namespace {namespace} is being deleted (since {format_time(deleted_at)})"
-        for item in items:
-            try:
-                await self.client.delete(gvr, name_of(item), namespace=namespace,
-                                         options=_background(item))
-            except StatusError as exc:
-                if not (is_not_found(exc) or exc.code == 405):
-                    raise _GVRError(str(exc), GVRDeletionMetadata(estimate)) from exc
-                continue
-            self.deletions.record_deletion(Deletion(
-                self.clock.now(), self.deleter,
-                _reference(gvr, self._kinds.get(gvr, ""), item, namespace),
-                NAMESPACE_DELETED, why))
+        estimate = self._estimate(gvr, deleted, deleted_at)
+        if not any(_may_remain(item) for item in deleted):
+            return GVRDeletionMetadata()  # every one was removed: nothing to list again
         remaining = await self._list(gvr, namespace)
         if not remaining:
             return GVRDeletionMetadata()
@@ -313,6 +315,52 @@ class NamespacedResourcesDeleter:
             return GVRDeletionMetadata(FINALIZER_ESTIMATE_SECONDS, len(remaining), finalizers)
         raise _GVRError(f"unexpected items still remain in namespace: {namespace} for gvr: "
                         f"{gvr_string(gvr)}", GVRDeletionMetadata(estimate, len(remaining)))
+
+    async def _delete_collection(self, gvr: GroupVersionResource, namespace: str,
+                                 deleted_at: datetime) -> list[Obj] | None:
+        """``deleteCollection``: the objects deleted, or None where the resource has no
+        DeleteCollection (then remembered)."""
+        if gvr in self._no_delete_collection:
+            return None
+        try:
+            listed = await self.client.delete_collection(
+                gvr, namespace=namespace,
+                options=DeleteOptions(propagation_policy=DeletionPropagation.BACKGROUND))
+        except StatusError as exc:
+            if is_not_found(exc) or exc.code == 405:
+                self._no_delete_collection.add(gvr)
+                return None
+            raise _GVRError(str(exc), GVRDeletionMetadata()) from exc
+        items = list(listed.get("items") or [])
+        self._record(gvr, namespace, items, deleted_at)
+        return items
+
+    async def _delete_each_item(self, gvr: GroupVersionResource, namespace: str,
+                                items: list[Obj], deleted_at: datetime) -> list[Obj]:
+        """``deleteEachItem``: DELETE each listed object (its uid as precondition)."""
+        deleted = []
+        for item in items:
+            try:
+                result = await self.client.delete(gvr, name_of(item), namespace=namespace,
+                                                  options=_background(item))
+            except StatusError as exc:
+                if not (is_not_found(exc) or exc.code == 405):
+                    raise _GVRError(str(exc), GVRDeletionMetadata(
+                        self._estimate(gvr, items, deleted_at))) from exc
+                continue
+            deleted.append(result if result.get("kind") != "Status" else item)
+            self._record(gvr, namespace, [item], deleted_at)
+        return deleted
+
+    def _record(self, gvr: GroupVersionResource, namespace: str, items: list[Obj],
+                deleted_at: datetime) -> None:
+        """Each object deleted, as this controller's ``NamespaceDeleted`` deletion."""
+        why = f"namespace {namespace} is being deleted (since {format_time(deleted_at)})"
+        now, kind = self.clock.now(), self._kinds.get(gvr, "")
+        for item in items:
+            self.deletions.record_deletion(Deletion(
+                now, self.deleter, _reference(gvr, kind, item, namespace),
+                NAMESPACE_DELETED, why))
 
     async def _list(self, gvr: GroupVersionResource, namespace: str) -> list[Obj] | None:
         """The items, or None where listing is not supported (404/405)."""
@@ -338,6 +386,13 @@ class NamespacedResourcesDeleter:
                 estimate = max(estimate, int(grace))
         elapsed = (self.clock.now() - deleted_at).total_seconds()
         return 0 if elapsed >= estimate else estimate
+
+
+def _may_remain(item: Obj) -> bool:
+    """Whether an object a DELETE answered with can still be there: held by finalizers
+    or (a pod) within its grace period; one without either was removed."""
+    meta = item.get("metadata") or {}
+    return bool(meta.get("finalizers")) or int(meta.get("deletionGracePeriodSeconds") or 0) > 0
 
 
 class _GVRError(Exception):
