@@ -18,6 +18,7 @@ from kubegc.api.auth import APISERVER, Attributes, Decision, UserInfo, as_user
 from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
+from kubegc.client.aggregated import is_remote, remote_call
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -145,6 +146,9 @@ class LocalClient(Client):
         return self.registry.target(gvr.group, gvr.version, gvr.resource, namespace)
 
     async def get(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj:
+        if is_remote(self.registry, gvr):
+            return await remote_call(self.registry, self.user, "get", gvr, namespace=namespace,
+                                     name=name)
         if self.auditor is not None:
             return await self._audited(gvr, namespace, "get", name,
                                        lambda t: self.registry.get(t, name))
@@ -156,6 +160,10 @@ class LocalClient(Client):
         self, gvr: GroupVersionResource, *, namespace: str = "", options: ListOptions | None = None,
     ) -> Obj:
         o = options or ListOptions()
+        if is_remote(self.registry, gvr):
+            return await remote_call(self.registry, self.user, "list", gvr, namespace=namespace,
+                                     query={"labelSelector": o.label_selector,
+                                            "fieldSelector": o.field_selector})
 
         def call(t: Target) -> Awaitable[Obj]:
             return self.registry.list(
@@ -236,6 +244,11 @@ class LocalClient(Client):
         self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
         options: DeleteOptions | None = None,
     ) -> Obj:
+        if is_remote(self.registry, gvr):
+            return await remote_call(self.registry, self.user, "delete", gvr,
+                                     namespace=namespace, name=name,
+                                     body=(options or DeleteOptions()).to_body())
+
         async def call(t: Target) -> Obj:
             result, _ = await self.registry.delete(t, name, options or DeleteOptions())
             return result
