@@ -17,6 +17,7 @@ from collections import Counter
 from kubegc.api.clock import format_time
 from kubegc.api.meta import GC_FINALIZERS, finalizers_of, is_being_deleted
 from kubegc.api.types import Obj
+from kubegc.tools.doctor.apiservices import api_service_causes, discovery_failure
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.findings import (
     Cause,
@@ -83,6 +84,16 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
                 f"{f} in {n} object{'s' if n > 1 else ''}" for f, n in sorted(held.items())))
     next_steps, fix = _advice(ctx, name, removers, holders)
     causes = _causes(ctx, ns, removers, holders)
+    unavailable = api_service_causes(ctx.inv, ns)
+    if unavailable:  # it comes first: nothing is finalized until discovery succeeds
+        causes = {**unavailable, **{c: d for c, d in causes.items()
+                                    if c.what != _CONTROLLER_CAUSE}}
+        for detail in unavailable.values():
+            next_steps.insert(0, detail.next[0])
+            fix[:0] = detail.fix
+    elif discovery_failure(ns) is not None:
+        next_steps.insert(0, "the namespace controller retries discovery; the namespace "
+                             "goes once every group can be discovered")
     young = timing.overdue < ctx.options.stuck_after
     return Finding(FindingKind.DELETING_NAMESPACE if young else FindingKind.STUCK_NAMESPACE,
                    severity_of_deletion(young, causes), ref,
@@ -110,12 +121,15 @@ def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj]
     if not out:
         controller = next((r for r in removers if r.finalizer == "kubernetes"), None)
         dead = controller is not None and controller.alive is Alive.NO
-        out[Cause("content being deleted by the namespace controller", ObjRef.of(ns))] = \
+        out[Cause(_CONTROLLER_CAUSE, ObjRef.of(ns))] = \
             CauseDetail(["the namespace controller deletes what is left, then removes the "
                          "'kubernetes' finalizer"],
                         [f"bring back {controller.who}" if dead and controller
                          else "nothing to do but wait"], dead=dead)
     return out
+
+
+_CONTROLLER_CAUSE = "content being deleted by the namespace controller"
 
 
 def _advice(ctx: Context, name: str, removers: list[Remover], holders: list[Obj]
