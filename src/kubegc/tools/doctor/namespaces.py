@@ -6,7 +6,8 @@ hold that content (cf. the namespace controller's ``NamespaceFinalizersRemaining
 The namespace controller deletes everything in a terminating namespace and removes the
 ``kubernetes`` spec finalizer once nothing is left; what keeps a namespace is almost
 always an object inside with a finalizer nobody removes. The fix is therefore always on
-the content, never ``/finalize`` on the namespace (that drops the records of the objects
+the content (or on an admission webhook that refuses its DELETEs: ``webhooks.py``), never
+``/finalize`` on the namespace (that drops the records of the objects
 inside without their controllers' clean-up).
 """
 
@@ -28,6 +29,7 @@ from kubegc.tools.doctor.findings import (
     severity_of_deletion,
 )
 from kubegc.tools.doctor.removers import remover_cause
+from kubegc.tools.doctor.webhooks import webhook_causes
 from kubegc.tools.finalizers import Alive, Remover, who_removes
 from kubegc.tools.model import ObjRef, group_of, human_duration
 from kubegc.tools.state import deletion_timing
@@ -83,17 +85,20 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
             facts.append("finalizers on that content: " + ", ".join(
                 f"{f} in {n} object{'s' if n > 1 else ''}" for f, n in sorted(held.items())))
     next_steps, fix = _advice(ctx, name, removers, holders)
-    causes = _causes(ctx, ns, removers, holders)
+    webhooks = webhook_causes(ctx, ns)
+    for cause, detail in webhooks.items():
+        next_steps.insert(0, detail.next[0])
+        fix[:0] = [f"{cause.what}: {step}" for step in detail.fix]
+    # an unavailable aggregated API comes first: nothing is finalized before discovery works
     unavailable = api_service_causes(ctx.inv, ns)
-    if unavailable:  # it comes first: nothing is finalized until discovery succeeds
-        causes = {**unavailable, **{c: d for c, d in causes.items()
-                                    if c.what != _CONTROLLER_CAUSE}}
-        for detail in unavailable.values():
-            next_steps.insert(0, detail.next[0])
-            fix[:0] = detail.fix
-    elif discovery_failure(ns) is not None:
+    for detail in unavailable.values():
+        next_steps.insert(0, detail.next[0])
+        fix[:0] = detail.fix
+    if not unavailable and discovery_failure(ns) is not None:
         next_steps.insert(0, "the namespace controller retries discovery; the namespace "
                              "goes once every group can be discovered")
+    causes = {**unavailable, **webhooks, **_causes(ctx, ns, removers, holders,
+                                                   held_otherwise=bool(webhooks or unavailable))}
     young = timing.overdue < ctx.options.stuck_after
     return Finding(FindingKind.DELETING_NAMESPACE if young else FindingKind.STUCK_NAMESPACE,
                    severity_of_deletion(young, causes), ref,
@@ -106,10 +111,11 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
                    causes=causes)
 
 
-def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj]
-            ) -> dict[Cause, CauseDetail]:
+def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj], *,
+            held_otherwise: bool = False) -> dict[Cause, CauseDetail]:
     """What holds the namespace: the finalizers of its content (the same causes as those
-    objects' own deletions), else its own finalizer's controller."""
+    objects' own deletions), else (nothing else holds it: ``held_otherwise`` False) its
+    own finalizer's controller."""
     out: dict[Cause, CauseDetail] = {}
     for obj in holders:
         for r in ctx.removers(obj, skip=GC_FINALIZERS):
@@ -118,18 +124,15 @@ def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj]
                 out[cause].merge(detail)
             else:
                 out[cause] = detail.copy()
-    if not out:
+    if not out and not held_otherwise:
         controller = next((r for r in removers if r.finalizer == "kubernetes"), None)
         dead = controller is not None and controller.alive is Alive.NO
-        out[Cause(_CONTROLLER_CAUSE, ObjRef.of(ns))] = \
+        out[Cause("content being deleted by the namespace controller", ObjRef.of(ns))] = \
             CauseDetail(["the namespace controller deletes what is left, then removes the "
                          "'kubernetes' finalizer"],
                         [f"bring back {controller.who}" if dead and controller
                          else "nothing to do but wait"], dead=dead)
     return out
-
-
-_CONTROLLER_CAUSE = "content being deleted by the namespace controller"
 
 
 def _advice(ctx: Context, name: str, removers: list[Remover], holders: list[Obj]
