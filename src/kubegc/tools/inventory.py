@@ -24,6 +24,7 @@ objects show it (``cluster_time``: the latest time it wrote) whenever that is ah
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,10 +34,13 @@ from kubegc.api.content import is_valid_label_value
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
+from kubegc.api.version import MajorMinor, emulated_version_of
 from kubegc.client.dump import DumpClient
-from kubegc.client.interface import APIResource, Client, ListOptions
+from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
 from kubegc.controllers.deletionrecords import DELETION_RECORDS, LABEL_UID
 from kubegc.tools.model import group_of, human_duration
+
+log = logging.getLogger(__name__)
 
 #: (done, total, what) — called after each resource is read.
 ProgressFn = Callable[[int, int, str], None]
@@ -77,6 +81,9 @@ class Inventory:
     #: uid -> evidence that an object with that uid existed though it is not read now:
     #: kubegc's DeletionRecords about it, Events about it (``existed``)
     history: dict[str, str] = field(default_factory=dict)
+    #: the Kubernetes version the cluster behaves as (its ``/version``: the emulated
+    #: version from 1.33, else ``major.minor``); None: unknown (a dump)
+    emulated_version: MajorMinor | None = None
 
     def __repr__(self) -> str:
         # short: asyncio formats a finished task's result in some paths (Python 3.11's
@@ -269,7 +276,8 @@ async def read_inventory(
     if follow_cluster_clock:
         now, notes = _judging_time(max(latest, default=None), now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
-                    errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes)
+                    errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,
+                    emulated_version=await _emulated_version(client))
     if isinstance(client, DumpClient):  # the records a dump holds are all there is
         if any((r.group, r.resource) == RECORDS for r in resources):
             for record in client.shared_items(DELETION_RECORDS):
@@ -277,6 +285,17 @@ async def read_inventory(
     elif any((r.group, r.resource) == RECORDS for r in resources):
         await _read_records_of_absent_owners(client, inv)
     return inv
+
+
+async def _emulated_version(client: Client) -> MajorMinor | None:
+    """The version the cluster says it behaves as; None when it cannot say."""
+    if not isinstance(client, VersionReader):
+        return None
+    try:
+        return emulated_version_of(await client.version())
+    except Exception:  # an old or odd /version: the ordering then defaults
+        log.debug("could not read /version", exc_info=True)
+        return None
 
 
 def _absent_owner_uids(inv: Inventory) -> list[str]:
