@@ -85,6 +85,14 @@ def test_namespace_deletion_order(case: tuple[str, Server]) -> None:
     condition = eventually(lambda: _condition(server, ns, "NamespaceContentRemaining"),
                            what="NamespaceContentRemaining")
     assert "pods. has 1 resource instances" in condition["message"]
+    if name in ("1.32", "1.33"):  # the doctor reads the order of the version too
+        server.settle()
+        doctor = kubegc(server, "doctor")
+        (finding,) = [f for f in doctor["findings"] if f["object"]["kind"] == "Namespace"
+                      and f["object"]["name"] == ns]
+        said = " ".join(finding["facts"])
+        assert ("pods first: Kubernetes 1.33 deletes a namespace's pods first" in said) is (
+            ORDERED[name]), finding
     if ORDERED[name]:
         server.settle()
         # pods first: the ConfigMap is left alone while the pod remains
