@@ -197,3 +197,40 @@ def test_down_backend_holds_a_namespace_until_it_comes_back(
     wait_available(agg_server, "True", "Passed")
     eventually(lambda: agg_server.kubectl("get", "ns", "s2", check=False).returncode != 0,
                timeout=90, what="namespace s2 released")
+
+
+def owned_configmap(name: str, owner: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "ownerReferences": [owner]}}
+
+
+def test_gc_keeps_dependents_of_an_unavailable_group_until_it_is_back(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    """Upstream's GC (1.32) with partial discovery: the other groups are collected; a
+    reference to a kind of the unavailable group cannot be mapped, so it is retried,
+    never taken as absent; once the group is back the owner is looked up there (404:
+    the dependent goes)."""
+    ns = "gc-agg"
+    agg_server.kubectl("create", "namespace", ns)
+    backend.stop()
+    try:
+        wait_available(agg_server, "False", "FailedDiscoveryCheck")
+        widget = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Widget", "name": "w1",
+                  "uid": "6a5c7b1e-0000-4000-8000-000000000001"}
+        gone_cm = {"apiVersion": "v1", "kind": "ConfigMap", "name": "gone",
+                   "uid": "6a5c7b1e-0000-4000-8000-000000000002"}
+        agg_server.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(
+            {"apiVersion": "v1", "kind": "List", "items": [
+                owned_configmap("of-widget", widget), owned_configmap("of-configmap", gone_cm)]}))
+        eventually(lambda: agg_server.kubectl("get", "cm", "of-configmap", "-n", ns,
+                                              check=False).returncode != 0,
+                   what="the dependent of a reachable group collected")
+        assert agg_server.kubectl("get", "cm", "of-widget", "-n", ns).returncode == 0
+    finally:
+        backend.start()
+    wait_available(agg_server, "True", "Passed")
+    eventually(lambda: agg_server.kubectl("get", "cm", "of-widget", "-n", ns,
+                                          check=False).returncode != 0,
+               timeout=60, what="the dependent of the widget collected once its group is back")
+    assert any(r["path"] == f"/apis/{GROUP}/{VERSION}/namespaces/{ns}/widgets/w1"
+               for r in backend.requests)

@@ -19,6 +19,7 @@ from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
 from kubegc.api.version import EffectiveVersion
+from kubegc.client.aggregated import is_remote, remote_call
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -154,6 +155,9 @@ class LocalClient(Client):
         return self.registry.target(gvr.group, gvr.version, gvr.resource, namespace)
 
     async def get(self, gvr: GroupVersionResource, name: str, *, namespace: str = "") -> Obj:
+        if is_remote(self.registry, gvr):
+            return await remote_call(self.registry, self.user, "get", gvr, namespace=namespace,
+                                     name=name)
         if self.auditor is not None:
             return await self._audited(gvr, namespace, "get", name,
                                        lambda t: self.registry.get(t, name))
@@ -165,6 +169,10 @@ class LocalClient(Client):
         self, gvr: GroupVersionResource, *, namespace: str = "", options: ListOptions | None = None,
     ) -> Obj:
         o = options or ListOptions()
+        if is_remote(self.registry, gvr):
+            return await remote_call(self.registry, self.user, "list", gvr, namespace=namespace,
+                                     query={"labelSelector": o.label_selector,
+                                            "fieldSelector": o.field_selector})
 
         def call(t: Target) -> Awaitable[Obj]:
             return self.registry.list(
@@ -245,6 +253,11 @@ class LocalClient(Client):
         self, gvr: GroupVersionResource, name: str, *, namespace: str = "",
         options: DeleteOptions | None = None,
     ) -> Obj:
+        if is_remote(self.registry, gvr):
+            return await remote_call(self.registry, self.user, "delete", gvr,
+                                     namespace=namespace, name=name,
+                                     body=(options or DeleteOptions()).to_body())
+
         async def call(t: Target) -> Obj:
             result, _ = await self.registry.delete(t, name, options or DeleteOptions())
             return result

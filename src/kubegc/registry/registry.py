@@ -300,6 +300,11 @@ class Registry(Verbs):
         self._resources.pop((group, resource), None)
         self.catalog.remove(group, resource)
 
+    def discovery_changed(self) -> None:
+        """What discovery answers changed without the catalog changing (a remote APIService
+        became available or unavailable): the same listeners are told."""
+        self._catalog_changed()
+
     def _catalog_changed(self) -> None:
         for listener in list(self.catalog_listeners):
             try:

@@ -38,7 +38,8 @@ from kubegc.api.version import MajorMinor, emulated_version_of
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
 from kubegc.controllers.deletionrecords import DELETION_RECORDS, LABEL_UID
-from kubegc.tools.model import group_of, human_duration
+from kubegc.tools.model import ObjRef, group_of, human_duration
+from kubegc.tools.wellformed import InputProblem, well_formed
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +85,15 @@ class Inventory:
     #: the Kubernetes version the cluster behaves as (its ``/version``: the emulated
     #: version from 1.33, else ``major.minor``); None: unknown (a dump)
     emulated_version: MajorMinor | None = None
+    #: fields of the objects read that break the API's schema, left out of ``objects``
+    #: (``wellformed``)
+    problems: list[InputProblem] = field(default_factory=list)
+
+    def problems_of(self, ref: ObjRef) -> list[InputProblem]:
+        """The problems found in the object ``ref`` names (by kind, namespace and name)."""
+        return [p for p in self.problems if (p.object.kind, p.object.namespace,
+                                             p.object.name) == (ref.kind, ref.namespace,
+                                                                ref.name)]
 
     def __repr__(self) -> str:
         # short: asyncio formats a finished task's result in some paths (Python 3.11's
@@ -195,11 +205,15 @@ class Inventory:
 
 def remember_record(history: dict[str, str], record: Obj) -> None:
     """A DeletionRecord is evidence that its object existed."""
-    about = record.get("object") or {}
+    about, meta = _mapping(record.get("object")), _mapping(record.get("metadata"))
     history.setdefault(str(about.get("uid") or ""), (
-        f"DeletionRecord {(record.get('metadata') or {}).get('name')}: the garbage collector's "
+        f"DeletionRecord {meta.get('name')}: the garbage collector's "
         f"{record.get('action')} of {about.get('kind')}/{about.get('name')} at "
         f"{record.get('time')}"))
+
+
+def _mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
 
 
 def preferred_resources(resources: Iterable[APIResource]) -> list[APIResource]:
@@ -217,12 +231,13 @@ def cluster_time(objects: Iterable[Obj]) -> datetime | None:
     managedFields entries and Leases' renew times (leaders renew every few seconds)."""
     latest: datetime | None = None
     for obj in objects:
-        meta = obj.get("metadata") or {}
+        meta = _mapping(obj.get("metadata")) if isinstance(obj, dict) else {}
+        managed = meta.get("managedFields")
         stamps = [meta.get("creationTimestamp"),
-                  *(m.get("time") for m in meta.get("managedFields") or []
+                  *(m.get("time") for m in (managed if isinstance(managed, list) else ())
                     if isinstance(m, dict))]
-        if obj.get("kind") == "Lease":
-            spec = obj.get("spec") or {}
+        if meta and obj.get("kind") == "Lease":
+            spec = _mapping(obj.get("spec"))
             stamps += [spec.get("renewTime"), spec.get("acquireTime")]
         for stamp in stamps:
             t = parse_time_or_none(stamp)
@@ -275,9 +290,10 @@ async def read_inventory(
     now, notes = clock.now(), list[str]()
     if follow_cluster_clock:
         now, notes = _judging_time(max(latest, default=None), now)
+    objects, problems = well_formed(objects, now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,
-                    emulated_version=await _emulated_version(client))
+                    problems=problems, emulated_version=await _emulated_version(client))
     if isinstance(client, DumpClient):  # the records a dump holds are all there is
         if any((r.group, r.resource) == RECORDS for r in resources):
             for record in client.shared_items(DELETION_RECORDS):
@@ -349,7 +365,7 @@ async def _list_all(client: Client, res: APIResource, namespace: str,
     while True:
         page = await client.list(res.gvr, namespace=namespace,
                                  options=ListOptions(limit=PAGE_SIZE, continue_=token))
-        items = list(page.get("items") or [])
+        items = [i for i in page.get("items") or [] if isinstance(i, dict)]
         for item in items:
             if not item.get("kind"):
                 item["kind"] = res.kind

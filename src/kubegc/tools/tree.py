@@ -19,6 +19,7 @@ from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef
 from kubegc.tools.ownership import OwnerGraph, RefState, check_ref
 from kubegc.tools.state import ObjectState, state_of
+from kubegc.tools.wellformed import problem_notes
 
 MAX_DEPTH = 32
 
@@ -61,9 +62,11 @@ class TreeReport:
     source: str
     root: TreeNode
     direction: str  # "dependents" | "owners"
+    notes: list[str] = field(default_factory=list)  # the tree's malformed objects
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "direction": self.direction, "root": self.root.to_dict()}
+        return {"source": self.source, "direction": self.direction, "root": self.root.to_dict(),
+                "notes": self.notes}
 
 
 def build_tree(inv: Inventory, root: Obj, *, owners: bool = False, source: str = "") -> TreeReport:
@@ -73,7 +76,11 @@ def build_tree(inv: Inventory, root: Obj, *, owners: bool = False, source: str =
         _grow_owners(inv, root, node, {uid_of(root)})
     else:
         _grow_dependents(inv, graph, root, node, {uid_of(root)})
-    return TreeReport(source, node, "owners" if owners else "dependents")
+    shown = {(n.object.kind, n.object.namespace, n.object.name) for n in node.walk()}
+    problems = [p for p in inv.problems
+                if (p.object.kind, p.object.namespace, p.object.name) in shown]
+    return TreeReport(source, node, "owners" if owners else "dependents",
+                      problem_notes(problems))
 
 
 def _grow_dependents(inv: Inventory, graph: OwnerGraph, obj: Obj, node: TreeNode,

@@ -41,6 +41,7 @@ from kubegc.controllers.deletionrecords import (
 from kubegc.tools.audit_log import AuditDeletion, deletions_of, describe
 from kubegc.tools.doctor import DoctorOptions, Finding
 from kubegc.tools.doctor.context import Context
+from kubegc.tools.doctor.malformed import malformed_findings
 from kubegc.tools.doctor.ownerrefs import ownerref_findings
 from kubegc.tools.doctor.stuck import stuck_finding
 from kubegc.tools.inventory import Inventory
@@ -160,6 +161,7 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
             report.findings.append(stuck_finding(ctx, live))
         report.findings.extend(f for f in ownerref_findings(ctx)
                                if f.object.uid == query.uid)
+    report.findings.extend(malformed_findings(inv, query))
     if served:
         report.entries = await _records(client, query)
         await _follow_owners(client, inv, report, MAX_CAUSE_DEPTH)

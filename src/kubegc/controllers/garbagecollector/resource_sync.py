@@ -1,13 +1,15 @@
 """Resource sync: discovery -> RESTMapper + monitors (cf. ``GarbageCollector.Sync``).
 
-Each sync asks ``Client.discover()`` for the served resources, rebuilds the RESTMapper
-from that snapshot and, if the set of deletable resources changed, starts monitors for new
-resources and stops those of vanished ones (cf. ``GarbageCollector.Sync``). A failed or
-empty discovery keeps
-every monitor (upstream's TestGarbageCollectorSync); a monitor that could not be created
-leaves the previous set
-recorded, so the next sync retries. Syncs are serialised: the periodic loop and an
-explicit ``resync()`` (the cluster calls it when CRDs change) never interleave.
+Each sync asks ``Client.server_resources()`` for the served resources, rebuilds the
+RESTMapper from that snapshot and, if the set of deletable resources changed, starts
+monitors for new resources and stops those of vanished ones (cf. ``GarbageCollector.Sync``).
+A failed or empty discovery keeps every monitor (upstream's TestGarbageCollectorSync); a
+partial one (an aggregated API whose backend is down) keeps the monitors of the failed
+group-versions (upstream's ``GroupDiscoveryFailedErrorGroups`` case), while references to
+their kinds cannot be mapped and are retried, never taken as absent; a monitor that could
+not be created leaves the previous set recorded, so the next sync retries. Syncs are
+serialised: the periodic loop and an explicit ``resync()`` (the cluster calls it when CRDs
+change) never interleave.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ class SyncResult:
     errors: tuple[str, ...] = ()
 
 
+def _group_version(gvr: GroupVersionResource) -> str:
+    return f"{gvr.group}/{gvr.version}" if gvr.group else gvr.version
+
+
 class ResourceSync:
     def __init__(
         self, client: Client, *, rest_mapper: RESTMapper, graph_builder: GraphBuilder,
@@ -49,11 +55,14 @@ class ResourceSync:
 
     async def _resync(self) -> SyncResult:
         try:
-            discovered = await self._client.discover()
+            server = await self._client.server_resources()
         except Exception as exc:
             log.warning("failed to discover resources, skipping garbage collector sync: %s", exc)
             return SyncResult(self._old_resources, False, (str(exc),))
+        discovered = server.resources
         new = frozenset(get_deletable_resources(discovered))
+        if new and server.failed:
+            new |= {r for r in self._old_resources if _group_version(r) in server.failed}
         if not new:
             log.info("no resources reported by discovery, skipping garbage collector sync")
             return SyncResult(self._old_resources, False)

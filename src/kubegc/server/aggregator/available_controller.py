@@ -99,9 +99,11 @@ class AvailableConditionController:
                 if spec.get("service"):
                     seen.add((str(spec.get("group") or ""), str(spec.get("version") or "")))
                 await self.sync(api_service)
-            for key in list(self.registry.aggregation.remote):
-                if key not in seen:
-                    del self.registry.aggregation.remote[key]
+            gone = [key for key in self.registry.aggregation.remote if key not in seen]
+            for key in gone:
+                del self.registry.aggregation.remote[key]
+            if gone:
+                self.registry.discovery_changed()
 
     async def _autoregister(self) -> None:
         """Create the missing Local APIServices, delete those of CRD groups gone."""
@@ -143,12 +145,15 @@ class AvailableConditionController:
         entry.group_priority_minimum = int(spec.get("groupPriorityMinimum") or 0)
         entry.version_priority = int(spec.get("versionPriority") or 0)
         condition, resources = await self.check(api_service, ref)
+        before = (entry.available, entry.resources)
         entry.available = condition.status == "True"
         entry.reason, entry.message = condition.reason, condition.message
         if resources is not None:
             entry.resources = resources
         elif not entry.available:
             entry.resources = []
+        if (entry.available, entry.resources) != before:
+            self.registry.discovery_changed()
         await self._set_condition(api_service, condition)
 
     async def check(self, api_service: Obj, ref: dict[str, Any]

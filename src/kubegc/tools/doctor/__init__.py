@@ -1,5 +1,5 @@
-"""``kubegc doctor``: stuck deletions, stuck namespaces, broken ownerReferences and drains
-stuck on a PodDisruptionBudget.
+"""``kubegc doctor``: stuck deletions, stuck namespaces, broken ownerReferences, drains
+stuck on a PodDisruptionBudget, and objects that break the API's schema (``malformed``).
 
 ``diagnose(inv, options)`` runs every check over an ``Inventory`` (read from kubegc, a
 real cluster or a dump) and returns a ``DoctorReport`` whose findings are sorted by
@@ -29,6 +29,7 @@ from kubegc.tools.doctor.findings import (
     RootCause,
     Severity,
 )
+from kubegc.tools.doctor.malformed import malformed_findings
 from kubegc.tools.doctor.namespaces import namespace_findings
 from kubegc.tools.doctor.ownerrefs import ownerref_findings
 from kubegc.tools.doctor.stuck import stuck_finding, stuck_findings
@@ -55,7 +56,7 @@ __all__ = [
 def diagnose(inv: Inventory, options: DoctorOptions | None = None) -> DoctorReport:
     ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
     findings = [*stuck_findings(ctx), *namespace_findings(ctx), *ownerref_findings(ctx),
-                *disruption_findings(ctx)]
+                *disruption_findings(ctx), *malformed_findings(inv)]
     if inv.namespace:  # that namespace's objects, and the namespace itself
         findings = [f for f in findings if f.object.namespace == inv.namespace or (
             f.kind in (FindingKind.STUCK_NAMESPACE, FindingKind.DELETING_NAMESPACE)

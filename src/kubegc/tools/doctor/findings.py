@@ -48,6 +48,7 @@ class FindingKind(enum.StrEnum):
     OWNERSHIP_CYCLE = "OwnershipCycle"
     INVALID_NAMESPACE_EVENT = "OwnerRefInvalidNamespaceEvent"
     DRAIN_BLOCKED = "DrainBlockedByDisruptionBudget"  # a cordoned node's pod, no disruption
+    MALFORMED_OBJECT = "MalformedObject"  # a field breaks the API's schema (tools.wellformed)
 
 
 #: The kinds of findings about an object being deleted.

@@ -7,7 +7,9 @@
    starting at the inventory's time; their own log lines stay off the user's terminal
    (``logs``). A ``Recorder`` lists and watches it from the start.
 2. Warm-up: the copy first does what it would do anyway (dangling references collected,
-   pods past their grace period removed); those changes become ``pending``.
+   pods past their grace period removed); those changes become ``pending``. A target that
+   is already being deleted skips it: the deletion under way is the plan (planned as
+   pending, never "not found" because the warm-up finished it).
 3. The delete is issued with the requested propagation. After each settle, finalizers
    whose controller is alive in the source are removed (``assume_alive``), then the clock
    moves to the next timer (grace periods, retries), until no relevant change happened
@@ -40,6 +42,7 @@ from kubegc.tools.doctor.disruption import refusal
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef, human_duration
 from kubegc.tools.ownership import OwnerGraph
+from kubegc.tools.plan.bounds import bounded, pod_bounds
 from kubegc.tools.plan.drive import UNSETTLED_LIMIT, finish_for_alive, run_until_quiet
 from kubegc.tools.plan.hangs import hanging
 from kubegc.tools.plan.logs import quiet_simulation
@@ -51,6 +54,7 @@ from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
 from kubegc.tools.plan.verdict import verdict_of
+from kubegc.tools.wellformed import problem_notes
 
 DEFAULT_GRACE = 30
 #: Never simulate more than this (a grace period of hours is not waited for).
@@ -91,6 +95,7 @@ async def plan_delete(
     note = logged.note()
     if note:
         report.notes.append(note)
+    report.notes.extend(problem_notes(inv.problems))
     report.verdict = verdict_of(report)
     return report
 
@@ -143,11 +148,14 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                                 + ", ".join(missing))
         recorder = Recorder(sim.client, clock)
         await recorder.start()
-        # first what happens anyway (dangling references, pods past their grace ...)
-        quiet = await run_until_quiet(sim, clock, recorder,
-                                      warm_up_horizon(scope, inv.now, limit))
+        # first what happens anyway (dangling references, pods past their grace ...);
+        # but a target already being deleted joins the deletion under way at once: its
+        # progress is the plan (a warm-up could finish it, and the delete then be refused
+        # as "not found" about an object that exists)
+        quiet = is_being_deleted(target) or await run_until_quiet(
+            sim, clock, recorder, warm_up_horizon(scope, inv.now, limit))
         mark, before = recorder.checkpoint()
-        started = clock.monotonic()
+        started, origin = clock.monotonic(), clock.now()
         try:
             await sim.client.delete(resource.gvr, report.target.name,
                                     namespace=report.target.namespace,
@@ -177,14 +185,15 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                         records=records, deletions=deletions, assumed=assumed)
     report.steps = [Step(0, 0.0, StepAction.REQUESTED, report.target,
                          f"propagationPolicy={propagation or '(default)'}", "you"),
-                    *timeline.steps]
+                    *bounded(timeline.steps, pod_bounds(timeline.changes, origin))]
     report.deleted = timeline.deleted()
     report.constraints = timeline.constraints()
     report.notes.extend(_cycle_notes(graph, timeline))
     if is_being_deleted(target):
         report.notes.insert(0, f"{report.target} was already Terminating before this delete "
                             f"(deletionTimestamp {target['metadata']['deletionTimestamp']}): "
-                            "the steps show only what this second delete changes")
+                            "the steps show the deletion under way, which this second delete "
+                            "joins (pending: what was already going to happen)")
     report.survivors = timeline.survivors(recorder.current)
     report.order_dependent = sorted(
         (OrderDependent(timeline.ref(before[u]), why)

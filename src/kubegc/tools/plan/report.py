@@ -41,11 +41,15 @@ class Step:
     detail: str = ""
     by: str = ""  # who did it
     reason: str = ""  # the GC's reason code and message, when the GC did it
+    #: when it happens at the latest on a real cluster, if later than ``time`` (a grace
+    #: period the simulated kubelet did not use: ``bounds``); None: ``time`` itself
+    latest: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "time": round(self.time, 3), "action": self.action.value,
                 "object": self.object.to_dict(), "detail": self.detail, "by": self.by,
-                "reason": self.reason}
+                "reason": self.reason,
+                "latest": round(self.latest, 3) if self.latest is not None else None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,8 @@ from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.tools.doctor import Finding, FindingKind
 from kubegc.tools.doctor.chains import CRD_CLEANUP
 from kubegc.tools.finalizers import UNKNOWN_REMOVER, Alive, Remover
-from kubegc.tools.model import ObjRef
+from kubegc.tools.model import ObjRef, human_duration
+from kubegc.tools.plan.bounds import latest_end
 from kubegc.tools.plan.report import Hang, Holder, KindCount, PlanReport, Verdict
 
 _GC_FINALIZERS = (FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS)
@@ -114,11 +115,21 @@ def _uncertain(report: PlanReport) -> str:
             "dependents in (see the notes)")
 
 
+def _bound(report: PlanReport) -> str:
+    """When the last step comes at the latest, where grace periods make it a range."""
+    last = latest_end(report.steps)
+    if last is None:
+        return ""
+    when = f"t+{last:.1f}s" if last < 60 else f"t+{human_duration(last)}"
+    return (f"; by {when} at the latest (pods' grace periods: preStop hooks and their "
+            "containers' exit take an unknown time up to them)")
+
+
 def verdict_of(report: PlanReport) -> Verdict:
     hangs = [Hang(f.object, tuple(holders(f))) for f in report.hanging]
     by_kind = _by_kind(report)
     target_gone = any(r.uid == report.target.uid for r in report.deleted)
-    outcome = _goes(report, target_gone) + _stays(report) + _uncertain(report)
+    outcome = _goes(report, target_gone) + _stays(report) + _bound(report) + _uncertain(report)
     if report.error:
         return Verdict(False, f"the delete is refused: {report.error}", hangs, by_kind)
     if hangs:

@@ -52,7 +52,9 @@ def _steps(steps: Sequence[Step], style: Style) -> list[str]:
                  StepAction.OWNER_REF_REMOVED: style.cyan}.get(step.action, str)
         head = f"  {step.seq:>3}  {_t(step.time):>7}  {step.action.value:<{_ACTION_WIDTH}}  "
         out.append(color(head) + style.bold(str(step.object)))
-        tail = " — ".join(p for p in (step.detail, (f"by {step.by}" if step.by else ""),
+        latest = f"at the latest {_t(step.latest)}" if step.latest is not None else ""
+        tail = " — ".join(p for p in (latest if step.detail.find("up to t+") < 0 else "",
+                                      step.detail, (f"by {step.by}" if step.by else ""),
                                       step.reason) if p)
         if tail:
             out.extend(style.wrap(tail, indent=" " * 16))

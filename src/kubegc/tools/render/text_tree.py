@@ -54,6 +54,8 @@ def render_tree(report: TreeReport, style: Style) -> str:
         out.append(style.bold(line) if i == 0 else _paint(style, rows[i - 1][0], line))
     label = "owners of" if report.direction == "owners" else "dependents of"
     head = style.dim(f"{label} {report.root.object} — {report.source}")
+    for note in report.notes:
+        out.extend(style.wrap(note, indent="note: ", hanging="      "))
     return head + "\n" + "\n".join(out) + "\n"
 
 

@@ -43,6 +43,7 @@ from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions
 from kubegc.tools.inventory import SKIPPED, Inventory, preferred_resources, read_inventory
 from kubegc.tools.ui.readonly import ReadOnlyClient
+from kubegc.tools.wellformed import well_formed
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +234,14 @@ class LiveObjects:
         if not drawn:
             self.generation += 1  # the doctor's answers may change with an Event
             return
+        # drawn as the tools read it (its malformed fields left out; the doctor's
+        # MalformedObject findings say what they were); an object that cannot be named is
+        # not drawn
+        readable, _ = well_formed([obj], self.clock.now())
+        if not readable:
+            self.generation += 1
+            return
+        obj = readable[0]
         oid = object_id(obj)
         old = self._objects.pop(oid, None) if deleted else self._objects.get(oid)
         if not deleted:

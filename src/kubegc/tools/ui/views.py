@@ -50,13 +50,17 @@ def node_of(obj: Obj, now: datetime) -> dict[str, Any]:
 def doctor_marks(report: dict[str, Any]) -> dict[str, Any]:
     """``{"references": {dependent uid: {owner uid: "dangling"|"invalid"}}, "findings":
     {uid: [finding kinds]}, "chains": {uid: {"edges": [[owner, dependent], ...],
-    "leaves": [uid, ...], "text": [...]}}}`` from a doctor report's JSON."""
+    "leaves": [uid, ...], "text": [...]}}, "malformed": [what is wrong, ...]}`` from a
+    doctor report's JSON (``malformed``: the facts of its MalformedObject findings)."""
     references: dict[str, dict[str, str]] = {}
     findings: dict[str, list[str]] = {}
+    malformed: list[str] = []
     chains: dict[str, dict[str, Any]] = {}
     for finding in report.get("findings") or []:
         kind, uid = finding["kind"], finding["object"]["uid"]
         findings.setdefault(uid, []).append(kind)
+        if kind == FindingKind.MALFORMED_OBJECT.value:
+            malformed += [f"{_short(finding['object'])}: {fact}" for fact in finding["facts"]]
         related = finding.get("related") or []
         if (kind in DANGLING or kind in INVALID) and related:
             verdict = "dangling" if kind in DANGLING else "invalid"
@@ -64,7 +68,8 @@ def doctor_marks(report: dict[str, Any]) -> dict[str, Any]:
         if kind in (FindingKind.STUCK_DELETION.value, FindingKind.DELETING.value) and finding.get(
                 "blockingDependents"):
             chains[uid] = _chain(finding["object"], finding["blockingDependents"])
-    return {"references": references, "findings": findings, "chains": chains}
+    return {"references": references, "findings": findings, "chains": chains,
+            "malformed": malformed}
 
 
 def _chain(root: dict[str, Any], blocking: list[dict[str, Any]]) -> dict[str, Any]:

@@ -139,12 +139,14 @@ function connect() {
     state.source = snap.source;
     $("source").textContent = snap.source + (snap.unlisted.length ? ` — not listed: ${snap.unlisted.join(", ")}` : "");
     fillNamespaces(snap.namespaces);
+    showMalformed(snap.marks);
     scheduleRedraw(0);
     refreshSelection();
   });
   source.addEventListener("changes", (ev) => applyChanges(JSON.parse(ev.data)));
   source.addEventListener("doctor", (ev) => {
     state.marks = JSON.parse(ev.data);
+    showMalformed(state.marks);
     scheduleRedraw();
     refreshSelection(false);
   });
@@ -156,6 +158,16 @@ function connect() {
       $("summary").textContent = "disconnected: the session may have ended — open a new login URL";
     }
   };
+}
+
+// The doctor's MalformedObject findings: objects breaking the API's schema, read without
+// the broken fields (or left out); the page draws the rest and says so here.
+function showMalformed(marks) {
+  const lines = (marks && marks.malformed) || [];
+  const box = $("malformed");
+  box.hidden = lines.length === 0;
+  box.textContent = lines.length ? `malformed input: ${lines.length} field${lines.length === 1 ? "" : "s"} (hover; kubegc doctor lists them)` : "";
+  box.title = lines.join("\n");
 }
 
 function applyChanges(change) {

@@ -1,0 +1,308 @@
+"""Objects the tools can read: each field they read has the type the API's schema gives it.
+
+An API server never serves an object whose ``metadata.finalizers`` is a string or whose
+``deletionTimestamp`` is not a time: its decoding and ``ValidateObjectMeta``
+(k8s.io/apimachinery/pkg/api/validation/objectmeta.go) refuse them. A dump edited by
+hand, or a third-party server, may hold them all the same. ``well_formed(objects, now)``
+is where every tool reads an object through (``inventory.read_inventory``): it checks
+the fields the tools read, and for each one of the wrong type records an ``InputProblem``
+(what is wrong, where: the object and the field) and leaves out what it breaks, in a copy
+(the other objects are returned as they are, shared):
+
+* an object without a string ``apiVersion``/``kind`` or a ``metadata`` object, or whose
+  ``metadata.name``/``namespace``/``uid`` is not a string, cannot be named: it is left out;
+* a ``deletionTimestamp`` that is not a time still says the object is being deleted: it
+  is read as its ``creationTimestamp`` (the earliest the deletion can have begun), else
+  as ``now``;
+* any other field of the wrong type is left out (a list item of the wrong type: that
+  item), so the tools judge the object as if the field were absent, and say so.
+
+Every tool reports the problems (the doctor and ``why`` as ``MalformedObject`` findings,
+``plan`` and ``tree`` as notes, the page with the doctor's findings).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from kubegc.api.clock import format_time, parse_time_or_none
+from kubegc.api.types import Obj
+from kubegc.tools.model import ObjRef
+
+#: The object cannot be named: it is left out of the inventory.
+SKIPPED = "the object is left out"
+IGNORED = "ignored"
+
+
+@dataclass(frozen=True, slots=True)
+class InputProblem:
+    """One field of one object that breaks the API's schema, and what the tools do."""
+
+    object: ObjRef
+    field: str  # "metadata.ownerReferences[0].uid"
+    wrong: str  # 'is an object, not a list'
+    effect: str  # "ignored", "the object is left out", ...
+
+    def __str__(self) -> str:
+        return f"{self.object}: {self.field} {self.wrong}: {self.effect}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"object": self.object.to_dict(), "field": self.field, "problem": self.wrong,
+                "effect": self.effect}
+
+
+Check = Callable[[Any], bool]
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _is_dict(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _is_list(v: Any) -> bool:
+    return isinstance(v, list)
+
+
+def _is_time(v: Any) -> bool:
+    return isinstance(v, str) and parse_time_or_none(v) is not None
+
+
+_EXPECTED: dict[Check, str] = {_is_str: "a string", _is_int: "an integer", _is_bool: "a boolean",
+                               _is_dict: "an object", _is_list: "a list",
+                               _is_time: "a time (RFC 3339)"}
+
+#: (path, check): the fields the tools read, of any kind. A path's "*" is every item of a
+#: list and every value of a map; a field is checked only where its parent passed.
+FIELDS: tuple[tuple[tuple[str, ...], Check], ...] = (
+    (("metadata", "generateName"), _is_str),
+    (("metadata", "resourceVersion"), _is_str),
+    (("metadata", "creationTimestamp"), _is_time),
+    (("metadata", "deletionGracePeriodSeconds"), _is_int),
+    (("metadata", "labels"), _is_dict),
+    (("metadata", "labels", "*"), _is_str),
+    (("metadata", "annotations"), _is_dict),
+    (("metadata", "annotations", "*"), _is_str),
+    (("metadata", "finalizers"), _is_list),
+    (("metadata", "finalizers", "*"), _is_str),
+    (("metadata", "ownerReferences"), _is_list),
+    (("metadata", "ownerReferences", "*"), _is_dict),
+    (("metadata", "ownerReferences", "*", "controller"), _is_bool),
+    (("metadata", "ownerReferences", "*", "blockOwnerDeletion"), _is_bool),
+    (("spec",), _is_dict),
+    (("status",), _is_dict),
+    (("spec", "nodeName"), _is_str),
+    (("spec", "finalizers"), _is_list),  # a Namespace's
+    (("spec", "finalizers", "*"), _is_str),
+    (("spec", "replicas"), _is_int),
+    (("spec", "terminationGracePeriodSeconds"), _is_int),
+    (("spec", "ttlSecondsAfterFinished"), _is_int),
+    (("spec", "holderIdentity"), _is_str),  # a Lease's
+    (("spec", "leaseDurationSeconds"), _is_int),
+    (("spec", "renewTime"), _is_time),
+    (("spec", "acquireTime"), _is_time),
+    (("spec", "unschedulable"), _is_bool),  # a Node's
+    (("spec", "taints"), _is_list),
+    (("spec", "taints", "*"), _is_dict),
+    (("status", "phase"), _is_str),
+    (("status", "conditions"), _is_list),
+    (("status", "conditions", "*"), _is_dict),
+    (("status", "conditions", "*", "type"), _is_str),
+    (("status", "conditions", "*", "status"), _is_str),
+    (("status", "conditions", "*", "reason"), _is_str),
+    (("status", "conditions", "*", "message"), _is_str),
+    (("status", "readyReplicas"), _is_int),
+    (("status", "replicas"), _is_int),
+    (("status", "numberReady"), _is_int),
+    (("status", "desiredNumberScheduled"), _is_int),
+    (("involvedObject",), _is_dict),  # an Event's
+    (("involvedObject", "*"), _is_str),
+    (("reason",), _is_str),
+    (("message",), _is_str),
+)
+#: Owner reference fields every reference needs (``ValidateOwnerReferences``): a
+#: reference without them is left out.
+REF_REQUIRED = ("apiVersion", "kind", "name", "uid")
+#: The fields that name an object: without them it is left out.
+IDENTITY = ("name", "namespace", "uid")
+
+
+def well_formed(objects: Iterable[Obj], now: datetime) -> tuple[list[Obj], list[InputProblem]]:
+    """The objects with their malformed fields left out (see the module docstring), and
+    what was wrong. Well-formed objects are returned as they are."""
+    out: list[Obj] = []
+    problems: list[InputProblem] = []
+    for obj in objects:
+        found = _identity_problems(obj)
+        if found:
+            problems.extend(found)
+            continue
+        fixes = _field_problems(obj)
+        if not fixes:
+            out.append(obj)
+            continue
+        fixed = copy.deepcopy(obj)
+        ref = ObjRef.of(obj)
+        for path, wrong in fixes:
+            problems.append(InputProblem(ref, _path_text(path), wrong,
+                                         _fix(fixed, path, now)))
+        _purge(fixed)
+        out.append(fixed)
+    return out, problems
+
+
+def problem_notes(problems: list[InputProblem], limit: int = 10) -> list[str]:
+    """The problems as notes of a report (``plan``, ``tree``), at most ``limit`` of them."""
+    notes = [f"malformed input, {p}" for p in problems[:limit]]
+    if len(problems) > limit:
+        notes.append(f"and {len(problems) - limit} more malformed fields (kubegc doctor lists "
+                     "them)")
+    return notes
+
+
+def _identity_problems(obj: Any) -> list[InputProblem]:
+    if not isinstance(obj, dict):
+        return [InputProblem(ObjRef("", "", ""), "", f"is {_describe(obj)}, not an object",
+                             SKIPPED)]
+    meta = obj.get("metadata")
+    where = ObjRef(_text(obj.get("kind")), "", "")
+    if not isinstance(meta, dict):
+        return [InputProblem(where, "metadata", f"is {_describe(meta)}, not an object",
+                             SKIPPED)]
+    where = ObjRef(_text(obj.get("kind")), _text(meta.get("namespace")),
+                   _text(meta.get("name")))
+    out = [InputProblem(where, key, f"is {_describe(obj.get(key))}, not a string", SKIPPED)
+           for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str)]
+    out += [InputProblem(where, f"metadata.{key}", f"is {_describe(meta[key])}, not a string",
+                         SKIPPED)
+            for key in IDENTITY if meta.get(key) is not None and not isinstance(meta[key], str)]
+    return out
+
+
+Path = tuple[str | int, ...]
+
+
+def _field_problems(obj: Obj) -> list[tuple[Path, str]]:
+    """(concrete path, what is wrong) of each malformed field, parents first."""
+    found: list[tuple[Path, str]] = []
+    bad: set[Path] = set()
+    for path, check in FIELDS:
+        for where, value in _values(obj, path):
+            if value is None or any(where[:i] in bad for i in range(1, len(where))):
+                continue
+            if not check(value):
+                bad.add(where)
+                found.append((where, f"is {_describe(value)}, not {_EXPECTED[check]}"))
+    meta = obj["metadata"]
+    stamp = meta.get("deletionTimestamp")
+    if stamp is not None and not _is_time(stamp):
+        found.append((("metadata", "deletionTimestamp"),
+                      f"is {_describe(stamp)}, not {_EXPECTED[_is_time]}"))
+    refs = meta.get("ownerReferences")
+    if isinstance(refs, list):
+        for i, ref in enumerate(refs):
+            if not isinstance(ref, dict):
+                continue
+            missing = [k for k in REF_REQUIRED if not (isinstance(ref.get(k), str) and ref[k])]
+            if missing:
+                found.append((("metadata", "ownerReferences", i),
+                               f"has no {', '.join(missing)} (strings)"))
+    return found
+
+
+def _values(obj: Any, path: tuple[str, ...]) -> Iterable[tuple[Path, Any]]:
+    """(concrete path, value) of every field ``path`` names in ``obj``."""
+    level: list[tuple[Path, Any]] = [((), obj)]
+    for step in path:
+        nxt: list[tuple[Path, Any]] = []
+        for where, value in level:
+            if step == "*":
+                if isinstance(value, list):
+                    nxt += [((*where, i), v) for i, v in enumerate(value)]
+                elif isinstance(value, dict):
+                    nxt += [((*where, k), v) for k, v in value.items()]
+            elif isinstance(value, dict) and step in value:
+                nxt.append(((*where, step), value[step]))
+        level = nxt
+    return level
+
+
+def _fix(obj: Obj, path: Path, now: datetime) -> str:
+    """Leave the field at ``path`` out of ``obj`` (the copy); what that means, in words."""
+    if path == ("metadata", "deletionTimestamp"):
+        created = parse_time_or_none(obj["metadata"].get("creationTimestamp"))
+        obj["metadata"]["deletionTimestamp"] = format_time(created or now)
+        return ("read as being deleted since it was created, the earliest it can be"
+                if created is not None else "read as being deleted since now")
+    parent: Any = obj
+    for step in path[:-1]:
+        if not isinstance(parent, dict | list):
+            return IGNORED  # within an item already left out
+        parent = cast(Any, parent)[step]
+    last = path[-1]
+    if isinstance(parent, list) and isinstance(last, int):
+        parent[last] = _DROPPED  # removed by ``_purge``, so that later indices stay valid
+        return "that item is ignored"
+    if isinstance(parent, dict):
+        parent.pop(last, None)
+    return IGNORED
+
+
+class _Dropped:
+    pass
+
+
+_DROPPED = _Dropped()
+
+
+def _purge(value: Any) -> None:
+    """Take the ``_DROPPED`` items out of every list in ``value``, once every fix is made."""
+    if isinstance(value, dict):
+        for v in value.values():
+            _purge(v)
+    elif isinstance(value, list):
+        value[:] = [v for v in value if v is not _DROPPED]
+        for v in value:
+            _purge(v)
+
+
+def _path_text(path: Path) -> str:
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f'the string "{shown}"'
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
