@@ -96,3 +96,43 @@ def test_a_pod_inside_its_grace_period_with_its_kubelet_alive_waits(cluster: Clu
     assert "bring the kubelet" not in text and "force" not in text, text
     ends = pod["deletion"]["deletionTimestamp"]
     assert f"wait: ends by {ends}" in text, text
+
+
+def test_a_really_recreated_owner_is_named_from_the_garbage_collectors_record() -> None:
+    """ConfigMap boss deleted (its child collected by the GC: the record names boss's first
+    uid), created again, and a child written with the first uid: the uid was the earlier
+    incarnation's, not "never this owner's"."""
+    with Cluster() as cluster:
+        async def build() -> str:
+            c = cluster.client
+            boss = await c.create(CM, {"metadata": {"name": "boss"}}, namespace="default")
+            first = {"apiVersion": "v1", "kind": "ConfigMap", "name": "boss",
+                     "uid": boss["metadata"]["uid"]}
+            await c.create(CM, {"metadata": {"name": "c1", "ownerReferences": [first]}},
+                           namespace="default")
+            await cluster.asettle(10)
+            await c.delete(CM, "boss", namespace="default")
+            return str(first["uid"])
+        uid = cluster.run(build())
+
+        def collected() -> bool:
+            names = {o["metadata"]["name"] for o in cluster.run(
+                cluster.client.list(CM, namespace="default"))["items"]}
+            return "c1" not in names and "boss" not in names
+        eventually(collected)
+
+        async def again() -> None:
+            c = cluster.client
+            await c.create(CM, {"metadata": {"name": "boss"}}, namespace="default")
+            await c.create(CM, {"metadata": {
+                "name": "c2", "finalizers": [HOLD], "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "ConfigMap", "name": "boss", "uid": uid}]}},
+                namespace="default")
+            await cluster.asettle(10)
+        cluster.run(again())
+        report = kubegc_json("doctor", "--kubeconfig", str(cluster.kubeconfig))
+        refs = [f for f in report["findings"] if f["object"]["name"] == "c2"
+                and f["kind"] in ("OwnerRecreated", "OwnerAbsent")]
+        assert [f["kind"] for f in refs] == ["OwnerRecreated"], refs
+        facts = " ".join(refs[0]["facts"])
+        assert "never this owner's" not in facts and f"uid {uid} existed" in facts, facts

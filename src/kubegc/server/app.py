@@ -96,7 +96,7 @@ async def _serve(ctx: ServerContext, request: Request, slot: _AuditSlot | None
     if decision is not Decision.ALLOW:
         raise errors.forbidden_request(attrs, reason)
     with as_user(served):
-        return await _route(ctx, request)
+        return await ctx.faults.serve(attrs, request, lambda: _route(ctx, request))
 
 
 async def _audited(ctx: ServerContext, auditor: Auditor, request: Request) -> AnyResponse:

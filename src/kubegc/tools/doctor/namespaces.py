@@ -6,7 +6,8 @@ hold that content (cf. the namespace controller's ``NamespaceFinalizersRemaining
 The namespace controller deletes everything in a terminating namespace and removes the
 ``kubernetes`` spec finalizer once nothing is left; what keeps a namespace is almost
 always an object inside with a finalizer nobody removes. The fix is therefore always on
-the content, never ``/finalize`` on the namespace (that drops the records of the objects
+the content (or on an admission webhook that refuses its DELETEs: ``webhooks.py``), never
+``/finalize`` on the namespace (that drops the records of the objects
 inside without their controllers' clean-up).
 
 The order is the cluster's version's (docs/versions.md): from 1.33 (``OrderedNamespaceDeletion``,
@@ -34,6 +35,7 @@ from kubegc.tools.doctor.findings import (
     severity_of_deletion,
 )
 from kubegc.tools.doctor.removers import remover_cause
+from kubegc.tools.doctor.webhooks import webhook_causes
 from kubegc.tools.finalizers import Alive, Remover, who_removes
 from kubegc.tools.model import ObjRef, group_of, human_duration
 from kubegc.tools.state import deletion_timing
@@ -93,7 +95,11 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
     if pods_first:
         facts.append(pods_first[0])
         next_steps.insert(0, pods_first[1])
-    causes = _causes(ctx, ns, removers, holders)
+    webhooks = webhook_causes(ctx, ns)
+    for cause, detail in webhooks.items():
+        next_steps.insert(0, detail.next[0])
+        fix[:0] = [f"{cause.what}: {step}" for step in detail.fix]
+    causes = {**webhooks, **_causes(ctx, ns, removers, holders, held_otherwise=bool(webhooks))}
     young = timing.overdue < ctx.options.stuck_after
     return Finding(FindingKind.DELETING_NAMESPACE if young else FindingKind.STUCK_NAMESPACE,
                    severity_of_deletion(young, causes), ref,
@@ -132,10 +138,11 @@ def _pods_first(ctx: Context, content: list[Obj]) -> tuple[str, str] | None:
             f"the rest of the content is deleted once these pods are gone: {names}")
 
 
-def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj]
-            ) -> dict[Cause, CauseDetail]:
+def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj], *,
+            held_otherwise: bool = False) -> dict[Cause, CauseDetail]:
     """What holds the namespace: the finalizers of its content (the same causes as those
-    objects' own deletions), else its own finalizer's controller."""
+    objects' own deletions), else (nothing else holds it: ``held_otherwise`` False) its
+    own finalizer's controller."""
     out: dict[Cause, CauseDetail] = {}
     for obj in holders:
         for r in ctx.removers(obj, skip=GC_FINALIZERS):
@@ -144,7 +151,7 @@ def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj]
                 out[cause].merge(detail)
             else:
                 out[cause] = detail.copy()
-    if not out:
+    if not out and not held_otherwise:
         controller = next((r for r in removers if r.finalizer == "kubernetes"), None)
         dead = controller is not None and controller.alive is Alive.NO
         out[Cause("content being deleted by the namespace controller", ObjRef.of(ns))] = \
