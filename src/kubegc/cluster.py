@@ -203,7 +203,8 @@ class Cluster:
             await self.registry.ensure_rbac_policy()
         self.client = LocalClient(self.registry,
                                   auditor=build_auditor(config.audit, self.clock)
-                                  if config.serve_http else None)
+                                  if config.serve_http else None,
+                                  version=config.effective_version)
         if config.serve_http:
             await self._start_server()
         await self._start_controllers()

@@ -6,13 +6,15 @@ the webhook was sent (AdmissionReview v1: object, oldObject, options, dryRun).""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Server, free_port
+from tests.e2e.conftest import Server, eventually, free_port
 from tests.e2e.webhook_server import WebhookServer, allow, deny, patch
 
 
@@ -237,3 +239,69 @@ def test_service_reference_through_endpoints(server: Server, ns: str,
             out.stderr)
     finally:
         hooks.stop()
+
+
+def _doctor(server: Server, ns: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "doctor", "-o", "json",
+                           "--kubeconfig", str(server.kubeconfig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1, 2), done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return next(f for f in report["findings"]
+                if f["object"]["kind"] == "Namespace" and f["object"]["name"] == ns)
+
+
+def _condition(server: Server, ns: str) -> dict[str, Any] | None:
+    got = json.loads(server.kubectl("get", "namespace", ns, "-o", "json").stdout)
+    return next((c for c in (got.get("status") or {}).get("conditions") or []
+                 if c["type"] == "NamespaceDeletionContentFailure" and c["status"] == "True"),
+                None)
+
+
+def test_webhook_refusing_deletes_holds_the_namespace(
+        server: Server, hooks: WebhookServer, configs: Configs) -> None:
+    ns = f"held-{uuid.uuid4().hex[:6]}"
+    server.kubectl("create", "namespace", ns)
+    server.kubectl("create", "configmap", "precious", "-n", ns)
+    hooks.handlers["/guard"] = deny("precious things stay")
+    name = configs.install("ValidatingWebhookConfiguration", [_validating(
+        hooks, "guard.kubegc.test", "/guard", ns, [_rule(["DELETE"], ["configmaps"])])])
+    server.kubectl("delete", "namespace", ns, "--wait=false")
+    condition = eventually(lambda: _condition(server, ns), what="content failure")
+    assert condition["reason"] == "ContentDeletionFailed"
+    assert ('admission webhook "guard.kubegc.test" denied the request: precious things stay'
+            in condition["message"])
+    phase = server.kubectl("get", "namespace", ns, "-o", "jsonpath={.status.phase}").stdout
+    assert phase == "Terminating"
+    finding = _doctor(server, ns)
+    causes = [c for c in finding["causes"] if c["object"]
+              and c["object"]["kind"] == "ValidatingWebhookConfiguration"]
+    assert causes and causes[0]["object"]["name"] == name
+    assert 'admission webhook "guard.kubegc.test" refuses the DELETEs' in causes[0]["cause"]
+    assert any(f"kubectl delete validatingwebhookconfiguration {name}" in step
+               for step in finding["fix"])
+    # the webhook lets DELETEs through: the namespace goes
+    hooks.handlers["/guard"] = allow
+    eventually(lambda: server.kubectl("get", "namespace", ns, check=False).returncode != 0,
+               timeout=60, what="namespace deleted")
+
+
+def test_unreachable_delete_webhook_holds_the_namespace_until_removed(
+        server: Server, configs: Configs) -> None:
+    ns = f"held-{uuid.uuid4().hex[:6]}"
+    server.kubectl("create", "namespace", ns)
+    server.kubectl("create", "configmap", "c", "-n", ns)
+    port = free_port()
+    name = configs.install("ValidatingWebhookConfiguration", [{
+        "name": "gone.kubegc.test", "namespaceSelector": _in(ns),
+        "clientConfig": {"url": f"https://127.0.0.1:{port}/gone"},
+        "rules": [_rule(["DELETE"], ["configmaps"])]}])
+    server.kubectl("delete", "namespace", ns, "--wait=false")
+    condition = eventually(lambda: _condition(server, ns), what="content failure")
+    assert 'failed calling webhook "gone.kubegc.test"' in condition["message"]
+    finding = _doctor(server, ns)
+    assert finding["severity"] in ("info", "error")
+    assert any(f"https://127.0.0.1:{port}/gone" in step for step in finding["fix"])
+    server.kubectl("delete", "validatingwebhookconfiguration", name)
+    eventually(lambda: server.kubectl("get", "namespace", ns, check=False).returncode != 0,
+               timeout=60, what="namespace deleted")

@@ -1,0 +1,17 @@
+"""Fault injection: an API server that breaks things on purpose, on demand (issue 25;
+docs/faults.md has a recipe per fault).
+
+* ``model``: the fault object, parsed at the edge;
+* ``registry``: the active faults and the hook on the request path (``FaultRegistry.serve``,
+  called by ``app._serve`` after authorization), and the request log;
+* ``actions``: the Status an ``error`` fault answers, as kube-apiserver writes it;
+* ``stream``: faults on open watches (``closeWatch``, ``expireWatch``, ``hang``);
+* ``endpoints``: ``/debug/kubegc/faults`` and ``/debug/kubegc/requests`` (system:masters).
+
+A fault lives in the server's memory only: it never outlives the server and never
+touches stored data.
+"""
+
+from kubegc.server.faults.registry import FaultRegistry, WatchScope, current_watch
+
+__all__ = ["FaultRegistry", "WatchScope", "current_watch"]
