@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import socket
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +113,54 @@ def test_a_duration_that_is_not_one_is_refused(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--leader-elect-retry-period", "2 seconds"])
     assert "invalid duration '2 seconds'" in capsys.readouterr().err
+
+
+# -- errors in one line, blamed on the subcommand, with the fix ---------------------------
+
+@pytest.mark.parametrize(("argv", "blamed", "hint"), [
+    pytest.param(["doctor", "--bogus"], "kubegc doctor", "", id="doctor"),
+    pytest.param(["doctor", "--fail-onn", "error"], "kubegc doctor", "did you mean --fail-on? ",
+                 id="doctor-near-miss"),
+    pytest.param(["why", "cm/x", "--bogus"], "kubegc why", "", id="why"),
+    pytest.param(["tree", "cm/x", "--bogus"], "kubegc tree", "", id="tree"),
+    pytest.param(["plan", "delete", "cm/x", "--bogus"], "kubegc plan", "", id="plan"),
+    pytest.param(["serve", "--bogus"], "kubegc serve", "", id="serve"),
+    pytest.param(["ui", "--bogus"], "kubegc ui", "", id="ui"),
+])
+def test_an_unknown_flag_blames_the_subcommand(capsys: pytest.CaptureFixture[str],
+                                               argv: list[str], blamed: str, hint: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    unknown = argv[-2] if hint else argv[-1]
+    assert err == (f"{blamed}: error: unrecognized arguments: {unknown} ({hint}see "
+                   f"'{blamed} --help')\n")
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kubegc", "serve", "--port", "0", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_serve_with_no_etcd_there_is_one_line_with_the_fix(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = _serve("--storage", f"etcd://127.0.0.1:{port}", "--data-dir", str(tmp_path / "d"))
+    assert done.returncode == 1
+    assert done.stderr == (f"kubegc: cannot reach etcd at 127.0.0.1:{port} (Connection "
+                           "refused): start etcd there or point --storage at a running "
+                           "member, or leave --storage out to keep the data in --data-dir "
+                           "(sqlite)\n")
+
+
+def test_serve_on_a_damaged_data_dir_is_one_line_with_the_fix(tmp_path: Path) -> None:
+    data = tmp_path / "d"
+    data.mkdir(mode=0o700)
+    (data / "kubegc.db").write_bytes(b"not a database, " * 512)
+    done = _serve("--data-dir", str(data))
+    assert done.returncode == 1
+    assert done.stderr == (f"kubegc: cannot open the database {data / 'kubegc.db'} (file is "
+                           "not a database): move it aside to start with an empty cluster, "
+                           "or pass another --data-dir\n")

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 from kubegc import cliflags
 from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.serve_options import DefaultsFormatter, add_serve_parser, serve_config
-from kubegc.storage import DataDir, default_data_dir
+from kubegc.storage import DataDir, StorageEndpoint, StorageKind, default_data_dir
+from kubegc.storage.errors import StorageError
 from kubegc.tools.flags import HelpFormatter, examples
 
 if TYPE_CHECKING:
@@ -198,9 +199,16 @@ async def _serve(args: argparse.Namespace) -> int:
     except DataDirError as e:
         print(f"kubegc: {e}", file=sys.stderr)
         return 1
+    except StorageError as e:
+        print(f"kubegc: {storage_failure(cluster.storage, e)}", file=sys.stderr)
+        await cluster.stop()
+        return 1
     except OSError as e:
         where = e.filename or f"cannot serve on {args.host}:{args.port}"
-        print(f"kubegc: {where}: {e.strerror or e}", file=sys.stderr)
+        fix = (f" (the data directory is not as kubegc leaves it: move {args.data_dir} aside "
+               "or pass another --data-dir)"
+               if e.filename and str(e.filename).startswith(str(args.data_dir)) else "")
+        print(f"kubegc: {where}: {e.strerror or e}{fix}", file=sys.stderr)
         await cluster.stop()
         return 1
     tune_cyclic_gc()
@@ -227,6 +235,19 @@ async def _serve(args: argparse.Namespace) -> int:
     print("kubegc: shutting down", flush=True)
     await cluster.stop()
     return 0
+
+
+def storage_failure(endpoint: StorageEndpoint, error: Exception) -> str:
+    """Why ``kubegc serve`` could not open its storage, in one line, with the fix."""
+    reason = str(error).rsplit(": ", 1)[-1]
+    if endpoint.kind is StorageKind.ETCD:
+        return (f"cannot reach etcd at {endpoint.host}:{endpoint.port} ({reason}): start etcd "
+                "there or point --storage at a running member, or leave --storage out to "
+                "keep the data in --data-dir (sqlite)")
+    if endpoint.kind is StorageKind.SQLITE:
+        return (f"cannot open the database {endpoint.path} ({reason}): move it aside to start "
+                "with an empty cluster, or pass another --data-dir")
+    return f"cannot open the storage {endpoint}: {error}"
 
 
 #: Python's cyclic-GC thresholds in kubegc serve (after start-up) and the tools

@@ -10,11 +10,12 @@ the value types the tools share (ports, durations, ``--now``) are in
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -32,10 +33,42 @@ SHELLS = ("bash", "zsh", "fish")
 
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line with the way to the help (and its
-    subcommands' parsers, which argparse makes of the same class)."""
+    subcommands' parsers, which argparse makes of the same class).
+
+    An unrecognized argument is reported by the top parser once every subparser has
+    parsed (``parse_args``): it is blamed on the subcommand given (``kubegc doctor:
+    error: unrecognized arguments: --bogus``), with the nearest of its flags."""
+
+    _parsed: argparse.Namespace | None = None
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        self._parsed = parsed
+        return parsed, extras
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        parser: argparse.ArgumentParser = self
+        hint = ""
+        if message.startswith("unrecognized arguments: "):
+            parser = self._subcommand() or self
+            flags = [o for a in parser._actions for o in a.option_strings]
+            unknown = message.split(": ", 1)[1].split()
+            near = [m for u in unknown if u.startswith("-")
+                    for m in difflib.get_close_matches(u.split("=")[0], flags, n=1,
+                                                          cutoff=0.8)]
+            hint = f"did you mean {near[0]}? " if near else ""
+        self.exit(2, f"{parser.prog}: error: {message} ({hint}see '{parser.prog} --help')\n")
+
+    def _subcommand(self) -> argparse.ArgumentParser | None:
+        """The parser of the subcommand the last parse chose (None: no subcommand)."""
+        command = getattr(self._parsed, "command", None)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+                found: argparse.ArgumentParser = action.choices[command]
+                return found
+        return None
 
 
 # -- kubegc serve's values -------------------------------------------------------------

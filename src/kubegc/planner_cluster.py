@@ -14,6 +14,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from kubegc.api.features import FeatureGate
+from kubegc.api.version import BINARY_VERSION, MajorMinor
 from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -85,7 +87,8 @@ class ClusterSimulationFactory:
         return node_names(count)
 
     @contextlib.asynccontextmanager
-    async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int
+    async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int,
+                    emulated_version: MajorMinor | None = None
                     ) -> AsyncIterator[_ClusterSimulation]:
         from kubegc.cluster import Cluster
         from kubegc.controllermanager import CONTROLLERS
@@ -95,6 +98,9 @@ class ClusterSimulationFactory:
         cluster = Cluster(ClusterConfig(
             storage=MEMORY, serve_http=False, snapshot=objects, clock=clock,
             compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
+            # the source's version, whatever kubegc's own: a version outside
+            # --emulated-version's range still has its gates' defaults (pods first or not)
+            feature_gate=FeatureGate(emulated_version or BINARY_VERSION),
             # a plan never calls the cluster's admission webhooks (it must not write to
             # anything outside its simulation)
             disable_admission_plugins=("MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"),

@@ -10,6 +10,7 @@ authenticated user (``system:basic-user``, ``system:discovery``) unless a test g
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -505,3 +506,64 @@ def test_the_registry_sees_the_impersonated_user(users: Server) -> None:
         '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}\n')
     users.kubectl("create", "clusterrole", "secret-reader", "--verb", "get", "--resource",
                   "secrets")  # the admin itself may
+
+
+#: kube-apiserver's refusal (``responsewriters.Forbidden`` of ``WithImpersonation``)
+REFUSED = ('users "alice" is forbidden: User "jane" cannot impersonate resource "users" in '
+           'API group "" at the cluster scope')
+
+
+def test_an_impersonation_refusal_is_upstreams_status(users: Server, tmp_path: Path) -> None:
+    """A user who may not impersonate gets kube-apiserver's 403 Status, its message read
+    by every client that reads a Status: raw HTTP, ``kubectl get --raw``, the official
+    client and kr8s. ``kubectl get configmaps --as`` prints ``unknown`` in its discovery
+    lines and last line, against kube-apiserver as here: client-go's discovery reads the
+    answer to ``GET /api`` with ``Result.Raw()``, which keeps no message of a JSON error
+    body (``newUnstructuredResponseError``, client-go rest/request.go; the same output
+    against kube-apiserver 1.32 in TremoloSecurity/kube-oidc-proxy#71)."""
+    status, headers, body = _raw(users, "/api/v1/namespaces/default/configmaps", {
+        "Authorization": f"Bearer {JANE_TOKEN}", "Impersonate-User": "alice"})
+    assert (status, headers["Content-Type"]) == (403, "application/json")
+    assert json.loads(body) == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": REFUSED, "reason": "Forbidden", "details": {"name": "alice",
+                                                               "kind": "users"},
+        "code": 403}
+    done = users.kubectl("get", "--raw", "/api/v1/namespaces/default/configmaps", "--token",
+                         JANE_TOKEN, "--as", "alice", check=False)
+    assert (done.returncode, done.stderr.strip()) == (1, f"Error from server (Forbidden): "
+                                                         f"{REFUSED}")
+    done = users.kubectl("get", "configmaps", "--token", JANE_TOKEN, "--as=alice", "-v=8",
+                         check=False)
+    assert done.returncode == 1
+    assert done.stderr.strip().endswith("Error from server (Forbidden): unknown")
+    assert REFUSED.replace('"', '\\"') in done.stderr  # the body kubectl logs at -v=8
+
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+
+    api = official_client(users, JANE_TOKEN)
+    api.set_default_header("Impersonate-User", "alice")
+    with pytest.raises(ApiException) as refused:
+        client.CoreV1Api(api).list_namespaced_config_map("default")
+    assert refused.value.status == 403
+    assert json.loads(refused.value.body)["message"] == REFUSED
+
+    import kr8s
+    import kr8s.asyncio
+
+    doc = yaml.safe_load(users.kubeconfig.read_text())
+    doc["users"][0]["user"] = {"token": JANE_TOKEN}
+    config = tmp_path / "jane.kubeconfig"
+    config.write_text(yaml.safe_dump(doc))
+
+    async def list_as_alice() -> None:
+        api = await kr8s.asyncio.api(kubeconfig=str(config))
+        async with api.call_api("GET", version="v1", url="configmaps", namespace="default",
+                                headers={"Impersonate-User": "alice"}):
+            pass
+
+    with pytest.raises(kr8s.ServerError) as kr8s_refused:
+        asyncio.run(list_as_alice())
+    assert str(kr8s_refused.value) == REFUSED
+    assert kr8s_refused.value.status["reason"] == "Forbidden"

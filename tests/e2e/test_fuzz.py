@@ -1,6 +1,7 @@
 """Fuzzing a real ``kubegc serve`` over HTTPS (``tests/fuzz_requests.py``): no request may
 get a 5xx, every error is a ``Status``, and the server is alive and ready afterwards.
-Bounded in examples and time (``bench/fuzz_http.py`` runs longer)."""
+Bounded in examples and time, with a fixed seed (``bench/fuzz_http.py`` runs longer);
+no traceback may reach the server's log."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from tests.e2e.conftest import Server, start_server, stop_server
@@ -44,7 +45,12 @@ def connection(fuzzed: Server) -> Iterator[Connection]:
     conn.close()
 
 
-@settings(max_examples=400, deadline=None, derandomize=False, database=None,
+#: a fixed seed: the same requests in every CI run (``bench/fuzz_http.py`` explores)
+SEED = 26
+
+
+@seed(SEED)
+@settings(max_examples=400, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def _fuzz(connection: Connection, data: st.DataObject) -> None:
@@ -58,3 +64,6 @@ def test_fuzzed_requests_get_no_5xx(connection: Connection, fuzzed: Server) -> N
     assert server.process.poll() is None, server.log_tail()
     status, _ = server.http("GET", "/readyz")
     assert status == 200
+    # bad input is answered, never a crash: nothing in the log but access lines
+    log = server.log.read_text(errors="replace")
+    assert "Traceback" not in log, log[log.index("Traceback") - 2000:][:6000]

@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import Server, eventually
 
 CM = "/api/v1/namespaces/{ns}/configmaps"
 MERGE = "application/merge-patch+json"
@@ -96,6 +98,14 @@ CASES: list[Any] = [
                  "exceeded max depth", id="json-patch-value-5000-deep"),
     pytest.param("PUT", "/c1", JSON, b'{"metadata":{"name":"c1"},"data":' + DEEP + b"}", 400,
                  "BadRequest", "exceeded max depth", id="update-5000-deep"),
+    # nested just under the limit where a string is expected: the error's rendering of
+    # the value walks it all (a RecursionError 500 on PUT .../scale)
+    pytest.param("POST", "", JSON, b'{"apiVersion":' + b'{"a":' * 199 + b"1" + b"}" * 200,
+                 400, "BadRequest", "json: cannot unmarshal object into Go struct field "
+                 ".apiVersion of type string", id="api-version-199-deep"),
+    pytest.param("PUT", "/c1", JSON, b'{"metadata":{"name":"c1"},"data":{"a":' + b'{"a":' * 197
+                 + b"1" + b"}" * 199, 400, "BadRequest", "json: cannot unmarshal object into "
+                 "Go struct field ConfigMap.data of type string", id="update-data-199-deep"),
     # valid JSON that is not an object where one is expected
     *(pytest.param(method, path, content_type, body, 400, "BadRequest", text,
                    id=f"{method.lower()}-{content_type.split('/')[1]}-{body.decode()}")
@@ -189,3 +199,106 @@ def test_an_object_etcd_would_refuse_is_refused_on_every_backend(server: Server,
     assert (status, body["reason"], body["message"]) == (
         413, "RequestEntityTooLarge", "etcdserver: request is too large")
     assert server.http("GET", f"/api/v1/namespaces/{ns}/pods/huge")[0] == 404
+
+
+GADGETS = f"g{uuid.uuid4().hex[:6]}.example.com"
+
+
+@pytest.fixture(scope="module")
+def gadgets(server: Server) -> Iterator[str]:
+    """A CRD whose spec keeps unknown fields: numbers there are stored as decoded."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"gadgets.{GADGETS}"},
+           "spec": {"group": GADGETS, "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object", "properties": {
+                            "spec": {"type": "object",
+                                     "x-kubernetes-preserve-unknown-fields": True},
+                            "count": {"type": "integer"}}}}}]}}
+    status, answer = server.http("POST", "/apis/apiextensions.k8s.io/v1/"
+                                 "customresourcedefinitions", crd, headers={"Content-Type": JSON})
+    assert status == 201, answer
+    eventually(lambda: server.http("GET", f"/apis/{GADGETS}/v1/gadgets")[0] == 200)
+    yield f"/apis/{GADGETS}/v1/namespaces/{{ns}}/gadgets"
+    server.http("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+                f"gadgets.{GADGETS}")
+
+
+@pytest.mark.parametrize(("content_type", "body"), [
+    pytest.param(MERGE, b'{"spec":{"b":' + BIG + b"}}", id="merge"),
+    pytest.param(JSON_PATCH, b'[{"op":"add","path":"/spec/b","value":' + BIG + b"}]",
+                 id="json-patch"),
+    pytest.param(APPLY, b'{"apiVersion":"%s/v1","kind":"Gadget","spec":{"b":%s}}', id="apply"),
+    pytest.param(APPLY, b"apiVersion: %s/v1\nkind: Gadget\nspec:\n  b: %s\n", id="apply-yaml"),
+])
+def test_an_integer_past_64_bits_is_a_float64(server: Server, ns: str, gadgets: str,
+                                              content_type: str, body: bytes) -> None:
+    """Go's decoders read an integer no int64 holds as a float64: kept under a field that
+    preserves unknown fields (instead of a 500 "Integer exceeds 64-bit range"), refused
+    under an integer field with the schema's message."""
+    collection = gadgets.format(ns=ns)
+    status, answer = server.http("POST", collection, {
+        "apiVersion": f"{GADGETS}/v1", "kind": "Gadget", "metadata": {"name": "g"},
+        "spec": {"a": 1}}, headers={"Content-Type": JSON})
+    assert status == 201, answer
+    if b"%s" in body:
+        body = body % (GADGETS.encode(), BIG)
+    status, answer = server.http("PATCH", collection + "/g?fieldManager=t", body,
+                                 headers={"Content-Type": content_type})
+    assert status == 200, answer
+    assert json.loads(answer)["spec"]["b"] == 1e23
+    status, answer = server.http("PATCH", collection + "/g?fieldManager=t",
+                                 b'{"count":' + BIG + b"}", headers={"Content-Type": MERGE})
+    refused = json.loads(answer)
+    assert (status, refused["reason"]) == (422, "Invalid"), answer
+    assert refused["message"] == (f'Gadget.{GADGETS} "g" is invalid: count: Invalid value: '
+                                  '"number": count in body must be of type integer: "number"')
+
+
+def test_apply_json_with_a_lone_surrogate_reads_it_as_go_does(server: Server,
+                                                               configmap: str) -> None:
+    """An apply body in JSON with a lone surrogate escape: U+FFFD, as Go's JSON decoder
+    makes it (no 500 "surrogates not allowed")."""
+    status, answer = server.http(
+        "PATCH", CM.format(ns=configmap) + "/c2?fieldManager=t",
+        b'{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"\\ud800"}}',
+        headers={"Content-Type": APPLY})
+    assert status == 201, answer
+    assert json.loads(answer)["data"] == {"a": "\ufffd"}
+
+
+def test_strategic_merge_of_mixed_element_types_is_upstreams_500(server: Server,
+                                                                   ns: str) -> None:
+    """``sliceElementType`` refuses a list whose items are of several types with an error
+    ``interpretStrategicMergePatchError`` passes through: kube-apiserver answers a 500 with
+    no reason (``StatusReasonUnknown``), and so does kubegc — without a traceback."""
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    pods = f"/api/v1/namespaces/{ns}/pods"
+    assert server.http("POST", pods, pod, headers={"Content-Type": JSON})[0] == 201
+    status, answer = server.http("PATCH", pods + "/p", b'{"spec":{"containers":[1,"a"]}}',
+                                 headers={"Content-Type": STRATEGIC})
+    assert status == 500
+    body = json.loads(answer)
+    assert body == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                    "message": body["message"], "code": 500}
+    assert body["message"].startswith("list element types are not identical: [[map[image:i ")
+    assert body["message"].endswith("] [1 a]]")
+
+
+def test_a_scale_nested_to_the_limit_is_refused_not_crashed(server: Server, ns: str) -> None:
+    """A Scale whose apiVersion is a map nested just under the nesting limit: the 400 of
+    its decoding, whose message renders the value (Go's ``%#v``) however deep."""
+    rc = {"metadata": {"name": "r"}, "spec": {"replicas": 0, "selector": {"app": "r"},
+          "template": {"metadata": {"labels": {"app": "r"}},
+                       "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    rcs = f"/api/v1/namespaces/{ns}/replicationcontrollers"
+    assert server.http("POST", rcs, rc, headers={"Content-Type": JSON})[0] == 201
+    status, answer = server.http(
+        "PUT", rcs + "/r/scale", b'{"apiVersion":' + b'{"a":' * 199 + b"1" + b"}" * 200,
+        headers={"Content-Type": JSON})
+    refused = json.loads(answer)
+    assert (status, refused["reason"]) == (400, "BadRequest"), answer
+    assert refused["message"].startswith(
+        'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal object '
+        "into Go struct field Scale.apiVersion of type string")

@@ -45,11 +45,14 @@ VALID: dict[str, dict[str, Any]] = {
     "persistentvolumes": {"spec": {"capacity": {"storage": "1Gi"},
                                    "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/x"}}},
     "namespaces": {},
+    "limitranges": {"spec": {"limits": [{"type": "Container"}]}},
+    "resourcequotas": {"spec": {"hard": {"pods": "10"}}},
+    "nodes": {"spec": {"unschedulable": True}},
 }
 GROUPS = {"deployments": "apis/apps/v1", "statefulsets": "apis/apps/v1",
           "daemonsets": "apis/apps/v1", "jobs": "apis/batch/v1", "cronjobs": "apis/batch/v1",
           "leases": "apis/coordination.k8s.io/v1", "eventsv1": "apis/events.k8s.io/v1"}
-CLUSTER_SCOPED = ("persistentvolumes", "namespaces")
+CLUSTER_SCOPED = ("persistentvolumes", "namespaces", "nodes")
 BIG = "x" * (1024 * 1024 + 1)
 
 LONG_ANNOTATION = {"metadata": {"annotations": {"a": "x" * (256 * 1024)}}}
@@ -57,6 +60,8 @@ CM_KEY = ("a valid config key must consist of alphanumeric characters, '-', '_' 
           "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
           "'[-._a-zA-Z0-9]+')")
 DNS_LABEL = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters"
+QUALIFIED = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must "
+             "start and end with an alphanumeric character")
 
 
 def merged(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
@@ -209,6 +214,46 @@ CASES = [
            '"Allow", "Forbid", "Replace"', id="cronjob-concurrency-policy"),
     create("cronjobs", {"spec": {"timeZone": "Mars/Base"}}, 'spec.timeZone: Invalid value: '
            '"Mars/Base": unknown time zone Mars/Base', id="cronjob-time-zone"),
+    # the map keys of a pod spec (issue 26: every key rule of upstream's validation)
+    create("pods", {"spec": {"nodeSelector": {"a b": "x"}}},
+           f'spec.nodeSelector: Invalid value: "a b": {QUALIFIED}', id="pod-node-selector-key"),
+    create("pods", {"spec": {"containers": [{"name": "c", "image": "i", "env": [
+        {"name": "A=B", "value": "x"}]}]}}, 'spec.containers[0].env[0].name: Invalid value: '
+           '"A=B": a valid environment variable name must consist only of printable ASCII '
+           "characters other than '='", id="pod-env-name"),
+    create("pods", {"spec": {"containers": [{"name": "c", "image": "i", "env": [
+        {"value": "x"}]}]}}, "spec.containers[0].env[0].name: Required value",
+           id="pod-env-without-name"),
+    create("pods", {"spec": {"containers": [{"name": "c", "image": "i", "resources": {
+        "limits": {"a b": "1"}}}]}}, f'spec.containers[0].resources.limits[a b]: Invalid '
+           f'value: "a b": {QUALIFIED}', id="pod-resource-name"),
+    create("pods", {"spec": {"containers": [{"name": "c", "image": "i", "resources": {
+        "requests": {"pods": "1"}}}]}}, 'spec.containers[0].resources.requests[pods]: Invalid '
+           'value: "pods": must be a standard resource for containers',
+           id="pod-resource-not-for-containers"),
+    update("pods", {"spec": {"tolerations": [{"key": "a b", "operator": "Exists"}]}},
+           f'spec.tolerations[0].key: Invalid value: "a b": {QUALIFIED}',
+           id="pod-toleration-key-by-patch"),
+    create("pods", {"spec": {"topologySpreadConstraints": [{
+        "maxSkew": 1, "topologyKey": "a b", "whenUnsatisfiable": "DoNotSchedule"}]}},
+           f'spec.topologySpreadConstraints[0].topologyKey: Invalid value: "a b": {QUALIFIED}',
+           id="pod-topology-key"),
+    create("deployments", {"spec": {"template": {"spec": {"nodeSelector": {"a": "b c"}}}}},
+           'spec.template.spec.nodeSelector: Invalid value: "b c": a valid label must be an '
+           "empty string", id="template-node-selector-value"),
+    create("limitranges", {"spec": {"limits": [{"type": "Container", "max": {"foo": "1"}}]}},
+           'spec.limits[0].max[foo]: Invalid value: "foo": must be a standard resource type or '
+           "fully qualified", id="limit-range-resource-name"),
+    create("resourcequotas", {"spec": {"hard": {"storage": "1Gi"}}},
+           'spec.hard[storage]: Invalid value: "storage": must be a standard resource for quota',
+           id="quota-resource-name"),
+    create("resourcequotas", {"spec": {"hard": {"requests.example.com/gpu": "1"}}}, "",
+           code=201, id="quota-extended-resource"),
+    create("nodes", {"spec": {"taints": [{"key": "a b", "effect": "NoSchedule"}]}},
+           f'spec.taints[0].key: Invalid value: "a b": {QUALIFIED}', id="node-taint-key"),
+    update("nodes", {"spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},
+           'spec.taints[0].effect: Unsupported value: "Sometimes": supported values: '
+           '"NoSchedule", "PreferNoSchedule", "NoExecute"', id="node-taint-effect-by-patch"),
     create("leases", {"spec": {"leaseDurationSeconds": 0}}, "spec.leaseDurationSeconds: "
            "Invalid value: 0: must be greater than 0", id="lease-zero-duration"),
     create("namespaces", {"metadata": {"name": "UPPER"}},

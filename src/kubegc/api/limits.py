@@ -12,6 +12,9 @@
   few hundred, and every layer walks objects recursively, so kubegc refuses bodies nested
   more than ``MAX_NESTING`` levels, with upstream's message. No built-in object comes
   near (a Pod nests ~12 levels; a CRD's schema one level per two of its resources').
+  The walkers need Python frames for it: ``RECURSION_LIMIT`` (``ensure_recursion_headroom``,
+  called as the server is built) leaves room for the deepest (Go-syntax rendering of an
+  invalid value in an error message: ~5 frames a level) at ``MAX_NESTING``.
 * 64-bit numbers: Go's JSON decoders (``sigs.k8s.io/json``, which keeps integers) read an
   integer that does not fit an int64 as a float64, as YAML's resolver does; kubegc reads
   them the same way (``go_int``, ``with_go_numbers``), so that no number past 64 bits
@@ -24,6 +27,7 @@ May import: stdlib only.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -32,11 +36,20 @@ MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 MAX_STORED_BYTES = 3 * 512 * 1024
 MAX_NESTING = 200
+#: frames for ``MAX_NESTING`` levels at up to 20 frames a level, above the server's own
+RECURSION_LIMIT = 20 * MAX_NESTING + 1000
 TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024
 MAX_CONFIG_MAP_SIZE = 1024 * 1024
 MAX_SECRET_SIZE = 1024 * 1024
 #: ``etcdserver: request is too large`` (rpctypes.ErrRequestTooLarge)
 REQUEST_TOO_LARGE = "etcdserver: request is too large"
+
+
+def ensure_recursion_headroom() -> None:
+    """Raise the interpreter's recursion limit (1000 by default) to ``RECURSION_LIMIT``, so
+    that no walk of an accepted body can exhaust it (never lowers it)."""
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
 
 
 def may_nest_deeper(raw: bytes, *, yaml: bool, limit: int = MAX_NESTING) -> bool:

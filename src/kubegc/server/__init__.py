@@ -25,6 +25,12 @@ from kubegc.server.authn import (
     static_token,
 )
 from kubegc.server.context import DebugHandler, ServerContext
+from kubegc.server.fault_endpoints import (
+    FAULTS_PATH,
+    REQUESTS_PATH,
+    faults_handler,
+    requests_handler,
+)
 from kubegc.server.http import HTTPServer, Request
 from kubegc.server.tls import ServingCredentials, serving_credentials
 
@@ -72,6 +78,8 @@ class APIServer:
         self.ctx.auditor = options.auditor
         self.ctx.aggregator = Aggregator(registry, clock=clock)
         self.ctx.version = options.version
+        self.add_debug_handler(FAULTS_PATH, faults_handler(self.ctx.faults))
+        self.add_debug_handler(REQUESTS_PATH, requests_handler(self.ctx.faults))
         self._http: HTTPServer | None = None
         self.port = options.port
 

@@ -17,7 +17,7 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.auth import Decision, UserInfo, as_user, request_user
 from kubegc.api.errors import StatusError
-from kubegc.api.limits import MAX_REQUEST_BODY_BYTES
+from kubegc.api.limits import MAX_REQUEST_BODY_BYTES, ensure_recursion_headroom
 from kubegc.api.version import BINARY_GIT_VERSION, BINARY_VERSION
 from kubegc.api.warning import recording
 from kubegc.server import discovery
@@ -52,6 +52,7 @@ def build_handler(ctx: ServerContext) -> Handler:
     ctx.registry.components_healthy = ctx.ready
     ctx.registry.token_authenticator = ctx.authentication
     ctx.registry.admission.webhooks.client.resolver = WebhookServiceResolver(ctx.registry)
+    ensure_recursion_headroom()  # a body nested to the limit is walked, never a 500
 
     async def dispatch(request: Request) -> AnyResponse:
         mounted = _mounted(ctx, request.path)
@@ -96,7 +97,7 @@ async def _serve(ctx: ServerContext, request: Request, slot: _AuditSlot | None
     if decision is not Decision.ALLOW:
         raise errors.forbidden_request(attrs, reason)
     with as_user(served):
-        return await _route(ctx, request)
+        return await ctx.faults.serve(attrs, request, lambda: _route(ctx, request))
 
 
 async def _audited(ctx: ServerContext, auditor: Auditor, request: Request) -> AnyResponse:

@@ -15,6 +15,7 @@ from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
 from kubegc.server.audit import Auditor
 from kubegc.server.authn import Authentication
+from kubegc.server.faults import FaultRegistry
 from kubegc.server.http import AnyResponse, Request, Response
 
 if TYPE_CHECKING:
@@ -43,6 +44,12 @@ class ServerContext:
     aggregator: Aggregator | None = None
     #: the version served and emulated (``kube-apiserver --emulated-version``)
     version: EffectiveVersion = field(default_factory=EffectiveVersion)
+    #: injected faults and the request log (``/debug/kubegc/faults``, docs/faults.md)
+    faults: FaultRegistry = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.faults = FaultRegistry(now=self.clock.now,
+                                    revision=lambda: self.registry.kv.current_revision)
 
     def ready(self) -> bool:
         return all(check() for check in self.readiness_checks)

@@ -19,6 +19,7 @@ from kubegc.api.meta import BOOKMARK, ERROR
 from kubegc.registry import Change, Target, WatchRequest
 from kubegc.registry.generic.rest import Storage, Watcher
 from kubegc.server.context import JSON, ServerContext
+from kubegc.server.faults.stream import guarded
 from kubegc.server.http import Request, StreamResponse
 from kubegc.server.negotiation import Shape, partial_metadata, response_shape
 from kubegc.server.tables import to_table
@@ -69,7 +70,7 @@ async def watch(ctx: ServerContext, request: Request, storage: Storage, t: Targe
 
     response = StreamResponse(status=200, headers={"Content-Type": JSON})
     await registry_watch.start()  # bad requests fail here, before the headers
-    batches = aiter(registry_watch.batches())
+    batches = guarded(aiter(registry_watch.batches()))
     try:
         await response.prepare(request)
         async for batch in batches:

@@ -1,8 +1,9 @@
 """Pod and pod template validation (``pkg/apis/core/validation``: ``ValidatePodSpec``,
 ``validateContainers``, ``ValidatePodTemplateSpec``), for the fields the kubelet simulator,
 the scheduler and the workload controllers read: containers (names, images, ports,
-policies, resource quantities), volumes' names and sources, restart and DNS policies,
-``activeDeadlineSeconds``, node and service account names.
+policies, resource names and quantities, environment variable names), volumes' names and
+sources, restart and DNS policies, ``activeDeadlineSeconds``, node and service account
+names, the keys of ``nodeSelector``, tolerations and topology spread constraints.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from kubegc.api.content import (
 )
 from kubegc.api.errors import field_error
 from kubegc.api.memo import Memo
+from kubegc.registry.groups.core.validation_resources import (
+    validate_container_resource_name,
+    validate_env_names,
+    validate_qualified_key,
+    validate_topology_key,
+)
 from kubegc.registry.validation.common import (
     Causes,
     in_range,
@@ -63,6 +70,8 @@ def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
                          required_list=False)
     causes += _containers(spec.get("containers") or [], f"{path}.containers", seen)
     causes += _volumes(spec.get("volumes") or [], f"{path}.volumes")
+    causes += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
+    causes += _scheduling_keys(spec, path)
     restart = spec.get("restartPolicy")
     if restart is not None:
         causes += one_of(restart, f"{path}.restartPolicy", RESTART_POLICIES, allow_empty=False)
@@ -76,6 +85,26 @@ def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
         if value:
             causes += [invalid(f"{path}.{key}", value, msg) for msg in check(value)]
     return causes
+
+
+def _scheduling_keys(spec: dict[str, Any], path: str) -> Causes:
+    """The keys of tolerations (``ValidateTolerations``) and topology spread constraints
+    (``validateTopologyKey``)."""
+    causes: Causes = []
+    for i, toleration in _items(spec.get("tolerations")):
+        if toleration.get("key"):
+            causes += validate_qualified_key(toleration["key"], f"{path}.tolerations[{i}].key")
+    for i, constraint in _items(spec.get("topologySpreadConstraints")):
+        causes += validate_topology_key(constraint.get("topologyKey"),
+                                        f"{path}.topologySpreadConstraints[{i}].topologyKey")
+    return causes
+
+
+def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
+    """The (index, map) items of a list (what is not a map is the decoder's to refuse)."""
+    if not isinstance(value, list):
+        return []
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
 
 
 def _containers(containers: list[Any], path: str, seen: set[str], *,
@@ -93,6 +122,7 @@ def _containers(containers: list[Any], path: str, seen: set[str], *,
         causes += one_of(container.get("terminationMessagePolicy"),
                          f"{item}.terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES)
         causes += _ports(container.get("ports") or [], f"{item}.ports")
+        causes += validate_env_names(container.get("env"), f"{item}.env")
         causes += _resources(mapping(container, "resources"), f"{item}.resources")
     return causes
 
@@ -132,10 +162,12 @@ def _ports(ports: list[Any], path: str) -> Causes:
 
 
 def _resources(resources: dict[str, Any], path: str) -> Causes:
-    """Quantities may not be negative (``ValidateNonnegativeQuantity``)."""
+    """``ValidateContainerResourceRequirements``: container resource names, quantities
+    not negative (``ValidateNonnegativeQuantity``)."""
     causes: Causes = []
     for part in ("limits", "requests"):
         for name, quantity in mapping(resources, part).items():
+            causes += validate_container_resource_name(str(name), f"{path}.{part}[{name}]")
             if str(quantity).strip().startswith("-"):
                 causes.append(invalid(f"{path}.{part}[{name}]", str(quantity),
                                       "must be greater than or equal to 0"))

@@ -1,0 +1,187 @@
+"""The active faults and where they act on the request path.
+
+``FaultRegistry.serve`` wraps the route of every authorized resource request (app.py):
+with no fault set it costs a dict test (and, for a write, one request-log entry). A fault
+that answers a request (``error``, ``delay``, ``hang``) acts before the route runs, so an
+injected error writes nothing; watch faults act on the stream (``stream.WatchGuard``).
+
+Single writer: everything here runs on the server's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import replace
+from datetime import datetime
+
+from kubegc.api import errors
+from kubegc.api.auth import Attributes
+from kubegc.api.errors import StatusError
+from kubegc.server.faults.actions import body_name, injected_error
+from kubegc.server.faults.model import WATCH_ACTIONS, Fault, parse_fault
+from kubegc.server.faults.requestlog import WRITE_VERBS, LoggedRequest, RequestLog
+from kubegc.server.http import AnyResponse, Request
+
+Route = Callable[[], Awaitable[AnyResponse]]
+
+#: the watch request being served, for the watch verb's stream (``stream.WatchGuard``)
+current_watch: ContextVar[WatchScope | None] = ContextVar("kubegc_fault_watch", default=None)
+
+
+class WatchScope:
+    """A watch request as its faults see it."""
+
+    __slots__ = ("attrs", "faults", "resource_version", "user_agent")
+
+    def __init__(self, faults: FaultRegistry, attrs: Attributes, user_agent: str,
+                 resource_version: str) -> None:
+        self.faults = faults
+        self.attrs = attrs
+        self.user_agent = user_agent
+        self.resource_version = resource_version
+
+
+class FaultRegistry:
+    def __init__(self, *, now: Callable[[], datetime], revision: Callable[[], int]) -> None:
+        self._faults: dict[str, Fault] = {}
+        self._ids = itertools.count(1)
+        self._now = now
+        self._revision = revision
+        self.log = RequestLog()
+        #: set (and replaced) when the faults change: open watches look again
+        self.changed = asyncio.Event()
+
+    # -- the API of /debug/kubegc/faults --------------------------------------------
+
+    def add(self, doc: object) -> Fault:
+        fault = parse_fault(doc, str(next(self._ids)), self._revision())
+        self._faults[fault.id] = fault
+        self._notify()
+        return fault
+
+    def remove(self, fault_id: str) -> Fault | None:
+        fault = self._faults.pop(fault_id, None)
+        if fault is not None:
+            fault.cleared.set()
+            self._notify()
+        return fault
+
+    def clear(self) -> None:
+        for fault_id in list(self._faults):
+            self.remove(fault_id)
+
+    def __iter__(self) -> Iterator[Fault]:
+        return iter(list(self._faults.values()))
+
+    def __bool__(self) -> bool:
+        return bool(self._faults)
+
+    def fire(self, fault: Fault) -> None:
+        """Count one answer of ``fault``; a fault with a ``count`` is gone when used up,
+        but a ``hang`` that is stays (matching nothing more) until cleared: what it hung
+        goes on then."""
+        fault.fired += 1
+        if fault.exhausted and fault.action.type != "hang":
+            self.remove(fault.id)
+
+    def matching(self, attrs: Attributes, user_agent: str, types: frozenset[str]
+                 ) -> Iterator[Fault]:
+        for fault in list(self._faults.values()):
+            if (fault.action.type in types and not fault.exhausted
+                    and fault.match.matches(attrs, user_agent)):
+                yield fault
+
+    def _notify(self) -> None:
+        changed, self.changed = self.changed, asyncio.Event()
+        changed.set()
+
+    # -- the request path -----------------------------------------------------------
+
+    async def serve(self, attrs: Attributes, request: Request, route: Route) -> AnyResponse:
+        """``route``'s answer, or the answer of a fault that matches the request."""
+        if not attrs.resource_request:
+            return await route()
+        verb = attrs.verb
+        if verb == "watch":
+            user_agent = request.headers.get("User-Agent", "")
+            token = current_watch.set(WatchScope(
+                self, attrs, user_agent, request.query.get("resourceVersion", "")))
+            try:
+                return await self._faulted(attrs, request, route)
+            finally:
+                current_watch.reset(token)
+        if verb in WRITE_VERBS:
+            return await self._logged(attrs, request, route)
+        if not self._faults:
+            return await route()
+        return await self._faulted(attrs, request, route)
+
+    async def _logged(self, attrs: Attributes, request: Request, route: Route
+                      ) -> AnyResponse:
+        answered: list[Fault] = []
+        code = 500
+        try:
+            response = await self._faulted(attrs, request, route, answered)
+            code = response.status
+            return response
+        except StatusError as e:
+            code = e.code
+            raise
+        finally:
+            if attrs.verb == "create" and not attrs.name:
+                attrs = replace(attrs, name=body_name(request))
+            self.log.append(LoggedRequest(
+                self._now(), attrs, request.headers.get("User-Agent", ""),
+                request.query.get("fieldManager", ""), code,
+                answered[0].id if answered else None))
+
+    async def _faulted(self, attrs: Attributes, request: Request, route: Route,
+                       answered: list[Fault] | None = None) -> AnyResponse:
+        if not self._faults:
+            return await route()
+        user_agent = request.headers.get("User-Agent", "")
+        if attrs.verb == "list":
+            self._check_expired_list(attrs, user_agent, request.query.get("resourceVersion", ""))
+        for fault in self.matching(attrs, user_agent, _ANSWERING):
+            if not fault.admits():
+                continue
+            self.fire(fault)
+            if answered is not None:
+                answered.append(fault)
+            action = fault.action
+            if action.type == "error":
+                raise injected_error(fault, attrs, request)
+            if action.type == "delay":
+                await asyncio.sleep(action.seconds)
+            else:  # hang: until the fault is cleared
+                await fault.cleared.wait()
+            break
+        return await route()
+
+    def _check_expired_list(self, attrs: Attributes, user_agent: str, rv: str) -> None:
+        """An ``expireWatch`` fault expires LISTs at a resourceVersion older than the
+        storage's when it was set: upstream's ``NewResourceExpired`` of a list whose
+        continue or resourceVersion the cache no longer has."""
+        revision = _revision_of(rv)
+        if revision is None:
+            return
+        for fault in self.matching(attrs, user_agent, _EXPIRING):
+            if revision < fault.revision and fault.admits():
+                self.fire(fault)
+                raise errors.resource_expired(
+                    "The resourceVersion for the provided list is too old.")
+
+
+_ANSWERING = frozenset({"error", "delay", "hang"})
+_EXPIRING = frozenset({"expireWatch"})
+assert not (_ANSWERING & WATCH_ACTIONS)
+
+
+def _revision_of(rv: str) -> int | None:
+    """The revision a request's resourceVersion asks for; None for "" and "0" (any)."""
+    if not rv or rv == "0" or not rv.isdigit():
+        return None
+    return int(rv)

@@ -1,0 +1,86 @@
+"""Resource names, environment variable names and scheduling keys as upstream's
+``pkg/apis/core/validation`` words its refusals (messages only; the e2e tests see them
+in Statuses)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubegc.registry.groups.core.validation_resources import (
+    validate_container_resource_name,
+    validate_env_names,
+    validate_limit_range_resource_name,
+    validate_quota_resource_name,
+    validate_topology_key,
+)
+
+NOT_STANDARD = "must be a standard resource type or fully qualified"
+NOT_FOR_CONTAINERS = "must be a standard resource for containers"
+
+
+def _messages(causes: list[object]) -> list[str]:
+    return [getattr(c, "message", "") for c in causes]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    pytest.param("cpu", [], id="standard"),
+    pytest.param("hugepages-2Mi", [], id="huge-pages"),
+    pytest.param("nvidia.com/gpu", [], id="extended"),
+    pytest.param("example.com/a", [], id="extended-other-domain"),
+    pytest.param("kubernetes.io/x", [], id="native-with-domain"),
+    pytest.param("pods", [NOT_FOR_CONTAINERS], id="standard-but-not-for-containers"),
+    pytest.param("foo", [NOT_STANDARD, NOT_FOR_CONTAINERS], id="unknown-without-domain"),
+    pytest.param("requests.example.com/a", ["doesn't follow extended resource name standard"],
+                 id="requests-prefix"),
+])
+def test_container_resource_names(name: str, expected: list[str]) -> None:
+    messages = _messages(validate_container_resource_name(name, "limits[x]"))
+    assert [m.split(": ", 2)[-1] for m in messages] == expected
+
+
+def test_a_resource_name_that_is_not_qualified_says_so_first() -> None:
+    messages = _messages(validate_container_resource_name("a b", "limits[a b]"))
+    assert messages[0].startswith('Invalid value: "a b": name part must consist of')
+    assert messages[-1].endswith(NOT_FOR_CONTAINERS)
+
+
+def test_quota_and_limit_range_names() -> None:
+    assert validate_quota_resource_name("requests.storage", "hard[x]") == []
+    assert _messages(validate_quota_resource_name("storage", "hard[x]"))[-1].endswith(
+        "must be a standard resource for quota")
+    assert validate_limit_range_resource_name("PersistentVolumeClaim", "storage", "max[x]") == []
+    assert _messages(validate_limit_range_resource_name("Container", "storage", "max[x]"))[
+        -1].endswith(NOT_FOR_CONTAINERS)
+
+
+@pytest.mark.parametrize(("name", "fails"), [
+    pytest.param("PATH", False, id="plain"),
+    pytest.param("1-a.b c", False, id="relaxed-printable"),
+    pytest.param("A=B", True, id="equals"),
+    pytest.param("caf\u00e9", True, id="not-ascii"),
+    pytest.param("a\tb", True, id="not-printable"),
+])
+def test_env_names_are_relaxed(name: str, fails: bool) -> None:
+    assert bool(validate_env_names([{"name": name}], "env")) is fails
+
+
+def test_env_name_is_required_and_topology_key_too() -> None:
+    assert _messages(validate_env_names([{"value": "x"}], "env")) == ["Required value"]
+    assert _messages(validate_topology_key("", "k")) == ["Required value: can not be empty"]
+    assert validate_topology_key("kubernetes.io/hostname", "k") == []
+
+
+def test_node_taints_and_quota_names() -> None:
+    from kubegc.registry.groups.core.validation_resources import (
+        validate_node,
+        validate_resource_quota,
+    )
+
+    node = {"spec": {"taints": [{"key": "k", "effect": "NoExecute"}, {"key": "a b"},
+                                {"key": "k2", "effect": "Later"}]}}
+    assert [(c.field, c.message.split(":")[0]) for c in validate_node(node)] == [
+        ("spec.taints[1].key", "Invalid value"), ("spec.taints[1].effect", "Required value"),
+        ("spec.taints[2].effect", "Unsupported value")]
+    quota = {"spec": {"hard": {"pods": "1", "requests.example.com/gpu": "1", "count/jobs.batch":
+                               "2", "storage": "1Gi"}}}
+    assert [c.field for c in validate_resource_quota(quota)] == ["spec.hard[storage]"]
