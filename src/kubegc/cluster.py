@@ -50,6 +50,7 @@ from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.authn.x509 import x509_authenticator
 from kubegc.server.context import DebugHandler
+from kubegc.server.fault_endpoints import CONTROLLERS_PATH, controllers_handler
 from kubegc.server.http import Request, Response
 from kubegc.server.tls import (
     CLIENT_CERT_VALIDITY,
@@ -302,6 +303,8 @@ class Cluster:
             self.server.add_debug_handler("/debug/controllers", _documents_handler(manager))
             self.server.add_debug_handler("/debug/kubegc/settle", self._settle_handler)
             self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)
+            self.server.add_debug_handler(CONTROLLERS_PATH, controllers_handler(
+                manager.paused, manager.pause))
         if self.registry is not None:
             self.registry.catalog_listeners.append(manager.on_catalog_change)
 

@@ -7,7 +7,8 @@ Code under test can run as any user or ServiceAccount: on a cluster serving TLS
 (a client certificate signed by the cluster's CA), and ``kubernetes_client(path)`` opens
 the official client with one; on any cluster, ``client_for`` gives the in-process client
 as a user. What the identity may do is the cluster's authorizer's to say, as for any
-request.
+request. ``admission_webhook(name, handler)`` registers a Python callable as an admission
+webhook (``webhooks.py``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from kubegc.component.config import (
     LeaderElectionConfiguration,
 )
 from kubegc.storage import parse_storage
+from kubegc.testing import webhooks
 from kubegc.testing.kubeconfig import default_kubeconfig
 
 T = TypeVar("T")
@@ -130,6 +132,17 @@ class Cluster:
     def client(self) -> Any:
         """The in-process ``LocalClient`` (use it on the cluster's loop)."""
         return self.cluster.client
+
+    def admission_webhook(self, name: str, handler: webhooks.Handler) -> dict[str, Any]:
+        """Register an in-process admission webhook (``kubegc.testing.webhooks``) and return
+        the ``clientConfig`` that names it in a Validating/MutatingWebhookConfiguration;
+        registering the same name again replaces the handler."""
+        registry = self.cluster.registry
+        if registry is None:
+            raise RuntimeError("cluster not started")
+        registry.admission.webhooks.client.in_process[webhooks.url_of(name)] = (
+            webhooks.wrapped(handler))
+        return {"url": webhooks.url_of(name)}
 
     def default_kubeconfig(self, kubeconfig: Path | None = None,
                            ) -> contextlib.AbstractContextManager[None]:

@@ -25,6 +25,7 @@ from kubegc.api.clock import format_time
 from kubegc.api.features import ORDERED_NAMESPACE_DELETION, FeatureGate
 from kubegc.api.meta import GC_FINALIZERS, finalizers_of, is_being_deleted
 from kubegc.api.types import Obj
+from kubegc.tools.doctor.apiservices import api_service_causes, discovery_failure
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.findings import (
     Cause,
@@ -99,7 +100,16 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
     for cause, detail in webhooks.items():
         next_steps.insert(0, detail.next[0])
         fix[:0] = [f"{cause.what}: {step}" for step in detail.fix]
-    causes = {**webhooks, **_causes(ctx, ns, removers, holders, held_otherwise=bool(webhooks))}
+    # an unavailable aggregated API comes first: nothing is finalized before discovery works
+    unavailable = api_service_causes(ctx.inv, ns)
+    for detail in unavailable.values():
+        next_steps.insert(0, detail.next[0])
+        fix[:0] = detail.fix
+    if not unavailable and discovery_failure(ns) is not None:
+        next_steps.insert(0, "the namespace controller retries discovery; the namespace "
+                             "goes once every group can be discovered")
+    causes = {**unavailable, **webhooks, **_causes(ctx, ns, removers, holders,
+                                                   held_otherwise=bool(webhooks or unavailable))}
     young = timing.overdue < ctx.options.stuck_after
     return Finding(FindingKind.DELETING_NAMESPACE if young else FindingKind.STUCK_NAMESPACE,
                    severity_of_deletion(young, causes), ref,
