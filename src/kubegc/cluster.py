@@ -50,6 +50,7 @@ from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.authn.x509 import x509_authenticator
 from kubegc.server.context import DebugHandler
+from kubegc.server.fault_endpoints import CONTROLLERS_PATH, controllers_handler
 from kubegc.server.http import Request, Response
 from kubegc.server.tls import (
     CLIENT_CERT_VALIDITY,
@@ -203,7 +204,8 @@ class Cluster:
             await self.registry.ensure_rbac_policy()
         self.client = LocalClient(self.registry,
                                   auditor=build_auditor(config.audit, self.clock)
-                                  if config.serve_http else None)
+                                  if config.serve_http else None,
+                                  version=config.effective_version)
         if config.serve_http:
             await self._start_server()
         await self._start_controllers()
@@ -301,6 +303,8 @@ class Cluster:
             self.server.add_debug_handler("/debug/controllers", _documents_handler(manager))
             self.server.add_debug_handler("/debug/kubegc/settle", self._settle_handler)
             self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)
+            self.server.add_debug_handler(CONTROLLERS_PATH, controllers_handler(
+                manager.paused, manager.pause))
         if self.registry is not None:
             self.registry.catalog_listeners.append(manager.on_catalog_change)
 

@@ -14,6 +14,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from kubegc.api.features import FeatureGate
+from kubegc.api.version import BINARY_VERSION, MajorMinor
 from kubegc.cluster_config import ClusterConfig
 from kubegc.component.config import (
     ControllerManagerConfiguration,
@@ -85,7 +87,8 @@ class ClusterSimulationFactory:
         return node_names(count)
 
     @contextlib.asynccontextmanager
-    async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int
+    async def start(self, objects: list[dict[str, Any]], *, clock: Any, nodes: int,
+                    emulated_version: MajorMinor | None = None
                     ) -> AsyncIterator[_ClusterSimulation]:
         from kubegc.cluster import Cluster
         from kubegc.controllermanager import CONTROLLERS
@@ -95,6 +98,9 @@ class ClusterSimulationFactory:
         cluster = Cluster(ClusterConfig(
             storage=MEMORY, serve_http=False, snapshot=objects, clock=clock,
             compaction_interval=0, watch_cache_capacity=PLAN_WATCH_CACHE,
+            # the source's version, whatever kubegc's own: a version outside
+            # --emulated-version's range still has its gates' defaults (pods first or not)
+            feature_gate=FeatureGate(emulated_version or BINARY_VERSION),
             # a plan never calls the cluster's admission webhooks (it must not write to
             # anything outside its simulation)
             disable_admission_plugins=("MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"),
@@ -106,6 +112,13 @@ class ClusterSimulationFactory:
                 # the snapshot's own Lease names another cluster's leader: never wait on it
                 leader_election=LeaderElectionConfiguration(leader_elect=False))))
         await cluster.start()
+        # the snapshot's aggregated APIs as it recorded them: an unavailable one fails
+        # discovery in the simulation as on the cluster (a namespace deletion waits on it)
+        if cluster.registry is not None:
+            cluster.registry.aggregation.load_recorded(
+                [o for o in objects if o.get("kind") == "APIService"
+                 and str(o.get("apiVersion") or "").startswith("apiregistration.k8s.io/")])
+            cluster.registry.discovery_changed()
         try:
             yield _ClusterSimulation(cluster, controllers)
         finally:

@@ -5,7 +5,10 @@ off by default at 1.30-1.32, on from 1.33; KEP-5080).
 The namespace holds a pod kept by a finalizer and a ConfigMap. With the gate on, the
 namespace controller deletes the pod and waits for it to be gone before touching the
 ConfigMap; with it off, both are deleted in the same pass. Releasing the pod then lets the
-namespace go either way.
+namespace go either way. ``kubegc plan`` predicts the same beforehand: it reads the
+server's ``/version`` and simulates that version's order (the gate flipped by
+``--feature-gates`` is not visible through ``/version``: those cases plan the version's
+default).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Server, eventually, start_server, stop_server
+from tests.e2e.test_volumes import deleted, kubegc
 
 HOLD = "example.com/hold"
 
@@ -69,6 +73,10 @@ def test_namespace_deletion_order(case: tuple[str, Server]) -> None:
     eventually(lambda: server.kubectl("get", "pod", "held", "-n", ns, "-o",
                                       "jsonpath={.status.phase}").stdout == "Running",
                what="the pod running")
+    planned = kubegc(server, "plan", "delete", f"namespace/{ns}")
+    assert planned["verdict"]["completes"] is False  # the pod's finalizer holds it
+    if name in ("1.32", "1.33"):  # the version's default order, as planned
+        assert ("ConfigMap/settings" in deleted(planned)) is not ORDERED[name], planned
     server.kubectl("delete", "namespace", ns, "--wait=false")
     # the pod is deleted and stays, held by its finalizer
     eventually(lambda: server.kubectl("get", "pod", "held", "-n", ns, "-o",
@@ -77,6 +85,14 @@ def test_namespace_deletion_order(case: tuple[str, Server]) -> None:
     condition = eventually(lambda: _condition(server, ns, "NamespaceContentRemaining"),
                            what="NamespaceContentRemaining")
     assert "pods. has 1 resource instances" in condition["message"]
+    if name in ("1.32", "1.33"):  # the doctor reads the order of the version too
+        server.settle()
+        doctor = kubegc(server, "doctor")
+        (finding,) = [f for f in doctor["findings"] if f["object"]["kind"] == "Namespace"
+                      and f["object"]["name"] == ns]
+        said = " ".join(finding["facts"])
+        assert ("pods first: Kubernetes 1.33 deletes a namespace's pods first" in said) is (
+            ORDERED[name]), finding
     if ORDERED[name]:
         server.settle()
         # pods first: the ConfigMap is left alone while the pod remains

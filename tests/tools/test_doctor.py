@@ -220,3 +220,39 @@ async def test_ages_follow_a_cluster_clock_that_runs_ahead() -> None:
                 if f.kind is FindingKind.STUCK_DELETION] == found
     assert report.now.isoformat() == "2026-01-01T02:05:00+00:00"
     assert "the cluster's clock is 1h55m ahead of this machine's" in report.notes[0]
+
+
+def _terminating_namespace_with_a_held_pod() -> list[dict[str, object]]:
+    deleting = {"deletionTimestamp": "2026-01-01T00:00:00Z"}
+    return [
+        {"apiVersion": "v1", "kind": "Namespace",
+         "metadata": {"name": "shop", "uid": "ns", **deleting},
+         "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Terminating"}},
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": "web", "namespace": "shop", "uid": "p",
+                      "finalizers": ["example.com/hold"], **deleting}},
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "settings", "namespace": "shop", "uid": "cm"}},
+    ]
+
+
+@pytest.mark.parametrize("version,pods_first", [
+    (None, True),  # a dump: the content says the pods go first
+    ("1.33", True), ("1.32", False)])
+async def test_a_namespace_deleting_pods_first_says_the_rest_waits_for_them(
+        version: str | None, pods_first: bool) -> None:
+    from dataclasses import replace
+
+    from kubegc.api.version import parse_version
+
+    inv = await inventory_of(_terminating_namespace_with_a_held_pod())
+    if version is not None:
+        inv = replace(inv, emulated_version=parse_version(version))
+    report = diagnose(inv)
+    (finding,) = [f for f in report.findings if f.object.kind == "Namespace"]
+    said = " ".join(finding.facts)
+    assert ("pods first" in said) is pods_first, finding.facts
+    if pods_first:
+        assert "1 other object waits for 1 pod" in said
+        assert finding.next[0] == ("the rest of the content is deleted once these pods are "
+                                   "gone: Pod/web -n shop")

@@ -14,7 +14,7 @@ import enum
 from abc import abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from kubegc.api.meta import DeleteOptions as DeleteOptions
 from kubegc.api.meta import EventType
@@ -88,6 +88,17 @@ class WatchOptions:
     allow_bookmarks: bool = False
     timeout_seconds: int = 0
     extra: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class VersionReader(Protocol):
+    """A client that can read the server's ``/version`` (``RestClient``, ``LocalClient``;
+    a dump cannot)."""
+
+    async def version(self) -> Obj:
+        """The ``version.Info`` document: ``major``, ``minor``, ``gitVersion`` and, from
+        1.33, ``emulationMajor``/``emulationMinor``."""
+        ...
 
 
 class Client(Protocol):

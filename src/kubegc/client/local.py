@@ -18,6 +18,7 @@ from kubegc.api.auth import APISERVER, Attributes, Decision, UserInfo, as_user
 from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
+from kubegc.api.version import EffectiveVersion
 from kubegc.client.aggregated import is_remote, remote_call
 from kubegc.client.interface import (
     APIResource,
@@ -89,8 +90,10 @@ def remote_api_resource(group: str, version: str, r: dict[str, Any]) -> APIResou
 class LocalClient(Client):
     def __init__(self, registry: Registry, *, field_manager: str = "",
                  user: UserInfo | None = None, auditor: Auditor | None = None,
-                 user_agent: str = DEFAULT_USER_AGENT) -> None:
-        """``field_manager`` "" (the default) records no managedFields for this client's
+                 user_agent: str = DEFAULT_USER_AGENT,
+                 version: EffectiveVersion | None = None) -> None:
+        """``version``: what ``version()`` reports (the server's ``--emulated-version``).
+        ``field_manager`` "" (the default) records no managedFields for this client's
         writes: in-process controllers write often, and the bookkeeping costs more than the
         write itself (bench/README.md); name a manager to have its fields tracked.
 
@@ -104,12 +107,18 @@ class LocalClient(Client):
         #: request upstream's controllers make over HTTP; None: no auditing
         self.auditor = auditor
         self.user_agent = user_agent
+        self.effective_version = version or EffectiveVersion()
 
     def as_user(self, user: UserInfo, *, field_manager: str | None = None) -> LocalClient:
         """The same registry, as ``user`` (a controller's own identity)."""
         return LocalClient(self.registry, user=user, field_manager=(
             self.field_manager if field_manager is None else field_manager),
-            auditor=self.auditor, user_agent=user_agent_of(user))
+            auditor=self.auditor, user_agent=user_agent_of(user),
+            version=self.effective_version)
+
+    async def version(self) -> Obj:
+        """``GET /version``, as the server answers it."""
+        return self.effective_version.info(KUBERNETES_VERSION)
 
     async def _audited(self, gvr: GroupVersionResource, namespace: str, verb: str,
                        name: str, call: Callable[[Target], Awaitable[Obj]], *,

@@ -50,6 +50,7 @@ from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext, DebugDocument
 from kubegc.component.deletions import InMemoryDeletionSink
 from kubegc.controllermanager.descriptors import CONTROLLERS, ControllerDescriptor
+from kubegc.controllermanager.pausing import Gate, GatedClient
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,8 @@ class ControllerManager:
         #: the deleting controllers' ``Deletion``s, with ``config.deletions_in_memory``
         self.deletions = InMemoryDeletionSink() if config.deletions_in_memory else None
         self.controllers: list[Controller] = []
+        #: one gate per selected component, kept across leader terms (pausing.py)
+        self.gates = {name: Gate() for name in self.names}
         self._service_account_uids: dict[str, str] = {}
         self.identity = identity or new_identity()
         self.recorder = EventRecorder(self.client, component=COMPONENT, clock=clock)
@@ -148,17 +151,21 @@ class ControllerManager:
             # components stopped (LeaderElector.run releases only then)
             release_on_cancel=True, recorder=self.recorder)
 
-    def _build(self, descriptor: ControllerDescriptor, informers: SharedInformerFactory
-               ) -> Controller:
+    def _build(self, name: str, informers: SharedInformerFactory) -> Controller:
         """The component, from a context of its own (what upstream's start functions
         receive); the component never sees the manager."""
+        descriptor = CONTROLLERS[name]
         constructor = descriptor.constructor
         return constructor(ControllerContext(
-            client=self._client_for(descriptor), clock=self.clock, informer_factory=informers,
+            client=self._client_for(name, descriptor), clock=self.clock, informer_factory=informers,
             options=descriptor.options(self.config), component=constructor.component,
             deletions=self.deletions, features=self.config.feature_gate))
 
-    def _client_for(self, descriptor: ControllerDescriptor) -> Client:
+    def _client_for(self, name: str, descriptor: ControllerDescriptor) -> Client:
+        """The component's own client, behind its gate (``pause``)."""
+        return GatedClient(self._identity_client(descriptor), self.gates[name])
+
+    def _identity_client(self, descriptor: ControllerDescriptor) -> Client:
         """The component's own identity on the server's registry (``descriptors``); any
         other client as it is."""
         if not isinstance(self.client, IdentityClient):
@@ -240,7 +247,7 @@ class ControllerManager:
             self.informers = informers = SharedInformerFactory(self.client, clock=self.clock)
             await self._ensure_service_accounts(
                 [CONTROLLERS[name].service_account for name in self.names])
-            built = [self._build(CONTROLLERS[name], informers) for name in self.names]
+            built = [self._build(name, informers) for name in self.names]
             for controller in built:
                 self.controllers.append(controller)
                 await controller.start()
@@ -322,7 +329,20 @@ class ControllerManager:
     def is_idle(self) -> bool:
         return (not self._changing and self.recorder.is_idle()
                 and all(i.is_idle() for i in self.informers.informers())
-                and all(c.is_idle() for c in self.controllers))
+                and all(c.is_idle() or self._paused(c) for c in self.controllers))
+
+    def _paused(self, controller: Controller) -> bool:
+        gate = self.gates.get(controller.name)
+        return gate is not None and gate.paused
+
+    def pause(self, name: str, paused: bool) -> None:
+        """Pause or resume the component ``name`` (KeyError: not one of this manager's).
+        A paused one counts as idle: ``settle`` does not wait for it."""
+        self.gates[name].set_paused(paused)
+
+    def paused(self) -> dict[str, bool]:
+        """Every selected component, and whether it is paused."""
+        return {name: gate.paused for name, gate in self.gates.items()}
 
     def on_catalog_change(self) -> None:
         for controller in self.controllers:

@@ -25,7 +25,7 @@ from kubegc.server.authn import (
     static_token,
 )
 from kubegc.server.context import DebugHandler, ServerContext
-from kubegc.server.faults.endpoints import (
+from kubegc.server.fault_endpoints import (
     FAULTS_PATH,
     REQUESTS_PATH,
     faults_handler,

@@ -24,6 +24,7 @@ objects show it (``cluster_time``: the latest time it wrote) whenever that is ah
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,11 +34,14 @@ from kubegc.api.content import is_valid_label_value
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
+from kubegc.api.version import MajorMinor, emulated_version_of
 from kubegc.client.dump import DumpClient
-from kubegc.client.interface import APIResource, Client, ListOptions
+from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
 from kubegc.controllers.deletionrecords import DELETION_RECORDS, LABEL_NAMESPACE, LABEL_UID
 from kubegc.tools.model import ObjRef, group_of, human_duration
 from kubegc.tools.wellformed import InputProblem, well_formed
+
+log = logging.getLogger(__name__)
 
 #: (done, total, what) — called after each resource is read.
 ProgressFn = Callable[[int, int, str], None]
@@ -78,6 +82,9 @@ class Inventory:
     #: uid -> evidence that an object with that uid existed though it is not read now:
     #: kubegc's DeletionRecords about it, Events about it (``existed``)
     history: dict[str, str] = field(default_factory=dict)
+    #: the Kubernetes version the cluster behaves as (its ``/version``: the emulated
+    #: version from 1.33, else ``major.minor``); None: unknown (a dump)
+    emulated_version: MajorMinor | None = None
     #: fields of the objects read that break the API's schema, left out of ``objects``
     #: (``wellformed``)
     problems: list[InputProblem] = field(default_factory=list)
@@ -302,7 +309,7 @@ async def read_inventory(
     objects, problems = well_formed(objects, now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,
-                    problems=problems)
+                    problems=problems, emulated_version=await _emulated_version(client))
     if isinstance(client, DumpClient):  # the records a dump holds are all there is
         if any((r.group, r.resource) == RECORDS for r in resources):
             for record in client.shared_items(DELETION_RECORDS):
@@ -310,6 +317,17 @@ async def read_inventory(
     elif any((r.group, r.resource) == RECORDS for r in resources):
         await _read_records_of_absent_owners(client, inv)
     return inv
+
+
+async def _emulated_version(client: Client) -> MajorMinor | None:
+    """The version the cluster says it behaves as; None when it cannot say."""
+    if not isinstance(client, VersionReader):
+        return None
+    try:
+        return emulated_version_of(await client.version())
+    except Exception:  # an old or odd /version: the ordering then defaults
+        log.debug("could not read /version", exc_info=True)
+        return None
 
 
 def _absent_owner_uids(inv: Inventory) -> list[str]:

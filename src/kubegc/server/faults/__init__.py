@@ -6,7 +6,8 @@ docs/faults.md has a recipe per fault).
   called by ``app._serve`` after authorization), and the request log;
 * ``actions``: the Status an ``error`` fault answers, as kube-apiserver writes it;
 * ``stream``: faults on open watches (``closeWatch``, ``expireWatch``, ``hang``);
-* ``endpoints``: ``/debug/kubegc/faults`` and ``/debug/kubegc/requests`` (system:masters).
+* ``kubegc.server.fault_endpoints`` serves them: ``/debug/kubegc/faults``,
+  ``/debug/kubegc/requests``, ``/debug/kubegc/controllers`` (system:masters).
 
 A fault lives in the server's memory only: it never outlives the server and never
 touches stored data.

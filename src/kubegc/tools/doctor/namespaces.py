@@ -9,6 +9,12 @@ always an object inside with a finalizer nobody removes. The fix is therefore al
 the content (or on an admission webhook that refuses its DELETEs: ``webhooks.py``), never
 ``/finalize`` on the namespace (that drops the records of the objects
 inside without their controllers' clean-up).
+
+The order is the cluster's version's (docs/versions.md): from 1.33 (``OrderedNamespaceDeletion``,
+KEP-5080) the pods go first and nothing else is deleted while one remains, so the other
+content waits for the pods, which are then what to look at; before 1.33 everything is
+deleted at once. A dump says no version: its content then tells (pods being deleted next
+to content that is not yet).
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from __future__ import annotations
 from collections import Counter
 
 from kubegc.api.clock import format_time
+from kubegc.api.features import ORDERED_NAMESPACE_DELETION, FeatureGate
 from kubegc.api.meta import GC_FINALIZERS, finalizers_of, is_being_deleted
 from kubegc.api.types import Obj
+from kubegc.tools.doctor.apiservices import api_service_causes, discovery_failure
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.findings import (
     Cause,
@@ -84,11 +92,24 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
             facts.append("finalizers on that content: " + ", ".join(
                 f"{f} in {n} object{'s' if n > 1 else ''}" for f, n in sorted(held.items())))
     next_steps, fix = _advice(ctx, name, removers, holders)
+    pods_first = _pods_first(ctx, content)
+    if pods_first:
+        facts.append(pods_first[0])
+        next_steps.insert(0, pods_first[1])
     webhooks = webhook_causes(ctx, ns)
     for cause, detail in webhooks.items():
         next_steps.insert(0, detail.next[0])
         fix[:0] = [f"{cause.what}: {step}" for step in detail.fix]
-    causes = {**webhooks, **_causes(ctx, ns, removers, holders, held_otherwise=bool(webhooks))}
+    # an unavailable aggregated API comes first: nothing is finalized before discovery works
+    unavailable = api_service_causes(ctx.inv, ns)
+    for detail in unavailable.values():
+        next_steps.insert(0, detail.next[0])
+        fix[:0] = detail.fix
+    if not unavailable and discovery_failure(ns) is not None:
+        next_steps.insert(0, "the namespace controller retries discovery; the namespace "
+                             "goes once every group can be discovered")
+    causes = {**unavailable, **webhooks, **_causes(ctx, ns, removers, holders,
+                                                   held_otherwise=bool(webhooks or unavailable))}
     young = timing.overdue < ctx.options.stuck_after
     return Finding(FindingKind.DELETING_NAMESPACE if young else FindingKind.STUCK_NAMESPACE,
                    severity_of_deletion(young, causes), ref,
@@ -99,6 +120,32 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
                                      timing.deleting_for, timing.grace_seconds),
                    removers=removers, related=sorted(ObjRef.of(o) for o in holders),
                    causes=causes)
+
+
+def _pods_first(ctx: Context, content: list[Obj]) -> tuple[str, str] | None:
+    """(fact, next step) when the namespace controller deletes pods first and pods remain
+    while other content waits its turn; None otherwise."""
+    pods = [o for o in content if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
+    waiting = [o for o in content if o.get("kind") != "Pod" and not is_being_deleted(o)]
+    if not pods or not waiting:
+        return None
+    version = ctx.inv.emulated_version
+    if version is not None:
+        if not FeatureGate(version).enabled(ORDERED_NAMESPACE_DELETION):
+            return None
+        why = f"Kubernetes {version} deletes a namespace's pods first"
+    elif any(is_being_deleted(p) for p in pods):
+        why = ("the pods are being deleted and the rest not yet: Kubernetes 1.33+ deletes "
+               "a namespace's pods first")
+    else:
+        return None
+    names = ", ".join(str(ObjRef.of(p)) for p in pods[:5]) + (
+        f" and {len(pods) - 5} more" if len(pods) > 5 else "")
+    return (f"pods first: {why} (OrderedNamespaceDeletion, KEP-5080) and deletes nothing "
+            f"else while one remains; {len(waiting)} other object"
+            f"{'s wait' if len(waiting) > 1 else ' waits'} for {len(pods)} pod"
+            f"{'s' if len(pods) > 1 else ''}",
+            f"the rest of the content is deleted once these pods are gone: {names}")
 
 
 def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj], *,

@@ -138,7 +138,8 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
     report.notes.extend(_eviction_notes(inv, target))
     limit = horizon if horizon is not None else default_horizon(scope)
     assumed: dict[tuple[str, str], str] = {}
-    async with factory.start(prepared.objects, clock=clock, nodes=prepared.nodes) as sim:
+    async with factory.start(prepared.objects, clock=clock, nodes=prepared.nodes,
+                             emulated_version=inv.emulated_version) as sim:
         report.controllers = list(sim.controllers)
         report.skipped = sorted(ObjRef.of(o) for o in sim.skipped)
         missing = [c for c in PLAN_CONTROLLERS if c not in sim.controllers]

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from kubegc.api.clock import ManualClock
 from kubegc.api.types import Obj
+from kubegc.api.version import MajorMinor
 from kubegc.client.interface import Client
 from kubegc.component.deletions import Deletion
 from kubegc.controllers.garbagecollector.records import DeletionRecord
@@ -73,6 +74,9 @@ class SimulationFactory(Protocol):
         """The names of the ``count`` nodes whose pods the kubelet simulator runs."""
 
     @abstractmethod
-    def start(self, objects: list[Obj], *, clock: ManualClock, nodes: int
+    def start(self, objects: list[Obj], *, clock: ManualClock, nodes: int,
+              emulated_version: MajorMinor | None = None
               ) -> AbstractAsyncContextManager[Simulation]:
-        """Start a simulation loaded with ``objects``; stopped when the context exits."""
+        """Start a simulation loaded with ``objects``, behaving as Kubernetes
+        ``emulated_version`` (the feature gates' defaults at it: the namespace controller's
+        order; None: kubegc's own version); stopped when the context exits."""

@@ -1,8 +1,10 @@
-"""``/debug/kubegc/faults[/{id}]`` and ``/debug/kubegc/requests``: for ``system:masters``
+"""``/debug/kubegc/faults[/{id}]``, ``/debug/kubegc/requests`` and
+``/debug/kubegc/controllers[/{name}]``: for ``system:masters``
 only (a user another group or RBAC lets reach ``/debug/*`` still gets 403)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 import orjson
@@ -76,4 +78,37 @@ def requests_handler(faults: FaultRegistry) -> DebugHandler:
                                          ) from None
         entries = faults.log.select(user=q.get("user") or None, since=since)
         return json_response({"items": [e.to_dict() for e in entries]})
+    return handle
+
+
+CONTROLLERS_PATH = "/debug/kubegc/controllers"
+
+
+def controllers_handler(paused: Callable[[], dict[str, bool]],
+                        pause: Callable[[str, bool], None]) -> DebugHandler:
+    """``GET /debug/kubegc/controllers`` → ``{"items": [{"name", "paused"}]}``;
+    ``POST /debug/kubegc/controllers/{name}`` ``{"paused": bool}`` pauses or resumes one
+    (the composition root hands the controller manager's ``paused`` and ``pause``)."""
+    async def handle(request: Request) -> AnyResponse:
+        require_masters(request)
+        name = request.path.rstrip("/")[len(CONTROLLERS_PATH):].strip("/")
+        states = paused()
+        if request.method in ("GET", "HEAD") and not name:
+            return json_response({"items": [{"name": n, "paused": p}
+                                            for n, p in states.items()]})
+        if name not in states:
+            raise errors.StatusError(404, "NotFound", f'controller "{name}" not found')
+        if request.method in ("GET", "HEAD"):
+            return json_response({"name": name, "paused": states[name]})
+        if request.method not in ("POST", "PUT"):
+            raise errors.StatusError(405, "MethodNotAllowed",
+                                     f"{request.method} is not supported on {request.path}")
+        try:
+            doc = orjson.loads(await request.read() or b"null")
+        except orjson.JSONDecodeError:
+            doc = None
+        if not isinstance(doc, dict) or not isinstance(doc.get("paused"), bool):
+            raise errors.bad_request('the body must be {"paused": true|false}')
+        pause(name, doc["paused"])
+        return json_response({"name": name, "paused": doc["paused"]})
     return handle
