@@ -46,11 +46,13 @@ VALID: dict[str, dict[str, Any]] = {
                                    "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/x"}}},
     "namespaces": {},
     "limitranges": {"spec": {"limits": [{"type": "Container"}]}},
+    "resourcequotas": {"spec": {"hard": {"pods": "10"}}},
+    "nodes": {"spec": {"unschedulable": True}},
 }
 GROUPS = {"deployments": "apis/apps/v1", "statefulsets": "apis/apps/v1",
           "daemonsets": "apis/apps/v1", "jobs": "apis/batch/v1", "cronjobs": "apis/batch/v1",
           "leases": "apis/coordination.k8s.io/v1", "eventsv1": "apis/events.k8s.io/v1"}
-CLUSTER_SCOPED = ("persistentvolumes", "namespaces")
+CLUSTER_SCOPED = ("persistentvolumes", "namespaces", "nodes")
 BIG = "x" * (1024 * 1024 + 1)
 
 LONG_ANNOTATION = {"metadata": {"annotations": {"a": "x" * (256 * 1024)}}}
@@ -242,6 +244,16 @@ CASES = [
     create("limitranges", {"spec": {"limits": [{"type": "Container", "max": {"foo": "1"}}]}},
            'spec.limits[0].max[foo]: Invalid value: "foo": must be a standard resource type or '
            "fully qualified", id="limit-range-resource-name"),
+    create("resourcequotas", {"spec": {"hard": {"storage": "1Gi"}}},
+           'spec.hard[storage]: Invalid value: "storage": must be a standard resource for quota',
+           id="quota-resource-name"),
+    create("resourcequotas", {"spec": {"hard": {"requests.example.com/gpu": "1"}}}, "",
+           code=201, id="quota-extended-resource"),
+    create("nodes", {"spec": {"taints": [{"key": "a b", "effect": "NoSchedule"}]}},
+           f'spec.taints[0].key: Invalid value: "a b": {QUALIFIED}', id="node-taint-key"),
+    update("nodes", {"spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},
+           'spec.taints[0].effect: Unsupported value: "Sometimes": supported values: '
+           '"NoSchedule", "PreferNoSchedule", "NoExecute"', id="node-taint-effect-by-patch"),
     create("leases", {"spec": {"leaseDurationSeconds": 0}}, "spec.leaseDurationSeconds: "
            "Invalid value: 0: must be greater than 0", id="lease-zero-duration"),
     create("namespaces", {"metadata": {"name": "UPPER"}},

@@ -160,3 +160,30 @@ async def test_prestop_hooks_give_a_bound_not_t0() -> None:
         assert "up to t+30.0s, the end of its grace period" in text, (gone.to_dict(), text)
         assert gone.latest is not None and gone.time <= gone.latest
         assert gone.latest == pytest.approx(30.0, abs=1.0)
+
+
+PV = GroupVersionResource("", "v1", "persistentvolumes")
+CM = GroupVersionResource("", "v1", "configmaps")
+
+
+async def test_a_cluster_scoped_dependent_of_a_namespaced_owner_stays_and_is_listed() -> None:
+    async with Cluster() as cluster:
+        c = cluster.client
+        boss = await c.create(CM, {"metadata": {"name": "boss"}}, namespace="default")
+        await c.create(PV, {"metadata": {"name": "pv", "ownerReferences": [{
+            "apiVersion": "v1", "kind": "ConfigMap", "name": "boss",
+            "uid": boss["metadata"]["uid"]}]},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                     "hostPath": {"path": "/tmp"}}})
+        await cluster.asettle(10)
+        report = await plan(cluster, boss)
+        (stays,) = report.survivors
+        assert (stays.object.kind, stays.object.name) == ("PersistentVolume", "pv")
+        assert [o.name for o in stays.dangling] == ["boss"]
+        assert report.verdict is not None and "OwnerRefInvalidNamespace" in report.verdict.text
+        assert "stays" in report.verdict.text, report.verdict.text
+        # and so it does
+        await c.delete(CM, "boss", namespace="default")
+        await cluster.asettle(10)
+        pv = await c.get(PV, "pv")
+        assert not pv["metadata"].get("deletionTimestamp")

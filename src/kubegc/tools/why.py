@@ -42,6 +42,7 @@ from kubegc.tools.audit_log import AuditDeletion, deletions_of, describe
 from kubegc.tools.doctor import DoctorOptions, Finding
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.malformed import malformed_findings
+from kubegc.tools.doctor.namespaces import namespace_finding
 from kubegc.tools.doctor.ownerrefs import ownerref_findings
 from kubegc.tools.doctor.stuck import stuck_finding
 from kubegc.tools.inventory import Inventory
@@ -158,7 +159,8 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
         report.state = state_of(live, inv.now)
         ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
         if report.state.terminating:
-            report.findings.append(stuck_finding(ctx, live))
+            report.findings.append(namespace_finding(ctx, live) if _is_namespace(live)
+                                   else stuck_finding(ctx, live))
         report.findings.extend(f for f in ownerref_findings(ctx)
                                if f.object.uid == query.uid)
     report.findings.extend(malformed_findings(inv, query))
@@ -337,12 +339,23 @@ def _evicted(report: WhyReport) -> str:
             f"(pods/eviction, at {last.time}, {last.reason}): {last.message}")
 
 
+def _is_namespace(obj: Obj) -> bool:
+    return obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1"
+
+
 def _held_by(report: WhyReport) -> str:
-    """What keeps it, from the doctor's answer."""
+    """What keeps it, from the doctor's answer: its finalizers, and an unavailable
+    APIService when that is what keeps them (a namespace's ``kubernetes`` finalizer)."""
     state = report.state
-    if state is None or not state.finalizers:
+    if state is None:
         return ""
-    return "; it waits for its finalizers: " + ", ".join(state.finalizers)
+    held = ("; it waits for its finalizers: " + ", ".join(state.finalizers)
+            if state.finalizers else "")
+    for finding in report.findings:
+        for cause, detail in finding.causes.items():
+            if cause.object is not None and cause.object.kind == "APIService":
+                held += f"; {cause.what} — fix: " + "; ".join(detail.fix)
+    return held
 
 
 async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, depth: int) -> None:

@@ -72,10 +72,14 @@ class Survivor:
     object: ObjRef
     lost: tuple[ObjRef, ...]  # owners whose references were removed
     kept_by: tuple[ObjRef, ...]  # owners that remain (empty: orphaned)
+    #: deleted owners it keeps a reference to, which the garbage collector never acts on
+    #: (a cluster-scoped dependent of a namespaced owner: OwnerRefInvalidNamespace)
+    dangling: tuple[ObjRef, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"object": self.object.to_dict(), "lostOwners": [o.to_dict() for o in self.lost],
-                "keptBy": [o.to_dict() for o in self.kept_by]}
+                "keptBy": [o.to_dict() for o in self.kept_by],
+                "danglingOwners": [o.to_dict() for o in self.dangling]}
 
 
 @dataclass(frozen=True, slots=True)

@@ -221,21 +221,27 @@ class Timeline:
         return all(u in deleted for u in _refs(dep))
 
     def survivors(self, end: dict[str, Obj]) -> list[Survivor]:
-        """Objects that lost a reference and stay (not deleting at the end), with the
-        owners that still keep them (none: orphaned)."""
+        """Objects that lost a reference, or keep one to an owner this delete removed, and
+        stay (not deleting at the end), with the owners that still keep them (none:
+        orphaned) and the references to deleted owners the garbage collector never acts on
+        (``dangling``: a cluster-scoped dependent of a namespaced owner)."""
         out = []
+        deleted = {s.object.uid for s in self.steps if s.action is StepAction.DELETED}
         for uid, old in self.before.items():
             now = end.get(uid)
             if now is None or (now.get("metadata") or {}).get("deletionTimestamp"):
                 continue  # gone, or going: it does not stay
             lost = [r for u, r in _refs(old).items() if u not in _refs(now)]
-            if not lost:
+            dangling = [r for u, r in _refs(now).items() if u in deleted and u not in end]
+            if not lost and not dangling:
                 continue
             ns = namespace_of(old)
             kept = tuple(ObjRef.from_owner_ref(r, ns) for u, r in _refs(now).items()
                          if u in end)
+            gone = tuple(self.ref(self.before[str(r.get("uid"))]) if str(r.get("uid"))
+                         in self.before else ObjRef.from_owner_ref(r, ns) for r in dangling)
             out.append(Survivor(self.ref(old), tuple(ObjRef.from_owner_ref(r, ns) for r in lost),
-                                kept))
+                                kept, gone))
         return sorted(out, key=lambda s: s.object)
 
 

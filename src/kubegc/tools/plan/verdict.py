@@ -98,9 +98,14 @@ def _stays(report: PlanReport) -> str:
     n = len(report.survivors)
     if not n:
         return ""
-    orphaned = sum(1 for s in report.survivors if not s.kept_by)
+    orphaned = sum(1 for s in report.survivors if not s.kept_by and not s.dangling)
+    dangling = sum(1 for s in report.survivors if s.dangling and not s.kept_by)
+    kept = n - orphaned - dangling
     parts = [f"{orphaned:,} orphaned" if orphaned else "",
-             f"{n - orphaned:,} kept by another owner" if n - orphaned else ""]
+             f"{kept:,} kept by another owner" if kept else "",
+             f"{dangling:,} keeping a reference to a deleted owner that the garbage collector "
+             "never acts on: a cluster-scoped dependent of a namespaced owner, "
+             "OwnerRefInvalidNamespace" if dangling else ""]
     verb = "loses an owner and stays" if n == 1 else "lose an owner and stay"
     return f"; {_count(n, 'object')} {verb} ({', '.join(p for p in parts if p)})"
 

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from kubegc.tools.model import human_duration
 from kubegc.tools.plan import PlanReport, Step, StepAction
-from kubegc.tools.plan.report import KindCount
+from kubegc.tools.plan.report import KindCount, Survivor
 from kubegc.tools.render.style import Style
 from kubegc.tools.render.text_doctor import render_finding
 
@@ -75,6 +75,21 @@ def _list(style: Style, label: str, lines: list[str], more: str) -> list[str]:
     return out
 
 
+def _survivor(s: Survivor) -> str:
+    parts = []
+    if s.lost:
+        parts.append(f"its reference to {', '.join(o.short for o in s.lost)} is removed")
+    if s.dangling:
+        parts.append(f"it keeps its reference to {', '.join(o.short for o in s.dangling)}, "
+                     "deleted: the garbage collector never collects a cluster-scoped dependent "
+                     "of a namespaced owner (OwnerRefInvalidNamespace)")
+    if s.kept_by:
+        parts.append(f"kept by {', '.join(o.short for o in s.kept_by)}")
+    elif not s.dangling:
+        parts.append("orphaned: no owner left")
+    return f"{s.object}: " + "; ".join(parts)
+
+
 def _verdict(report: PlanReport, style: Style) -> list[str]:
     verdict = report.verdict
     if verdict is None:
@@ -87,11 +102,8 @@ def _verdict(report: PlanReport, style: Style) -> list[str]:
     deleted, more = _shown(report.deleted, style, limit)
     out += _list(style, "goes", [str(d) for d in deleted] or ["nothing"], more)
     survivors, more = _shown(report.survivors, style, limit)
-    out += _list(style, "stays", [
-        f"{s.object}: its reference to {', '.join(o.short for o in s.lost)} is removed; "
-        + (f"kept by {', '.join(o.short for o in s.kept_by)}" if s.kept_by
-           else "orphaned: no owner left") for s in survivors]
-        or ["nothing loses an owner and stays"], more)
+    out += _list(style, "stays", [_survivor(s) for s in survivors]
+                 or ["nothing loses an owner and stays"], more)
     hangs, more = _shown(verdict.hangs, style, limit)
     out += _list(style, "hangs", [
         f"{h.object} — " + "; ".join(

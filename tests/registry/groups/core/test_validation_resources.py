@@ -68,3 +68,19 @@ def test_env_name_is_required_and_topology_key_too() -> None:
     assert _messages(validate_env_names([{"value": "x"}], "env")) == ["Required value"]
     assert _messages(validate_topology_key("", "k")) == ["Required value: can not be empty"]
     assert validate_topology_key("kubernetes.io/hostname", "k") == []
+
+
+def test_node_taints_and_quota_names() -> None:
+    from kubegc.registry.groups.core.validation_resources import (
+        validate_node,
+        validate_resource_quota,
+    )
+
+    node = {"spec": {"taints": [{"key": "k", "effect": "NoExecute"}, {"key": "a b"},
+                                {"key": "k2", "effect": "Later"}]}}
+    assert [(c.field, c.message.split(":")[0]) for c in validate_node(node)] == [
+        ("spec.taints[1].key", "Invalid value"), ("spec.taints[1].effect", "Required value"),
+        ("spec.taints[2].effect", "Unsupported value")]
+    quota = {"spec": {"hard": {"pods": "1", "requests.example.com/gpu": "1", "count/jobs.batch":
+                               "2", "storage": "1Gi"}}}
+    assert [c.field for c in validate_resource_quota(quota)] == ["spec.hard[storage]"]

@@ -28,6 +28,7 @@ from kubegc.registry.generic.strategy import (
 from kubegc.registry.groups.core import defaults, namespace, pod, quota
 from kubegc.registry.groups.core import validation as v
 from kubegc.registry.groups.core import validation_pods as pv
+from kubegc.registry.groups.core import validation_resources as rv
 from kubegc.registry.groups.core import validation_volumes as vv
 from kubegc.registry.groups.core.binding import BindingREST, LegacyBindingREST
 from kubegc.registry.groups.core.componentstatus import ComponentStatusREST
@@ -97,7 +98,8 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
             validate=v.validate_replication_controller,
             defaulter=keeping_zero_status(defaults.default_replicationcontroller, _RC_STATUS)),
             status=True, scale=True, table=printers.REPLICATION_CONTROLLER),
-        stored(ctx, builtin("", "nodes"), Strategy(tracks_generation=False), status=True,
+        stored(ctx, builtin("", "nodes"), Strategy(
+            tracks_generation=False, validate=rv.validate_node), status=True,
             table=printers.NODE),
         stored(ctx, builtin("", "persistentvolumes"), Strategy(
             tracks_generation=False, return_deleted_object=True,
@@ -120,6 +122,7 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
             defaulter=quota.default_limit_range), table=printers.NAME_AND_CREATED_AT),
         stored(ctx, builtin("", "resourcequotas"), Strategy(
             tracks_generation=False, prepare_for_create=empty_status,
+            validate=rv.validate_resource_quota,
             return_deleted_object=True), status=True, table=printers.RESOURCE_QUOTA),
         Resource(builtin("", "componentstatuses"), ComponentStatusREST(healthy),
             table=printers.COMPONENT_STATUS),

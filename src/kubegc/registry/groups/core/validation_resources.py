@@ -1,7 +1,8 @@
 """Resource names and the other map keys of pod specs, as ``pkg/apis/core/validation``
 checks them: ``validateResourceName``, ``validateContainerResourceName`` (container
 ``limits``/``requests``), ``validateResourceQuotaResourceName`` (a quota's ``hard``),
-``validateLimitRangeResourceName``, with the name sets of ``pkg/apis/core/helper``
+``validateLimitRangeResourceName``, a node's taint keys (``validateNodeTaints``), with the
+name sets of ``pkg/apis/core/helper``
 (``IsStandardResourceName``, ``IsStandardContainerResourceName``,
 ``IsStandardQuotaResourceName``, ``IsNativeResource``, ``IsExtendedResourceName``); and
 ``ValidateEnv``'s variable names (``IsRelaxedEnvVarName``: the
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubegc.api.content import is_qualified_name
-from kubegc.registry.validation.common import Causes, invalid, required
+from kubegc.registry.validation.common import Causes, invalid, not_supported, required
 
 STANDARD_CONTAINER_RESOURCES = frozenset(("cpu", "memory", "ephemeral-storage"))
 _COUNTED = ("pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
@@ -69,13 +70,10 @@ def validate_container_resource_name(name: str, path: str) -> Causes:
 
 
 def validate_quota_resource_name(name: str, path: str) -> Causes:
-    """``validateResourceQuotaResourceName``."""
+    """``ValidateResourceQuotaResourceName`` (``requests.example.com/gpu`` is one)."""
     causes = validate_resource_name(name, path)
-    if "/" not in name:
-        if not (name in STANDARD_QUOTA_RESOURCES or _quota_huge_pages(name)):
-            causes.append(invalid(path, name, "must be a standard resource for quota"))
-    elif not _native(name) and not _extended(name):
-        causes.append(invalid(path, name, "doesn't follow extended resource name standard"))
+    if "/" not in name and not (name in STANDARD_QUOTA_RESOURCES or _quota_huge_pages(name)):
+        causes.append(invalid(path, name, "must be a standard resource for quota"))
     return causes
 
 
@@ -110,4 +108,35 @@ def validate_env_names(env: Any, path: str) -> Causes:
             causes.append(required(where))
         elif any(ord(c) > 127 or not c.isprintable() or c == "=" for c in str(name)):
             causes.append(invalid(where, name, RELAXED_ENV_NAME))
+    return causes
+
+
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def validate_node(obj: dict[str, Any]) -> Causes:
+    """``ValidateNode``'s taints (``validateNodeTaints``): a qualified key, a known effect."""
+    spec = obj.get("spec")
+    taints = spec.get("taints") if isinstance(spec, dict) else None
+    causes: Causes = []
+    for i, taint in enumerate(taints if isinstance(taints, list) else []):
+        if not isinstance(taint, dict):
+            continue
+        where = f"spec.taints[{i}]"
+        causes += validate_qualified_key(taint.get("key") or "", f"{where}.key")
+        effect = taint.get("effect") or ""
+        if not effect:
+            causes.append(required(f"{where}.effect"))
+        elif effect not in TAINT_EFFECTS:
+            causes.append(not_supported(f"{where}.effect", effect, TAINT_EFFECTS))
+    return causes
+
+
+def validate_resource_quota(obj: dict[str, Any]) -> Causes:
+    """``ValidateResourceQuotaSpec``'s resource names (``spec.hard``)."""
+    spec = obj.get("spec")
+    hard = spec.get("hard") if isinstance(spec, dict) else None
+    causes: Causes = []
+    for name in hard if isinstance(hard, dict) else {}:
+        causes += validate_quota_resource_name(str(name), f"spec.hard[{name}]")
     return causes
