@@ -48,7 +48,7 @@ from kubegc.tools.doctor.stuck import stuck_finding
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef
 from kubegc.tools.ownership import OwnerGraph
-from kubegc.tools.state import ObjectState, state_of
+from kubegc.tools.state import ObjectState, state_of, terminating_since
 
 EVENTS = GroupVersionResource("", "v1", "events")
 #: owner details (see DeletionRecord owners) worth following: the owner was deleted
@@ -125,6 +125,8 @@ class WhyReport:
     causes: list[WhyReport] = field(default_factory=list)
     conclusion: str = ""
     notes: list[str] = field(default_factory=list)
+    #: how long it has been Terminating, in words (``state.terminating_since``)
+    since: str = ""
     #: from ``--audit-log``: the deletions naming the object, and the DeleteCollections
     #: that may have included it (None: no audit log given)
     audit: tuple[list[AuditDeletion], list[AuditDeletion]] | None = None
@@ -157,6 +159,7 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
     report.notes.extend(inv.notes)
     if live is not None:
         report.state = state_of(live, inv.now)
+        report.since = terminating_since(live, inv.now)
         ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
         if report.state.terminating:
             report.findings.append(namespace_finding(ctx, live) if _is_namespace(live)
@@ -377,6 +380,7 @@ async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, dept
                               report.evidence)
             if live is not None:
                 cause.state = state_of(live, inv.now)
+                cause.since = terminating_since(live, inv.now)
             cause.entries = await _records(client, cause.query)
             await _follow_owners(client, inv, cause, depth - 1)
             cause.conclusion = _conclude(cause)
@@ -387,8 +391,7 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     q = report.query
     deletes = [e for e in report.entries if e.source == "DeletionRecord" and e.action == "delete"]
     if report.state is not None and report.state.terminating:
-        return (f"{q.short} exists and is being deleted (Terminating since "
-                f"{report.state.deletion_timestamp}): "
+        return (f"{q.short} exists and is being deleted ({report.since}): "
                 + _deleted_by(report, deletes, namespace_deleting)
                 + _held_by(report))
     if report.state is not None:
