@@ -20,7 +20,13 @@ from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.types import Obj, clone
 from kubegc.registry.fieldmanager import record_update
-from kubegc.registry.generic.attributes import Attributes, create_attributes, update_attributes
+from kubegc.registry.generic.attributes import (
+    NoWebhooks,
+    WebhookChain,
+    admit_by_webhooks,
+    create_attributes,
+    update_attributes,
+)
 from kubegc.registry.generic.checks import (
     check_fields,
     validate_object_meta,
@@ -60,7 +66,7 @@ _MAX_GENERATE_ATTEMPTS = 8
 UpdateFn = Callable[[Obj], Awaitable[Any]]
 
 
-class AdmissionChain(Protocol):
+class AdmissionChain(WebhookChain, Protocol):
     """The admission plugins that run, as the store's write paths call them (upstream's
     ``admission.Interface``: mutating, then validating, admission)."""
 
@@ -77,20 +83,8 @@ class AdmissionChain(Protocol):
         """Validating admission of an update (raises the StatusError that refuses it)."""
         ...
 
-    def webhooks_active(self) -> bool:
-        """Whether admission webhooks may be called (else no ``Attributes`` are built)."""
-        ...
 
-    async def admit_webhooks(self, a: Attributes) -> None:
-        """Mutating webhooks (a patch replaces ``a.obj``)."""
-        ...
-
-    async def validate_webhooks(self, a: Attributes) -> None:
-        """Validating webhooks (raises the StatusError that refuses the write)."""
-        ...
-
-
-class NoAdmission:
+class NoAdmission(NoWebhooks):
     """No admission plugin runs."""
 
     def admit(self, t: Target, obj: Obj, *, old: Obj | None = None) -> None:
@@ -100,15 +94,6 @@ class NoAdmission:
         return None
 
     def validate_update(self, t: Target, obj: Obj, old: Obj, *, subresource: str) -> None:
-        return None
-
-    def webhooks_active(self) -> bool:
-        return False
-
-    async def admit_webhooks(self, a: Attributes) -> None:
-        return None
-
-    async def validate_webhooks(self, a: Attributes) -> None:
         return None
 
 
@@ -192,9 +177,8 @@ class Store:
         self.admission.admit(t, obj)  # mutating admission: after the field manager
         webhooks = self.admission.webhooks_active()
         if webhooks:
-            a = create_attributes(t, obj, dry_run=dry_run, field_manager=field_manager)
-            await self.admission.admit_webhooks(a)
-            obj = a.obj if a.obj is not None else obj
+            obj = await admit_by_webhooks(self.admission, create_attributes(
+                t, obj, dry_run=dry_run, field_manager=field_manager), strategy.defaulter) or obj
             meta = obj["metadata"]
         self._check_write(t, strategy, "", obj, None)
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
@@ -394,10 +378,9 @@ class Store:
             self.admission.admit(t, new, old=old)
         webhooks = self.admission.webhooks_active()
         if webhooks:
-            a = update_attributes(t, new, old, subresource=subresource, dry_run=dry_run,
-                                  field_manager=field_manager)
-            await self.admission.admit_webhooks(a)
-            new = a.obj if a.obj is not None else new
+            new = await admit_by_webhooks(self.admission, update_attributes(
+                t, new, old, subresource=subresource, dry_run=dry_run,
+                field_manager=field_manager), strategy.defaulter) or new
             new_meta = new["metadata"]
         if subresource == "":
             self._check_write(t, strategy, old_meta["name"], new, old)
