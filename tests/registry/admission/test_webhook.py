@@ -115,3 +115,34 @@ async def test_webhook_configurations_are_exempt(registry: Registry) -> None:
     with pytest.raises(StatusError) as e:
         await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
     assert e.value.message == 'admission webhook "all" denied the request without explanation'
+
+
+async def test_review_version_is_the_first_the_webhook_accepts(registry: Registry) -> None:
+    _install(registry, VALIDATING, [{"name": "old", "admissionReviewVersions": ["v1beta1"]}])
+    seen = _serve(registry, "old", lambda r: {**_answer(r), "apiVersion": r["apiVersion"]})
+    await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
+    assert seen[-1]["apiVersion"] == "admission.k8s.io/v1beta1"
+    _install(registry, VALIDATING, [{"name": "new", "admissionReviewVersions": ["v2"]}])
+    with pytest.raises(StatusError) as e:
+        await registry.create(target(registry, "configmaps"), manifest("configmaps", "d"))
+    assert "webhook does not accept known AdmissionReview versions ['v2']" in e.value.message
+
+
+@pytest.mark.parametrize("ops", [
+    pytest.param([{"op": "replace", "path": "/kind", "value": "Secret"}], id="kind-changed"),
+    pytest.param([{"op": "remove", "path": "/nothing/here"}], id="bad-path"),
+    pytest.param([{"op": "teleport", "path": "/data"}], id="bad-op"),
+])
+async def test_a_bad_patch_is_an_internal_error(registry: Registry,
+                                                ops: list[dict[str, Any]]) -> None:
+    _install(registry, MUTATING, [{"name": "m"}])
+    _serve(registry, "m", lambda r: _answer(r, **_patch(ops)))
+    with pytest.raises(StatusError) as e:
+        await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
+    assert e.value.code == 500
+
+
+async def test_malformed_warnings_are_dropped(registry: Registry) -> None:
+    _install(registry, VALIDATING, [{"name": "w"}])
+    _serve(registry, "w", lambda r: _answer(r, warnings="not a list"))
+    await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))

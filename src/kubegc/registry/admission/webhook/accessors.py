@@ -37,6 +37,7 @@ class Webhook:
     timeout_seconds: int
     reinvocation_policy: str
     client_config: dict[str, Any]
+    admission_review_versions: tuple[str, ...] = ("v1",)
 
     @property
     def kind(self) -> str:
@@ -71,7 +72,9 @@ def webhooks_of(config: Obj, *, mutating: bool) -> list[Webhook]:
             side_effects=str(hook.get("sideEffects") or ""),
             timeout_seconds=int(hook.get("timeoutSeconds") or 10),
             reinvocation_policy=str(hook.get("reinvocationPolicy") or "Never"),
-            client_config=dict(hook.get("clientConfig") or {})))
+            client_config=dict(hook.get("clientConfig") or {}),
+            admission_review_versions=tuple(
+                str(v) for v in hook.get("admissionReviewVersions") or ["v1"])))
     return out
 
 
