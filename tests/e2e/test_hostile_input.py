@@ -106,6 +106,12 @@ CASES: list[Any] = [
     pytest.param("PUT", "/c1", JSON, b'{"metadata":{"name":"c1"},"data":{"a":' + b'{"a":' * 197
                  + b"1" + b"}" * 199, 400, "BadRequest", "json: cannot unmarshal object into "
                  "Go struct field ConfigMap.data of type string", id="update-data-199-deep"),
+    *(pytest.param("DELETE", "/c1", JSON, b'{"propagationPolicy":' + b'{"a":' * depth + b"1"
+                   + b"}" * (depth + 1), 400, "BadRequest", "the object provided is "
+                   "unrecognized (must be of type DeleteOptions): couldn't get version/kind; "
+                   "json parse error: invalid character '{' exceeded max depth",
+                   id=f"delete-options-{depth}-deep")
+      for depth in (250, 1020, 5000)),
     # valid JSON that is not an object where one is expected
     *(pytest.param(method, path, content_type, body, 400, "BadRequest", text,
                    id=f"{method.lower()}-{content_type.split('/')[1]}-{body.decode()}")
