@@ -112,6 +112,13 @@ class ClusterSimulationFactory:
                 # the snapshot's own Lease names another cluster's leader: never wait on it
                 leader_election=LeaderElectionConfiguration(leader_elect=False))))
         await cluster.start()
+        # the snapshot's aggregated APIs as it recorded them: an unavailable one fails
+        # discovery in the simulation as on the cluster (a namespace deletion waits on it)
+        if cluster.registry is not None:
+            cluster.registry.aggregation.load_recorded(
+                [o for o in objects if o.get("kind") == "APIService"
+                 and str(o.get("apiVersion") or "").startswith("apiregistration.k8s.io/")])
+            cluster.registry.discovery_changed()
         try:
             yield _ClusterSimulation(cluster, controllers)
         finally:

@@ -174,6 +174,11 @@ def test_down_backend_holds_a_namespace_until_it_comes_back(
         assert "configmaps" in listed.stdout and "podmetrics" not in listed.stdout
         aggregated = json.loads(agg_server.kubectl("get", "--raw", "/apis").stdout)
         assert GROUP in [g["name"] for g in aggregated["groups"]]  # legacy: still listed
+        planned = kubegc_json(agg_server, "plan", "delete", "namespace/s2")
+        assert planned["verdict"]["completes"] is False  # as it then happens, below
+        (hang,) = planned["hanging"]
+        assert hang["object"]["name"] == "s2"
+        assert hang["causes"][0]["object"]["name"] == API_SERVICE
         agg_server.kubectl("delete", "namespace", "s2", "--wait=false")
         gv = f"{GROUP}/{VERSION}"
         expected = (f"Discovery failed for some groups, 1 failing: unable to retrieve the "
@@ -194,6 +199,9 @@ def test_down_backend_holds_a_namespace_until_it_comes_back(
         ns = json.loads(agg_server.kubectl("get", "ns", "s2", "-o", "json").stdout)
         assert ns["status"]["phase"] == "Terminating"
         assert ns["spec"]["finalizers"] == ["kubernetes"]
+        why = kubegc_json(agg_server, "why", "namespace/s2")
+        assert f"APIService {API_SERVICE} is unavailable" in why["conclusion"]
+        assert f"kubectl delete apiservice {API_SERVICE}" in why["conclusion"]
         live = doctor(agg_server, "--kubeconfig", str(agg_server.kubeconfig), "-n", "s2")
         dump = agg_server.data_dir / "dump.json"
         dump.write_text(agg_server.kubectl("get", "namespaces,apiservices", "-o", "json").stdout)
@@ -214,6 +222,15 @@ def doctor(server: Server, *args: str) -> dict[str, Any]:
     done = subprocess.run([sys.executable, "-m", "kubegc.cli", "doctor", "-o", "json", *args],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode in (0, 1, 2), done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def kubegc_json(server: Server, *args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", *args, "-o", "json",
+                           "--kubeconfig", str(server.kubeconfig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
     return report
 

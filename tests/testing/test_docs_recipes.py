@@ -21,7 +21,8 @@ def recipe_files() -> dict[str, str]:
 
 def test_the_page_has_the_kopf_recipe() -> None:
     assert set(recipe_files()) == {"mirror_operator.py", "test_operator.py",
-                                   "test_service_account.py"}
+                                   "test_service_account.py", "test_in_process_webhook.py",
+                                   "admission_operator.py", "test_admission.py"}
 
 
 @pytest.mark.slow
@@ -42,6 +43,20 @@ def test_the_service_account_recipe_passes(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          "test_service_account.py"], cwd=tmp_path, capture_output=True, text=True, timeout=180,
+        env={k: v for k, v in __import__("os").environ.items() if k != "KUBECONFIG"})
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "1 passed" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test_file", ["test_in_process_webhook.py", "test_admission.py"])
+def test_the_admission_webhook_recipes_pass(tmp_path: Path, test_file: str) -> None:
+    """An in-process webhook, and kopf's admission handlers with its own HTTPS server."""
+    for name, text in recipe_files().items():
+        (tmp_path / name).write_text(text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file],
+        cwd=tmp_path, capture_output=True, text=True, timeout=180,
         env={k: v for k, v in __import__("os").environ.items() if k != "KUBECONFIG"})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "1 passed" in proc.stdout

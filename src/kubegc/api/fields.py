@@ -175,8 +175,9 @@ def _text(value: Any) -> str:
 
 
 def _pod_fields(pod: Mapping[str, Any]) -> dict[str, str]:
-    pod_ips = _dig(pod, "status", "podIPs") or []
-    pod_ip = pod_ips[0].get("ip", "") if pod_ips else _dig(pod, "status", "podIP")
+    pod_ips = _dig(pod, "status", "podIPs")
+    pod_ip = (_dig(pod_ips[0], "ip") if isinstance(pod_ips, list) and pod_ips
+              else _dig(pod, "status", "podIP"))
     out = {f"spec.{f}": _text(_dig(pod, "spec", f))
            for f in ("nodeName", "restartPolicy", "schedulerName", "serviceAccountName")}
     out["spec.hostNetwork"] = _text(bool(_dig(pod, "spec", "hostNetwork")))
@@ -187,8 +188,7 @@ def _pod_fields(pod: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _core_event_fields(event: Mapping[str, Any]) -> dict[str, str]:
-    involved = event.get("involvedObject") or {}
-    out = {f"involvedObject.{f}": _text(involved.get(f)) for f in _REGARDING}
+    out = {f"involvedObject.{f}": _text(_dig(event, "involvedObject", f)) for f in _REGARDING}
     source = _text(_dig(event, "source", "component")) or _text(event.get("reportingComponent"))
     out.update(reason=_text(event.get("reason")), type=_text(event.get("type")),
                reportingComponent=_text(event.get("reportingComponent")), source=source)
@@ -196,8 +196,7 @@ def _core_event_fields(event: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _events_k8s_io_fields(event: Mapping[str, Any]) -> dict[str, str]:
-    regarding = event.get("regarding") or {}
-    out = {f"regarding.{f}": _text(regarding.get(f)) for f in _REGARDING}
+    out = {f"regarding.{f}": _text(_dig(event, "regarding", f)) for f in _REGARDING}
     out.update(reason=_text(event.get("reason")), type=_text(event.get("type")),
                reportingController=_text(event.get("reportingController")))
     return out

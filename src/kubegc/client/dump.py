@@ -83,6 +83,12 @@ _OTHER_BUILTINS: tuple[tuple[str, str, str, str, bool], ...] = (
 )
 
 
+def _labels(obj: Obj) -> dict[str, str] | None:
+    """An object's labels; None when they are not a map (a dump edited by hand)."""
+    labels = obj["metadata"].get("labels")
+    return labels if isinstance(labels, dict) else None
+
+
 def parse_dump(text: str) -> list[Obj]:
     """The objects of a dump (see the module docstring), lists flattened, in file order.
 
@@ -297,7 +303,7 @@ class DumpClient(Client):
         items = self._select(gvr, namespace)
         if o.label_selector:
             labels = parse_label_selector(o.label_selector)
-            items = [i for i in items if labels.matches(i["metadata"].get("labels"))]
+            items = [i for i in items if labels.matches(_labels(i))]
         if o.field_selector:
             fields = parse_field_selector(o.field_selector)
             items = [i for i in items if fields.matches(object_fields(gvr.group, gvr.resource, i))]

@@ -7,7 +7,8 @@ Code under test can run as any user or ServiceAccount: on a cluster serving TLS
 (a client certificate signed by the cluster's CA), and ``kubernetes_client(path)`` opens
 the official client with one; on any cluster, ``client_for`` gives the in-process client
 as a user. What the identity may do is the cluster's authorizer's to say, as for any
-request.
+request. ``admission_webhook(name, handler)`` registers a Python callable as an admission
+webhook (``webhooks.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import asyncio
 import contextlib
 import tempfile
 import threading
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +30,8 @@ from kubegc.api.auth import (
     split_service_account_username,
 )
 from kubegc.api.clock import Clock, ManualClock, RealClock
+from kubegc.api.features import feature_gate
+from kubegc.api.version import BINARY_VERSION, EffectiveVersion, parse_emulated_version
 from kubegc.client.kubeconfig import save_kubeconfig
 from kubegc.cluster import Cluster as _Cluster
 from kubegc.cluster_config import ClusterConfig
@@ -39,6 +42,7 @@ from kubegc.component.config import (
     LeaderElectionConfiguration,
 )
 from kubegc.storage import parse_storage
+from kubegc.testing import webhooks
 from kubegc.testing.kubeconfig import default_kubeconfig
 
 T = TypeVar("T")
@@ -66,7 +70,12 @@ class Cluster:
 
     ``enable_admission_plugins`` (``kubegc serve --enable-admission-plugins``), e.g.
     ``["OwnerReferencesPermissionEnforcement"]``: test an operator's RBAC for the
-    ownerReferences it sets (``client_for_service_account``) as a hardened cluster checks it."""
+    ownerReferences it sets (``client_for_service_account``) as a hardened cluster checks it.
+
+    ``emulated_version`` and ``feature_gates`` (``kubegc serve --emulated-version``,
+    ``--feature-gates``), e.g. ``emulated_version="1.32"``: test against the behaviour of
+    the Kubernetes version production runs (docs/versions.md); ``ValueError`` with
+    upstream's messages for a version or gate kubegc cannot emulate."""
 
     def __init__(self, *, controllers: Sequence[str] = ("*",), clock: Clock | None = None,
                  storage: str = "memory", data_dir: Path | None = None,
@@ -74,8 +83,16 @@ class Cluster:
                  concurrent_gc_syncs: int = _GC.concurrent_gc_syncs,
                  nodes: int = KubeletConfiguration.nodes,
                  leader_election: LeaderElectionConfiguration | None = None,
-                 tls: bool = False, enable_admission_plugins: Sequence[str] = ()) -> None:
+                 tls: bool = False, enable_admission_plugins: Sequence[str] = (),
+                 emulated_version: str | None = None,
+                 feature_gates: Mapping[str, bool] | None = None) -> None:
         endpoint = parse_storage(storage)  # ValueError before anything is made
+        emulation = (parse_emulated_version(emulated_version) if emulated_version
+                     else BINARY_VERSION)
+        problems = EffectiveVersion(emulation).validate()
+        if problems:
+            raise ValueError("; ".join(problems))
+        gate = feature_gate(emulation, dict(feature_gates or {}))
         self._tmp = tempfile.TemporaryDirectory(prefix="kubegc-")
         root = Path(self._tmp.name)
         self._root = root
@@ -85,7 +102,7 @@ class Cluster:
         self.config = ClusterConfig(
             data_dir=data_dir, storage=endpoint, host="127.0.0.1", port=0, tls=tls,
             kubeconfig=root / "kubeconfig", clock=clock or RealClock(),
-            enable_admission_plugins=tuple(enable_admission_plugins),
+            enable_admission_plugins=tuple(enable_admission_plugins), feature_gate=gate,
             controller_manager=ControllerManagerConfiguration(
                 controllers=list(controllers),
                 leader_election=leader_election or LeaderElectionConfiguration(),
@@ -115,6 +132,17 @@ class Cluster:
     def client(self) -> Any:
         """The in-process ``LocalClient`` (use it on the cluster's loop)."""
         return self.cluster.client
+
+    def admission_webhook(self, name: str, handler: webhooks.Handler) -> dict[str, Any]:
+        """Register an in-process admission webhook (``kubegc.testing.webhooks``) and return
+        the ``clientConfig`` that names it in a Validating/MutatingWebhookConfiguration;
+        registering the same name again replaces the handler."""
+        registry = self.cluster.registry
+        if registry is None:
+            raise RuntimeError("cluster not started")
+        registry.admission.webhooks.client.in_process[webhooks.url_of(name)] = (
+            webhooks.wrapped(handler))
+        return {"url": webhooks.url_of(name)}
 
     def default_kubeconfig(self, kubeconfig: Path | None = None,
                            ) -> contextlib.AbstractContextManager[None]:

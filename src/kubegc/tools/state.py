@@ -7,9 +7,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from kubegc.api.clock import format_time
 from kubegc.api.meta import deletion_timestamp_of, finalizers_of
 from kubegc.api.types import Obj
 from kubegc.tools.model import age, human_duration, timestamp
+
+#: Seconds a deletion may seem to begin after ``now`` before it is called clock skew
+#: (as ``inventory.CLOCK_SKEW_TOLERANCE``).
+SKEW_TOLERANCE = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +101,22 @@ def deletion_timing(obj: Obj, now: datetime) -> DeletionTiming | None:
     return DeletionTiming(stamp, requested, grace, (now - requested).total_seconds(),
                           (now - when).total_seconds())
 
+
+
+def terminating_since(obj: Obj, now: datetime) -> str:
+    """Since when ``obj`` is Terminating, in words, never a time after ``now``: a pod in its
+    grace period says when the delete was asked for and when the period ends; a deletion
+    that seems to begin after ``now`` is said to be in the future (clock skew)."""
+    timing = deletion_timing(obj, now)
+    stamp = deletion_timestamp_of(obj)
+    if timing is None:
+        return f"Terminating (deletionTimestamp {stamp})"
+    ahead = -timing.deleting_for
+    if ahead > SKEW_TOLERANCE:
+        return (f"Terminating, but its deletion begins {human_duration(ahead)} in the future "
+                f"(deletionTimestamp {stamp}, now {format_time(now)}): the cluster's clock is "
+                "ahead of this one's, or --now is too early")
+    if timing.overdue < 0:
+        return (f"Terminating since {format_time(timing.requested)} (grace period of "
+                f"{timing.grace_seconds}s, ends at {stamp})")
+    return f"Terminating since {stamp}"

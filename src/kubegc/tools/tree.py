@@ -1,11 +1,12 @@
 """``kubegc tree``: the owner tree of an object, like kubectl-tree.
 
 ``build_tree(inv, root)`` follows dependents (objects whose ownerReferences name the
-node's uid, as the garbage collector links them); ``owners=True`` follows ownerReferences
-upwards instead. Each node carries the object's state (ready, status, Terminating,
-finalizers) and the edge's flags (controller, blockOwnerDeletion) and validity as the GC
-judges it (``ownership.RefState``). An object with several owners appears under each;
-a cycle is cut where it repeats (``repeated``).
+node's uid, as the garbage collector links them) and, below a Namespace, the objects in it
+(what the namespace controller deletes with it, and what holds it until they are gone);
+``owners=True`` follows ownerReferences upwards instead. Each node carries the object's
+state (ready, status, Terminating, finalizers) and the edge's flags (controller,
+blockOwnerDeletion) and validity as the GC judges it (``ownership.RefState``). An object
+with several owners appears under each; a cycle is cut where it repeats (``repeated``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,18 @@ class EdgeInfo:
     controller: bool
     block_owner_deletion: bool
     ref_state: RefState
+    #: "ownerReference", or "namespace": an object in the namespace above it, which the
+    #: namespace controller deletes with it (``deleteAllContent``) and which holds it
+    #: until gone
+    via: str = "ownerReference"
 
     def to_dict(self) -> dict[str, Any]:
         return {"controller": self.controller, "blockOwnerDeletion": self.block_owner_deletion,
-                "reference": self.ref_state.value}
+                "reference": self.ref_state.value, "via": self.via}
+
+
+#: The namespace's content, as a Namespace's edge to it.
+IN_NAMESPACE = EdgeInfo(False, False, RefState.OK, "namespace")
 
 
 @dataclass
@@ -76,6 +85,8 @@ def build_tree(inv: Inventory, root: Obj, *, owners: bool = False, source: str =
         _grow_owners(inv, root, node, {uid_of(root)})
     else:
         _grow_dependents(inv, graph, root, node, {uid_of(root)})
+        if root.get("kind") == "Namespace" and root.get("apiVersion") == "v1":
+            _grow_content(inv, graph, root, node)
     shown = {(n.object.kind, n.object.namespace, n.object.name) for n in node.walk()}
     problems = [p for p in inv.problems
                 if (p.object.kind, p.object.namespace, p.object.name) in shown]
@@ -97,6 +108,22 @@ def _grow_dependents(inv: Inventory, graph: OwnerGraph, obj: Obj, node: TreeNode
             child.repeated = True
             continue
         _grow_dependents(inv, graph, dep, child, path | {uid_of(dep)})
+
+
+def _grow_content(inv: Inventory, graph: OwnerGraph, ns: Obj, node: TreeNode) -> None:
+    """A namespace's content (what holds its deletion until gone: the namespace
+    controller's ``deleteAllContent``): each object of the namespace that no object of
+    the namespace owns, with its dependents below it. Events are left out (they hold
+    nothing and would drown the rest)."""
+    name = str((ns.get("metadata") or {}).get("name") or "")
+    content = [o for o in inv.in_namespace(name) if o.get("kind") != "Event"]
+    here = {uid_of(o) for o in content}
+    tops = sorted((o for o in content if not any(
+        str(r.get("uid") or "") in here for r in owner_references_of(o))), key=ObjRef.of)
+    for obj in tops:
+        child = TreeNode(ObjRef.of(obj), state_of(obj, inv.now), IN_NAMESPACE)
+        node.children.append(child)
+        _grow_dependents(inv, graph, obj, child, {uid_of(ns), uid_of(obj)})
 
 
 def _grow_owners(inv: Inventory, obj: Obj, node: TreeNode, path: set[str]) -> None:

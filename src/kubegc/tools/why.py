@@ -42,12 +42,13 @@ from kubegc.tools.audit_log import AuditDeletion, deletions_of, describe
 from kubegc.tools.doctor import DoctorOptions, Finding
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.malformed import malformed_findings
+from kubegc.tools.doctor.namespaces import namespace_finding
 from kubegc.tools.doctor.ownerrefs import ownerref_findings
 from kubegc.tools.doctor.stuck import stuck_finding
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef
 from kubegc.tools.ownership import OwnerGraph
-from kubegc.tools.state import ObjectState, state_of
+from kubegc.tools.state import ObjectState, state_of, terminating_since
 
 EVENTS = GroupVersionResource("", "v1", "events")
 #: owner details (see DeletionRecord owners) worth following: the owner was deleted
@@ -124,6 +125,8 @@ class WhyReport:
     causes: list[WhyReport] = field(default_factory=list)
     conclusion: str = ""
     notes: list[str] = field(default_factory=list)
+    #: how long it has been Terminating, in words (``state.terminating_since``)
+    since: str = ""
     #: from ``--audit-log``: the deletions naming the object, and the DeleteCollections
     #: that may have included it (None: no audit log given)
     audit: tuple[list[AuditDeletion], list[AuditDeletion]] | None = None
@@ -156,9 +159,11 @@ async def explain(client: Client, inv: Inventory, resource: APIResource | None, 
     report.notes.extend(inv.notes)
     if live is not None:
         report.state = state_of(live, inv.now)
+        report.since = terminating_since(live, inv.now)
         ctx = Context(inv, OwnerGraph(inv), options or DoctorOptions())
         if report.state.terminating:
-            report.findings.append(stuck_finding(ctx, live))
+            report.findings.append(namespace_finding(ctx, live) if _is_namespace(live)
+                                   else stuck_finding(ctx, live))
         report.findings.extend(f for f in ownerref_findings(ctx)
                                if f.object.uid == query.uid)
     report.findings.extend(malformed_findings(inv, query))
@@ -337,12 +342,23 @@ def _evicted(report: WhyReport) -> str:
             f"(pods/eviction, at {last.time}, {last.reason}): {last.message}")
 
 
+def _is_namespace(obj: Obj) -> bool:
+    return obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1"
+
+
 def _held_by(report: WhyReport) -> str:
-    """What keeps it, from the doctor's answer."""
+    """What keeps it, from the doctor's answer: its finalizers, and an unavailable
+    APIService when that is what keeps them (a namespace's ``kubernetes`` finalizer)."""
     state = report.state
-    if state is None or not state.finalizers:
+    if state is None:
         return ""
-    return "; it waits for its finalizers: " + ", ".join(state.finalizers)
+    held = ("; it waits for its finalizers: " + ", ".join(state.finalizers)
+            if state.finalizers else "")
+    for finding in report.findings:
+        for cause, detail in finding.causes.items():
+            if cause.object is not None and cause.object.kind == "APIService":
+                held += f"; {cause.what} — fix: " + "; ".join(detail.fix)
+    return held
 
 
 async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, depth: int) -> None:
@@ -364,6 +380,7 @@ async def _follow_owners(client: Client, inv: Inventory, report: WhyReport, dept
                               report.evidence)
             if live is not None:
                 cause.state = state_of(live, inv.now)
+                cause.since = terminating_since(live, inv.now)
             cause.entries = await _records(client, cause.query)
             await _follow_owners(client, inv, cause, depth - 1)
             cause.conclusion = _conclude(cause)
@@ -374,8 +391,7 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     q = report.query
     deletes = [e for e in report.entries if e.source == "DeletionRecord" and e.action == "delete"]
     if report.state is not None and report.state.terminating:
-        return (f"{q.short} exists and is being deleted (Terminating since "
-                f"{report.state.deletion_timestamp}): "
+        return (f"{q.short} exists and is being deleted ({report.since}): "
                 + _deleted_by(report, deletes, namespace_deleting)
                 + _held_by(report))
     if report.state is not None:

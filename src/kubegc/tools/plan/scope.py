@@ -17,7 +17,8 @@ Node brings the pods bound to it (pod GC deletes them once it is gone).
 A PersistentVolumeClaim brings the pods of its namespace whose volumes name it, and a pod
 the claims it names: the pvc-protection controller releases a claim being deleted only once
 no pod uses it (``kubegc.tools.volumes``). Every CRD is loaded (instances need it to be
-served), and the Namespace of each object kept.
+served), every APIService with a ``spec.service`` (an unavailable one fails discovery,
+which holds every namespace being deleted), and the Namespace of each object kept.
 
 Objects outside the scope have no ownership path to the delete: nothing the simulated
 controllers do to them can depend on it, so leaving them out changes no step of the plan —
@@ -136,6 +137,9 @@ def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None) 
             scope.add(pod)
     for crd in inv.of_kind("apiextensions.k8s.io", "CustomResourceDefinition"):
         scope.add(crd)
+    for api_service in inv.of_kind("apiregistration.k8s.io", "APIService"):
+        if isinstance((api_service.get("spec") or {}).get("service"), dict):
+            scope.add(api_service)  # an unavailable one holds every namespace deletion
     while scope.todo:
         scope.expand(scope.todo.popleft())
     out = [o for o in inv.objects if id(o) in scope.kept]

@@ -21,7 +21,9 @@ def _rows(node: TreeNode, prefix: str, branch: str, rows: list[tuple[TreeNode, s
 
 def notes(node: TreeNode) -> str:
     parts = []
-    if node.edge is not None:
+    if node.edge is not None and node.edge.via == "namespace":
+        parts.append("in the namespace")
+    elif node.edge is not None:
         if node.edge.ref_state not in (RefState.OK, RefState.WAITING):
             parts.append(f"reference {node.edge.ref_state.value}")
         if node.edge.controller:

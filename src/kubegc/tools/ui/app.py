@@ -47,8 +47,9 @@ from kubegc.tools.plan import SimulationFactory
 from kubegc.tools.resolve import UnknownKind
 from kubegc.tools.ui import answers
 from kubegc.tools.ui.auth import Sessions
-from kubegc.tools.ui.feed import Feed
+from kubegc.tools.ui.feed import Feed, external
 from kubegc.tools.ui.live import LiveObjects, object_id
+from kubegc.tools.ui.views import node_of
 
 log = logging.getLogger(__name__)
 
@@ -239,8 +240,12 @@ class UIApp:
             return UIResponse(content_type="text/event-stream",
                               stream=self._stream(key, view, query.get("namespace", "")))
         if what == "find":
-            obj = answers.find(live, query.get("q", ""), query.get("namespace", ""))
-            return _json({"id": object_id(obj)})
+            namespace = query.get("namespace", "")
+            obj = answers.find(live, query.get("q", ""), namespace)
+            node = node_of(obj, live.clock.now())
+            # a cluster-scoped object found from a namespace's page: the page draws it
+            return _json({"id": object_id(obj), "node": external(node) if namespace and
+                          node["namespace"] != namespace else node})
         if what == "details":
             return _json(await answers.details(live, query.get("id", "")))
         if what == "whatif":

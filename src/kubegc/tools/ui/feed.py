@@ -55,6 +55,12 @@ def sse(event: str, data: Any) -> bytes:
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
 
 
+def external(node: dict[str, Any]) -> dict[str, Any]:
+    """A node outside the namespace a page shows (an owner there, or an object found by
+    the search): drawn, not counted. A copy: nodes are shared by every page."""
+    return {**node, "external": True}
+
+
 class Stream:
     def __init__(self, namespace: str) -> None:
         self.namespace = namespace
@@ -65,6 +71,11 @@ class Stream:
     def wants(self, node: dict[str, Any], referenced: set[str]) -> bool:
         return not self.namespace or node["namespace"] == self.namespace or (
             node["uid"] in referenced)
+
+    def shown_as(self, node: dict[str, Any]) -> dict[str, Any]:
+        """The node as this page shows it: outside its namespace, ``external``."""
+        return external(node) if self.namespace and node["namespace"] != self.namespace \
+            else node
 
     def put(self, message: bytes) -> None:
         if self.stale:
@@ -133,7 +144,8 @@ class Feed:
         objects = self.live.objects()
         referenced = self._referenced(stream.namespace, objects) if stream.namespace else set()
         now = self.live.clock.now()
-        nodes = [n for n in (node_of(o, now) for o in objects) if stream.wants(n, referenced)]
+        nodes = [stream.shown_as(n) for n in (node_of(o, now) for o in objects)
+                 if stream.wants(n, referenced)]
         stream.shown = {n["id"] for n in nodes}
         return sse("snapshot", {"source": self.live.source, "namespace": stream.namespace,
                                 "namespaces": self.live.namespaces(), "nodes": nodes,
@@ -152,7 +164,8 @@ class Feed:
                                         for n in nodes.values()):
                 objects = objects if objects is not None else self.live.objects()
                 referenced = self._referenced(stream.namespace, objects)
-            upserts = [n for n in nodes.values() if stream.wants(n, referenced)]
+            upserts = [stream.shown_as(n) for n in nodes.values()
+                       if stream.wants(n, referenced)]
             kept = {n["id"] for n in upserts}
             gone = [oid for oid in batch if oid in stream.shown and oid not in kept]
             stream.shown.difference_update(gone)

@@ -18,7 +18,7 @@ from typing import Any
 from kubegc.api.meta import deletion_timestamp_of, finalizers_of, owner_references_of
 from kubegc.api.types import Obj
 from kubegc.tools.doctor import FindingKind
-from kubegc.tools.state import state_of
+from kubegc.tools.state import state_of, terminating_since
 from kubegc.tools.ui.live import object_id
 
 #: Reference findings the garbage collector treats as a missing owner.
@@ -37,6 +37,7 @@ def node_of(obj: Obj, now: datetime) -> dict[str, Any]:
         "kind": str(obj.get("kind") or ""), "apiVersion": str(obj.get("apiVersion") or ""),
         "name": str(meta.get("name") or ""), "namespace": str(meta.get("namespace") or ""),
         "deleting": deletion_timestamp_of(obj), "finalizers": finalizers_of(obj),
+        "terminating": terminating_since(obj, now) if deletion_timestamp_of(obj) else None,
         "status": state.status, "ready": state.ready,
         "owners": [{"uid": str(r.get("uid") or ""), "kind": str(r.get("kind") or ""),
                     "name": str(r.get("name") or ""),

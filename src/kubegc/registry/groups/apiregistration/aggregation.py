@@ -64,5 +64,24 @@ class Aggregation:
         return [(g, sorted(vs, key=lambda e: (-e.version_priority, e.version)))
                 for g, vs in ordered]
 
+    def load_recorded(self, api_services: list[dict[str, Any]]) -> None:
+        """The remote group-versions as the APIServices of a snapshot recorded them, with
+        no backend to ask (the planner's simulation): available as their ``Available``
+        condition says, with no resources."""
+        for api_service in api_services:
+            spec = api_service.get("spec") or {}
+            if not isinstance(spec.get("service"), dict):
+                continue
+            conditions = (api_service.get("status") or {}).get("conditions") or []
+            available = next((c for c in conditions if isinstance(c, dict)
+                              and c.get("type") == "Available"), {})
+            group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+            self.remote[(group, version)] = RemoteGroupVersion(
+                str((api_service.get("metadata") or {}).get("name") or ""), group, version,
+                int(spec.get("groupPriorityMinimum") or 0), int(spec.get("versionPriority") or 0),
+                available=available.get("status") == "True",
+                reason=str(available.get("reason") or ""),
+                message=str(available.get("message") or ""))
+
     def unavailable(self) -> list[RemoteGroupVersion]:
         return [e for e in self.remote.values() if not e.available]

@@ -321,6 +321,8 @@ $("search").addEventListener("keydown", async (ev) => {
     $("details").replaceChildren(Object.assign(document.createElement("p"), {textContent: body.message}));
     return;
   }
+  // a cluster-scoped object found from a namespace's page is not in its stream: draw it
+  if (body.node && !state.nodes.has(body.id)) state.nodes.set(body.id, body.node);
   select(body.id);
 });
 

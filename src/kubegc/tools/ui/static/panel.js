@@ -31,8 +31,11 @@ function treeLines(node, depth, out) {
   return out;
 }
 
+// a remover's "alive" verdict (tools/finalizers.py Alive), in words
+const RUNS = {"alive": "running", "not alive": "not running", "unknown": "not known to be running"};
+
 function removerLines(removers) {
-  return (removers || []).map((r) => `finalizer ${r.finalizer}: removed by ${r.who} (alive: ${r.alive})` +
+  return (removers || []).map((r) => `finalizer ${r.finalizer}: removed by ${r.who} (${RUNS[r.alive] || r.alive})` +
     (r.removesWhen ? `, when ${r.removesWhen}` : "") + (r.skips ? `; removing it by hand skips: ${r.skips}` : ""));
 }
 
@@ -59,7 +62,7 @@ function renderDetails(box, node, details, chain) {
   box.replaceChildren();
   box.appendChild(el("p", refText(node) + (node.uid ? `  (uid ${node.uid})` : ""), "title"));
   const state = node.deleting
-    ? `Terminating since ${node.deleting}; finalizers left: ${node.finalizers.length ? node.finalizers.join(", ") : "none"}`
+    ? `${node.terminating || "Terminating since " + node.deleting}; finalizers left: ${node.finalizers.length ? node.finalizers.join(", ") : "none"}`
     : `${node.status !== "-" ? node.status : "live"}${node.ready !== "-" ? " (ready " + node.ready + ")" : ""}; finalizers: ${node.finalizers.length ? node.finalizers.join(", ") : "none"}`;
   box.appendChild(el("p", state));
   if (node.external) box.appendChild(el("p", "(outside the namespace shown: an owner of objects in it)", "hint"));

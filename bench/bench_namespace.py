@@ -1,0 +1,133 @@
+"""Namespace deletion throughput (issue 22): a namespace of N objects (default 1,000 and
+10,000; ConfigMaps and Secrets half and half, ~1.2 KB each) deleted on an in-process kubegc
+with the namespace controller on the durable SQLite store, from the namespace's DELETE to
+the namespace gone, as objects/s.
+
+Beside it, in the same run: the raw durable SQLite delete rates of the same bytes —
+``SqliteKV`` CAS deletes from 20 concurrent writers (its group commit), and plain sqlite3
+with one delete per ``synchronous=FULL`` commit — and the same namespace emptied item by
+item (``--modes each``: list and DELETE each object, upstream's fallback where
+``deletecollection`` is not served) to show what one DeleteCollection per resource buys.
+
+Usage: python bench/bench_namespace.py [--sizes 1000,10000] [--modes collection,each]
+       [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+from _common import configmap, fresh_db, header, raw_deletes, remove_db, timed
+
+from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.resources import GroupVersionResource
+from kubegc.controllers.namespace.deletion import namespaced_resources_deleter as deleter
+from kubegc.storage import SqliteKV
+from kubegc.testing import Cluster
+
+CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
+SECRETS = GroupVersionResource("", "v1", "secrets")
+NAMESPACES = GroupVersionResource("", "v1", "namespaces")
+NS = "bench-ns"
+WRITERS = 20
+
+
+def secret(name: str, size: int = 1200) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": NS},
+            "type": "Opaque", "stringData": {"token": "x" * size}}
+
+
+async def kv_deletes(n: int, value: bytes, directory: str) -> float:
+    """Deletes/s of ``n`` keys with CAS from ``WRITERS`` coroutines on a fresh SqliteKV."""
+    kv = SqliteKV(fresh_db(directory))
+    revs: dict[int, int] = {}
+
+    async def create(i: int) -> None:
+        revs[i] = await kv.create(f"/registry/configmaps/{NS}/o-{i:07d}", value)
+
+    await timed(n, 64, create)
+    rate = await timed(n, WRITERS, lambda i: kv.delete(
+        f"/registry/configmaps/{NS}/o-{i:07d}", expected_mod_revision=revs[i]))
+    await kv.close()
+    remove_db(kv.path)
+    return rate
+
+
+async def _item_by_item(self: Any, gvr: Any, namespace: str, deleted_at: Any) -> None:
+    """``--modes each``: no DeleteCollection, as where the verb is not served."""
+    return None
+
+
+async def empty_namespace(n: int, mode: str, timeout: float) -> dict[str, float]:
+    """Seconds from the namespace's DELETE to the namespace gone."""
+    original = deleter.NamespacedResourcesDeleter._delete_collection
+    if mode == "each":
+        deleter.NamespacedResourcesDeleter._delete_collection = _item_by_item  # type: ignore[method-assign]
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-ns-"))
+    try:
+        async with Cluster(controllers=["namespace"], storage="sqlite",
+                           data_dir=data_dir) as cluster:
+            client = cluster.client
+            await client.create(NAMESPACES, {"metadata": {"name": NS}})
+            maps = [configmap(f"cm-{i:07d}", NS) for i in range(n // 2)]
+            secrets = [secret(f"s-{i:07d}") for i in range(n - n // 2)]
+            await timed(len(maps), 64, lambda i: client.create(CONFIGMAPS, maps[i],
+                                                                  namespace=NS))
+            await timed(len(secrets), 64, lambda i: client.create(SECRETS, secrets[i],
+                                                                     namespace=NS))
+            await cluster.asettle(timeout)
+            start = time.perf_counter()
+            await client.delete(NAMESPACES, NS)
+            deadline = start + timeout
+            while time.perf_counter() < deadline:
+                try:
+                    await client.get(NAMESPACES, NS)
+                except StatusError as e:
+                    if is_not_found(e):
+                        break
+                    raise
+                await asyncio.sleep(0.005)
+            elapsed = time.perf_counter() - start
+    finally:
+        deleter.NamespacedResourcesDeleter._delete_collection = original  # type: ignore[method-assign]
+        for path in sorted(data_dir.rglob("*"), reverse=True):
+            path.unlink() if path.is_file() else path.rmdir()
+        data_dir.rmdir()
+    return {"seconds": elapsed, "rate": n / elapsed, "complete": float(elapsed < timeout)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000", help="objects per namespace")
+    parser.add_argument("--modes", default="collection,each",
+                        help="collection: one DeleteCollection per resource; each: list "
+                             "and delete item by item")
+    parser.add_argument("--quick", action="store_true", help="1,000 objects only")
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--dir", default=tempfile.gettempdir(), help="where raw DBs go")
+    args = parser.parse_args()
+    sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    header("bench_namespace", f"objects {sizes}, modes {modes}, durable SQLite")
+    value = orjson.dumps(configmap("cm-0000000", NS))
+    for n in sizes:
+        raw = asyncio.run(kv_deletes(n, value, args.dir))
+        plain = raw_deletes(args.dir, min(n, 5000), 1, value)
+        print(f"  n={n:<7,} raw SqliteKV CAS deletes, {WRITERS} writers: {raw:,.0f}/s; "
+              f"plain SQLite FULL 1 delete/txn: {plain:,.0f}/s", flush=True)
+        for mode in modes:
+            r = asyncio.run(empty_namespace(n, mode, args.timeout))
+            print(f"  n={n:<7,} {mode:<10} namespace gone in {r['seconds']:6.2f} s = "
+                  f"{r['rate']:>7,.0f} objects/s = {r['rate'] / raw:.3f}x SqliteKV raw, "
+                  f"{r['rate'] / plain:.2f}x plain 1/txn"
+                  + ("" if r["complete"] else "  INCOMPLETE (timeout)"), flush=True)
+
+
+if __name__ == "__main__":
+    main()
