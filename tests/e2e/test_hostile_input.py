@@ -112,6 +112,12 @@ CASES: list[Any] = [
                    "json parse error: invalid character '{' exceeded max depth",
                    id=f"delete-options-{depth}-deep")
       for depth in (250, 1020, 5000)),
+    # YAML whose scanner slows down with depth (1,500 levels: ~11 s): stopped as it is read
+    pytest.param("PATCH", "/c1?fieldManager=t", APPLY, b"data: " + b"[" * 1500 + b"]" * 1500,
+                 400, "BadRequest", "exceeded max depth", id="apply-yaml-1500-deep"),
+    pytest.param("POST", "", YAML, b"data:\n" + b"".join(b" " * i + b"a:\n"
+                                                       for i in range(1, 1500)), 400,
+                 "BadRequest", "exceeded max depth", id="yaml-blocks-1500-deep"),
     # valid JSON that is not an object where one is expected
     *(pytest.param(method, path, content_type, body, 400, "BadRequest", text,
                    id=f"{method.lower()}-{content_type.split('/')[1]}-{body.decode()}")
