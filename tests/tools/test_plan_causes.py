@@ -5,6 +5,9 @@ preStop hooks and grace periods (a bound, not t+0)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -21,8 +24,10 @@ from kubegc.tools.inventory import read_inventory
 from kubegc.tools.plan import PlanReport, plan_delete
 from kubegc.tools.resolve import resolve_kind
 
+from .lab import kubegc_json
 from .test_causes_live import CRDS, GADGET_CRD, GADGETS, HOLD
 
+TESTDATA = Path(__file__).parent / "testdata"
 PODS = GroupVersionResource("", "v1", "pods")
 DEPLOYMENTS = GroupVersionResource("apps", "v1", "deployments")
 REPLICASETS = GroupVersionResource("apps", "v1", "replicasets")
@@ -187,3 +192,32 @@ async def test_a_cluster_scoped_dependent_of_a_namespaced_owner_stays_and_is_lis
         await cluster.asettle(10)
         pv = await c.get(PV, "pv")
         assert not pv["metadata"].get("deletionTimestamp")
+
+
+def _times(value: object) -> list[str]:
+    """Every RFC 3339 time in a JSON document."""
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _times(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _times(v)]
+    if isinstance(value, str):
+        return re.findall(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", value)
+    return []
+
+
+def test_plan_json_of_a_dump_holds_no_time_after_the_reading(tmp_path: Path) -> None:
+    """A foreground delete held by a blocker whose finalizer nobody removes never ends: the
+    plan of a dump holds no absolute time after the dump's (it used to say "judged at"
+    a minute into the future)."""
+    dump = json.loads((TESTDATA / "plan-dump.json").read_text())
+    leaf = next(o for o in dump["items"] if o["metadata"]["name"] == "leaf")
+    leaf["metadata"]["finalizers"] = [HOLD]
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(dump))
+    report = kubegc_json("plan", "delete", "configmap/root", "-n", "shop", "--from",
+                         str(path), "--cascade", "foreground")
+    assert report["hanging"], report["verdict"]
+    read = report["time"]
+    later = [t for t in _times(report) if t > read]
+    assert later == [], (read, later)
+    assert report["hangingJudgedAfterSeconds"] > 0

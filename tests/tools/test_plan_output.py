@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,9 @@ def test_hangs_are_judged_on_the_plan_time_line(tmp_path: Path) -> None:
     report = kubegc_json("plan", "delete", "configmap/root", "-n", "shop", "--cascade",
                          "foreground", "--from", str(held_dump(tmp_path)), "--now", NOW_TEXT)
     assert report["time"] == NOW_TEXT
-    judged = parse_time(report["hangingJudgedAt"])
+    # a dump's reading is its present: the judging time is said in seconds after it only
+    assert report["hangingJudgedAt"] is None
+    judged = NOW + timedelta(seconds=report["hangingJudgedAfterSeconds"])
     assert {h["object"]["name"] for h in report["hanging"]} == {"root", "held"}
     for hang in report["hanging"]:
         deletion = hang["deletion"]

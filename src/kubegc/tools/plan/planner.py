@@ -54,6 +54,7 @@ from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
 from kubegc.tools.plan.verdict import verdict_of
+from kubegc.tools.plan.webhooks import webhook_notes
 from kubegc.tools.wellformed import problem_notes
 
 DEFAULT_GRACE = 30
@@ -187,6 +188,7 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                          f"propagationPolicy={propagation or '(default)'}", "you"),
                     *bounded(timeline.steps, pod_bounds(timeline.changes, origin))]
     report.deleted = timeline.deleted()
+    report.notes.extend(webhook_notes(inv, report.deleted))
     report.constraints = timeline.constraints()
     report.notes.extend(_cycle_notes(graph, timeline))
     if is_being_deleted(target):
@@ -208,13 +210,17 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
     report.hanging, report.judged_at = hanging(
         inv, end, before, opts, target_uid=uid_of(target), lead=started,
         quiet_after=report.simulated_seconds)
+    report.judged_after = report.simulated_seconds
+    if inv.dump:  # a dump's reading is its present: nothing is said after it as a time
+        report.judged_at = None
     if report.hanging:
         later = human_duration(report.simulated_seconds)
+        at = f" ({format_time(report.judged_at)})" if report.judged_at is not None else ""
         report.notes.append(
             f"times: the delete is taken to be issued when the cluster was read "
             f"({format_time(inv.now)}); what hangs is judged when the simulation went quiet, "
-            f"{later} later ({format_time(report.judged_at)}), with the controllers alive at "
-            "the reading taken to be alive then")
+            f"{later} later{at}, with the controllers alive at the reading taken to be alive "
+            "then; it hangs for as long as nothing releases it")
     if assumed:
         report.notes.append(
             "finalizers of controllers alive in the source were removed in the simulation as "

@@ -174,8 +174,11 @@ class PlanReport:
     error: str = ""  # the delete itself was refused
     #: when the source was read: the plan's delete is taken to be issued then
     time: datetime | None = None
-    #: when what hangs is judged: the end of the simulation on the plan's time line
+    #: when what hangs is judged: the end of the simulation on the plan's time line (None
+    #: for a dump: its reading is its present, and a hang has no end to date)
     judged_at: datetime | None = None
+    #: the same in seconds after the reading
+    judged_after: float = 0.0
     objects_read: int = 0
     objects_simulated: int = 0  # the objects the delete can touch (``scope``)
     verdict: Verdict | None = None  # set last, from the rest (``verdict.verdict_of``)
@@ -199,6 +202,7 @@ class PlanReport:
             "warnings": self.warnings, "skipped": [s.to_dict() for s in self.skipped],
             "notes": self.notes, "simulatedSeconds": round(self.simulated_seconds, 3),
             "time": _time(self.time), "hangingJudgedAt": _time(self.judged_at),
+            "hangingJudgedAfterSeconds": round(self.judged_after, 3),
             "objectsRead": self.objects_read, "objectsSimulated": self.objects_simulated,
             "verdict": self.verdict.to_dict() if self.verdict is not None else None,
             "orderDependent": [o.to_dict() for o in self.order_dependent],
