@@ -8,15 +8,17 @@ held with ``NamespaceDeletionDiscoveryFailure`` until the backend comes back (ku
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI
+from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI, self_signed
 from tests.e2e.conftest import Server, eventually, free_port, start_server, stop_server
 
 API_SERVICE = f"{VERSION}.{GROUP}"
@@ -117,6 +119,28 @@ def test_a_remote_group_is_proxied_with_the_user_in_requestheaders(
     assert sent[-1]["authorization"] is None  # the client's credentials stay here
     resources = agg_server.kubectl("api-resources", "--api-group", GROUP).stdout
     assert "podmetrics" in resources and "widgets" in resources
+
+
+def test_the_proxy_verifies_the_backend_with_the_ca_bundle(
+        agg_server: Server, backend: AggregatedAPI, registered: str,
+        tmp_path: Path) -> None:
+    """Upstream's availability check trusts any certificate; its proxy verifies the
+    backend's against ``caBundle`` as ``<service>.<namespace>.svc``."""
+    _, _, other = self_signed(tmp_path, "metrics-api.metrics.svc")
+    patch = {"spec": {"caBundle": base64.b64encode(other).decode()}}
+    agg_server.kubectl("patch", "apiservice", API_SERVICE, "--type=merge",
+                       "-p", json.dumps(patch))
+    try:
+        def refused() -> bool:
+            done = agg_server.kubectl("get", "--raw", f"/apis/{GROUP}/{VERSION}", check=False)
+            return done.returncode != 0 and "ServiceUnavailable" in done.stderr
+        eventually(refused, what="the proxied request refused")
+        assert available(agg_server)["status"] == "True"  # type: ignore[index]
+    finally:
+        agg_server.kubectl("patch", "apiservice", API_SERVICE, "--type=merge", "-p", json.dumps(
+            {"spec": {"caBundle": backend.ca_bundle}}))
+    eventually(lambda: agg_server.kubectl("get", "--raw", f"/apis/{GROUP}/{VERSION}",
+                                          check=False).returncode == 0, what="proxied again")
 
 
 @pytest.mark.parametrize(("objects", "reason", "message"), [

@@ -131,6 +131,23 @@ class Faults:
         return self.inject({"match": match_of(on),
                             "action": {"type": "expireWatch"}})
 
+    def stale_reads(self, on: On = None, *, revisions_behind: int = 0, seconds: float = 0.0
+                    ) -> contextlib.AbstractContextManager[dict[str, Any]]:
+        """GETs, LISTs and watches matching ``on`` see a view that lags by
+        ``revisions_behind`` writes or ``seconds`` (one of the two), as from an apiserver
+        whose cache lags behind its storage."""
+        return self.inject({"match": match_of(on),
+                            "action": stale_reads_action(revisions_behind, seconds)})
+
+
+def stale_reads_action(revisions_behind: int, seconds: float) -> dict[str, Any]:
+    action: dict[str, Any] = {"type": "staleReads"}
+    if revisions_behind:
+        action["revisionsBehind"] = revisions_behind
+    if seconds:
+        action["seconds"] = seconds
+    return action
+
 
 def request_items(registry: FaultRegistry, user: str | None, since: datetime | None
                   ) -> list[dict[str, Any]]:

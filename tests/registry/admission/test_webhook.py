@@ -146,3 +146,22 @@ async def test_malformed_warnings_are_dropped(registry: Registry) -> None:
     _install(registry, VALIDATING, [{"name": "w"}])
     _serve(registry, "w", lambda r: _answer(r, warnings="not a list"))
     await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
+
+
+@pytest.mark.parametrize("hook", [
+    pytest.param({"timeoutSeconds": "soon", "rules": "all"}, id="wrong-types"),
+    pytest.param({"clientConfig": {"service": "svc"}}, id="service-not-an-object"),
+    pytest.param({"clientConfig": {"service": {"name": "s", "port": "x"}}}, id="port-not-int"),
+    pytest.param({"clientConfig": {"url": "https://[::1"}}, id="unparsable-url"),
+    pytest.param({"clientConfig": {"url": "https://127.0.0.1:1/", "caBundle": "!!"}},
+                 id="bad-ca-bundle"),
+])
+async def test_a_restored_malformed_configuration_never_500s(
+        registry: Registry, hook: dict[str, Any]) -> None:
+    """Written around validation (``Registry.restore``): the webhook fails as uncallable,
+    under its failurePolicy (Ignore here), and the write goes through."""
+    registry.admission.webhooks.configurations.written(VALIDATING, {
+        "metadata": {"name": "junk"},
+        "webhooks": [{"name": "junk", "failurePolicy": "Ignore", "sideEffects": "None",
+                      "rules": [RULE], **hook}]}, deleted=False)
+    await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))

@@ -33,6 +33,7 @@ from kubegc.registry.generic.checks import (
     validate_object_meta_update,
 )
 from kubegc.registry.generic.decoding import check_decodes, check_type_meta
+from kubegc.registry.generic.stale import read_revision
 from kubegc.registry.generic.strategy import Strategy
 from kubegc.registry.generic.target import (
     Created,
@@ -50,7 +51,14 @@ from kubegc.registry.generic.update_rules import (
     should_delete_during_update,
     status_update,
 )
-from kubegc.storage import KV, ConflictError, KeyExistsError, KeyNotFoundError
+from kubegc.storage import (
+    KV,
+    CompactedError,
+    ConflictError,
+    KeyExistsError,
+    KeyNotFoundError,
+    KeyValue,
+)
 
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_ATTEMPTS = 8
@@ -107,14 +115,26 @@ class Store:
     # -- reads -----------------------------------------------------------------------------
 
     async def get(self, t: Target, name: str) -> Obj:
-        kv = await self.kv.get(t.key(name))
+        kv = await self._read(t.key(name))
         if kv is None:
             raise errors.not_found(t.gr, name)
         return self.present(t, decode(kv))
 
+    async def _read(self, key: str) -> KeyValue | None:
+        """The key's current value, or its value at ``stale.read_revision`` when a fault
+        holds the request (a compacted revision reads the current value)."""
+        revision = read_revision.get()
+        if not revision:
+            return await self.kv.get(key)
+        try:
+            page = await self.kv.range(key, end=key + "\x00", revision=revision, limit=1)
+        except CompactedError:
+            return await self.kv.get(key)
+        return page.kvs[0] if page.kvs else None
+
     async def get_encoded(self, t: Target, name: str) -> bytes:
         """The object as stored, encoded, for a ``t`` that is ``direct`` (no decoding)."""
-        kv = await self.kv.get(t.key(name))
+        kv = await self._read(t.key(name))
         if kv is None:
             raise errors.not_found(t.gr, name)
         return with_resource_version(kv.value, kv.mod_revision)
