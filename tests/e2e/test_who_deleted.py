@@ -126,3 +126,14 @@ def test_a_user_deletion_is_said_to_be_a_request(server: Server, ns: str) -> Non
     assert "no kubegc component recorded deleting it" in report["conclusion"]
     assert "deleted by a request of a user or of a client outside kubegc" in (
         report["conclusion"])
+
+
+def test_a_gone_event_is_said_to_expire_or_be_deleted(server: Server, ns: str) -> None:
+    server.kubectl("create", "-n", ns, "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": ns},
+        "reason": "Test", "message": "m", "type": "Normal"}))
+    server.kubectl("delete", "event", "e1", "-n", ns)
+    conclusion = why(server, "event/e1", ns)["conclusion"]
+    assert "Events expire (kube-apiserver --event-ttl, 1 hour by default)" in conclusion
+    assert "expired or was deleted by a request" in conclusion
