@@ -294,3 +294,25 @@ def test_gc_keeps_dependents_of_an_unavailable_group_until_it_is_back(
                timeout=60, what="the dependent of the widget collected once its group is back")
     assert any(r["path"] == f"/apis/{GROUP}/{VERSION}/namespaces/{ns}/widgets/w1"
                for r in backend.requests)
+
+
+def test_a_crd_group_gets_its_local_apiservice_and_loses_it_with_the_crd(
+        agg_server: Server) -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gadgets.crd.example.io"},
+           "spec": {"group": "crd.example.io", "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object",
+                                            "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    apply(agg_server, crd)
+    condition = eventually(lambda: available(agg_server, "v1.crd.example.io"),
+                           what="the CRD group's APIService")
+    assert (condition["status"], condition["reason"]) == ("True", "Local")
+    labels = json.loads(agg_server.kubectl("get", "apiservice", "v1.crd.example.io", "-o",
+                                           "json").stdout)["metadata"]["labels"]
+    assert labels == {"kube-aggregator.kubernetes.io/automanaged": "true"}
+    agg_server.kubectl("delete", "crd", "gadgets.crd.example.io")
+    eventually(lambda: agg_server.kubectl("get", "apiservice", "v1.crd.example.io",
+                                          check=False).returncode != 0,
+               what="the CRD group's APIService gone")

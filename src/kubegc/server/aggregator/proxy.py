@@ -25,6 +25,8 @@ from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersio
 from kubegc.server.http import Response
 from kubegc.server.serviceresolver import resolve_endpoint, tls_context
 
+#: kube-apiserver's default ``--request-timeout``
+REQUEST_TIMEOUT = 60.0
 _FORWARDED = ("accept", "content-type", "user-agent", "accept-encoding")
 
 
@@ -88,6 +90,7 @@ async def forward(registry: Registry, session: aiohttp.ClientSession, remote: Re
     try:
         async with session.request(method, endpoint.url + path_qs, data=body or None,
                                    headers=sent, ssl=context, allow_redirects=False,
+                                   timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT),
                                    server_hostname=None if insecure else server_name) as resp:
             payload = await resp.read()
             return resp.status, resp.headers.get("Content-Type", ""), payload
