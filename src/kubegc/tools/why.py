@@ -57,6 +57,9 @@ MAX_CAUSE_DEPTH = 3
 #: why a deletion without a record was a request (every deleting component records)
 UNRECORDED = ("no kubegc component (the garbage collector, the namespace, workload, pod GC, "
               "taint eviction, TTL or token controller) recorded deleting it")
+#: kinds that expire, which no record follows
+EXPIRING = {"Event": "Events expire (kube-apiserver --event-ttl, 1 hour by default)",
+            "DeletionRecord": "DeletionRecords expire (7 days by default)"}
 EVENTS_NOTE = ("this cluster keeps no DeletionRecords: only Events explain deletions, and "
                "they expire (kube-apiserver --event-ttl, 1 hour by default); anything older "
                "is lost")
@@ -415,10 +418,9 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
                 f"kubegc, not by a kubegc component; the garbage collector's last action on "
                 f"it: {last.action} at {last.time} "
                 f"({last.reason}): {last.message}")
-    if report.evidence == "DeletionRecords" and q.kind == "Event":
-        return (f"{q.short} is gone: Events expire (kube-apiserver --event-ttl, 1 hour by "
-                "default) and kubegc records no expiry, so it expired or was deleted by a "
-                "request")
+    if report.evidence == "DeletionRecords" and q.kind in EXPIRING:
+        return (f"{q.short} is gone: {EXPIRING[q.kind]} and kubegc records no expiry, so it "
+                "expired or was deleted by a request")
     if report.evidence == "DeletionRecords":
         return (f"{q.short} is gone and no kubegc component recorded deleting it: it was "
                 "deleted by a request of a user or of a client outside kubegc (kubectl "

@@ -269,3 +269,15 @@ async def test_many_namespaces_terminate_concurrently() -> None:
         left = [n["metadata"]["name"] for n in (await client.list(NAMESPACES))["items"]]
         assert not set(names) & set(left)
         assert (await client.list(PODS))["items"] == []
+
+
+def test_a_failing_namespace_is_retried_at_least_every_minute() -> None:
+    """Upstream's nsControllerRateLimiter: 5 ms doubling, capped at 60 s (a namespace held
+    by an unavailable aggregated API is retried at least every minute)."""
+    from kubegc.api.clock import ManualClock
+    from kubegc.controllers.namespace.namespace_controller import ns_controller_rate_limiter
+
+    limiter = ns_controller_rate_limiter(ManualClock())
+    delays = [limiter.when("ns") for _ in range(30)]
+    assert delays[0] == 0.005 and delays[1] == 0.01
+    assert max(delays) == 60.0
