@@ -300,7 +300,7 @@ class NamespacedResourcesDeleter:
         elif not deleted:
             return GVRDeletionMetadata()
         estimate = self._estimate(gvr, deleted, deleted_at)
-        if not any(_may_remain(item) for item in deleted):
+        if gvr != PODS and not any(_may_remain(item) for item in deleted):
             return GVRDeletionMetadata()  # every one was removed: nothing to list again
         remaining = await self._list(gvr, namespace)
         if not remaining:
@@ -389,8 +389,10 @@ class NamespacedResourcesDeleter:
 
 
 def _may_remain(item: Obj) -> bool:
-    """Whether an object a DELETE answered with can still be there: held by finalizers
-    or (a pod) within its grace period; one without either was removed."""
+    """Whether an object deleted (as listed before, or as its DELETE left it) can still be
+    there: held by finalizers or within a grace period (pods, whose grace the listed
+    state does not tell, are always listed again); one without either was removed
+    (Background propagation adds no finalizer)."""
     meta = item.get("metadata") or {}
     return bool(meta.get("finalizers")) or int(meta.get("deletionGracePeriodSeconds") or 0) > 0
 
