@@ -244,6 +244,7 @@ function refreshSelection(fetchAgain = true) {
       const last = JSON.parse(box.dataset.node || "{}");
       panel.renderGone(box, last);
       box.dataset.gone = "1";
+      goneDetails(box, id, last);
     }
     $("whatif").disabled = true;
     return;
@@ -272,6 +273,15 @@ function refreshSelection(fetchAgain = true) {
       if (current) panel.renderDetails(box, current, body, current.uid ? (state.marks.chains || {})[current.uid] : null);
     } catch (e) { /* the stream will bring the next state */ }
   }, 150);
+}
+
+/* why it went, and its deletion's timeline (the page saw it go: the server remembers) */
+async function goneDetails(box, id, last) {
+  try {
+    const resp = await fetch(`api/details?id=${encodeURIComponent(id)}`);
+    if (!resp.ok || state.selected !== id || state.nodes.has(id)) return;
+    panel.renderGone(box, last, await resp.json());
+  } catch (e) { /* gone is all there is to say */ }
 }
 
 async function runWhatIf() {
