@@ -128,6 +128,8 @@ function findingBlocks(parent, f, i, rootCauses, marked) {
   if (!held.length) cause.appendChild(el("p", f.title));
   for (const c of held) {
     cause.appendChild(el("p", c.title, "what"));
+    const at = (c.at || []).filter((r) => r.uid !== f.object.uid);
+    if (at.length) cause.appendChild(el("p", "on " + at.slice(0, 5).map(refText).join(", ") + (at.length > 5 ? ` and ${at.length - 5} more` : ""), "at"));
     if (c.next && c.next.length) cause.appendChild(el("p", c.next[0], "hint"));
   }
   if ((f.blockingDependents || []).length || marked) {
