@@ -61,3 +61,12 @@ async def test_an_available_apiservice_is_no_cause() -> None:
     (finding,) = [f for f in diagnose(inv).findings if f.object.name == "s2"]
     assert all(c.object is None or c.object.kind != "APIService" for c in finding.causes)
     assert "retries discovery" in finding.next[0]
+
+
+async def test_a_malformed_apiservice_in_a_dump_is_no_crash() -> None:
+    broken = _api_service("MissingEndpoints")
+    broken["status"] = {"conditions": "nope"}
+    broken["spec"]["service"]["name"] = 7
+    inv = await inventory_of([_namespace(), broken])
+    (finding,) = [f for f in diagnose(inv).findings if f.object.name == "s2"]
+    assert finding.kind is FindingKind.STUCK_NAMESPACE
