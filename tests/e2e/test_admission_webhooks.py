@@ -141,6 +141,25 @@ def test_mutating_webhook_patches_create(
     assert labels == {"mutated": "yes"}
 
 
+def test_mutating_webhook_patches_an_update_by_kubectl_patch(
+        server: Server, ns: str, hooks: WebhookServer, configs: Configs) -> None:
+    server.kubectl("create", "configmap", "u1", "-n", ns)
+    hooks.handlers["/touch"] = patch([
+        {"op": "add", "path": "/data", "value": {"touched": "by-webhook"}}])
+    configs.install("MutatingWebhookConfiguration", [{
+        "name": "touch.kubegc.test", "clientConfig": hooks.client_config("/touch"),
+        "rules": [_rule(["UPDATE"], ["configmaps"])], "namespaceSelector": _in(ns)}])
+    server.kubectl("patch", "configmap", "u1", "-n", ns, "--type=merge", "-p",
+                   '{"metadata":{"labels":{"a":"b"}}}')
+    got = json.loads(server.kubectl("get", "configmap", "u1", "-n", ns, "-o", "json").stdout)
+    assert got["metadata"]["labels"] == {"a": "b"}
+    assert got["data"] == {"touched": "by-webhook"}
+    request = hooks.reviews["/touch"][-1]["request"]
+    assert request["operation"] == "UPDATE"
+    assert request["object"]["metadata"]["labels"] == {"a": "b"}
+    assert "labels" not in request["oldObject"]["metadata"]
+
+
 def test_unreachable_webhook_fails_closed_or_open(
         server: Server, ns: str, hooks: WebhookServer, configs: Configs) -> None:
     port = free_port()  # nothing listens there

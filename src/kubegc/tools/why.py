@@ -57,6 +57,9 @@ MAX_CAUSE_DEPTH = 3
 #: why a deletion without a record was a request (every deleting component records)
 UNRECORDED = ("no kubegc component (the garbage collector, the namespace, workload, pod GC, "
               "taint eviction, TTL or token controller) recorded deleting it")
+#: kinds that expire, which no record follows
+EXPIRING = {"Event": "Events expire (kube-apiserver --event-ttl, 1 hour by default)",
+            "DeletionRecord": "DeletionRecords expire (7 days by default)"}
 EVENTS_NOTE = ("this cluster keeps no DeletionRecords: only Events explain deletions, and "
                "they expire (kube-apiserver --event-ttl, 1 hour by default); anything older "
                "is lost")
@@ -355,9 +358,17 @@ def _held_by(report: WhyReport) -> str:
     held = ("; it waits for its finalizers: " + ", ".join(state.finalizers)
             if state.finalizers else "")
     for finding in report.findings:
+        if finding.object.uid != report.query.uid:
+            continue
         for cause, detail in finding.causes.items():
             if cause.object is not None and cause.object.kind == "APIService":
                 held += f"; {cause.what} — fix: " + "; ".join(detail.fix)
+            elif detail.ends:  # a grace period: what ends the wait, and when
+                held += "; " + "; ".join(detail.fix)
+            elif detail.at and finding.object not in detail.at:  # held by another: chained
+                on = ", ".join(str(o) for o in detail.at[:3]) + (
+                    f" and {len(detail.at) - 3} more" if len(detail.at) > 3 else "")
+                held += f"; held by {cause.what} on {on} — fix: " + "; ".join(detail.fix)
     return held
 
 
@@ -415,10 +426,9 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
                 f"kubegc, not by a kubegc component; the garbage collector's last action on "
                 f"it: {last.action} at {last.time} "
                 f"({last.reason}): {last.message}")
-    if report.evidence == "DeletionRecords" and q.kind == "Event":
-        return (f"{q.short} is gone: Events expire (kube-apiserver --event-ttl, 1 hour by "
-                "default) and kubegc records no expiry, so it expired or was deleted by a "
-                "request")
+    if report.evidence == "DeletionRecords" and q.kind in EXPIRING:
+        return (f"{q.short} is gone: {EXPIRING[q.kind]} and kubegc records no expiry, so it "
+                "expired or was deleted by a request")
     if report.evidence == "DeletionRecords":
         return (f"{q.short} is gone and no kubegc component recorded deleting it: it was "
                 "deleted by a request of a user or of a client outside kubegc (kubectl "
