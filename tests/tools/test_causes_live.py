@@ -86,6 +86,16 @@ def test_why_of_the_crd_names_the_instance_that_holds_it(cluster: Cluster) -> No
                          str(cluster.kubeconfig))
     fix = json.dumps(report["findings"][0]["fix"])
     assert "g1" in fix and HOLD in fix and "nothing to do but wait" not in fix
+    # its conclusion ends the chain at the instance and its fix
+    assert f"held by finalizer {HOLD}" in report["conclusion"], report["conclusion"]
+    assert "on Gadget/g1 -n default — fix: find the controller" in report["conclusion"]
+
+
+def test_why_of_a_pod_inside_its_grace_period_says_when_the_wait_ends(cluster: Cluster) -> None:
+    report = kubegc_json("why", "pod/slow", "-n", "default", "--kubeconfig",
+                         str(cluster.kubeconfig))
+    ends = report["findings"][0]["deletion"]["deletionTimestamp"]
+    assert f"wait: ends by {ends}" in report["conclusion"], report["conclusion"]
 
 
 def test_a_pod_inside_its_grace_period_with_its_kubelet_alive_waits(cluster: Cluster) -> None:

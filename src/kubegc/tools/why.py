@@ -359,9 +359,17 @@ def _held_by(report: WhyReport) -> str:
     held = ("; it waits for its finalizers: " + ", ".join(state.finalizers)
             if state.finalizers else "")
     for finding in report.findings:
+        if finding.object.uid != report.query.uid:
+            continue
         for cause, detail in finding.causes.items():
             if cause.object is not None and cause.object.kind == "APIService":
                 held += f"; {cause.what} — fix: " + "; ".join(detail.fix)
+            elif detail.ends:  # a grace period: what ends the wait, and when
+                held += "; " + "; ".join(detail.fix)
+            elif detail.at and finding.object not in detail.at:  # held by another: chained
+                on = ", ".join(str(o) for o in detail.at[:3]) + (
+                    f" and {len(detail.at) - 3} more" if len(detail.at) > 3 else "")
+                held += f"; held by {cause.what} on {on} — fix: " + "; ".join(detail.fix)
     return held
 
 

@@ -169,7 +169,9 @@ def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj], 
             CauseDetail(["the namespace controller deletes what is left, then removes the "
                          "'kubernetes' finalizer"],
                         [f"bring back {controller.who}" if dead and controller
-                         else "nothing to do but wait"], dead=dead)
+                         else "wait: ends when the namespace controller has deleted what is "
+                         "left (no finalizer holds it), within seconds; it retries on errors"],
+                        dead=dead)
     return out
 
 
