@@ -1,7 +1,8 @@
 """A long fuzzing run against a fresh ``kubegc serve``: hostile requests
 (``tests/fuzz_requests.py``) until ``--examples`` or ``--seconds`` run out; prints the
 answers by status code and every request that got a 5xx or an error that is not a
-``Status``, grouped by message. Exits 1 if there was any, or if the server died.
+``Status``, grouped by message, and the tracebacks in the server's log. Exits 1 if there
+was any, or if the server died.
 
     python bench/fuzz_http.py                      # 20,000 requests or 10 minutes
     python bench/fuzz_http.py --examples 2000 --seconds 60
@@ -91,6 +92,11 @@ def main() -> int:
     elapsed = time.monotonic() - started
     alive = server.process.poll() is None
     stop_server(server)
+    log = server.log.read_text(errors="replace")
+    tracebacks = log.count("Traceback (most recent call last)")
+    if tracebacks:  # bad input is answered, never a crash: the last error of each
+        errors = collections.Counter(re.findall(r"\n(\w+(?:Error|Exception)[^\n]{0,120})", log))
+        failures["traceback in the server log"] += [f"{n} × {e}" for e, n in errors.items()]
     total = sum(codes.values())
     print(f"{total} requests in {elapsed:.0f} s ({total / max(elapsed, 1e-9):.0f}/s); "
           f"by status: {dict(sorted(codes.items()))}")

@@ -443,8 +443,10 @@ def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]
                              "kubegc.io/deleter repeat the record's fields for label "
                              "selectors.")},
             "deleter": _string("The controller that acted, by its event source: "
-                               "garbage-collector-controller, pod-garbage-collector or "
-                               "taint-eviction-controller."),
+                               "garbage-collector-controller, namespace-controller, "
+                               "replicaset-controller, pod-garbage-collector, "
+                               "taint-eviction-controller, ttl-after-finished-controller, "
+                               "... (docs/deleters.md lists them)."),
             "node": _string("For pod GC and taint eviction: the node the decision was about "
                             "(deleted, out of service, or tainted)."),
             "taint": _string("For taint eviction: the node's NoExecute taint "

@@ -236,10 +236,11 @@ def requests(draw: st.DrawFn, namespace: str) -> FuzzRequest:
                                       f"{'&' + query if query else ''}")
         return FuzzRequest("GET", target + suffix)
     if what == "delete":
-        options = draw(st.none() | json_values | st.fixed_dictionaries({}, optional={
-            "propagationPolicy": text, "gracePeriodSeconds": json_values,
-            "preconditions": json_values, "orphanDependents": json_values,
-            "dryRun": json_values}))
+        options = draw(st.none() | json_values | deep_values() | st.fixed_dictionaries(
+            {}, optional={"propagationPolicy": text | deep_values(),
+                          "gracePeriodSeconds": json_values,
+                          "preconditions": json_values | deep_values(),
+                          "orphanDependents": json_values, "dryRun": json_values}))
         target = draw(st.sampled_from([collection, item]))
         return FuzzRequest("DELETE", target + suffix, json_header,
                            b"" if options is None else _dumps(options))

@@ -247,6 +247,13 @@ Call = Callable[[RestClient], Awaitable[Any]]
                      {"kind": "DeleteOptions", "apiVersion": "v1",
                       "propagationPolicy": "Foreground", "preconditions": {"uid": "u1"}},
                      id="delete-with-options"),
+        pytest.param(lambda c: c.delete_collection(
+            PODS, namespace="ns1", options=DeleteOptions(propagation_policy="Background"),
+            list_options=ListOptions(label_selector="app=web")),
+                     "DELETE", "/api/v1/namespaces/ns1/pods", {"labelSelector": "app=web"},
+                     "application/json",
+                     {"kind": "DeleteOptions", "apiVersion": "v1",
+                      "propagationPolicy": "Background"}, id="delete-collection"),
     ],
 )
 async def test_requests_have_kubernetes_paths_and_bodies(

@@ -32,10 +32,10 @@ RESOURCES = [
 ]
 
 
-def self_signed(directory: Path) -> tuple[Path, Path, bytes]:
-    """(cert file, key file, cert PEM) of ``api.kube-system.svc`` and 127.0.0.1."""
+def self_signed(directory: Path, dns_name: str) -> tuple[Path, Path, bytes]:
+    """(cert file, key file, cert PEM) of ``dns_name`` and 127.0.0.1."""
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "api.kube-system.svc")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, dns_name)])
     now = datetime.datetime.now(datetime.UTC)
 
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
@@ -44,7 +44,7 @@ def self_signed(directory: Path) -> tuple[Path, Path, bytes]:
             .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .add_extension(x509.SubjectAlternativeName([
-                x509.DNSName("api.kube-system.svc"),
+                x509.DNSName(dns_name),
                 x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
             .sign(key, hashes.SHA256()))
     pem = cert.public_bytes(serialization.Encoding.PEM)
@@ -57,10 +57,10 @@ def self_signed(directory: Path) -> tuple[Path, Path, bytes]:
 
 
 class AggregatedAPI:
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, dns_name: str = "metrics-api.metrics.svc") -> None:
         self.port = port
         self.directory = Path(tempfile.mkdtemp(prefix="aggregated-api-"))
-        self.cert_file, self.key_file, self.cert_pem = self_signed(self.directory)
+        self.cert_file, self.key_file, self.cert_pem = self_signed(self.directory, dns_name)
         self.requests: list[dict[str, Any]] = []
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None

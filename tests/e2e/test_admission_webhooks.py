@@ -141,6 +141,25 @@ def test_mutating_webhook_patches_create(
     assert labels == {"mutated": "yes"}
 
 
+def test_mutating_webhook_patches_an_update_by_kubectl_patch(
+        server: Server, ns: str, hooks: WebhookServer, configs: Configs) -> None:
+    server.kubectl("create", "configmap", "u1", "-n", ns)
+    hooks.handlers["/touch"] = patch([
+        {"op": "add", "path": "/data", "value": {"touched": "by-webhook"}}])
+    configs.install("MutatingWebhookConfiguration", [{
+        "name": "touch.kubegc.test", "clientConfig": hooks.client_config("/touch"),
+        "rules": [_rule(["UPDATE"], ["configmaps"])], "namespaceSelector": _in(ns)}])
+    server.kubectl("patch", "configmap", "u1", "-n", ns, "--type=merge", "-p",
+                   '{"metadata":{"labels":{"a":"b"}}}')
+    got = json.loads(server.kubectl("get", "configmap", "u1", "-n", ns, "-o", "json").stdout)
+    assert got["metadata"]["labels"] == {"a": "b"}
+    assert got["data"] == {"touched": "by-webhook"}
+    request = hooks.reviews["/touch"][-1]["request"]
+    assert request["operation"] == "UPDATE"
+    assert request["object"]["metadata"]["labels"] == {"a": "b"}
+    assert "labels" not in request["oldObject"]["metadata"]
+
+
 def test_unreachable_webhook_fails_closed_or_open(
         server: Server, ns: str, hooks: WebhookServer, configs: Configs) -> None:
     port = free_port()  # nothing listens there
@@ -241,12 +260,17 @@ def test_service_reference_through_endpoints(server: Server, ns: str,
         hooks.stop()
 
 
-def _doctor(server: Server, ns: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "doctor", "-o", "json",
+def _kubegc_json(server: Server, *args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", *args, "-o", "json",
                            "--kubeconfig", str(server.kubeconfig)],
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode in (0, 1, 2), done.stderr
+    assert done.stdout, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def _doctor(server: Server, ns: str) -> dict[str, Any]:
+    report = _kubegc_json(server, "doctor")
     return next(f for f in report["findings"]
                 if f["object"]["kind"] == "Namespace" and f["object"]["name"] == ns)
 
@@ -266,6 +290,11 @@ def test_webhook_refusing_deletes_holds_the_namespace(
     hooks.handlers["/guard"] = deny("precious things stay")
     name = configs.install("ValidatingWebhookConfiguration", [_validating(
         hooks, "guard.kubegc.test", "/guard", ns, [_rule(["DELETE"], ["configmaps"])])])
+    # a plan never calls the webhook: it says which webhooks take its DELETEs
+    planned = _kubegc_json(server, "plan", "delete", f"namespace/{ns}")
+    assert any(f'ValidatingWebhookConfiguration/{name} (webhook "guard.kubegc.test", '
+               "failurePolicy Fail: DELETE of configmaps)" in note for note in planned["notes"])
+    assert hooks.reviews.get("/guard", []) == []
     server.kubectl("delete", "namespace", ns, "--wait=false")
     condition = eventually(lambda: _condition(server, ns), what="content failure")
     assert condition["reason"] == "ContentDeletionFailed"

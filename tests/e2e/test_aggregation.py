@@ -8,15 +8,17 @@ held with ``NamespaceDeletionDiscoveryFailure`` until the backend comes back (ku
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI
+from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI, self_signed
 from tests.e2e.conftest import Server, eventually, free_port, start_server, stop_server
 
 API_SERVICE = f"{VERSION}.{GROUP}"
@@ -117,6 +119,28 @@ def test_a_remote_group_is_proxied_with_the_user_in_requestheaders(
     assert sent[-1]["authorization"] is None  # the client's credentials stay here
     resources = agg_server.kubectl("api-resources", "--api-group", GROUP).stdout
     assert "podmetrics" in resources and "widgets" in resources
+
+
+def test_the_proxy_verifies_the_backend_with_the_ca_bundle(
+        agg_server: Server, backend: AggregatedAPI, registered: str,
+        tmp_path: Path) -> None:
+    """Upstream's availability check trusts any certificate; its proxy verifies the
+    backend's against ``caBundle`` as ``<service>.<namespace>.svc``."""
+    _, _, other = self_signed(tmp_path, "metrics-api.metrics.svc")
+    patch = {"spec": {"caBundle": base64.b64encode(other).decode()}}
+    agg_server.kubectl("patch", "apiservice", API_SERVICE, "--type=merge",
+                       "-p", json.dumps(patch))
+    try:
+        def refused() -> bool:
+            done = agg_server.kubectl("get", "--raw", f"/apis/{GROUP}/{VERSION}", check=False)
+            return done.returncode != 0 and "ServiceUnavailable" in done.stderr
+        eventually(refused, what="the proxied request refused")
+        assert available(agg_server)["status"] == "True"  # type: ignore[index]
+    finally:
+        agg_server.kubectl("patch", "apiservice", API_SERVICE, "--type=merge", "-p", json.dumps(
+            {"spec": {"caBundle": backend.ca_bundle}}))
+    eventually(lambda: agg_server.kubectl("get", "--raw", f"/apis/{GROUP}/{VERSION}",
+                                          check=False).returncode == 0, what="proxied again")
 
 
 @pytest.mark.parametrize(("objects", "reason", "message"), [
@@ -270,3 +294,25 @@ def test_gc_keeps_dependents_of_an_unavailable_group_until_it_is_back(
                timeout=60, what="the dependent of the widget collected once its group is back")
     assert any(r["path"] == f"/apis/{GROUP}/{VERSION}/namespaces/{ns}/widgets/w1"
                for r in backend.requests)
+
+
+def test_a_crd_group_gets_its_local_apiservice_and_loses_it_with_the_crd(
+        agg_server: Server) -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gadgets.crd.example.io"},
+           "spec": {"group": "crd.example.io", "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object",
+                                            "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    apply(agg_server, crd)
+    condition = eventually(lambda: available(agg_server, "v1.crd.example.io"),
+                           what="the CRD group's APIService")
+    assert (condition["status"], condition["reason"]) == ("True", "Local")
+    labels = json.loads(agg_server.kubectl("get", "apiservice", "v1.crd.example.io", "-o",
+                                           "json").stdout)["metadata"]["labels"]
+    assert labels == {"kube-aggregator.kubernetes.io/automanaged": "true"}
+    agg_server.kubectl("delete", "crd", "gadgets.crd.example.io")
+    eventually(lambda: agg_server.kubectl("get", "apiservice", "v1.crd.example.io",
+                                          check=False).returncode != 0,
+               what="the CRD group's APIService gone")

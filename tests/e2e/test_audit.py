@@ -204,6 +204,25 @@ def test_a_delete_collection_is_a_possibility_never_the_answer(
     assert "may have included it" in report["conclusion"]
 
 
+def test_the_namespace_controllers_delete_collection_is_in_the_log(
+        audited: tuple[Server, Path]) -> None:
+    """The namespace controller empties a namespace with one DeleteCollection per resource:
+    audited as upstream's (verb deletecollection, its ServiceAccount, no object name), and
+    ``kubegc why`` still names the controller from its DeletionRecord."""
+    server, log = audited
+    server.kubectl("create", "namespace", "emptied")
+    server.kubectl("create", "configmap", "inside", "-n", "emptied")
+    server.kubectl("delete", "namespace", "emptied", "--wait=true", "--timeout=60s")
+    (ev,) = eventually(lambda: find(log, verb="deletecollection",
+                                    objectRef__namespace="emptied",
+                                    objectRef__resource="configmaps"))
+    assert ev["user"]["username"] == "system:serviceaccount:kube-system:namespace-controller"
+    assert ev["requestURI"] == "/api/v1/namespaces/emptied/configmaps"
+    assert "name" not in ev["objectRef"]
+    assert sorted(i["metadata"]["name"] for i in ev["responseObject"]["items"]) == [
+        "inside", "kube-root-ca.crt"]
+
+
 def test_a_file_that_is_no_audit_log_is_one_line_with_the_reason(
         audited: tuple[Server, Path], tmp_path: Path) -> None:
     server, _ = audited

@@ -256,3 +256,71 @@ def test_expire_watch_ends_open_watches_and_old_lists(rs: RBACServer, ns: str) -
     event = json.loads(fresh_watch.readline())
     assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "e3")
     fresh_watch.close()
+
+
+def test_a_paused_controller_does_nothing_and_catches_up_on_resume(
+        rs: RBACServer, ns: str) -> None:
+    _, body = rs.http("", "GET", "/debug/kubegc/controllers")
+    names = {c["name"]: c["paused"] for c in body["items"]}
+    assert names["garbagecollector"] is False and "kubelet" in names
+    assert rs.http("alice", "POST", "/debug/kubegc/controllers/garbagecollector",
+                   {"paused": True})[0] == 403
+    assert rs.http("", "POST", "/debug/kubegc/controllers/nope", {"paused": True})[0] == 404
+    assert rs.http("", "POST", "/debug/kubegc/controllers/garbagecollector",
+                   {"paused": "yes"})[0] == 400
+    cm(rs, ns, "owner")
+    owner = json.loads(rs.kubectl("", "get", "cm", "owner", "-n", ns, "-o", "json").stdout)
+    rs.kubectl("", "apply", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "child", "namespace": ns, "ownerReferences": [{
+            "apiVersion": "v1", "kind": "ConfigMap", "name": "owner",
+            "uid": owner["metadata"]["uid"]}]}}))
+    status, body = rs.http("", "POST", "/debug/kubegc/controllers/garbagecollector",
+                           {"paused": True})
+    assert (status, body) == (200, {"name": "garbagecollector", "paused": True})
+    try:
+        rs.kubectl("", "delete", "cm", "owner", "-n", ns)
+        rs.server.settle()  # everything else is quiet (a paused controller counts as so)
+        assert rs.kubectl("", "get", "cm", "child", "-n", ns, check=False).returncode == 0
+    finally:
+        rs.http("", "POST", "/debug/kubegc/controllers/garbagecollector", {"paused": False})
+    eventually(lambda: rs.kubectl("", "get", "cm", "child", "-n", ns,
+                                  check=False).returncode != 0, what="the child collected")
+
+
+def test_stale_reads_serve_a_lagging_view(rs: RBACServer, ns: str) -> None:
+    cm(rs, ns, "s1")
+    f = fault(rs, {"match": {"namespace": ns, "userAgent": "^kubectl"},
+                   "action": {"type": "staleReads", "seconds": 30}})
+    rs.kubectl("", "label", "configmap", "s1", "-n", ns, "fresh=yes")
+    cm(rs, ns, "s2")
+    # kubectl reads the view of when the fault was set: no label, no s2 ...
+    got = json.loads(rs.kubectl("", "get", "configmap", "s1", "-n", ns, "-o", "json").stdout)
+    assert "labels" not in got["metadata"]
+    done = rs.kubectl("", "get", "configmap", "s2", "-n", ns, check=False)
+    assert 'Error from server (NotFound): configmaps "s2" not found' in done.stderr
+    names = rs.kubectl("", "get", "configmaps", "-n", ns, "-o", "name").stdout.split()
+    assert "configmap/s1" in names and "configmap/s2" not in names
+    # ... while another client (not matched) reads the present
+    assert rs.http("", "GET", f"/api/v1/namespaces/{ns}/configmaps/s2")[0] == 200
+    rs.http("", "DELETE", f"/debug/kubegc/faults/{f['id']}")
+    created = int(got["metadata"]["resourceVersion"])
+    _, listing = rs.http("", "GET", f"/api/v1/namespaces/{ns}/configmaps")
+    behind = int(listing["metadata"]["resourceVersion"]) - created + 1
+    fault(rs, {"match": {"namespace": ns}, "action": {"type": "staleReads",
+                                                        "revisionsBehind": behind}})
+    status, _ = rs.http("", "GET", f"/api/v1/namespaces/{ns}/configmaps/s1")
+    assert status == 404  # that many writes ago it did not exist
+
+
+def test_a_stale_watch_delivers_late(rs: RBACServer, ns: str) -> None:
+    _, listing = rs.http("", "GET", f"/api/v1/namespaces/{ns}/configmaps")
+    rv = listing["metadata"]["resourceVersion"]
+    fault(rs, {"match": {"namespace": ns, "verb": "watch"},
+               "action": {"type": "staleReads", "seconds": 1.5}})
+    with _watch(rs, f"/api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion={rv}") as r:
+        started = time.monotonic()
+        cm(rs, ns, "late")
+        event = json.loads(r.readline())
+        assert event["object"]["metadata"]["name"] == "late"
+        assert time.monotonic() - started >= 1.5

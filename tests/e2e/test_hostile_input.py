@@ -106,6 +106,18 @@ CASES: list[Any] = [
     pytest.param("PUT", "/c1", JSON, b'{"metadata":{"name":"c1"},"data":{"a":' + b'{"a":' * 197
                  + b"1" + b"}" * 199, 400, "BadRequest", "json: cannot unmarshal object into "
                  "Go struct field ConfigMap.data of type string", id="update-data-199-deep"),
+    *(pytest.param("DELETE", "/c1", JSON, b'{"propagationPolicy":' + b'{"a":' * depth + b"1"
+                   + b"}" * (depth + 1), 400, "BadRequest", "the object provided is "
+                   "unrecognized (must be of type DeleteOptions): couldn't get version/kind; "
+                   "json parse error: invalid character '{' exceeded max depth",
+                   id=f"delete-options-{depth}-deep")
+      for depth in (250, 1020, 5000)),
+    # YAML whose scanner slows down with depth (1,500 levels: ~11 s): stopped as it is read
+    pytest.param("PATCH", "/c1?fieldManager=t", APPLY, b"data: " + b"[" * 1500 + b"]" * 1500,
+                 400, "BadRequest", "exceeded max depth", id="apply-yaml-1500-deep"),
+    pytest.param("POST", "", YAML, b"data:\n" + b"".join(b" " * i + b"a:\n"
+                                                       for i in range(1, 1500)), 400,
+                 "BadRequest", "exceeded max depth", id="yaml-blocks-1500-deep"),
     # valid JSON that is not an object where one is expected
     *(pytest.param(method, path, content_type, body, 400, "BadRequest", text,
                    id=f"{method.lower()}-{content_type.split('/')[1]}-{body.decode()}")

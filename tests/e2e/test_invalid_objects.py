@@ -238,6 +238,25 @@ CASES = [
         "maxSkew": 1, "topologyKey": "a b", "whenUnsatisfiable": "DoNotSchedule"}]}},
            f'spec.topologySpreadConstraints[0].topologyKey: Invalid value: "a b": {QUALIFIED}',
            id="pod-topology-key"),
+    create("pods", {"spec": {"affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{
+            "matchExpressions": [{"key": "a b", "operator": "Exists"}]}]}}}}},
+           "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+           f'nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: "a b": {QUALIFIED}',
+           id="pod-node-affinity-key"),
+    create("pods", {"spec": {"affinity": {"nodeAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "preference": {
+            "matchExpressions": [{"key": "k", "operator": "Gt", "values": ["1", "2"]}]}}]}}}},
+           "[spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+           "weight: Invalid value: 0: must be in the range 1-100, spec.affinity.nodeAffinity."
+           "preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0]."
+           "values: Required value: must be specified single value when `operator` is 'Lt' or "
+           "'Gt']", id="pod-node-affinity-preferred"),
+    create("pods", {"spec": {"affinity": {"podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "a b"}]}}}},
+           "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+           f'topologyKey: Invalid value: "a b": {QUALIFIED}', id="pod-anti-affinity-key"),
     create("deployments", {"spec": {"template": {"spec": {"nodeSelector": {"a": "b c"}}}}},
            'spec.template.spec.nodeSelector: Invalid value: "b c": a valid label must be an '
            "empty string", id="template-node-selector-value"),

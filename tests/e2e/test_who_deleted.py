@@ -64,6 +64,17 @@ def test_the_content_of_a_deleted_namespace_was_deleted_by_the_namespace_control
     assert "request" not in conclusion
 
 
+def plan(server: Server, what: str, ns: str) -> dict[str, str]:
+    """``kubegc plan delete WHAT``: who deletes each object ("Kind/name" -> by)."""
+    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "plan", "delete", what, "-n", ns,
+                           "-o", "json", "--kubeconfig", str(server.kubeconfig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return {f"{s['object']['kind']}/{s['object']['name']}": s["by"] for s in report["steps"]
+            if s["action"] == "deleted"}
+
+
 def _only_record(report: dict[str, Any]) -> tuple[str, str]:
     deletes = [e for e in report["entries"] if e["source"] == "DeletionRecord"]
     assert len(deletes) == 1, deletes
@@ -75,6 +86,8 @@ def test_a_deleted_services_endpoints_were_deleted_by_the_endpoints_controller(
     server.kubectl("create", "service", "clusterip", "api", "-n", ns, "--tcp=80:8080")
     eventually(lambda: server.kubectl("get", "endpoints", "api", "-n", ns,
                                       check=False).returncode == 0, what="its Endpoints")
+    assert plan(server, "service/api", ns) == {"Service/api": "the API server (no finalizer left)",
+                                               "Endpoints/api": "endpoint-controller"}
     server.kubectl("delete", "service", "api", "-n", ns)
     eventually(lambda: server.kubectl("get", "endpoints", "api", "-n", ns,
                                       check=False).returncode != 0, what="its Endpoints gone")
@@ -94,6 +107,9 @@ def test_a_deleted_service_accounts_token_was_deleted_by_the_token_controller(
     eventually(lambda: server.kubectl(
         "get", "secret", "robot-token", "-n", ns, "-o", "jsonpath={.data.token}").stdout,
         what="the token filled in")
+    assert plan(server, "serviceaccount/robot", ns) == {
+        "ServiceAccount/robot": "the API server (no finalizer left)",
+        "Secret/robot-token": "serviceaccount-token-controller"}
     server.kubectl("delete", "serviceaccount", "robot", "-n", ns)
     eventually(lambda: server.kubectl("get", "secret", "robot-token", "-n", ns,
                                       check=False).returncode != 0, what="the token gone")
@@ -110,3 +126,14 @@ def test_a_user_deletion_is_said_to_be_a_request(server: Server, ns: str) -> Non
     assert "no kubegc component recorded deleting it" in report["conclusion"]
     assert "deleted by a request of a user or of a client outside kubegc" in (
         report["conclusion"])
+
+
+def test_a_gone_event_is_said_to_expire_or_be_deleted(server: Server, ns: str) -> None:
+    server.kubectl("create", "-n", ns, "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": ns},
+        "reason": "Test", "message": "m", "type": "Normal"}))
+    server.kubectl("delete", "event", "e1", "-n", ns)
+    conclusion = why(server, "event/e1", ns)["conclusion"]
+    assert "Events expire (kube-apiserver --event-ttl, 1 hour by default)" in conclusion
+    assert "expired or was deleted by a request" in conclusion

@@ -245,3 +245,23 @@ def test_unsupported_kind_message_names_the_alternative() -> None:
     assert error.reason == "UnsupportedMediaType"
     assert "send it as application/json" in error.message
     assert "apps/v1 Deployment" in error.message
+
+
+@pytest.mark.parametrize("fields_v1", [
+    pytest.param(b'{"f:a":' * 5000 + b"{}" + b"}" * 5000, id="past-python-recursion"),
+    pytest.param(b'{"f:a":' * 300 + b"{}" + b"}" * 300, id="past-the-nesting-limit"),
+])
+def test_raw_json_nested_too_deep_is_a_bad_request(fields_v1: bytes) -> None:
+    managed = msg(17, text(1, "m"), text(2, "Update"), text(6, "FieldsV1"),
+                  msg(7, raw(1, fields_v1)))
+    with pytest.raises(StatusError) as refused:
+        decode_protobuf_body(envelope("v1", "ConfigMap", msg(1, text(1, "c"), managed)))
+    assert (refused.value.code, refused.value.message) == (
+        400, "unable to decode protobuf body: raw JSON: exceeded max depth")
+
+
+def test_raw_json_numbers_are_gos() -> None:
+    managed = msg(17, text(1, "m"), text(2, "Update"), text(6, "FieldsV1"),
+                  msg(7, raw(1, b'{"f:a":99999999999999999999999}')))
+    decoded = decode_protobuf_body(envelope("v1", "ConfigMap", msg(1, text(1, "c"), managed)))
+    assert decoded["metadata"]["managedFields"][0]["fieldsV1"] == {"f:a": 1e23}

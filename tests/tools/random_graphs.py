@@ -26,6 +26,29 @@ GVR = {"ConfigMap": CM, "Secret": SECRETS, "Pod": PODS, "ClusterOwner": OWNERS,
 API = {"ConfigMap": "v1", "Secret": "v1", "Pod": "v1", "ClusterOwner": f"{GROUP}/v1",
        "ReplicaSet": "apps/v1"}
 POLICIES = ("Background", "Foreground", "Orphan")
+#: what a graph's delete targets: one of its objects, its first namespace (the namespace
+#: controller deletes the content), or its own CRD (the API server deletes the instances
+#: and waits for them)
+TARGETS = ("object", "namespace", "crd")
+
+
+def gadget_group(seed: int) -> str:
+    return f"g{seed}.test.kubegc.io"
+
+
+def gvr_of(seed: int, kind: str) -> GroupVersionResource:
+    """The resource of a graph's kind (its Gadgets are of its own CRD)."""
+    if kind == "Gadget":
+        return GroupVersionResource(gadget_group(seed), "v1", "gadgets")
+    if kind == "Namespace":
+        return NAMESPACES
+    if kind == "CustomResourceDefinition":
+        return CRDS
+    return GVR[kind]
+
+
+def api_of(seed: int, kind: str) -> str:
+    return f"{gadget_group(seed)}/v1" if kind == "Gadget" else API[kind]
 
 
 @dataclass
@@ -53,18 +76,32 @@ class Graph:
     pre_delete: tuple[int, str] | None  # (index, policy) deleted before the plan
     target: int
     policy: str
+    target_kind: str = "object"  # TARGETS
+    #: instances of the graph's own CRD (namespaced, in its first namespace): (name,
+    #: finalizer); the CRD is made only when there are some
+    gadgets: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def namespaces(self) -> tuple[str, str]:
         return f"g{self.seed}-a", f"g{self.seed}-b"
 
+    @property
+    def target_name(self) -> str:
+        if self.target_kind == "namespace":
+            return self.namespaces[0]
+        if self.target_kind == "crd":
+            return f"gadgets.{gadget_group(self.seed)}"
+        return self.nodes[self.target].name
+
     def describe(self) -> str:
-        lines = [f"seed {self.seed}: delete {self.nodes[self.target].name} "
+        lines = [f"seed {self.seed}: delete {self.target_kind} {self.target_name} "
                  f"--cascade={self.policy.lower()}"
                  + (f" after deleting {self.nodes[self.pre_delete[0]].name} "
                     f"({self.pre_delete[1]})" if self.pre_delete else ""),
                  "  (owner! = blockOwnerDeletion, owner* = controller)"]
         lines += [f"  {i}: {n.describe(self.nodes)}" for i, n in enumerate(self.nodes)]
+        lines += [f"  Gadget {self.namespaces[0]}/{name}" + (f" fin={fin}" if fin else "")
+                  for name, fin in self.gadgets]
         return "\n".join(lines)
 
 
@@ -97,7 +134,31 @@ def random_graph(seed: int) -> Graph:
         pre = (rng.randrange(len(nodes)), rng.choice(POLICIES))
     owners = sorted({j for n in nodes for j, _, _ in n.owners})
     target = rng.choice(owners) if owners and rng.random() < 0.8 else rng.randrange(len(nodes))
-    return Graph(seed, nodes, pre, target, rng.choice(POLICIES))
+    target_kind = rng.choices(TARGETS, [8, 1.5, 1])[0]
+    gadgets: list[tuple[str, str]] = []
+    if target_kind == "crd" or rng.random() < 0.1:  # removed by nobody, or none
+        gadgets = [(f"g{seed}-gadget-{i}", rng.choices(["", STUCK], [3, 1])[0])
+                   for i in range(rng.randint(1, 3))]
+    return Graph(seed, nodes, pre, target, rng.choice(POLICIES), target_kind, gadgets)
+
+
+def gadget_crd(seed: int) -> Obj:
+    group = gadget_group(seed)
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"gadgets.{group}", "labels": {"plan-graph": str(seed)}},
+            "spec": {"group": group, "scope": "Namespaced",
+                     "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget",
+                               "listKind": "GadgetList"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                         "openAPIV3Schema": {"type": "object",
+                                             "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def gadget(graph: Graph, name: str, finalizer: str) -> Obj:
+    meta: dict[str, Any] = {"name": name, "labels": {"plan-graph": str(graph.seed)}}
+    if finalizer:
+        meta["finalizers"] = [finalizer]
+    return {"apiVersion": api_of(graph.seed, "Gadget"), "kind": "Gadget", "metadata": meta}
 
 
 def body(graph: Graph, node: Node, uids: dict[int, str]) -> Obj:

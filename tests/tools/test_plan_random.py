@@ -32,7 +32,8 @@ import aiohttp
 import pytest
 
 from kubegc.api.clock import RealClock, format_time
-from kubegc.api.errors import StatusError
+from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.meta import DeletionPropagation
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.interface import Client, DeleteOptions, ListOptions, PatchType, WatchOptions
@@ -55,6 +56,9 @@ from .random_graphs import (
     Node,
     body,
     crd,
+    gadget,
+    gadget_crd,
+    gvr_of,
     random_graph,
 )
 
@@ -133,9 +137,15 @@ async def rest(cluster: Cluster) -> AsyncIterator[RestClient]:
 
 async def _graph_objects(client: Client, graph: Graph) -> list[Obj]:
     out = []
-    for gvr in GVR.values():
-        listed = await client.list(gvr, options=ListOptions(
-            label_selector=f"plan-graph={graph.seed}"))
+    extra = [gvr_of(graph.seed, "Gadget")] if graph.gadgets else []
+    for gvr in [*GVR.values(), NAMESPACES, CRDS, *extra]:
+        try:
+            listed = await client.list(gvr, options=ListOptions(
+                label_selector=f"plan-graph={graph.seed}"))
+        except StatusError as e:
+            if gvr in extra and is_not_found(e):
+                continue  # the graph's CRD is gone, and its Gadgets with it
+            raise
         out.extend(listed["items"])
     return out
 
@@ -196,25 +206,53 @@ async def caught_up(recorder: Recorder, client: Client, graph: Graph) -> None:
 
 async def build(client: Client, graph: Graph) -> dict[int, str]:
     for ns in graph.namespaces:
-        await client.create(NAMESPACES, {"metadata": {"name": ns}})
+        await client.create(NAMESPACES, {"metadata": {
+            "name": ns, "labels": {"plan-graph": str(graph.seed)}}})
+    if graph.gadgets:
+        await client.create(CRDS, gadget_crd(graph.seed))
+        for name, finalizer in graph.gadgets:
+            await _create_when_served(client, graph, gadget(graph, name, finalizer))
     uids: dict[int, str] = {}
     for i, node in enumerate(graph.nodes):
-        created = await client.create(GVR[node.kind], body(graph, node, uids),
+        created = await client.create(gvr_of(graph.seed, node.kind), body(graph, node, uids),
                                       namespace=node.namespace)
         uids[i] = created["metadata"]["uid"]
     return uids
 
 
+async def _create_when_served(client: Client, graph: Graph, obj: Obj) -> None:
+    """Create a Gadget once its new CRD is served (with a deadline)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + QUIET_TIMEOUT
+    while True:
+        try:
+            await client.create(gvr_of(graph.seed, "Gadget"), obj,
+                                namespace=graph.namespaces[0])
+            return
+        except StatusError:
+            if loop.time() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
 async def _delete(client: Client, node: Node, policy: str) -> None:
     await client.delete(GVR[node.kind], node.name, namespace=node.namespace,
-                        options=DeleteOptions(propagation_policy=policy))
+                        options=DeleteOptions(propagation_policy=DeletionPropagation(policy)))
+
+
+async def _delete_target(client: Client, graph: Graph, target: Obj) -> None:
+    meta = target["metadata"]
+    await client.delete(gvr_of(graph.seed, target["kind"]), meta["name"],
+                        namespace=meta.get("namespace", ""),
+                        options=DeleteOptions(
+                            propagation_policy=DeletionPropagation(graph.policy)))
 
 
 async def plan(client: Client, target: Obj, policy: str) -> PlanReport:
     resource = resolve_kind(await client.discover(), f"{target['kind']}")
     inv = await read_inventory(client, clock=RealClock(), source="test")
     return await plan_delete(inv, target, resource, factory=ClusterSimulationFactory(),
-                             propagation=policy)
+                             propagation=DeletionPropagation(policy))
 
 
 def _deletion_state(obj: Obj) -> str:
@@ -236,14 +274,16 @@ async def run_graph(cluster: Cluster, seed: int) -> None:
             with contextlib.suppress(StatusError):  # already collected
                 await _delete(client, graph.nodes[graph.pre_delete[0]], graph.pre_delete[1])
             await quiet(cluster, client, graph)
-        alive = {o["metadata"]["name"]: o for o in await _graph_objects(client, graph)}
-        if not alive:
+        alive = {o["metadata"]["name"]: o for o in await _graph_objects(client, graph)
+                 if o["kind"] not in ("Namespace", "CustomResourceDefinition")
+                 or o["metadata"]["name"] == graph.target_name}
+        name = graph.target_name
+        if name not in alive:
+            name = next((n.name for n in graph.nodes if n.name in alive), "")
+        if not name:
             return  # everything was collected before the plan (invalid references)
-        node = graph.nodes[graph.target]
-        if node.name not in alive:
-            node = next(n for n in graph.nodes if n.name in alive)
-        target = alive[node.name]
-        state = sorted(_deletion_state(o) for o in alive.values())
+        target = alive[name]
+        state = sorted(_deletion_state(o) for o in await _graph_objects(client, graph))
         report = await plan(client, target, graph.policy)
         after = sorted(_deletion_state(o) for o in await _graph_objects(client, graph))
         assert after == state, "the plan wrote to the cluster\n" + graph.describe()
@@ -251,13 +291,13 @@ async def run_graph(cluster: Cluster, seed: int) -> None:
         recorder = Recorder(client, RealClock())
         await recorder.start()
         _, before = recorder.checkpoint()
-        await _delete(client, node, graph.policy)
+        await _delete_target(client, graph, target)
         await quiet(cluster, client, graph)
         await caught_up(recorder, client, graph)
         await recorder.stop()
         records = await _records_about(client, graph)
         try:
-            compare(graph, node, report, recorder, before, records)
+            compare(graph, name, report, recorder, before, records)
         finally:
             await clean_up(client, graph)
 
@@ -266,7 +306,7 @@ async def clean_up(client: Client, graph: Graph) -> None:
     """Release and delete what is left of the graph (its pods hold the node's pod IPs)."""
     for obj in await _graph_objects(client, graph):
         meta = obj["metadata"]
-        gvr = GVR[obj["kind"]]
+        gvr = gvr_of(graph.seed, obj["kind"])
         with contextlib.suppress(StatusError):
             if meta.get("finalizers"):
                 await client.patch(gvr, meta["name"], {"metadata": {"finalizers": None}},
@@ -285,16 +325,17 @@ async def _records_about(client: Client, graph: Graph) -> list[str]:
             for r in ours]
 
 
-def compare(graph: Graph, node: Node, report: PlanReport, recorder: Recorder,
+def compare(graph: Graph, name: str, report: PlanReport, recorder: Recorder,
             before: dict[str, Obj], records: list[str]) -> None:
     # what the plan says depends on the order the GC takes dependents in is not compared
     uncertain = {o.object.uid for o in report.order_dependent}
     ours = {u for u, o in before.items() if o["metadata"].get("labels", {}).get(
         "plan-graph") == str(graph.seed)} - uncertain
-    target_uid = next(u for u, o in before.items() if o["metadata"]["name"] == node.name)
+    target_uid = next(u for u, o in before.items() if o["metadata"]["name"] == name
+                      and o["metadata"].get("labels", {}).get("plan-graph") == str(graph.seed))
     real = Timeline([c for c in recorder.ordered() if c.after["metadata"]["uid"] in ours],
                     before, target_uid=target_uid, records=[])
-    context = (f"\n{graph.describe()}\n(target: {node.name})\nplan steps:\n"
+    context = (f"\n{graph.describe()}\n(target: {name})\nplan steps:\n"
                + "\n".join(f"  {s.seq} {s.action.value} {s.object} {s.detail} {s.by}"
                            for s in report.steps)
                + "\nreal changes:\n" + "\n".join(
@@ -302,17 +343,17 @@ def compare(graph: Graph, node: Node, report: PlanReport, recorder: Recorder,
                    if c.after["metadata"]["uid"] in ours)
                + "\nreal DeletionRecords (since the graph was made):\n" + "\n".join(records))
     assert report.error == "", report.error + context
-    planned = {r.uid for r in report.deleted} - uncertain
+    planned = {r.uid for r in report.deleted} & ours  # not the namespace's own objects
     happened = {r.uid for r in real.deleted()}
     assert planned == happened, (f"deleted: plan {_names(planned, before)}, real "
                                  f"{_names(happened, before)}" + context)
     plan_survivors = {(s.object.uid, tuple(sorted(r.uid for r in s.kept_by)))
-                      for s in report.survivors if s.object.uid not in uncertain}
+                      for s in report.survivors if s.object.uid in ours}
     real_survivors = {(s.object.uid, tuple(sorted(r.uid for r in s.kept_by)))
                       for s in real.survivors(recorder.current) if s.object.uid in ours}
     assert plan_survivors == real_survivors, (
         f"survivors: plan {sorted(plan_survivors)}, real {sorted(real_survivors)}" + context)
-    plan_hanging = {f.object.uid for f in report.hanging} - uncertain
+    plan_hanging = {f.object.uid for f in report.hanging} & ours
     real_hanging = {u for u in ours if u in recorder.current
                     and recorder.current[u]["metadata"].get("deletionTimestamp")
                     and (u == target_uid or not before[u]["metadata"].get("deletionTimestamp"))}

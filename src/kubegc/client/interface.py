@@ -154,8 +154,9 @@ class Client(Protocol):
         options: DeleteOptions | None = None, list_options: ListOptions | None = None,
     ) -> Obj:
         """``DELETE`` of the collection (``deletecollection``; only ``list_options``'
-        selectors count): a ``<Kind>List`` of the objects deleted, each as its delete
-        left it. A resource without the verb answers 405 (``MethodNotSupported``)."""
+        selectors count): the ``<Kind>List`` of the objects deleted, as they were listed
+        before their deletes (upstream's answer). A resource without the verb answers 405
+        (``MethodNotSupported``)."""
 
     @abstractmethod
     async def discover(self) -> builtins.list[APIResource]:

@@ -24,6 +24,7 @@ from kubegc.api.limits import (
     without_surrogates,
 )
 from kubegc.api.types import Obj
+from kubegc.registry.typed import yamlload
 from kubegc.registry.typed.messages import too_deep
 from kubegc.server.protobuf import decode_protobuf_body
 
@@ -96,7 +97,7 @@ def _decode_json_slowly(body: bytes, kind: str) -> Any:
 
 def _decode_yaml(body: bytes, kind: str) -> Any:
     try:
-        value = yaml.safe_load(body)
+        value = yamlload.safe_load(body)
     except RecursionError:
         raise too_deep(kind or "object", body, "[") from None
     except yaml.YAMLError as e:

@@ -25,6 +25,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from kubegc.api import errors
+from kubegc.api.limits import go_int, nesting_exceeds, without_surrogates
+from kubegc.registry.typed.messages import EXCEEDED_MAX_DEPTH
 from kubegc.server.protobuf_schema import MESSAGES, TOP_LEVEL
 
 PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
@@ -141,7 +143,15 @@ def _single_string(data: bytes) -> str:
 def _raw_json(data: bytes) -> Any:
     """``FieldsV1``/``RawExtension`` {1: raw JSON bytes}."""
     raw = next((_as_bytes(f) for f in iter_fields(data) if f.number == 1), b"")
-    return json.loads(raw) if raw else None
+    if not raw:
+        return None
+    try:  # numbers as Go reads them; nesting bounded (``api.limits``)
+        value = json.loads(raw, parse_int=go_int)
+    except RecursionError:
+        raise WireError(f"raw JSON: {EXCEEDED_MAX_DEPTH}") from None
+    if nesting_exceeds(value):
+        raise WireError(f"raw JSON: {EXCEEDED_MAX_DEPTH}")
+    return without_surrogates(value)
 
 
 _SPECIAL = {
@@ -255,7 +265,7 @@ def decode_protobuf_body(data: bytes) -> dict[str, Any]:
                 f"kubegc cannot decode {PROTOBUF_MEDIA_TYPE} bodies of {api_version} {kind};"
                 f" send it as application/json (protobuf is decoded for: {supported})")
         body = decode_message(raw, message)
-    except (WireError, UnicodeDecodeError, json.JSONDecodeError) as err:
+    except (WireError, UnicodeDecodeError, ValueError) as err:  # JSON's errors are ValueErrors
         raise errors.bad_request(f"unable to decode protobuf body: {err}") from None
     return {"apiVersion": api_version, "kind": kind, **body}
 

@@ -17,8 +17,9 @@ import asyncio
 import contextlib
 import tempfile
 import threading
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import Future
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -31,6 +32,7 @@ from kubegc.api.auth import (
 )
 from kubegc.api.clock import Clock, ManualClock, RealClock
 from kubegc.api.features import feature_gate
+from kubegc.api.resources import GroupVersionResource
 from kubegc.api.version import BINARY_VERSION, EffectiveVersion, parse_emulated_version
 from kubegc.client.kubeconfig import save_kubeconfig
 from kubegc.cluster import Cluster as _Cluster
@@ -41,8 +43,11 @@ from kubegc.component.config import (
     KubeletConfiguration,
     LeaderElectionConfiguration,
 )
+from kubegc.server.faults import FaultRegistry
 from kubegc.storage import parse_storage
 from kubegc.testing import webhooks
+from kubegc.testing.accidents import delete_and_recreate, parse_resource, restart_api_server
+from kubegc.testing.faults import Faults, request_items
 from kubegc.testing.kubeconfig import default_kubeconfig
 
 T = TypeVar("T")
@@ -163,6 +168,84 @@ class Cluster:
         config.load_kube_config(  # type: ignore[no-untyped-call]
             config_file=str(kubeconfig or self.kubeconfig), client_configuration=configuration)
         return client.ApiClient(configuration)
+
+    # -- faults, paused controllers, the request log (docs/faults.md) ----------------------
+
+    @property
+    def faults(self) -> Faults:
+        """The API server's faults: ``with cluster.faults.conflicts(on="configmaps",
+        times=3): ...`` (``kubegc.testing.faults``)."""
+        return Faults(self._fault_registry, self._on_loop)
+
+    def _fault_registry(self) -> FaultRegistry:
+        if self.cluster.server is None:
+            raise RuntimeError("cluster not started")
+        return self.cluster.server.ctx.faults
+
+    def _on_loop(self, fn: Callable[[], T]) -> T:
+        """``fn()`` on the cluster's loop: here when the test runs on it (``async with``),
+        else through ``run``."""
+        if self._loop is None:
+            return fn()
+
+        async def call() -> T:
+            return fn()
+
+        return self.run(call())
+
+    def requests(self, user: str | None = None, since: datetime | None = None
+                 ) -> list[dict[str, Any]]:
+        """The writes HTTP clients made (``GET /debug/kubegc/requests``): ``time``,
+        ``user``, ``userAgent``, ``verb``, ``group``, ``resource``, ``subresource``,
+        ``namespace``, ``name``, ``fieldManager``, ``code``, ``fault``."""
+        return self._on_loop(lambda: request_items(self._fault_registry(), user, since))
+
+    @contextlib.contextmanager
+    def paused(self, *names: str) -> Iterator[None]:
+        """The controllers ``names`` (``--controllers`` names, ``kubelet`` too) do nothing
+        while the block runs; on exit they resume and catch up. ``KeyError`` for a name
+        this cluster does not run."""
+        manager = self.cluster.controller_manager
+        if manager is None:
+            raise RuntimeError("cluster not started")
+        for name in names:
+            if name not in manager.gates:
+                raise KeyError(f"no controller {name!r} in this cluster")
+        def pause_all(paused: bool) -> None:
+            for name in names:
+                manager.pause(name, paused)
+
+        self._on_loop(lambda: pause_all(True))
+        try:
+            yield
+        finally:
+            self._on_loop(lambda: pause_all(False))
+
+    def delete_and_recreate(self, resource: str | GroupVersionResource, name: str,
+                            namespace: str = "") -> dict[str, Any]:
+        """The seed's accident: delete the object and create it again under its name
+        (a new uid) with the garbage collector held in between; the new object. Its old
+        dependents point at a uid that is gone (``kubegc.testing.accidents``)."""
+        client = self.cluster.client
+        if client is None:
+            raise RuntimeError("cluster not started")
+        return self._await(delete_and_recreate(client, self.cluster.controller_manager,
+                                               parse_resource(resource), name, namespace))
+
+    def restart_api_server(self) -> None:
+        """Restart the API server in place: same port, connections (and watches)
+        dropped, state kept, faults cleared."""
+        server = self.cluster.server
+        if server is None:
+            raise RuntimeError("cluster not started")
+        self._await(restart_api_server(server))
+
+    def _await(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._loop is None:
+            coro.close()
+            raise RuntimeError("from an asyncio test, await kubegc.testing.accidents' "
+                               "functions instead")
+        return self.run(coro)
 
     # -- running as a user ---------------------------------------------------------------
 

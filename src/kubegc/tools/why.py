@@ -32,6 +32,7 @@ from kubegc.component.deletions import DELETION_REASONS
 from kubegc.controllers.deletionrecords import (
     DELETION_RECORDS,
     GC_DELETER,
+    LABEL_ACTION,
     LABEL_KIND,
     LABEL_NAME,
     LABEL_NAMESPACE,
@@ -57,6 +58,9 @@ MAX_CAUSE_DEPTH = 3
 #: why a deletion without a record was a request (every deleting component records)
 UNRECORDED = ("no kubegc component (the garbage collector, the namespace, workload, pod GC, "
               "taint eviction, TTL or token controller) recorded deleting it")
+#: kinds that expire, which no record follows
+EXPIRING = {"Event": "Events expire (kube-apiserver --event-ttl, 1 hour by default)",
+            "DeletionRecord": "DeletionRecords expire (7 days by default)"}
 EVENTS_NOTE = ("this cluster keeps no DeletionRecords: only Events explain deletions, and "
                "they expire (kube-apiserver --event-ttl, 1 hour by default); anything older "
                "is lost")
@@ -355,9 +359,17 @@ def _held_by(report: WhyReport) -> str:
     held = ("; it waits for its finalizers: " + ", ".join(state.finalizers)
             if state.finalizers else "")
     for finding in report.findings:
+        if finding.object.uid != report.query.uid:
+            continue
         for cause, detail in finding.causes.items():
             if cause.object is not None and cause.object.kind == "APIService":
                 held += f"; {cause.what} — fix: " + "; ".join(detail.fix)
+            elif detail.ends:  # a grace period: what ends the wait, and when
+                held += "; " + "; ".join(detail.fix)
+            elif detail.at and finding.object not in detail.at:  # held by another: chained
+                on = ", ".join(str(o) for o in detail.at[:3]) + (
+                    f" and {len(detail.at) - 3} more" if len(detail.at) > 3 else "")
+                held += f"; held by {cause.what} on {on} — fix: " + "; ".join(detail.fix)
     return held
 
 
@@ -415,10 +427,9 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
                 f"kubegc, not by a kubegc component; the garbage collector's last action on "
                 f"it: {last.action} at {last.time} "
                 f"({last.reason}): {last.message}")
-    if report.evidence == "DeletionRecords" and q.kind == "Event":
-        return (f"{q.short} is gone: Events expire (kube-apiserver --event-ttl, 1 hour by "
-                "default) and kubegc records no expiry, so it expired or was deleted by a "
-                "request")
+    if report.evidence == "DeletionRecords" and q.kind in EXPIRING:
+        return (f"{q.short} is gone: {EXPIRING[q.kind]} and kubegc records no expiry, so it "
+                "expired or was deleted by a request")
     if report.evidence == "DeletionRecords":
         return (f"{q.short} is gone and no kubegc component recorded deleting it: it was "
                 "deleted by a request of a user or of a client outside kubegc (kubectl "
@@ -426,3 +437,18 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     if report.entries:
         return f"{q.short} is gone; the events below are all that is left"
     return f"{q.short} is gone and no event about it is left"
+
+
+async def dependent_deletions(client: Client, owner_uid: str) -> list[Entry]:
+    """The garbage collector's DELETEs of dependents that named ``owner_uid`` among their
+    owners (its ``delete`` records), oldest first; none where no records are kept."""
+    if not owner_uid:
+        return []
+    try:
+        listed = await client.list(DELETION_RECORDS, options=ListOptions(
+            label_selector=f"{LABEL_ACTION}=delete"))
+    except StatusError:
+        return []  # no records here (not kubegc), or not readable
+    entries = [_record_entry(r) for r in listed.get("items") or []]
+    return sorted((e for e in entries if any(o.get("uid") == owner_uid for o in e.owners)),
+                  key=lambda e: (e.time, e.object.short))

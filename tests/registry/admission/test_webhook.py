@@ -115,3 +115,92 @@ async def test_webhook_configurations_are_exempt(registry: Registry) -> None:
     with pytest.raises(StatusError) as e:
         await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
     assert e.value.message == 'admission webhook "all" denied the request without explanation'
+
+
+async def test_review_version_is_the_first_the_webhook_accepts(registry: Registry) -> None:
+    _install(registry, VALIDATING, [{"name": "old", "admissionReviewVersions": ["v1beta1"]}])
+    seen = _serve(registry, "old", lambda r: {**_answer(r), "apiVersion": r["apiVersion"]})
+    await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
+    assert seen[-1]["apiVersion"] == "admission.k8s.io/v1beta1"
+    _install(registry, VALIDATING, [{"name": "new", "admissionReviewVersions": ["v2"]}])
+    with pytest.raises(StatusError) as e:
+        await registry.create(target(registry, "configmaps"), manifest("configmaps", "d"))
+    assert "webhook does not accept known AdmissionReview versions ['v2']" in e.value.message
+
+
+@pytest.mark.parametrize("ops", [
+    pytest.param([{"op": "replace", "path": "/kind", "value": "Secret"}], id="kind-changed"),
+    pytest.param([{"op": "remove", "path": "/nothing/here"}], id="bad-path"),
+    pytest.param([{"op": "teleport", "path": "/data"}], id="bad-op"),
+])
+async def test_a_bad_patch_is_an_internal_error(registry: Registry,
+                                                ops: list[dict[str, Any]]) -> None:
+    _install(registry, MUTATING, [{"name": "m"}])
+    _serve(registry, "m", lambda r: _answer(r, **_patch(ops)))
+    with pytest.raises(StatusError) as e:
+        await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
+    assert e.value.code == 500
+
+
+async def test_malformed_warnings_are_dropped(registry: Registry) -> None:
+    _install(registry, VALIDATING, [{"name": "w"}])
+    _serve(registry, "w", lambda r: _answer(r, warnings="not a list"))
+    await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
+
+
+@pytest.mark.parametrize("hook", [
+    pytest.param({"timeoutSeconds": "soon", "rules": "all"}, id="wrong-types"),
+    pytest.param({"clientConfig": {"service": "svc"}}, id="service-not-an-object"),
+    pytest.param({"clientConfig": {"service": {"name": "s", "port": "x"}}}, id="port-not-int"),
+    pytest.param({"clientConfig": {"url": "https://[::1"}}, id="unparsable-url"),
+    pytest.param({"clientConfig": {"url": "https://127.0.0.1:1/", "caBundle": "!!"}},
+                 id="bad-ca-bundle"),
+])
+async def test_a_restored_malformed_configuration_never_500s(
+        registry: Registry, hook: dict[str, Any]) -> None:
+    """Written around validation (``Registry.restore``): the webhook fails as uncallable,
+    under its failurePolicy (Ignore here), and the write goes through."""
+    registry.admission.webhooks.configurations.written(VALIDATING, {
+        "metadata": {"name": "junk"},
+        "webhooks": [{"name": "junk", "failurePolicy": "Ignore", "sideEffects": "None",
+                      "rules": [RULE], **hook}]}, deleted=False)
+    await registry.create(target(registry, "configmaps"), manifest("configmaps", "c"))
+
+
+HPA_V1 = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+          "metadata": {"name": "h"},
+          "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                      "name": "web"}, "maxReplicas": 3}}
+
+
+@pytest.mark.parametrize("policy", ["Equivalent", "Exact"])
+async def test_match_policy(registry: Registry, policy: str) -> None:
+    """A rule naming autoscaling/v2 matches a v1 request only when Equivalent; the webhook
+    then gets the object converted to v2, ``requestKind`` saying v1."""
+    _install(registry, VALIDATING, [{"name": "hpa", "matchPolicy": policy, "rules": [{
+        "operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v2"],
+        "resources": ["horizontalpodautoscalers"]}]}])
+    seen = _serve(registry, "hpa", lambda r: _answer(r))
+    hpas = registry.target("autoscaling", "v1", "horizontalpodautoscalers", "default")
+    await registry.create(hpas, json.loads(json.dumps(HPA_V1)))
+    if policy == "Exact":
+        assert not seen
+        return
+    request = seen[-1]["request"]
+    assert request["kind"] == {"group": "autoscaling", "version": "v2",
+                               "kind": "HorizontalPodAutoscaler"}
+    assert request["requestKind"]["version"] == "v1"
+    assert request["object"]["apiVersion"] == "autoscaling/v2"
+    assert request["object"]["spec"]["maxReplicas"] == 3
+
+
+async def test_a_patch_at_an_equivalent_version_is_converted_back(registry: Registry) -> None:
+    _install(registry, MUTATING, [{"name": "hpa", "rules": [{
+        "operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v2"],
+        "resources": ["horizontalpodautoscalers"]}]}])
+    _serve(registry, "hpa", lambda r: _answer(r, **_patch([
+        {"op": "replace", "path": "/spec/maxReplicas", "value": 5}])))
+    hpas = registry.target("autoscaling", "v1", "horizontalpodautoscalers", "default")
+    created = await registry.create(hpas, json.loads(json.dumps(HPA_V1)))
+    assert created["apiVersion"] == "autoscaling/v1"
+    assert created["spec"]["maxReplicas"] == 5

@@ -249,6 +249,12 @@ ERRORS = [
     pytest.param("{simpleMap: {a: 1}}", "{simpleMap: {$patch: merge}}",
                  500, "", "unknown patch type: merge in map: map[$patch:merge]",
                  id="patch-merge-in-map"),
+    pytest.param("{simpleMap: {a: 1}}", "{simpleMap: {$patch: 5}}",  # %s of a float64
+                 500, "", "unknown patch type: %!s(float64=5) in map: map[$patch:5]",
+                 id="patch-number-in-map"),
+    pytest.param("{simpleMap: {a: 1}}", "{simpleMap: {$patch: true}}",
+                 500, "", "unknown patch type: %!s(bool=true) in map: map[$patch:true]",
+                 id="patch-bool-in-map"),
     pytest.param("{retainKeysMap: {name: a}}",
                  "{retainKeysMap: {$retainKeys: [name], value: b}}",
                  400, "BadRequest", "invalid patch format of retainKeys",

@@ -314,11 +314,9 @@ class FakeClient(Client):
         deleted = []
         for item in self.tracker.items(
                 gvr, self._matcher(gvr, namespace, lo.label_selector, lo.field_selector)):
-            if opts.dry_run:
-                deleted.append(copy.deepcopy(item))
-                continue
-            kept = self.tracker.delete(gvr, item, opts)
-            deleted.append(kept if kept is not None else copy.deepcopy(item))
+            deleted.append(copy.deepcopy(item))  # as listed, as upstream answers
+            if not opts.dry_run:
+                self.tracker.delete(gvr, item, opts)
         return {"kind": f"{info.kind if info else ''}List", "apiVersion": gvr.group_version,
                 "metadata": {"resourceVersion": str(self.tracker.resource_version)},
                 "items": deleted}

@@ -11,7 +11,8 @@ leaves content behind is repeated:
   at the latest after ``estimate / 2 + 1`` seconds as upstream;
 * other content held by finalizers: after a backoff starting at ``CONTENT_BACKOFF_BASE``
   and doubling up to ``estimate / 2 + 1`` seconds (upstream waits that long at once);
-* errors: with the queue's rate limiter.
+* errors (discovery failing for a group whose APIService is unavailable among them): with
+  upstream's ``nsControllerRateLimiter``, 5 ms doubling up to 60 s.
 
 Unlike upstream, a namespace is processed as soon as it is seen terminating (upstream
 waits 5 s for HA API servers to converge; kubegc has one).
@@ -19,13 +20,18 @@ waits 5 s for HA API servers to converge; kubegc has one).
 
 from __future__ import annotations
 
+from kubegc.api.clock import Clock
 from kubegc.api.errors import StatusError
 from kubegc.api.features import ORDERED_NAMESPACE_DELETION
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import PODS
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
-from kubegc.client.workqueue import ItemExponentialFailureRateLimiter
+from kubegc.client.workqueue import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    MaxOfRateLimiter,
+)
 from kubegc.component import objects
 from kubegc.component.base_controller import BaseController
 from kubegc.component.config import NamespaceControllerConfiguration
@@ -41,6 +47,14 @@ from kubegc.controllers.namespace.deletion.namespaced_resources_deleter import (
 CONTENT_BACKOFF_BASE = 0.05
 
 
+def ns_controller_rate_limiter(clock: Clock) -> MaxOfRateLimiter[str]:
+    """Upstream's ``nsControllerRateLimiter``: a failed namespace (an unavailable
+    aggregated API) is retried at least every minute, never longer: exponential from 5 ms
+    to 60 s, and 10 qps with a burst of 100 overall."""
+    return MaxOfRateLimiter(ItemExponentialFailureRateLimiter(0.005, 60.0),
+                            BucketRateLimiter(10.0, 100, clock))
+
+
 class NamespaceController(BaseController):
     """Ownership: one worker at a time per namespace (the queue guarantees it); the
     deleter is shared by the workers (only its discovery cache is state)."""
@@ -53,6 +67,7 @@ class NamespaceController(BaseController):
     def __init__(self, ctx: ControllerContext[NamespaceControllerConfiguration], *,
                  deletions: DeletionSink | None = None) -> None:
         super().__init__(ctx, workers=ctx.options.concurrent_namespace_syncs)
+        self.queue.rate_limiter = ns_controller_rate_limiter(ctx.clock)
         self.deleter = NamespacedResourcesDeleter(
             self.client, clock=self.clock, deletions=deletions, deleter=self.component,
             ordered=ctx.features.enabled(ORDERED_NAMESPACE_DELETION))

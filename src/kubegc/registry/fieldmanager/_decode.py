@@ -22,6 +22,7 @@ from kubegc.api.limits import (
     with_go_numbers,
     without_surrogates,
 )
+from kubegc.registry.typed.yamlload import DepthLimitedLoader
 
 
 class DecodeError(ValueError):
@@ -118,7 +119,7 @@ def _innermost(text: str, pos: int) -> str:
     return stack[-1] if stack else ""
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(DepthLimitedLoader):
     """SafeLoader that keeps timestamps as strings, as ``sigs.k8s.io/yaml`` does."""
 
 

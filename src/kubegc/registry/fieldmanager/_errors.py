@@ -8,8 +8,8 @@ only PATCH produces:
   detail is dropped by upstream; we keep it as the exception's ``__cause__`` for logs).
 * ``unknown_error`` -- a plain Go ``error`` that reached the handler: code 500, reason
   ``""`` (``StatusReasonUnknown``), the error text as message.
-* ``go_repr`` / ``go_type`` -- ``fmt.Sprintf("%v")`` and ``reflect.TypeOf`` renderings of
-  decoded JSON values, used inside upstream's error texts.
+* ``go_repr`` / ``go_s`` / ``go_type`` -- ``fmt.Sprintf("%v")``, ``fmt.Sprintf("%s")`` and
+  ``reflect.TypeOf`` renderings of decoded JSON values, used inside upstream's error texts.
 """
 
 from __future__ import annotations
@@ -50,6 +50,24 @@ def go_repr(value: Any) -> str:
         return f"map[{inner}]"
     if isinstance(value, list | tuple):
         return "[" + " ".join(go_repr(v) for v in value) + "]"
+    return str(value)
+
+
+def go_s(value: Any) -> str:
+    """``fmt.Sprintf("%s", value)`` of a value decoded from JSON by Go (numbers are float64s):
+    what is not a string prints as ``%!s(type=value)``."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "%!s(<nil>)"
+    if isinstance(value, bool):
+        return f"%!s(bool={'true' if value else 'false'})"
+    if isinstance(value, int | float):
+        return f"%!s(float64={go_float(float(value))})"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_s(v)}" for k, v in sorted(value.items())) + "]"
+    if isinstance(value, list | tuple):
+        return "[" + " ".join(go_s(v) for v in value) + "]"
     return str(value)
 
 

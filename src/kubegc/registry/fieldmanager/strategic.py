@@ -28,10 +28,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubegc.api.errors import bad_request, unsupported_media_type
+from kubegc.api.errors import StatusError, bad_request, unsupported_media_type
 from kubegc.api.types import Obj, clone
 from kubegc.registry.fieldmanager import _ordering as order
-from kubegc.registry.fieldmanager._errors import bad_arg_type, go_repr, unknown_error, unprocessable
+from kubegc.registry.fieldmanager._errors import (
+    bad_arg_type,
+    go_repr,
+    go_s,
+    unknown_error,
+    unprocessable,
+)
 from kubegc.registry.fieldmanager._values import canonical
 from kubegc.registry.fieldmanager.strategic_schema import (
     BUILTIN_SCHEMA,
@@ -188,6 +194,11 @@ def _strategy(meta: FieldMeta) -> str:
     return strategies[0] if strategies else ""
 
 
+def bad_patch_type(directive: Any, patch: Any) -> StatusError:
+    """``mergepatch.ErrBadPatchType``: ``unknown patch type: %s in map: %v``."""
+    return unknown_error(f"unknown patch type: {go_s(directive)} in map: {go_repr(patch)}")
+
+
 def _directive_in_map(directive: Any, patch: dict[str, Any]) -> dict[str, Any]:
     if directive == "replace":
         del patch[DIRECTIVE]
@@ -195,7 +206,7 @@ def _directive_in_map(directive: Any, patch: dict[str, Any]) -> dict[str, Any]:
         return plain
     if directive == "delete":
         return {}
-    raise unknown_error(f"unknown patch type: {go_repr(directive)} in map: {go_repr(patch)}")
+    raise bad_patch_type(directive, patch)
 
 
 def _special_elements(original: list[Any], patch: list[Any], merge_key: str,
@@ -221,8 +232,7 @@ def _special_elements(original: list[Any], patch: list[Any], merge_key: str,
         elif directive == "merge":
             raise unknown_error("merging lists cannot yet be specified in the patch")
         else:
-            raise unknown_error(f"unknown patch type: {go_repr(directive)} in map: "
-                                f"{go_repr(item)}")
+            raise bad_patch_type(directive, item)
     if replace:
         alias.detach()
         return [v for v, keep in map(_new_value, items) if keep], []

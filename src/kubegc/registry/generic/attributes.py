@@ -6,8 +6,9 @@ them (``create_attributes`` and friends); ``Admission`` hands them to the webhoo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kubegc.api.auth import UserInfo, request_user
 from kubegc.api.meta import DeleteOptions
@@ -70,4 +71,46 @@ def delete_attributes(t: Target, current: Obj, options: DeleteOptions) -> Attrib
                       user=request_user())
 
 
-__all__ = ["Attributes", "create_attributes", "delete_attributes", "update_attributes"]
+class WebhookChain(Protocol):
+    """The admission webhooks as the Store's write paths call them (part of its
+    ``AdmissionChain``)."""
+
+    def webhooks_active(self) -> bool:
+        """Whether admission webhooks may be called (else no ``Attributes`` are built)."""
+        ...
+
+    async def admit_webhooks(self, a: Attributes) -> None:
+        """Mutating webhooks (a patch replaces ``a.obj``)."""
+        ...
+
+    async def validate_webhooks(self, a: Attributes) -> None:
+        """Validating webhooks (raises the StatusError that refuses the write)."""
+        ...
+
+
+class NoWebhooks:
+    """No webhook is ever called."""
+
+    def webhooks_active(self) -> bool:
+        return False
+
+    async def admit_webhooks(self, a: Attributes) -> None:
+        return None
+
+    async def validate_webhooks(self, a: Attributes) -> None:
+        return None
+
+
+async def admit_by_webhooks(chain: WebhookChain, a: Attributes,
+                            defaulter: Callable[[Obj], None]) -> Obj | None:
+    """Mutating webhooks on ``a``: the patched object, defaulted (as upstream defaults a
+    patched object), or None when no webhook changed it."""
+    await chain.admit_webhooks(a)
+    if not a.mutated or a.obj is None:
+        return None
+    defaulter(a.obj)
+    return a.obj
+
+
+__all__ = ["Attributes", "NoWebhooks", "WebhookChain", "admit_by_webhooks",
+           "create_attributes", "delete_attributes", "update_attributes"]

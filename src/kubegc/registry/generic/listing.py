@@ -21,6 +21,7 @@ from kubegc.api.fields import (
 from kubegc.api.goformat import go_quote
 from kubegc.api.labels import LabelSelector, parse_label_selector
 from kubegc.api.types import Obj
+from kubegc.registry.generic.stale import read_revision
 from kubegc.registry.generic.store import Store
 from kubegc.registry.generic.target import Target, decode, with_resource_version
 from kubegc.storage import CompactedError, FutureRevisionError, KeyValue, prefix_end
@@ -97,6 +98,8 @@ async def _select(
         start = prefix + suffix
     elif resource_version and resource_version != "0" and resource_version_match == "Exact":
         revision = parse_resource_version(resource_version)
+    if not revision:
+        revision = read_revision.get()  # a lagging view (stale.py), else 0: the current
     selected: list[KeyValue] = []
     next_start = ""
     try:

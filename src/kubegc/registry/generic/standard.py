@@ -144,14 +144,13 @@ class StoredResource:
     async def delete_collection(self, t: Target, options: DeleteOptions,
                                 list_options: ListOptions) -> Obj:
         """``DeleteCollection`` (cf. ``Store.DeleteCollection``): list, then delete each
-        object with ``options`` (one gone meanwhile is skipped); answers the list of what
-        was deleted, in the list's order. The deletes of a chunk are issued together, so
-        that the store's group commit writes them in a few durable commits rather than
-        one each (upstream spreads them over ``--delete-collection-workers``); the first
-        other failure is the answer, as upstream's."""
+        object with ``options`` (one gone meanwhile is no failure); answers the list as it
+        was listed, as upstream's (``return listObj``). The deletes of a chunk are issued
+        together, so that the store's group commit writes them in a few durable commits
+        rather than one each (upstream spreads them over ``--delete-collection-workers``);
+        the first other failure is the answer, as upstream's."""
         check_delete_options(options)
         listed = await self.list(t, list_options)
-        items: list[Obj] = []
         pending = list(listed["items"])
         for start in range(0, len(pending), DELETE_COLLECTION_CHUNK):
             chunk = pending[start:start + DELETE_COLLECTION_CHUNK]
@@ -159,12 +158,9 @@ class StoredResource:
                 *(self._delete_listed(t, item, options) for item in chunk),
                 return_exceptions=True)
             for result in results:
-                if isinstance(result, BaseException):
-                    if isinstance(result, errors.StatusError) and errors.is_not_found(result):
-                        continue
+                if isinstance(result, BaseException) and not (
+                        isinstance(result, errors.StatusError) and errors.is_not_found(result)):
                     raise result
-                items.append(result)
-        listed["items"] = items
         return listed
 
     async def _delete_listed(self, t: Target, item: Obj, options: DeleteOptions) -> Obj:

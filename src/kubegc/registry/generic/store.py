@@ -20,13 +20,20 @@ from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
 from kubegc.api.meta import is_being_deleted, new_uid
 from kubegc.api.types import Obj, clone
 from kubegc.registry.fieldmanager import record_update
-from kubegc.registry.generic.attributes import Attributes, create_attributes, update_attributes
+from kubegc.registry.generic.attributes import (
+    NoWebhooks,
+    WebhookChain,
+    admit_by_webhooks,
+    create_attributes,
+    update_attributes,
+)
 from kubegc.registry.generic.checks import (
     check_fields,
     validate_object_meta,
     validate_object_meta_update,
 )
 from kubegc.registry.generic.decoding import check_decodes, check_type_meta
+from kubegc.registry.generic.stale import read_revision
 from kubegc.registry.generic.strategy import Strategy
 from kubegc.registry.generic.target import (
     Created,
@@ -44,7 +51,14 @@ from kubegc.registry.generic.update_rules import (
     should_delete_during_update,
     status_update,
 )
-from kubegc.storage import KV, ConflictError, KeyExistsError, KeyNotFoundError
+from kubegc.storage import (
+    KV,
+    CompactedError,
+    ConflictError,
+    KeyExistsError,
+    KeyNotFoundError,
+    KeyValue,
+)
 
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_ATTEMPTS = 8
@@ -52,7 +66,7 @@ _MAX_GENERATE_ATTEMPTS = 8
 UpdateFn = Callable[[Obj], Awaitable[Any]]
 
 
-class AdmissionChain(Protocol):
+class AdmissionChain(WebhookChain, Protocol):
     """The admission plugins that run, as the store's write paths call them (upstream's
     ``admission.Interface``: mutating, then validating, admission)."""
 
@@ -69,20 +83,8 @@ class AdmissionChain(Protocol):
         """Validating admission of an update (raises the StatusError that refuses it)."""
         ...
 
-    def webhooks_active(self) -> bool:
-        """Whether admission webhooks may be called (else no ``Attributes`` are built)."""
-        ...
 
-    async def admit_webhooks(self, a: Attributes) -> None:
-        """Mutating webhooks (a patch replaces ``a.obj``)."""
-        ...
-
-    async def validate_webhooks(self, a: Attributes) -> None:
-        """Validating webhooks (raises the StatusError that refuses the write)."""
-        ...
-
-
-class NoAdmission:
+class NoAdmission(NoWebhooks):
     """No admission plugin runs."""
 
     def admit(self, t: Target, obj: Obj, *, old: Obj | None = None) -> None:
@@ -92,15 +94,6 @@ class NoAdmission:
         return None
 
     def validate_update(self, t: Target, obj: Obj, old: Obj, *, subresource: str) -> None:
-        return None
-
-    def webhooks_active(self) -> bool:
-        return False
-
-    async def admit_webhooks(self, a: Attributes) -> None:
-        return None
-
-    async def validate_webhooks(self, a: Attributes) -> None:
         return None
 
 
@@ -122,14 +115,26 @@ class Store:
     # -- reads -----------------------------------------------------------------------------
 
     async def get(self, t: Target, name: str) -> Obj:
-        kv = await self.kv.get(t.key(name))
+        kv = await self._read(t.key(name))
         if kv is None:
             raise errors.not_found(t.gr, name)
         return self.present(t, decode(kv))
 
+    async def _read(self, key: str) -> KeyValue | None:
+        """The key's current value, or its value at ``stale.read_revision`` when a fault
+        holds the request (a compacted revision reads the current value)."""
+        revision = read_revision.get()
+        if not revision:
+            return await self.kv.get(key)
+        try:
+            page = await self.kv.range(key, end=key + "\x00", revision=revision, limit=1)
+        except CompactedError:
+            return await self.kv.get(key)
+        return page.kvs[0] if page.kvs else None
+
     async def get_encoded(self, t: Target, name: str) -> bytes:
         """The object as stored, encoded, for a ``t`` that is ``direct`` (no decoding)."""
-        kv = await self.kv.get(t.key(name))
+        kv = await self._read(t.key(name))
         if kv is None:
             raise errors.not_found(t.gr, name)
         return with_resource_version(kv.value, kv.mod_revision)
@@ -172,9 +177,8 @@ class Store:
         self.admission.admit(t, obj)  # mutating admission: after the field manager
         webhooks = self.admission.webhooks_active()
         if webhooks:
-            a = create_attributes(t, obj, dry_run=dry_run, field_manager=field_manager)
-            await self.admission.admit_webhooks(a)
-            obj = a.obj if a.obj is not None else obj
+            obj = await admit_by_webhooks(self.admission, create_attributes(
+                t, obj, dry_run=dry_run, field_manager=field_manager), strategy.defaulter) or obj
             meta = obj["metadata"]
         self._check_write(t, strategy, "", obj, None)
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
@@ -374,10 +378,9 @@ class Store:
             self.admission.admit(t, new, old=old)
         webhooks = self.admission.webhooks_active()
         if webhooks:
-            a = update_attributes(t, new, old, subresource=subresource, dry_run=dry_run,
-                                  field_manager=field_manager)
-            await self.admission.admit_webhooks(a)
-            new = a.obj if a.obj is not None else new
+            new = await admit_by_webhooks(self.admission, update_attributes(
+                t, new, old, subresource=subresource, dry_run=dry_run,
+                field_manager=field_manager), strategy.defaulter) or new
             new_meta = new["metadata"]
         if subresource == "":
             self._check_write(t, strategy, old_meta["name"], new, old)

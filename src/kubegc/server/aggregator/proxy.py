@@ -13,6 +13,7 @@ Whole responses only: a watch of a remote resource is not streamed.
 
 from __future__ import annotations
 
+import ssl
 from urllib.parse import quote
 
 import aiohttp
@@ -24,7 +25,26 @@ from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersio
 from kubegc.server.http import Response
 from kubegc.server.serviceresolver import resolve_endpoint, tls_context
 
+#: kube-apiserver's default ``--request-timeout``
+REQUEST_TIMEOUT = 60.0
 _FORWARDED = ("accept", "content-type", "user-agent", "accept-encoding")
+
+
+_CONTEXTS: dict[tuple[str, bool], ssl.SSLContext] = {}
+
+
+def _context(ca_bundle: str, insecure: bool) -> ssl.SSLContext:
+    """The client TLS context of a backend, verifying the host name unless insecure (one
+    per caBundle: building one parses the bundle)."""
+    key = (ca_bundle, insecure)
+    context = _CONTEXTS.get(key)
+    if context is None:
+        context = tls_context(ca_bundle or None, insecure_skip_verify=insecure)
+        context.check_hostname = not insecure
+        if len(_CONTEXTS) > 64:
+            _CONTEXTS.clear()
+        _CONTEXTS[key] = context
+    return context
 
 
 def service_unavailable() -> Response:
@@ -60,13 +80,18 @@ async def forward(registry: Registry, session: aiohttp.ClientSession, remote: Re
                                           str(ref.get("name") or ""), int(ref.get("port") or 443))
     except errors.StatusError:
         return unavailable
-    context = tls_context(spec.get("caBundle"),
-                          insecure_skip_verify=bool(spec.get("insecureSkipTLSVerify")))
+    insecure = bool(spec.get("insecureSkipTLSVerify"))
+    context = _context(str(spec.get("caBundle") or ""), insecure)
+    # the certificate must name the Service's DNS name, as upstream's proxy transport's
+    # ServerName says (the backend is dialled at its Endpoints' address)
+    server_name = f"{ref.get('name') or ''}.{ref.get('namespace') or ''}.svc"
     sent = [(k, v) for k, v in (headers or {}).items() if k.lower() in _FORWARDED]
     sent += user_headers(user)
     try:
         async with session.request(method, endpoint.url + path_qs, data=body or None,
-                                   headers=sent, ssl=context, allow_redirects=False) as resp:
+                                   headers=sent, ssl=context, allow_redirects=False,
+                                   timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT),
+                                   server_hostname=None if insecure else server_name) as resp:
             payload = await resp.read()
             return resp.status, resp.headers.get("Content-Type", ""), payload
     except (aiohttp.ClientError, OSError, TimeoutError):

@@ -20,6 +20,7 @@ import yaml
 
 from kubegc.api.auth import Attributes, Decision, UserInfo
 from kubegc.api.clock import Clock
+from kubegc.registry.typed import yamlload
 from kubegc.server.audit.event import Event, object_ref, truncate_user_agent
 from kubegc.server.audit.log import LogBackend
 from kubegc.server.audit.policy import Level, Policy, RequestAuditConfig, Stage
@@ -166,8 +167,8 @@ def _decoded(body: bytes, content_type: str) -> Any:
     if "yaml" not in content_type:
         return None
     try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError:
+        return yamlload.safe_load(body)
+    except (yaml.YAMLError, RecursionError):  # too deep: the request itself is refused
         return None
 
 

@@ -7,7 +7,8 @@
      "probability": 0..1, "count": N, "afterRequests": N}
 
 Every match field is optional (absent: any); ``userAgent`` is a regular expression
-searched in the User-Agent header, the others compare exactly. The answer adds ``id`` and
+searched in the User-Agent header, the others compare exactly; kubegc adds ``verbs``, a
+list of verbs any of which matches. The answer adds ``id`` and
 ``fired``. Bad input is a 400 ``BadRequest`` naming the field (docs/faults.md).
 """
 
@@ -44,9 +45,12 @@ class Match:
     subresource: str | None = None
     namespace: str | None = None
     name: str | None = None
+    #: kubegc's extension: any of these verbs (``kubegc.testing``'s ``conflicts``: writes)
+    verbs: frozenset[str] | None = None
 
     def matches(self, attrs: Attributes, user_agent: str) -> bool:
         return ((self.verb is None or self.verb == attrs.verb)
+                and (self.verbs is None or attrs.verb in self.verbs)
                 and (self.resource is None or self.resource == attrs.resource)
                 and (self.group is None or self.group == attrs.api_group)
                 and (self.subresource is None or self.subresource == attrs.subresource)
@@ -55,12 +59,14 @@ class Match:
                 and (self.user is None or self.user == attrs.user.name)
                 and (self.user_agent is None or self.user_agent.search(user_agent) is not None))
 
-    def to_dict(self) -> dict[str, str]:
-        out: dict[str, str] = {}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         for wire, attr in _MATCH_FIELDS.items():
             value = getattr(self, attr)
             if value is not None:
                 out[wire] = value.pattern if isinstance(value, re.Pattern) else value
+        if self.verbs is not None:
+            out["verbs"] = sorted(self.verbs)
         return out
 
 
@@ -174,6 +180,11 @@ def _parse_match(doc: object) -> Match:
         raise errors.bad_request("match: must be an object")
     values: dict[str, Any] = {}
     for key, value in doc.items():
+        if key == "verbs":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise errors.bad_request("match.verbs: must be a list of strings")
+            values["verbs"] = frozenset(value)
+            continue
         attr = _MATCH_FIELDS.get(key)
         if attr is None:
             raise errors.bad_request(f"match: unknown field {key!r}")

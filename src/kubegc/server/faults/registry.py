@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import replace
@@ -20,6 +22,7 @@ from datetime import datetime
 from kubegc.api import errors
 from kubegc.api.auth import Attributes
 from kubegc.api.errors import StatusError
+from kubegc.registry.generic.stale import read_revision
 from kubegc.server.faults.actions import body_name, injected_error
 from kubegc.server.faults.model import WATCH_ACTIONS, Fault, parse_fault
 from kubegc.server.faults.requestlog import WRITE_VERBS, LoggedRequest, RequestLog
@@ -53,12 +56,18 @@ class FaultRegistry:
         self.log = RequestLog()
         #: set (and replaced) when the faults change: open watches look again
         self.changed = asyncio.Event()
+        #: (monotonic time, storage revision) when it changed, sampled while a
+        #: ``staleReads`` fault with ``seconds`` is set (``lagging_revision``)
+        self._history: deque[tuple[float, int]] = deque()
+        self._sampler: asyncio.Task[None] | None = None
 
     # -- the API of /debug/kubegc/faults --------------------------------------------
 
     def add(self, doc: object) -> Fault:
         fault = parse_fault(doc, str(next(self._ids)), self._revision())
         self._faults[fault.id] = fault
+        if fault.action.type == "staleReads" and fault.action.seconds:
+            self._start_sampling()
         self._notify()
         return fault
 
@@ -93,6 +102,50 @@ class FaultRegistry:
             if (fault.action.type in types and not fault.exhausted
                     and fault.match.matches(attrs, user_agent)):
                 yield fault
+
+    # -- staleReads: what a lagging view shows -------------------------------------------
+
+    def revision(self) -> int:
+        """The storage's current revision."""
+        return self._revision()
+
+    def lagging_revision(self, fault: Fault) -> int:
+        """The revision the view of ``fault`` shows now: ``revisionsBehind`` behind the
+        storage, or the storage's revision ``seconds`` ago (as sampled since the fault was
+        set: no older than its revision then)."""
+        action = fault.action
+        if action.revisions_behind:
+            return max(1, self._revision() - action.revisions_behind)
+        cutoff = time.monotonic() - action.seconds
+        revision = fault.revision
+        for at, sampled in self._history:
+            if at > cutoff:
+                break
+            if sampled > revision:
+                revision = sampled
+        return revision
+
+    def _start_sampling(self) -> None:
+        self._history.append((time.monotonic(), self._revision()))
+        if self._sampler is None or self._sampler.done():
+            self._sampler = asyncio.get_running_loop().create_task(
+                self._sample(), name="fault-stale-reads")
+
+    async def _sample(self) -> None:
+        """Note the storage's revision while a ``seconds`` fault needs the past; forget
+        what no such fault can ask for any more."""
+        while True:
+            longest = max((f.action.seconds for f in self._faults.values()
+                           if f.action.type == "staleReads"), default=0.0)
+            if not longest:
+                self._history.clear()
+                return
+            now, revision = time.monotonic(), self._revision()
+            if not self._history or self._history[-1][1] != revision:
+                self._history.append((now, revision))
+            while len(self._history) > 1 and self._history[1][0] < now - longest - 1:
+                self._history.popleft()
+            await asyncio.sleep(SAMPLE_INTERVAL)
 
     def _notify(self) -> None:
         changed, self.changed = self.changed, asyncio.Event()
@@ -145,6 +198,29 @@ class FaultRegistry:
         user_agent = request.headers.get("User-Agent", "")
         if attrs.verb == "list":
             self._check_expired_list(attrs, user_agent, request.query.get("resourceVersion", ""))
+        if attrs.verb in ("get", "list"):
+            stale = self._stale(attrs, user_agent, answered)
+            if stale:
+                token = read_revision.set(stale)
+                try:
+                    return await self._answered(attrs, request, route, user_agent, answered)
+                finally:
+                    read_revision.reset(token)
+        return await self._answered(attrs, request, route, user_agent, answered)
+
+    def _stale(self, attrs: Attributes, user_agent: str, answered: list[Fault] | None
+               ) -> int:
+        """The revision a ``staleReads`` fault serves this read at, or 0."""
+        for fault in self.matching(attrs, user_agent, _STALE):
+            if fault.admits():
+                self.fire(fault)
+                if answered is not None:
+                    answered.append(fault)
+                return self.lagging_revision(fault)
+        return 0
+
+    async def _answered(self, attrs: Attributes, request: Request, route: Route,
+                        user_agent: str, answered: list[Fault] | None) -> AnyResponse:
         for fault in self.matching(attrs, user_agent, _ANSWERING):
             if not fault.admits():
                 continue
@@ -177,6 +253,9 @@ class FaultRegistry:
 
 _ANSWERING = frozenset({"error", "delay", "hang"})
 _EXPIRING = frozenset({"expireWatch"})
+_STALE = frozenset({"staleReads"})
+#: how often the storage's revision is noted for ``staleReads`` with ``seconds``
+SAMPLE_INTERVAL = 0.02
 assert not (_ANSWERING & WATCH_ACTIONS)
 
 

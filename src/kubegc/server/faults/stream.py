@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,9 +20,9 @@ from kubegc.api import errors
 from kubegc.api.meta import BOOKMARK, ERROR
 from kubegc.registry import Change
 from kubegc.server.faults.model import Fault
-from kubegc.server.faults.registry import WatchScope, current_watch
+from kubegc.server.faults.registry import SAMPLE_INTERVAL, WatchScope, current_watch
 
-_STREAM = frozenset({"closeWatch", "expireWatch", "hang"})
+_STREAM = frozenset({"closeWatch", "expireWatch", "hang", "staleReads"})
 
 
 def _expired(scope: WatchScope, fault: Fault) -> Change:
@@ -40,6 +41,7 @@ class _Guard:
         self.close_after: int | None = None
         self.events = 0
         self.hung: Fault | None = None
+        self.stale: Fault | None = None  # a staleReads fault: events held back (``held``)
 
     def _meets(self, fault: Fault) -> bool:
         acts = self.met.get(fault.id)
@@ -63,6 +65,8 @@ class _Guard:
             if kind == "hang" and self._meets(fault):
                 self.hung = fault
                 return None, fault
+            if kind == "staleReads" and self.stale is None and self._meets(fault):
+                self.stale = fault
             if kind == "closeWatch" and self.close_after is None and self._meets(fault):
                 self.close_after = self.events + fault.action.after_events
         return None, None
@@ -118,6 +122,8 @@ async def guard(scope: WatchScope, batches: AsyncIterator[list[Change]]
             except StopAsyncIteration:
                 return
             pending = None
+            if g.stale is not None:
+                await held(scope, g.stale, batch, time.monotonic())
             batch, end = g.take(batch)
             if batch:
                 yield batch
@@ -125,6 +131,28 @@ async def guard(scope: WatchScope, batches: AsyncIterator[list[Change]]
                 return
     finally:
         await _close(pending, batches)
+
+
+async def held(scope: WatchScope, fault: Fault, batch: list[Change], arrived: float) -> None:
+    """Hold ``batch`` back until the lagging view of ``fault`` shows it (or the fault is
+    cleared): ``revisionsBehind`` more writes, or ``seconds`` after it arrived."""
+    action = fault.action
+    if action.seconds:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(fault.cleared.wait(),
+                                   max(0.0, arrived + action.seconds - time.monotonic()))
+        return
+    newest = max((_revision_of(c) for c in batch), default=0)
+    while (not fault.cleared.is_set()
+           and scope.faults.revision() < newest + action.revisions_behind):
+        await asyncio.sleep(SAMPLE_INTERVAL)
+
+
+def _revision_of(change: Change) -> int:
+    if change.type in (BOOKMARK, ERROR):
+        return 0
+    rv = (change.object.get("metadata") or {}).get("resourceVersion", "")
+    return int(rv) if isinstance(rv, str) and rv.isdigit() else 0
 
 
 async def _next_ready(pending: asyncio.Future[list[Change]], changed: asyncio.Event,

@@ -7,10 +7,12 @@ from typing import Any
 import orjson
 
 from kubegc.api import errors
+from kubegc.api.limits import may_nest_deeper, nesting_exceeds
 from kubegc.api.meta import DeleteOptions
 from kubegc.registry import Target
 from kubegc.registry.generic.decoding import check_delete_options
 from kubegc.registry.generic.rest import CollectionDeleter, GracefulDeleter, ListOptions, Storage
+from kubegc.registry.typed.messages import too_deep
 from kubegc.registry.validation.objectmeta import parse_delete_options
 from kubegc.server.context import ServerContext, json_response
 from kubegc.server.http import Request, Response
@@ -34,11 +36,7 @@ async def delete_options(request: Request) -> DeleteOptions:
     body = await request.read()
     content_type = request.headers.get("Content-Type", "").split(";")[0].strip()
     if body.strip():
-        try:
-            decoded = (decode_protobuf_body(body) if content_type == PROTOBUF_MEDIA_TYPE
-                       else orjson.loads(body))
-        except orjson.JSONDecodeError as e:
-            raise errors.bad_request(f"couldn't decode DeleteOptions: {e}") from None
+        decoded = _decode_body(body, content_type)
         if not isinstance(decoded, dict):
             raise errors.bad_request("DeleteOptions must be an object")
         check_delete_options(decoded)
@@ -47,6 +45,27 @@ async def delete_options(request: Request) -> DeleteOptions:
             if decoded.get(key) is not None:
                 options[key] = decoded[key]
     return parse_delete_options(options)
+
+
+def _decode_body(body: bytes, content_type: str) -> Any:
+    """A DeleteOptions body as JSON values, nested no deeper than any body
+    (``api.limits.MAX_NESTING``, with Go's "exceeded max depth")."""
+    if content_type == PROTOBUF_MEDIA_TYPE:
+        return decode_protobuf_body(body)
+    try:
+        decoded = orjson.loads(body)
+    except orjson.JSONDecodeError as e:
+        if str(e).startswith(_ORJSON_TOO_DEEP):
+            raise too_deep(DELETE_OPTIONS, body) from None
+        raise errors.bad_request(f"couldn't decode DeleteOptions: {e}") from None
+    if may_nest_deeper(body, yaml=False) and nesting_exceeds(decoded):
+        raise too_deep(DELETE_OPTIONS, body)
+    return decoded
+
+
+DELETE_OPTIONS = "DeleteOptions"
+#: orjson's error past its own nesting limit (1024)
+_ORJSON_TOO_DEEP = "depth limit exceeded"
 
 
 async def delete(ctx: ServerContext, request: Request, storage: Storage, t: Target,

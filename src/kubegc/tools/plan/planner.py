@@ -54,6 +54,7 @@ from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
 from kubegc.tools.plan.verdict import verdict_of
+from kubegc.tools.plan.webhooks import webhook_notes
 from kubegc.tools.wellformed import problem_notes
 
 DEFAULT_GRACE = 30
@@ -187,6 +188,7 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                          f"propagationPolicy={propagation or '(default)'}", "you"),
                     *bounded(timeline.steps, pod_bounds(timeline.changes, origin))]
     report.deleted = timeline.deleted()
+    report.notes.extend(webhook_notes(inv, report.deleted))
     report.constraints = timeline.constraints()
     report.notes.extend(_cycle_notes(graph, timeline))
     if is_being_deleted(target):

@@ -18,7 +18,9 @@ A PersistentVolumeClaim brings the pods of its namespace whose volumes name it, 
 the claims it names: the pvc-protection controller releases a claim being deleted only once
 no pod uses it (``kubegc.tools.volumes``). Every CRD is loaded (instances need it to be
 served), every APIService with a ``spec.service`` (an unavailable one fails discovery,
-which holds every namespace being deleted), and the Namespace of each object kept.
+which holds every namespace being deleted), a Service's Endpoints and a ServiceAccount's
+token Secrets (their controllers delete them with it), and the Namespace of each object
+kept.
 
 Objects outside the scope have no ownership path to the delete: nothing the simulated
 controllers do to them can depend on it, so leaving them out changes no step of the plan —
@@ -34,6 +36,7 @@ from kubegc.api.meta import is_being_deleted, owner_references_of, uid_of
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
 from kubegc.api.volumes import claim_names
+from kubegc.controllers.serviceaccount.tokens_controller import is_service_account_token
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import group_of
 from kubegc.tools.ownership import OwnerGraph
@@ -87,6 +90,7 @@ class _Scope:
         if ns:
             self.add(self.inv.find("", "Namespace", "", ns))
             self.expand_claims(obj, ns)
+            self.expand_by_name(obj, ns)
         elif _is(obj, "", "Namespace") and is_being_deleted(obj):
             for item in self.content(str(obj["metadata"].get("name"))):
                 self.add(item)
@@ -103,6 +107,18 @@ class _Scope:
         kind = str((names if isinstance(names, dict) else {}).get("kind") or "")
         for item in self.inv.of_kind(str(spec.get("group") or ""), kind):
             self.add(item)
+
+    def expand_by_name(self, obj: Obj, ns: str) -> None:
+        """What a controller deletes when this goes, with no ownerReference to follow: a
+        Service's Endpoints (the endpoints controller), a ServiceAccount's token Secrets
+        (the token controller)."""
+        name = str(obj["metadata"].get("name") or "")
+        if _is(obj, "", "Service"):
+            self.add(self.inv.find("", "Endpoints", ns, name))
+        elif _is(obj, "", "ServiceAccount"):
+            for secret in self.content(ns):
+                if _is(secret, "", "Secret") and is_service_account_token(secret, obj):
+                    self.add(secret)
 
     def expand_claims(self, obj: Obj, ns: str) -> None:
         """A claim's pods and a pod's claims (see the module docstring)."""

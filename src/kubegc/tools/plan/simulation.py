@@ -27,11 +27,13 @@ from kubegc.controllers.garbagecollector.records import DeletionRecord
 #: protection controllers release the finalizers of claims no pod uses any more and of
 #: volumes not Bound: a claim deleted with its pod (an ephemeral volume's) goes once the pod
 #: is gone, a claim in use waits for its pods. TTL-after-finished deletes the finished Jobs
-#: whose TTL runs out within the horizon (an orphaned Job it deletes is no survivor).
+#: whose TTL runs out within the horizon (an orphaned Job it deletes is no survivor). The
+#: endpoints and token controllers delete a deleted Service's Endpoints and a deleted
+#: ServiceAccount's token Secrets (``scope`` brings them in).
 PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
                     "persistentvolumeclaim-protection-controller",
                     "persistentvolume-protection-controller",
-                    "ttl-after-finished-controller")
+                    "ttl-after-finished-controller", "endpoints", "serviceaccount-token")
 
 
 class Simulation(Protocol):

@@ -84,3 +84,24 @@ def test_node_taints_and_quota_names() -> None:
     quota = {"spec": {"hard": {"pods": "1", "requests.example.com/gpu": "1", "count/jobs.batch":
                                "2", "storage": "1Gi"}}}
     assert [c.field for c in validate_resource_quota(quota)] == ["spec.hard[storage]"]
+
+
+def test_affinity_terms() -> None:
+    from kubegc.registry.groups.core.validation_affinity import validate_affinity
+
+    affinity = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": []}},
+        "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 101, "podAffinityTerm": {"topologyKey": ""}}]}}
+    fields = [c.field for c in validate_affinity(affinity, "spec.affinity")]
+    assert fields[:3] == [
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+        "nodeSelectorTerms",
+        "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+        "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+        "podAffinityTerm.topologyKey"]
+    valid = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In",
+                                                "values": ["n1"]}]}]}}}
+    assert validate_affinity(valid, "spec.affinity") == []

@@ -47,6 +47,7 @@ from kubegc.api.meta import (
     DeletionPropagation,
     ObjectReference,
     finalizers_of,
+    is_being_deleted,
     name_of,
     uid_of,
 )
@@ -300,7 +301,7 @@ class NamespacedResourcesDeleter:
         elif not deleted:
             return GVRDeletionMetadata()
         estimate = self._estimate(gvr, deleted, deleted_at)
-        if not any(_may_remain(item) for item in deleted):
+        if gvr != PODS and not any(_may_remain(item) for item in deleted):
             return GVRDeletionMetadata()  # every one was removed: nothing to list again
         remaining = await self._list(gvr, namespace)
         if not remaining:
@@ -354,10 +355,14 @@ class NamespacedResourcesDeleter:
 
     def _record(self, gvr: GroupVersionResource, namespace: str, items: list[Obj],
                 deleted_at: datetime) -> None:
-        """Each object deleted, as this controller's ``NamespaceDeleted`` deletion."""
+        """Each object deleted, as this controller's ``NamespaceDeleted`` deletion; not
+        one that was already being deleted when listed (an earlier pass's, or someone
+        else's DELETE: this one changed nothing)."""
         why = f"namespace {namespace} is being deleted (since {format_time(deleted_at)})"
         now, kind = self.clock.now(), self._kinds.get(gvr, "")
         for item in items:
+            if is_being_deleted(item):
+                continue
             self.deletions.record_deletion(Deletion(
                 now, self.deleter, _reference(gvr, kind, item, namespace),
                 NAMESPACE_DELETED, why))
@@ -389,8 +394,10 @@ class NamespacedResourcesDeleter:
 
 
 def _may_remain(item: Obj) -> bool:
-    """Whether an object a DELETE answered with can still be there: held by finalizers
-    or (a pod) within its grace period; one without either was removed."""
+    """Whether an object deleted (as listed before, or as its DELETE left it) can still be
+    there: held by finalizers or within a grace period (pods, whose grace the listed
+    state does not tell, are always listed again); one without either was removed
+    (Background propagation adds no finalizer)."""
     meta = item.get("metadata") or {}
     return bool(meta.get("finalizers")) or int(meta.get("deletionGracePeriodSeconds") or 0) > 0
 

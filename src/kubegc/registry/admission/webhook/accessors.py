@@ -37,6 +37,7 @@ class Webhook:
     timeout_seconds: int
     reinvocation_policy: str
     client_config: dict[str, Any]
+    admission_review_versions: tuple[str, ...] = ("v1",)
 
     @property
     def kind(self) -> str:
@@ -52,26 +53,37 @@ def _selector(raw: Any) -> LabelSelector:
         return NOTHING  # refused by validation; a restored one matches nothing
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
 def webhooks_of(config: Obj, *, mutating: bool) -> list[Webhook]:
     """The webhooks of one configuration, defaulted as stored."""
     meta = config.get("metadata") or {}
     name = str(meta.get("name") or "")
     out: list[Webhook] = []
-    for i, hook in enumerate(config.get("webhooks") or []):
+    for i, hook in enumerate(_list(config.get("webhooks"))):
         if not isinstance(hook, dict):
             continue
         out.append(Webhook(
             uid=f"{name}/{hook.get('name', '')}/{i}", name=str(hook.get("name") or ""),
             configuration=name, mutating=mutating,
-            rules=tuple(r for r in hook.get("rules") or [] if isinstance(r, dict)),
+            rules=tuple(r for r in _list(hook.get("rules")) if isinstance(r, dict)),
             failure_policy=str(hook.get("failurePolicy") or "Fail"),
             match_policy=str(hook.get("matchPolicy") or "Equivalent"),
             namespace_selector=_selector(hook.get("namespaceSelector")),
             object_selector=_selector(hook.get("objectSelector")),
             side_effects=str(hook.get("sideEffects") or ""),
-            timeout_seconds=int(hook.get("timeoutSeconds") or 10),
+            timeout_seconds=_int(hook.get("timeoutSeconds"), 10),
             reinvocation_policy=str(hook.get("reinvocationPolicy") or "Never"),
-            client_config=dict(hook.get("clientConfig") or {})))
+            client_config=(dict(hook["clientConfig"]) if isinstance(hook.get("clientConfig"),
+                                                                    dict) else {}),
+            admission_review_versions=tuple(
+                str(v) for v in _list(hook.get("admissionReviewVersions")) or ["v1"])))
     return out
 
 

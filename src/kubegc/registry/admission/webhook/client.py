@@ -51,6 +51,16 @@ class ServiceResolver(Protocol):
         ...
 
 
+def _service(config: dict[str, Any]) -> dict[str, Any]:
+    service = config.get("service")
+    return service if isinstance(service, dict) else {}
+
+
+def _port(service: dict[str, Any]) -> int:
+    port = service.get("port")
+    return port if isinstance(port, int) and not isinstance(port, bool) else 443
+
+
 def _timeout_param(seconds: float) -> str:
     return f"{max(int(-(-seconds // 1)), 1)}s"
 
@@ -92,10 +102,9 @@ class WebhookClient:
         config = hook.client_config
         if config.get("url"):
             return str(config["url"]), None
-        service = config.get("service") or {}
+        service = _service(config)
         server_name = f"{service.get('name') or ''}.{service.get('namespace') or ''}.svc"
-        port = int(service.get("port") or 443)
-        return f"https://{server_name}:{port}{service.get('path') or ''}", server_name
+        return f"https://{server_name}:{_port(service)}{service.get('path') or ''}", server_name
 
     async def _dial(self, hook: Webhook, shown: str) -> str:
         """The URL to connect to: ``clientConfig.url``, or the service's endpoint (the dial
@@ -103,14 +112,14 @@ class WebhookClient:
         config = hook.client_config
         if config.get("url"):
             return str(config["url"])
-        service = config.get("service") or {}
+        service = _service(config)
         if self.resolver is None:
             raise CallingWebhookError(hook.name, "could not get REST client: no service "
                                       "resolver")
         try:
             base = await self.resolver.resolve_endpoint(
                 str(service.get("namespace") or ""), str(service.get("name") or ""),
-                int(service.get("port") or 443))
+                _port(service))
         except StatusError as e:
             raise CallingWebhookError(
                 hook.name, f'failed to call webhook: Post "{shown}": {e.message}') from None
@@ -151,6 +160,9 @@ class WebhookClient:
         except aiohttp.ClientError as e:
             raise CallingWebhookError(
                 hook.name, f'failed to call webhook: Post "{full}": {_dial_error(e)}') from None
+        except ValueError as e:  # a URL aiohttp cannot even parse
+            raise CallingWebhookError(
+                hook.name, f'failed to call webhook: parse "{full}": {e}') from None
         try:
             return orjson.loads(body)
         except orjson.JSONDecodeError as e:

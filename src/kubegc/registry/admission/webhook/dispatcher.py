@@ -33,6 +33,7 @@ from kubegc.registry.admission.webhook.review import (
     InvalidResponse,
     Result,
     admission_review,
+    review_version,
     to_status_error,
     verify_admission_response,
 )
@@ -77,11 +78,18 @@ class Dispatcher:
         dry-run refusal)."""
         if a.dry_run and hook.side_effects not in ("None", "NoneOnDryRun"):
             raise errors.bad_request(f'admission webhook "{hook.name}" does not support dry run')
+        review_api_version = review_version(hook.admission_review_versions)
+        if review_api_version is None:
+            raise CallingWebhookError(hook.name, (
+                "could not create admission objects: webhook does not accept known "
+                f"AdmissionReview versions {list(hook.admission_review_versions)}"))
         uid, review = admission_review(a, version, _at_version(a, a.obj, version),
-                                       _at_version(a, a.old, version))
+                                       _at_version(a, a.old, version),
+                                       review_api_version=review_api_version)
         answer = await self.client.call(hook, review)
         try:
-            result = verify_admission_response(uid, hook.mutating, answer)
+            result = verify_admission_response(uid, hook.mutating, answer,
+                                               api_version=review_api_version)
         except InvalidResponse as e:
             raise CallingWebhookError(hook.name, f"received invalid webhook response: {e}",
                                       code=503) from None
@@ -164,8 +172,14 @@ class Dispatcher:
             patched = apply_json_patch(before, patch)
         except StatusError as e:
             raise errors.internal_error(e.message) from None
+        except (ValueError, TypeError, KeyError, IndexError) as e:  # a malformed operation
+            raise errors.internal_error(f"{type(e).__name__}: {e}") from None
         if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
             raise errors.internal_error("the patched object is not an object")
+        if (patched.get("apiVersion"), patched.get("kind")) != (
+                before.get("apiVersion"), before.get("kind")):
+            raise errors.internal_error(
+                "the patched object's apiVersion or kind differs from the object's")
         if patched == before:
             return False
         if version != a.obj_version:

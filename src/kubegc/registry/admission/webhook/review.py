@@ -18,6 +18,7 @@ from kubegc.api.types import Obj
 from kubegc.registry.generic.attributes import Attributes
 
 API_VERSION = "admission.k8s.io/v1"
+V1BETA1 = "admission.k8s.io/v1beta1"
 KIND = "AdmissionReview"
 JSON_PATCH = "JSONPatch"
 
@@ -39,8 +40,18 @@ def _user(a: Attributes) -> dict[str, Any]:
     return out
 
 
-def admission_review(a: Attributes, version: str, obj: Obj | None, old: Obj | None
-                     ) -> tuple[str, dict[str, Any]]:
+def review_version(versions: tuple[str, ...]) -> str | None:
+    """The AdmissionReview apiVersion to send: the first of the webhook's
+    ``admissionReviewVersions`` kube-apiserver speaks (v1, v1beta1; same shape), None when
+    it speaks none of them (``webhook.GetAdmissionReviewVersion``)."""
+    for version in versions:
+        if version in ("v1", "v1beta1"):
+            return f"admission.k8s.io/{version}"
+    return None
+
+
+def admission_review(a: Attributes, version: str, obj: Obj | None, old: Obj | None, *,
+                     review_api_version: str = API_VERSION) -> tuple[str, dict[str, Any]]:
     """(uid, review) for a webhook called at ``version`` with ``obj``/``old`` converted
     to it; ``requestKind``/``requestResource`` keep the request's own version."""
     info = a.t.info
@@ -65,7 +76,7 @@ def admission_review(a: Attributes, version: str, obj: Obj | None, old: Obj | No
         request["name"] = a.name
     if a.t.namespace:
         request["namespace"] = a.t.namespace
-    return uid, {"apiVersion": API_VERSION, "kind": KIND, "request": request}
+    return uid, {"apiVersion": review_api_version, "kind": KIND, "request": request}
 
 
 @dataclass
@@ -78,8 +89,10 @@ class Result:
     warnings: list[str] = field(default_factory=list)
 
 
-def verify_admission_response(uid: str, mutating: bool, review: Any) -> Result:
-    """``VerifyAdmissionResponse`` for an ``admission.k8s.io/v1`` review."""
+def verify_admission_response(uid: str, mutating: bool, review: Any, *,
+                              api_version: str = API_VERSION) -> Result:
+    """``VerifyAdmissionResponse``: the answer must be a review of the ``api_version``
+    sent."""
     if not isinstance(review, dict):
         raise InvalidResponse("webhook response was absent")
     response = review.get("response")
@@ -87,9 +100,9 @@ def verify_admission_response(uid: str, mutating: bool, review: Any) -> Result:
         raise InvalidResponse("webhook response was absent")
     if response.get("uid") != uid:
         raise InvalidResponse(f'expected response.uid="{uid}", got "{response.get("uid", "")}"')
-    if review.get("apiVersion") != API_VERSION or review.get("kind") != KIND:
+    if review.get("apiVersion") != api_version or review.get("kind") != KIND:
         raise InvalidResponse(
-            f"expected webhook response of {API_VERSION}, Kind={KIND}, got "
+            f"expected webhook response of {api_version}, Kind={KIND}, got "
             f"{review.get('apiVersion', '')}, Kind={review.get('kind', '')}")
     raw_patch, patch_type = response.get("patch"), response.get("patchType")
     if not mutating and raw_patch:
@@ -104,7 +117,9 @@ def verify_admission_response(uid: str, mutating: bool, review: Any) -> Result:
             raise InvalidResponse(f'unsupported patch type "{patch_type}"')
         patch = _decode_patch(raw_patch)
     status = response.get("status")
-    warnings = [str(w) for w in response.get("warnings") or [] if w]
+    raw_warnings = response.get("warnings")
+    warnings = ([str(w) for w in raw_warnings if w and isinstance(w, str)]
+                if isinstance(raw_warnings, list) else [])
     return Result(bool(response.get("allowed")), status if isinstance(status, dict) else {},
                   patch, warnings)
 
@@ -139,5 +154,6 @@ def to_status_error(webhook: str, status: dict[str, Any]) -> StatusError:
     return StatusError(code, reason, text, causes=causes)
 
 
-__all__ = ["API_VERSION", "JSON_PATCH", "KIND", "InvalidResponse", "Result",
-           "admission_review", "to_status_error", "verify_admission_response"]
+__all__ = ["API_VERSION", "JSON_PATCH", "KIND", "V1BETA1", "InvalidResponse", "Result",
+           "admission_review", "review_version", "to_status_error",
+           "verify_admission_response"]

@@ -3,7 +3,8 @@
 the scheduler and the workload controllers read: containers (names, images, ports,
 policies, resource names and quantities, environment variable names), volumes' names and
 sources, restart and DNS policies, ``activeDeadlineSeconds``, node and service account
-names, the keys of ``nodeSelector``, tolerations and topology spread constraints.
+names, the keys of ``nodeSelector``, tolerations and topology spread constraints, affinity
+(``validation_affinity``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kubegc.api.content import (
 )
 from kubegc.api.errors import field_error
 from kubegc.api.memo import Memo
+from kubegc.registry.groups.core.validation_affinity import validate_affinity
 from kubegc.registry.groups.core.validation_resources import (
     validate_container_resource_name,
     validate_env_names,
@@ -72,6 +74,7 @@ def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
     causes += _volumes(spec.get("volumes") or [], f"{path}.volumes")
     causes += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     causes += _scheduling_keys(spec, path)
+    causes += validate_affinity(spec.get("affinity"), f"{path}.affinity")
     restart = spec.get("restartPolicy")
     if restart is not None:
         causes += one_of(restart, f"{path}.restartPolicy", RESTART_POLICIES, allow_empty=False)
