@@ -61,3 +61,26 @@ async def test_an_available_apiservice_is_no_cause() -> None:
     (finding,) = [f for f in diagnose(inv).findings if f.object.name == "s2"]
     assert all(c.object is None or c.object.kind != "APIService" for c in finding.causes)
     assert "retries discovery" in finding.next[0]
+
+
+async def test_a_malformed_apiservice_in_a_dump_is_no_crash() -> None:
+    broken = _api_service("MissingEndpoints")
+    broken["status"] = {"conditions": "nope"}
+    broken["spec"]["service"]["name"] = 7
+    inv = await inventory_of([_namespace(), broken])
+    (finding,) = [f for f in diagnose(inv).findings if f.object.name == "s2"]
+    assert finding.kind is FindingKind.STUCK_NAMESPACE
+
+
+async def test_an_owner_of_the_unavailable_group_names_the_apiservice() -> None:
+    dependent = {"apiVersion": "v1", "kind": "ConfigMap",
+                 "metadata": {"name": "of-widget", "namespace": "app", "uid": "cm-uid",
+                              "creationTimestamp": "2026-01-01T00:00:00Z",
+                              "ownerReferences": [{"apiVersion": GV, "kind": "Widget",
+                                                   "name": "w1", "uid": "w-uid"}]}}
+    inv = await inventory_of([dependent, _api_service("FailedDiscoveryCheck")])
+    (finding,) = [f for f in diagnose(inv).findings if f.object.name == "of-widget"]
+    assert finding.kind is FindingKind.UNKNOWN_OWNER_KIND
+    assert "APIService v1beta1.metrics.example.io is unavailable" in finding.title
+    assert "kubectl delete apiservice v1beta1.metrics.example.io" in finding.fix[0]
+    assert "retries" in finding.next[0]

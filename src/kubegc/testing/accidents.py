@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from typing import Any
 
+from kubegc.api import errors
 from kubegc.api.meta import DeleteOptions, DeletionPropagation
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.interface import Client
@@ -39,10 +41,12 @@ def parse_resource(resource: str | GroupVersionResource) -> GroupVersionResource
 
 
 async def delete_and_recreate(client: Client, manager: ControllerManager | None,
-                              gvr: GroupVersionResource, name: str, namespace: str = ""
-                              ) -> dict[str, Any]:
+                              gvr: GroupVersionResource, name: str, namespace: str = "",
+                              *, timeout: float = 30.0) -> dict[str, Any]:
     """Delete the object (background propagation) with the garbage collector paused,
-    create it again from its last state (a new uid), resume the GC; the new object."""
+    wait until it is gone (an operator's finalizers released: ``TimeoutError`` after
+    ``timeout`` s), create it again from its last state (a new uid), resume the GC; the
+    new object."""
     gc = manager.gates.get("garbagecollector") if manager is not None else None
     was_paused = gc is not None and gc.paused
     if gc is not None:
@@ -51,18 +55,36 @@ async def delete_and_recreate(client: Client, manager: ControllerManager | None,
         old = await client.get(gvr, name, namespace=namespace)
         await client.delete(gvr, name, namespace=namespace,
                             options=DeleteOptions(propagation_policy=DeletionPropagation.BACKGROUND))
+        await _gone(client, gvr, name, namespace, old["metadata"].get("uid"), timeout)
         fresh = copy.deepcopy(old)
         meta = fresh["metadata"]
         for key in _SERVER_FIELDS:
             meta.pop(key, None)
-        meta["finalizers"] = [f for f in meta.get("finalizers") or []
-                              if f not in ("orphan", "foregroundDeletion")]
+        meta.pop("finalizers", None)  # the controllers' to add again
         fresh.pop("status", None)
         created: dict[str, Any] = await client.create(gvr, fresh, namespace=namespace)
         return created
     finally:
         if gc is not None and not was_paused:
             gc.set_paused(False)
+
+
+async def _gone(client: Client, gvr: GroupVersionResource, name: str, namespace: str,
+                uid: str | None, timeout: float) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            current = await client.get(gvr, name, namespace=namespace)
+        except errors.StatusError as e:
+            if errors.is_not_found(e):
+                return
+            raise
+        if current["metadata"].get("uid") != uid:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"{gvr.resource}/{name} is still there after {timeout}s: "
+                               f"finalizers {current['metadata'].get('finalizers')}")
+        await asyncio.sleep(0.05)
 
 
 async def restart_api_server(server: APIServer) -> None:

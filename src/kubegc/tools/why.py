@@ -32,6 +32,7 @@ from kubegc.component.deletions import DELETION_REASONS
 from kubegc.controllers.deletionrecords import (
     DELETION_RECORDS,
     GC_DELETER,
+    LABEL_ACTION,
     LABEL_KIND,
     LABEL_NAME,
     LABEL_NAMESPACE,
@@ -358,9 +359,17 @@ def _held_by(report: WhyReport) -> str:
     held = ("; it waits for its finalizers: " + ", ".join(state.finalizers)
             if state.finalizers else "")
     for finding in report.findings:
+        if finding.object.uid != report.query.uid:
+            continue
         for cause, detail in finding.causes.items():
             if cause.object is not None and cause.object.kind == "APIService":
                 held += f"; {cause.what} — fix: " + "; ".join(detail.fix)
+            elif detail.ends:  # a grace period: what ends the wait, and when
+                held += "; " + "; ".join(detail.fix)
+            elif detail.at and finding.object not in detail.at:  # held by another: chained
+                on = ", ".join(str(o) for o in detail.at[:3]) + (
+                    f" and {len(detail.at) - 3} more" if len(detail.at) > 3 else "")
+                held += f"; held by {cause.what} on {on} — fix: " + "; ".join(detail.fix)
     return held
 
 
@@ -428,3 +437,18 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     if report.entries:
         return f"{q.short} is gone; the events below are all that is left"
     return f"{q.short} is gone and no event about it is left"
+
+
+async def dependent_deletions(client: Client, owner_uid: str) -> list[Entry]:
+    """The garbage collector's DELETEs of dependents that named ``owner_uid`` among their
+    owners (its ``delete`` records), oldest first; none where no records are kept."""
+    if not owner_uid:
+        return []
+    try:
+        listed = await client.list(DELETION_RECORDS, options=ListOptions(
+            label_selector=f"{LABEL_ACTION}=delete"))
+    except StatusError:
+        return []  # no records here (not kubegc), or not readable
+    entries = [_record_entry(r) for r in listed.get("items") or []]
+    return sorted((e for e in entries if any(o.get("uid") == owner_uid for o in e.owners)),
+                  key=lambda e: (e.time, e.object.short))

@@ -145,6 +145,22 @@ async def test_without_ordered_deletion_everything_goes_in_one_pass() -> None:
     assert "delete-collection v1 configmaps ns" in verbs(client)
 
 
+async def test_an_object_already_being_deleted_is_not_recorded_again() -> None:
+    """A pod deleted in an earlier pass (or by someone else) and still terminating is in
+    the next DeleteCollection's answer; that DELETE changed nothing: no second record."""
+    client = FakeClient(resources=builtin_api_resources())
+    terminating_namespace(client)
+    client.add_object(PODS, {"metadata": {"name": "p", "finalizers": ["example.com/x"]},
+                             "spec": {"terminationGracePeriodSeconds": 30}}, namespace="ns")
+    sink = InMemoryDeletionSink()
+    deleter = NamespacedResourcesDeleter(client, clock=ManualClock(), deletions=sink,
+                                         deleter="namespace-controller")
+    for _ in range(3):
+        with pytest.raises(ResourcesRemainingError):
+            await deleter.delete("ns")
+    assert [(d.object.kind, d.object.name) for d in sink.deletions] == [("Pod", "p")]
+
+
 async def test_list_and_delete_each_where_deletecollection_is_not_served() -> None:
     """A resource whose discovery lacks ``deletecollection`` (or that answers 405) is
     listed and deleted item by item, with uid preconditions (``deleteEachItem``); each

@@ -22,8 +22,17 @@ from kubegc.tools.model import ObjRef
 DISCOVERY_FAILURE = "NamespaceDeletionDiscoveryFailure"
 
 
+def _map(value: object) -> dict[str, Any]:
+    """A field as a mapping; anything else (a malformed dump) as empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def available_condition(api_service: Obj) -> dict[str, Any] | None:
-    for condition in (api_service.get("status") or {}).get("conditions") or []:
+    for condition in _list(_map(api_service.get("status")).get("conditions")):
         if isinstance(condition, dict) and condition.get("type") == "Available":
             return condition
     return None
@@ -33,7 +42,7 @@ def unavailable_api_services(inv: Inventory) -> list[Obj]:
     """Remote APIServices whose ``Available`` condition is not True (none yet: Unknown)."""
     out = []
     for api_service in inv.of_kind("apiregistration.k8s.io", "APIService"):
-        if not isinstance((api_service.get("spec") or {}).get("service"), dict):
+        if not isinstance(_map(api_service.get("spec")).get("service"), dict):
             continue
         condition = available_condition(api_service)
         if condition is None or condition.get("status") != "True":
@@ -42,7 +51,7 @@ def unavailable_api_services(inv: Inventory) -> list[Obj]:
 
 
 def group_version(api_service: Obj) -> str:
-    spec = api_service.get("spec") or {}
+    spec = _map(api_service.get("spec"))
     return f"{spec.get('group') or ''}/{spec.get('version') or ''}"
 
 
@@ -55,7 +64,7 @@ def _state(api_service: Obj) -> str:
 
 
 def _backend_fix(api_service: Obj) -> str:
-    service = (api_service.get("spec") or {}).get("service") or {}
+    service = _map(_map(api_service.get("spec")).get("service"))
     where = f"service/{service.get('name')} in namespace {service.get('namespace')}"
     reason = (available_condition(api_service) or {}).get("reason")
     if reason == "ServiceNotFound":
@@ -71,7 +80,7 @@ def api_service_causes(inv: Inventory, ns: Obj) -> dict[Cause, CauseDetail]:
     """The unavailable APIServices, as causes of namespace ``ns``'s deletion."""
     out: dict[Cause, CauseDetail] = {}
     for api_service in unavailable_api_services(inv):
-        name = str((api_service.get("metadata") or {}).get("name") or "")
+        name = str(_map(api_service.get("metadata")).get("name") or "")
         gv = group_version(api_service)
         cause = Cause(f"APIService {name} is unavailable: {_state(api_service)}",
                       ObjRef.of(api_service))
@@ -87,7 +96,7 @@ def api_service_causes(inv: Inventory, ns: Obj) -> dict[Cause, CauseDetail]:
 
 def discovery_failure(ns: Obj) -> dict[str, Any] | None:
     """The namespace's ``NamespaceDeletionDiscoveryFailure`` condition when True."""
-    for condition in (ns.get("status") or {}).get("conditions") or []:
+    for condition in _list(_map(ns.get("status")).get("conditions")):
         if (isinstance(condition, dict) and condition.get("type") == DISCOVERY_FAILURE
                 and condition.get("status") == "True"):
             return condition

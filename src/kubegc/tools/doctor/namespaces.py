@@ -99,7 +99,8 @@ def namespace_finding(ctx: Context, ns: Obj) -> Finding:
     webhooks = webhook_causes(ctx, ns)
     for cause, detail in webhooks.items():
         next_steps.insert(0, detail.next[0])
-        fix[:0] = [f"{cause.what}: {step}" for step in detail.fix]
+        fix[:0] = [f"{cause.what}: {step}" for step in detail.fix] + [
+            f"{detail.by_hand}: {command}" for command in detail.commands]
     # an unavailable aggregated API comes first: nothing is finalized before discovery works
     unavailable = api_service_causes(ctx.inv, ns)
     for detail in unavailable.values():
@@ -168,7 +169,9 @@ def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj], 
             CauseDetail(["the namespace controller deletes what is left, then removes the "
                          "'kubernetes' finalizer"],
                         [f"bring back {controller.who}" if dead and controller
-                         else "nothing to do but wait"], dead=dead)
+                         else "wait: ends when the namespace controller has deleted what is "
+                         "left (no finalizer holds it), within seconds; it retries on errors"],
+                        dead=dead)
     return out
 
 

@@ -22,6 +22,7 @@ import re
 
 from kubegc.api.meta import owner_references_of, uid_of
 from kubegc.api.types import Obj
+from kubegc.tools.doctor.apiservices import group_version, unavailable_api_services
 from kubegc.tools.doctor.context import Context, remove_owner_ref_command
 from kubegc.tools.doctor.findings import Cause, CauseDetail, Finding, FindingKind, Severity
 from kubegc.tools.model import ObjRef, age, human_duration
@@ -184,6 +185,17 @@ def _describe(ctx: Context, obj: Obj, index: int, check: RefCheck, owner: ObjRef
             "remove the reference and delete the object explicitly when its owner goes "
             "(for instance from the owner's finalizer): "
             f"{remove_owner_ref_command(obj, index, uid)}"])
+    down = next((a for a in unavailable_api_services(ctx.inv)
+                 if group_version(a) == owner.api_version), None)
+    if down is not None:  # served, but its APIService is unavailable: discovery fails
+        name = str(down["metadata"].get("name") or "")
+        facts.append(f"{owner.api_version} is served by APIService {name}, which is "
+                     f"unavailable: the garbage collector cannot look the owner up")
+        return (f"owner kind {owner.api_version}/{owner.kind} cannot be discovered: APIService "
+                f"{name} is unavailable", [
+                    f"bring back the backend of APIService {name} (the garbage collector then "
+                    "looks the owner up), or, if that API is gone for good: kubectl delete "
+                    f"apiservice {name}"])
     facts.append(f"{owner.api_version}/{owner.kind} is not served by this cluster")
     return (f"owner kind {owner.api_version}/{owner.kind} is unknown", [
         f"install the CustomResourceDefinition of {owner.api_version}/{owner.kind}, or fix "

@@ -59,7 +59,8 @@ def remover_cause(obj: Obj, r: Remover, now: datetime | None = None
     if r.alive is Alive.YES:
         return Cause(what), CauseDetail(
             [f"{r.who} is alive and removes it {r.removes_when}"],
-            [f"nothing to do but wait; if it stays, read the logs of {r.who}"], at=[ref])
+            [f"wait: ends when {r.who} (alive) removes it {r.removes_when}; if it stays, "
+             f"read the logs of {r.who}"], at=[ref])
     if r.who == UNKNOWN_REMOVER:
         advice = (f"find the controller that owns {r.finalizer} and make sure it runs "
                   f"({HOW_TO_NAME_IT}, and the doctor checks it)")
@@ -100,7 +101,8 @@ def finalizer_fix(obj: Obj, r: Remover, now: datetime | None = None) -> str | No
     if end is not None and end[1] and r.alive is Alive.YES:
         return f"wait: ends by {end[0]} (the end of the grace period; {r.who} is alive)"
     if r.alive is Alive.YES:
-        return f"{r.finalizer}: nothing to do but wait; if it stays, read the logs of {r.who}"
+        return (f"{r.finalizer}: wait: ends when {r.who} (alive) removes it "
+                f"{r.removes_when}; if it stays, read the logs of {r.who}")
     if r.finalizer.startswith("("):
         ref = ObjRef.of(obj)
         return (f"bring {r.who} back (if the node is gone for good, the pod garbage collector "

@@ -273,15 +273,17 @@ def _causes(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Bloc
             out[Cause("foregroundDeletion the garbage collector has not removed")] = \
                 CauseDetail(["no blocking dependent is left: the garbage collector removes "
                              "foregroundDeletion now"],
-                            ["nothing to do but wait; if it stays, make sure the garbage "
+                            ["wait: ends within seconds, when the garbage collector removes "
+                             "foregroundDeletion; if it stays, make sure the garbage "
                              "collector runs"],
                             dead=any(e.alive is Alive.NO for e in gc), at=[ref])
     if FINALIZER_ORPHAN_DEPENDENTS in fins:
         out[Cause("orphan finalizer: the garbage collector is orphaning dependents")] = \
             CauseDetail(["the garbage collector removes the owner's references from its "
                          "dependents, then the orphan finalizer"],
-                        ["nothing to do but wait; if it stays, make sure the garbage "
-                         "collector runs"], at=[ref])
+                        ["wait: ends when the garbage collector has removed the owner's "
+                         "references from its dependents, within seconds; if it stays, make "
+                         "sure the garbage collector runs"], at=[ref])
     return out
 
 
@@ -329,7 +331,7 @@ def _fix(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Blockin
     if not parts and unread and FINALIZER_DELETE_DEPENDENTS in finalizers_of(obj):
         parts.append("read the cluster itself (or a dump with every kind) to see what holds it")
     if not parts:
-        parts.append("nothing to do but wait: the garbage collector is processing it"
+        parts.append("wait: the garbage collector is processing it (seconds)"
                      if finalizers_of(obj) else "re-read it: it may already be gone")
     return parts
 

@@ -84,13 +84,12 @@ def webhook_causes(ctx: Context, ns: Obj) -> dict[Cause, CauseDetail]:
                     "out of its namespaceSelector / its rules"] if denied else
                    [f"bring back {_backend(hook)}, or set failurePolicy: Ignore on the "
                     "webhook"])
-            fix.append(f"if nothing serves the webhook any more, delete its configuration: "
-                       f"kubectl delete {resource} {config_name}")
             out[Cause(what, ObjRef.of(config))] = CauseDetail(
                 [f"the namespace controller retries; namespace {name} is deleted once the "
                  "webhook lets the DELETEs through"], fix, dead=not denied,
                 commands=[f"kubectl delete {resource} {config_name}"],
-                by_hand="the webhook's checks on everything it covered, for every client")
+                by_hand="if nothing serves the webhook any more, delete its configuration "
+                "(its checks then stop for every client and everything it covered)")
     return out
 
 

@@ -16,6 +16,7 @@ commands give the same answers.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from kubegc.api.meta import DeletionPropagation, namespace_of
@@ -28,8 +29,9 @@ from kubegc.tools.plan import SimulationFactory, plan_delete
 from kubegc.tools.resolve import resolve_kind
 from kubegc.tools.tree import build_tree
 from kubegc.tools.ui.live import LiveObjects, object_id
+from kubegc.tools.ui.timeline import timeline
 from kubegc.tools.ui.views import node_of
-from kubegc.tools.why import explain
+from kubegc.tools.why import dependent_deletions, explain
 
 POLICIES = ("Background", "Foreground", "Orphan")
 
@@ -69,6 +71,8 @@ def _resource(inv: Inventory, ref: ObjRef) -> APIResource:
 
 
 async def details(live: LiveObjects, oid: str) -> dict[str, Any]:
+    if live.get(oid) is None and (seen := live.observed.get(oid)) is not None:
+        return await gone(live, oid, seen.last)
     obj = _object(live, oid)
     namespace = namespace_of(obj)
     inv = await live.inventory(namespace)
@@ -79,11 +83,32 @@ async def details(live: LiveObjects, oid: str) -> dict[str, Any]:
     found = inv.by_uid(ref.uid) or obj
     why = await explain(live.client, inv, res, kind=res.kind, name=ref.name,
                         namespace=namespace, uid=ref.uid, options=options)
+    mine = [f for f in doctor.findings if f.object.uid == ref.uid]
+    index = {id(f): i for i, f in enumerate(mine)}
     return {"object": node_of(obj, inv.now),
-            "doctor": [f.to_dict() for f in doctor.findings if f.object.uid == ref.uid],
+            "doctor": [f.to_dict() for f in mine],
+            # the root causes holding it, each with its fix and commands ("findings":
+            # indexes into "doctor")
+            "rootCauses": [r.to_dict(defaultdict(lambda: -1, index))
+                           for r in doctor.root_causes
+                           if any(id(f) in index for f in r.findings)],
             "why": why.to_dict(),
+            "timeline": timeline(obj, why, await dependent_deletions(live.client, ref.uid),
+                                 live.observed, oid, inv.now),
             "ancestors": build_tree(inv, found, owners=True, source=inv.source).to_dict(),
             "descendants": build_tree(inv, found, source=inv.source).to_dict()}
+
+
+async def gone(live: LiveObjects, oid: str, last: Obj) -> dict[str, Any]:
+    """A deleted object the page saw being deleted: ``why`` and its deletion's timeline."""
+    ref = ObjRef.of(last)
+    inv = await live.inventory(ref.namespace)
+    res = inv.resource_for_kind(ref.group, ref.kind)
+    why = await explain(live.client, inv, res, kind=ref.kind, name=ref.name,
+                        namespace=ref.namespace, uid=ref.uid)
+    return {"object": node_of(last, inv.now), "gone": True, "why": why.to_dict(),
+            "timeline": timeline(None, why, await dependent_deletions(live.client, ref.uid),
+                                 live.observed, oid, inv.now)}
 
 
 def _refs(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

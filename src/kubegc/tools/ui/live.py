@@ -43,6 +43,7 @@ from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions
 from kubegc.tools.inventory import SKIPPED, Inventory, preferred_resources, read_inventory
 from kubegc.tools.ui.readonly import ReadOnlyClient
+from kubegc.tools.ui.timeline import Observations
 from kubegc.tools.wellformed import well_formed
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,8 @@ class LiveObjects:
         self._listeners: list[Listener] = []
         self._rediscover: asyncio.Task[None] | None = None
         self._reader = _CacheReader(self)
+        #: deletions seen: finalizers leaving, objects leaving (the page's timeline)
+        self.observed = Observations()
 
     @property
     def forbidden(self) -> builtins.list[GroupVersionResource]:
@@ -250,6 +253,7 @@ class LiveObjects:
                 self._count(obj, 1)
         elif old is not None:
             self._count(old, -1)
+        self.observed.changed(oid, old, None if deleted else obj, self.clock.now())
         self._pending[oid] = None if deleted else obj
         if self._flush is None:
             self._flush = asyncio.get_running_loop().call_later(BATCH_DELAY, self._deliver)

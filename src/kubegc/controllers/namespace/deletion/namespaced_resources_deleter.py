@@ -47,6 +47,7 @@ from kubegc.api.meta import (
     DeletionPropagation,
     ObjectReference,
     finalizers_of,
+    is_being_deleted,
     name_of,
     uid_of,
 )
@@ -354,10 +355,14 @@ class NamespacedResourcesDeleter:
 
     def _record(self, gvr: GroupVersionResource, namespace: str, items: list[Obj],
                 deleted_at: datetime) -> None:
-        """Each object deleted, as this controller's ``NamespaceDeleted`` deletion."""
+        """Each object deleted, as this controller's ``NamespaceDeleted`` deletion; not
+        one that was already being deleted when listed (an earlier pass's, or someone
+        else's DELETE: this one changed nothing)."""
         why = f"namespace {namespace} is being deleted (since {format_time(deleted_at)})"
         now, kind = self.clock.now(), self._kinds.get(gvr, "")
         for item in items:
+            if is_being_deleted(item):
+                continue
             self.deletions.record_deletion(Deletion(
                 now, self.deleter, _reference(gvr, kind, item, namespace),
                 NAMESPACE_DELETED, why))

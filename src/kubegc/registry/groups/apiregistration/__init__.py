@@ -1,9 +1,10 @@
 """The apiregistration.k8s.io group's storage: APIServices (cf. kube-aggregator's
 apiservice registry).
 
-Stored only: kubegc aggregates no API server — an APIService that names a service serves
-nothing, and the local APIServices a real cluster lists for its own groups are not
-created.
+What acts on them is the server's aggregator (``kubegc.server.aggregator``): it creates the
+Local APIServices of the groups served here, keeps every APIService's ``Available``
+condition, and proxies the groups of those naming a ``spec.service``
+(``aggregation.Aggregation``: what it knows of them, for discovery and the proxy).
 """
 
 from __future__ import annotations

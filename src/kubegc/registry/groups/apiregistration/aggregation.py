@@ -40,6 +40,14 @@ class RemoteGroupVersion:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
+def _map(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 class Aggregation:
     """The remote group-versions, by (group, version)."""
 
@@ -69,16 +77,17 @@ class Aggregation:
         no backend to ask (the planner's simulation): available as their ``Available``
         condition says, with no resources."""
         for api_service in api_services:
-            spec = api_service.get("spec") or {}
+            spec = _map(api_service.get("spec"))
             if not isinstance(spec.get("service"), dict):
                 continue
-            conditions = (api_service.get("status") or {}).get("conditions") or []
+            conditions = _map(api_service.get("status")).get("conditions")
             available = next((c for c in conditions if isinstance(c, dict)
-                              and c.get("type") == "Available"), {})
+                              and c.get("type") == "Available"), {}) if isinstance(
+                conditions, list) else {}
             group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
             self.remote[(group, version)] = RemoteGroupVersion(
-                str((api_service.get("metadata") or {}).get("name") or ""), group, version,
-                int(spec.get("groupPriorityMinimum") or 0), int(spec.get("versionPriority") or 0),
+                str(_map(api_service.get("metadata")).get("name") or ""), group, version,
+                _int(spec.get("groupPriorityMinimum")), _int(spec.get("versionPriority")),
                 available=available.get("status") == "True",
                 reason=str(available.get("reason") or ""),
                 message=str(available.get("message") or ""))

@@ -244,6 +244,7 @@ function refreshSelection(fetchAgain = true) {
       const last = JSON.parse(box.dataset.node || "{}");
       panel.renderGone(box, last);
       box.dataset.gone = "1";
+      goneDetails(box, id, last);
     }
     $("whatif").disabled = true;
     return;
@@ -272,6 +273,23 @@ function refreshSelection(fetchAgain = true) {
       if (current) panel.renderDetails(box, current, body, current.uid ? (state.marks.chains || {})[current.uid] : null);
     } catch (e) { /* the stream will bring the next state */ }
   }, 150);
+}
+
+/* why it went, and its deletion's timeline (the page saw it go: the server remembers);
+ * fetched again each second for a minute: the garbage collector's records of what it does
+ * next (its dependents) come after */
+const GONE_REFRESH_MS = 1000, GONE_REFRESH_FOR_MS = 60000;
+
+async function goneDetails(box, id, last, until = performance.now() + GONE_REFRESH_FOR_MS) {
+  const shown = () => state.selected === id && !state.nodes.has(id) && box.dataset.id === id;
+  try {
+    const resp = await fetch(`api/details?id=${encodeURIComponent(id)}`);
+    if (!resp.ok || !shown()) return;
+    panel.renderGone(box, last, await resp.json());
+  } catch (e) { /* gone is all there is to say */ }
+  if (shown() && performance.now() < until) {
+    setTimeout(() => { if (shown()) goneDetails(box, id, last, until); }, GONE_REFRESH_MS);
+  }
 }
 
 async function runWhatIf() {

@@ -1,5 +1,7 @@
-/* The side panel as text: an object's details (the doctor's answers, why, ancestors and
- * descendants, from the tools' JSON) and the what-if's result. Text is built with
+/* The side panel: an object's details from the tools' JSON — each doctor finding as
+ * blocks (cause, blocking chain, the one action with a copy button, the evidence folded
+ * in a <details>), the deletion's timeline, why, ancestors and descendants — and the
+ * what-if's result. Text is built with
  * textContent only: nothing from the cluster is ever parsed as HTML. */
 (() => {
 "use strict";
@@ -57,6 +59,112 @@ function findingLines(f) {
   return out;
 }
 
+function block(parent, cls, title) {
+  const b = el("div", undefined, "block " + cls);
+  b.dataset.block = cls;
+  b.appendChild(el("h3", title));
+  parent.appendChild(b);
+  return b;
+}
+
+function folded(parent, summary, lines, cls) {
+  const d = el("details", undefined, cls);
+  d.appendChild(el("summary", summary));
+  d.appendChild(el("pre", lines.length ? lines.join("\n") : "none"));
+  parent.appendChild(d);
+  return d;
+}
+
+/* the blocking dependents, down to the leaves that hold the deletion, as nested lists */
+function chainList(nodes) {
+  const ol = el("ol", undefined, "links");
+  for (const b of nodes || []) {
+    const li = el("li");
+    li.appendChild(el("span", refText(b.object), "ref"));
+    li.appendChild(el("span", `: ${b.state}; holds because ${b.holdsBecause}`));
+    if (b.blockingDependents && b.blockingDependents.length) li.appendChild(chainList(b.blockingDependents));
+    ol.appendChild(li);
+  }
+  return ol;
+}
+
+/* the action: one command (copied by its button) or, without one, the fix's first step */
+function actionBlock(parent, f, causes) {
+  const withCommand = causes.find((c) => c.commands && c.commands.length);
+  const cause = withCommand || causes[0];
+  const fix = (cause && cause.fix && cause.fix.length ? cause.fix : f.fix) || [];
+  const b = block(parent, "action", "What to do");
+  if (!fix.length && !withCommand) { b.appendChild(el("p", "nothing to do")); return; }
+  if (fix.length) b.appendChild(el("p", fix[0], "step"));
+  if (withCommand) {
+    const command = withCommand.commands[0];
+    const row = el("div", undefined, "command");
+    const code = el("code", command);
+    row.dataset.command = command;
+    const button = el("button", "copy", "copy");
+    button.type = "button";
+    button.dataset.copy = command;
+    button.setAttribute("aria-label", "copy the command to the clipboard");
+    button.addEventListener("click", async () => {
+      try { await navigator.clipboard.writeText(command); button.textContent = "copied"; }
+      catch (e) { button.textContent = "copy failed: select the command"; }
+    });
+    row.append(code, button);
+    b.appendChild(row);
+    if (withCommand.byHand) b.appendChild(el("p", `by hand: ${withCommand.byHand}`, "hint"));
+    if (withCommand.commands.length > 1) folded(b, `the same for ${withCommand.commands.length - 1} more`, withCommand.commands.slice(1), "more");
+  }
+  if (fix.length > 1) folded(b, "other steps", fix.slice(1), "more");
+}
+
+/* one finding as blocks: the cause, the chain, the one action, the evidence folded */
+function findingBlocks(parent, f, i, rootCauses, marked) {
+  const box = el("section", undefined, `finding sev-${f.severity}`);
+  box.dataset.kind = f.kind;
+  box.appendChild(el("h3", `[${f.severity}] ${f.kind}: ${f.title}`));
+  const causes = rootCauses.filter((c) => (c.findings || []).includes(i));
+  const cause = block(box, "cause", "Cause");
+  const held = causes.length ? causes : (f.causes || []).map((c) => ({title: c.object ? `${refText(c.object)}: ${c.cause}` : c.cause, next: []}));
+  if (!held.length) cause.appendChild(el("p", f.title));
+  for (const c of held) {
+    cause.appendChild(el("p", c.title, "what"));
+    const at = (c.at || []).filter((r) => r.uid !== f.object.uid);
+    if (at.length) cause.appendChild(el("p", "on " + at.slice(0, 5).map(refText).join(", ") + (at.length > 5 ? ` and ${at.length - 5} more` : ""), "at"));
+    if (c.next && c.next.length) cause.appendChild(el("p", c.next[0], "hint"));
+  }
+  if ((f.blockingDependents || []).length || marked) {
+    const chain = block(box, "chain", "Blocking chain (what holds this foreground deletion, down to the leaf)");
+    if (marked && marked.text.length) chain.appendChild(el("pre", marked.text.join("\n"), "chain"));
+    if ((f.blockingDependents || []).length) chain.appendChild(chainList(f.blockingDependents));
+  }
+  actionBlock(box, f, causes);
+  folded(box, "evidence", findingLines(f), "evidence");
+  parent.appendChild(box);
+}
+
+function timelineBlock(parent, steps) {
+  if (!steps || !steps.length) return;
+  const b = block(parent, "timeline", "Deletion timeline");
+  const ol = el("ol", undefined, "timeline");
+  for (const s of steps) {
+    const li = el("li");
+    li.dataset.step = s.step;
+    li.dataset.source = s.source;
+    li.append(el("time", s.time), el("span", ` ${s.step}: `, "step"), el("span", s.text));
+    ol.appendChild(li);
+  }
+  b.appendChild(ol);
+}
+
+function whyBlock(parent, why) {
+  parent.appendChild(el("h2", "Why"));
+  parent.appendChild(el("p", why.conclusion, "conclusion"));
+  const lines = [];
+  for (const e of why.entries || []) lines.push(`${e.time} ${e.source} ${e.action} ${e.reason}: ${e.message}`);
+  for (const n of why.notes || []) lines.push("note: " + n);
+  if (lines.length) folded(parent, "evidence", lines, "evidence");
+}
+
 /* details: the /ui/api/details answer; chain: the doctor's chain mark for it, if any */
 function renderDetails(box, node, details, chain) {
   box.replaceChildren();
@@ -66,26 +174,32 @@ function renderDetails(box, node, details, chain) {
     : `${node.status !== "-" ? node.status : "live"}${node.ready !== "-" ? " (ready " + node.ready + ")" : ""}; finalizers: ${node.finalizers.length ? node.finalizers.join(", ") : "none"}`;
   box.appendChild(el("p", state));
   if (node.external) box.appendChild(el("p", "(outside the namespace shown: an owner of objects in it)", "hint"));
-  if (chain && chain.text.length) {
-    section(box, "Blocking chain (what holds this foreground deletion, down to the leaf)", chain.text, "chain");
+  if (!details) {
+    if (chain && chain.text.length) section(box, "Blocking chain (what holds this foreground deletion, down to the leaf)", chain.text, "chain");
+    box.appendChild(el("p", "loading the doctor's answers…", "hint"));
+    return;
   }
-  if (!details) { box.appendChild(el("p", "loading the doctor's answers…", "hint")); return; }
-  const doctor = [];
-  for (const f of details.doctor) doctor.push(...findingLines(f), "");
-  section(box, "Doctor", doctor.length ? doctor : ["nothing wrong with it"]);
-  const why = details.why;
-  const whyLines = [why.conclusion];
-  for (const e of why.entries || []) whyLines.push(`${e.time} ${e.source} ${e.action} ${e.reason}: ${e.message}`);
-  for (const n of why.notes || []) whyLines.push("note: " + n);
-  section(box, "Why", whyLines);
+  box.appendChild(el("h2", "Doctor"));
+  const chained = details.doctor.findIndex((f) => (f.blockingDependents || []).length);
+  details.doctor.forEach((f, i) => findingBlocks(box, f, i, details.rootCauses || [], i === chained || (chained < 0 && i === 0) ? chain : null));
+  if (!details.doctor.length) {
+    if (chain && chain.text.length) section(box, "Blocking chain (what holds this foreground deletion, down to the leaf)", chain.text, "chain");
+    box.appendChild(el("p", "nothing wrong with it"));
+  }
+  timelineBlock(box, details.timeline);
+  whyBlock(box, details.why);
   section(box, "Ancestors (owners, up)", treeLines(details.ancestors.root, 0, []));
   section(box, "Descendants (dependents, down)", treeLines(details.descendants.root, 0, []));
 }
 
-function renderGone(box, node) {
+/* a deleted object; details: the /ui/api/details answer about it (why, the timeline) */
+function renderGone(box, node, details) {
   box.replaceChildren();
   box.appendChild(el("p", refText(node), "title"));
   box.appendChild(el("p", "deleted: it is gone from the cluster"));
+  if (!details) return;
+  timelineBlock(box, details.timeline);
+  whyBlock(box, details.why);
 }
 
 const WHATIF_HEADINGS = [["deleted", "deleted"], ["orphaned", "orphaned (no owner left, stays)"], ["survives", "survives (kept by another owner)"], ["hangs", "hangs (still deleting when the simulation went quiet)"]];
