@@ -191,18 +191,27 @@ def guess_plural(kind: str) -> str:
 
 
 def _crd_resource(crd: Obj) -> tuple[_Resource, list[str]] | None:
-    spec = crd.get("spec") or {}
-    names = spec.get("names") or {}
-    if not names.get("plural") or not names.get("kind"):
+    """The resource a CRD of the dump serves; None for one that names none (a CRD edited
+    by hand may hold anything: whatever is not of its schema's type is left out)."""
+    spec = _mapping(crd.get("spec"))
+    names = _mapping(spec.get("names"))
+    plural, kind = names.get("plural"), names.get("kind")
+    if not plural or not kind or not isinstance(plural, str) or not isinstance(kind, str):
         return None
-    versions = [str(v.get("name")) for v in spec.get("versions") or []
+    listed = spec.get("versions")
+    versions = [str(v.get("name")) for v in (listed if isinstance(listed, list) else ())
                 if isinstance(v, dict) and v.get("name") and v.get("served", True)]
-    if not versions and spec.get("version"):
+    if not versions and isinstance(spec.get("version"), str):
         versions = [str(spec["version"])]
-    res = _Resource(str(spec.get("group") or ""), str(names["plural"]), str(names["kind"]),
+    short = names.get("shortNames")
+    res = _Resource(str(spec.get("group") or ""), plural, kind,
                     spec.get("scope", "Namespaced") == "Namespaced",
-                    tuple(str(n) for n in names.get("shortNames") or ()))
+                    tuple(str(n) for n in (short if isinstance(short, list) else ())))
     return res, versions
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 class DumpClient(Client):

@@ -16,7 +16,6 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import replace
 from datetime import datetime
 
 from kubegc.api import errors
@@ -25,7 +24,12 @@ from kubegc.api.errors import StatusError
 from kubegc.registry.generic.stale import read_revision
 from kubegc.server.faults.actions import body_name, injected_error
 from kubegc.server.faults.model import WATCH_ACTIONS, Fault, parse_fault
-from kubegc.server.faults.requestlog import WRITE_VERBS, LoggedRequest, RequestLog
+from kubegc.server.faults.requestlog import (
+    WRITE_VERBS,
+    LoggedRequest,
+    RequestLog,
+    created_name,
+)
 from kubegc.server.http import AnyResponse, Request
 
 Route = Callable[[], Awaitable[AnyResponse]]
@@ -176,6 +180,8 @@ class FaultRegistry:
                       ) -> AnyResponse:
         answered: list[Fault] = []
         code = 500
+        named: list[str] = []
+        token = created_name.set(named) if attrs.verb == "create" else None
         try:
             response = await self._faulted(attrs, request, route, answered)
             code = response.status
@@ -184,12 +190,15 @@ class FaultRegistry:
             code = e.code
             raise
         finally:
-            if attrs.verb == "create" and not attrs.name:
-                attrs = replace(attrs, name=body_name(request))
+            name = attrs.name
+            if token is not None:
+                created_name.reset(token)
+                if not name:  # the body's, noted by the create verb, else read here
+                    name = named[0] if named else body_name(request) if answered else ""
             self.log.append(LoggedRequest(
                 self._now(), attrs, request.headers.get("User-Agent", ""),
                 request.query.get("fieldManager", ""), code,
-                answered[0].id if answered else None))
+                answered[0].id if answered else None, name))
 
     async def _faulted(self, attrs: Attributes, request: Request, route: Route,
                        answered: list[Fault] | None = None) -> AnyResponse:
