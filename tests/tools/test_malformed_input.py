@@ -138,6 +138,8 @@ def test_finalizers_as_a_string_are_one_finding_not_one_cause_per_character(
     pytest.param((4, "metadata", "deletionGracePeriodSeconds"), "30s",
                  "metadata.deletionGracePeriodSeconds", id="grace"),
     pytest.param((2, "metadata", "name"), ["held"], "metadata.name", id="name"),
+    pytest.param((3, "metadata"), "child", "metadata", id="metadata-a-string"),
+    pytest.param((3, "kind"), 7, "kind", id="kind-a-number"),
     pytest.param((2, "metadata", "finalizers", 0), None, "metadata.finalizers[0]",
                  id="a-null-finalizer"),
     pytest.param((3, "metadata", "ownerReferences", 0), None, "metadata.ownerReferences[0]",

@@ -158,8 +158,8 @@ def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
             doc = {**doc, "kind": kind}
         if not doc.get("apiVersion") and api_version:
             doc = {**doc, "apiVersion": api_version}
-    if doc.get("kind") and doc.get("apiVersion") and isinstance(doc.get("metadata"), dict):
-        out.append(doc)
+    if doc.get("kind") and doc.get("apiVersion") and "metadata" in doc:
+        out.append(doc)  # one whose metadata is no object is kept aside (``malformed``)
 
 
 T = TypeVar("T")
@@ -237,8 +237,15 @@ class DumpClient(Client):
                 found = _crd_resource(obj)
                 if found is not None:
                     self._add(*found)
+        #: objects that cannot be served (metadata no object, kind or apiVersion no
+        #: string: edited by hand), for the tools to report (``tools.wellformed``)
+        self.malformed: list[Obj] = []
         for obj in objs:
-            self._store(obj)
+            if (isinstance(obj.get("metadata"), dict) and isinstance(obj.get("kind"), str)
+                    and isinstance(obj.get("apiVersion"), str)):
+                self._store(obj)
+            else:
+                self.malformed.append(obj)
 
     @classmethod
     def from_file(cls, path: str | Path) -> DumpClient:
