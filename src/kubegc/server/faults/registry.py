@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from datetime import datetime
+from typing import Protocol
 
 from kubegc.api import errors
 from kubegc.api.auth import Attributes
@@ -36,6 +37,12 @@ Route = Callable[[], Awaitable[AnyResponse]]
 
 #: the watch request being served, for the watch verb's stream (``stream.WatchGuard``)
 current_watch: ContextVar[WatchScope | None] = ContextVar("kubegc_fault_watch", default=None)
+
+
+class Poked(Protocol):
+    """An open watch's guard, told when the faults change."""
+
+    def poke(self) -> None: ...
 
 
 class WatchScope:
@@ -58,8 +65,8 @@ class FaultRegistry:
         self._now = now
         self._revision = revision
         self.log = RequestLog()
-        #: set (and replaced) when the faults change: open watches look again
-        self.changed = asyncio.Event()
+        #: the open watches' guards (``stream._Guard``), told when a fault is set
+        self.guards: set[Poked] = set()
         #: (monotonic time, storage revision) when it changed, sampled while a
         #: ``staleReads`` fault with ``seconds`` is set (``lagging_revision``)
         self._history: deque[tuple[float, int]] = deque()
@@ -152,8 +159,8 @@ class FaultRegistry:
             await asyncio.sleep(SAMPLE_INTERVAL)
 
     def _notify(self) -> None:
-        changed, self.changed = self.changed, asyncio.Event()
-        changed.set()
+        for guard in list(self.guards):
+            guard.poke()
 
     # -- the request path -----------------------------------------------------------
 
