@@ -47,6 +47,7 @@ VALID: dict[str, dict[str, Any]] = {
     "namespaces": {},
     "limitranges": {"spec": {"limits": [{"type": "Container"}]}},
     "resourcequotas": {"spec": {"hard": {"pods": "10"}}},
+    "endpoints": {"subsets": [{"addresses": [{"ip": "10.0.0.1"}], "ports": [{"port": 80}]}]},
     "nodes": {"spec": {"unschedulable": True}},
 }
 GROUPS = {"deployments": "apis/apps/v1", "statefulsets": "apis/apps/v1",
@@ -268,6 +269,15 @@ CASES = [
            id="quota-resource-name"),
     create("resourcequotas", {"spec": {"hard": {"requests.example.com/gpu": "1"}}}, "",
            code=201, id="quota-extended-resource"),
+    create("endpoints", {"subsets": [{"addresses": [{"ip": "10.0.0.1"}], "ports": [
+        {"name": "A B", "port": 80}, {"port": 0, "protocol": "XYZ"}]}]},
+           '[subsets[0].ports[0].name: Invalid value: "A B": a lowercase RFC 1123 label must '
+           "consist of lower case alphanumeric characters or '-', and must start and end with "
+           "an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation"
+           " is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), subsets[0].ports[1].name: Required value, "
+           "subsets[0].ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive,"
+           ' subsets[0].ports[1].protocol: Unsupported value: "XYZ": supported values: "SCTP",'
+           ' "TCP", "UDP"]', id="endpoints-ports"),
     create("nodes", {"spec": {"taints": [{"key": "a b", "effect": "NoSchedule"}]}},
            f'spec.taints[0].key: Invalid value: "a b": {QUALIFIED}', id="node-taint-key"),
     update("nodes", {"spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},

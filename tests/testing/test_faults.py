@@ -129,3 +129,13 @@ def test_restart_api_server_drops_watches_and_keeps_state(cluster: Cluster, core
         assert cluster.faults.items() == []  # a fault never outlives the server
     assert ended.wait(10)
     assert core.read_namespaced_config_map("kept", "default").metadata.name == "kept"
+
+
+def test_a_paused_kubelet_runs_no_pod_until_resumed(cluster: Cluster, core: Any) -> None:
+    with cluster.paused("kubelet"):
+        core.create_namespaced_pod("default", {
+            "metadata": {"name": "waits"},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+        cluster.settle()
+        assert core.read_namespaced_pod("waits", "default").status.phase == "Pending"
+    eventually(lambda: core.read_namespaced_pod("waits", "default").status.phase == "Running")

@@ -128,6 +128,9 @@ def random_graph(seed: int) -> Graph:
         if kind == "Pod":
             node.pod = {"grace": rng.choice([0, 1, 2]),
                         "exit": rng.choice(["0", "0", "0.3"]), "ignore_term": rng.random() < .1}
+            hooks = random.Random(seed * 7919 + i)  # its own: the graphs' shapes stay
+            if hooks.random() < 0.3:
+                node.pod["prestop"] = hooks.choice(["0.5", "1", "1.5"])
         nodes.append(node)
     pre = None
     if rng.random() < 0.3:
@@ -187,9 +190,13 @@ def body(graph: Graph, node: Node, uids: dict[int, str]) -> Obj:
         meta["annotations"] = {"kubegc.io/exit-delay-seconds": node.pod["exit"]}
         if node.pod["ignore_term"]:
             meta["annotations"]["kubegc.io/ignore-term"] = "true"
+        container: dict[str, Any] = {"name": "c", "image": "fake"}
+        if node.pod.get("prestop"):  # a preStop hook that runs that long (the kubelet's)
+            meta["annotations"]["kubegc.io/prestop-seconds"] = node.pod["prestop"]
+            container["lifecycle"] = {"preStop": {"exec": {"command": ["sleep", "1"]}}}
         obj["spec"] = {"nodeName": "kubegc-node-1",
                        "terminationGracePeriodSeconds": node.pod["grace"],
-                       "containers": [{"name": "c", "image": "fake"}]}
+                       "containers": [container]}
     return obj
 
 

@@ -5,8 +5,9 @@ stands (``tools.wellformed``). Each case failed before: a false "not being delet
 
 from __future__ import annotations
 
-import copy
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubegc.api.clock import ManualClock
-from kubegc.client.dump import DumpClient
+from kubegc.client.dump import DumpClient, parse_dump
 from kubegc.tools.ui import UIApp
 
-from .conftest import NOW, NOW_TEXT
+from .conftest import LAB_DUMP, NOW, NOW_TEXT
 from .lab import kubegc
 from .test_ui import first_event, logged_in, request
 
@@ -137,6 +138,14 @@ def test_finalizers_as_a_string_are_one_finding_not_one_cause_per_character(
     pytest.param((4, "metadata", "deletionGracePeriodSeconds"), "30s",
                  "metadata.deletionGracePeriodSeconds", id="grace"),
     pytest.param((2, "metadata", "name"), ["held"], "metadata.name", id="name"),
+    pytest.param((3, "metadata"), "child", "metadata", id="metadata-a-string"),
+    pytest.param((3, "kind"), 7, "kind", id="kind-a-number"),
+    pytest.param((2, "metadata", "finalizers", 0), None, "metadata.finalizers[0]",
+                 id="a-null-finalizer"),
+    pytest.param((3, "metadata", "ownerReferences", 0), None, "metadata.ownerReferences[0]",
+                 id="a-null-ownerReference"),
+    pytest.param((2, "metadata", "annotations", "a"), None, "metadata.annotations.a",
+                 id="a-null-annotation"),
 ])
 def test_any_field_of_the_wrong_type_is_a_finding(tmp_path: Path, where: tuple[Any, ...],
                                                   value: Any, field: str) -> None:
@@ -169,8 +178,46 @@ async def test_the_page_draws_the_rest_and_shows_the_finding() -> None:
 
 # -- property: any leaf of a valid dump turned into a value of another type ---------------
 
+#: Examples per run: a fixed budget in CI; a longer run (nightly) sets more, e.g.
+#: ``KUBEGC_MALFORMED_EXAMPLES=2000 pytest tests/tools/test_malformed_input.py``.
+EXAMPLES = int(os.environ.get("KUBEGC_MALFORMED_EXAMPLES", "60"))
 WRONG = st.sampled_from(["yesterday-ish", "", 7, -1, 2.5, True, None, [], ["x"], {},
                          {"a": 1}, [{"a": 1}], [7]])
+
+
+def more_objects() -> list[dict[str, Any]]:
+    """``objects()`` and the lab dump, with what else the tools read: a disruption
+    budget, a finished Job with a TTL, an unavailable APIService, a namespace held by a
+    discovery failure, a ReplicaSet deleting in the foreground."""
+    extra: list[dict[str, Any]] = [
+        {**obj("policy/v1", "PodDisruptionBudget", "pdb"),
+         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+         "status": {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1,
+                    "expectedPods": 1}},
+        {**obj("batch/v1", "Job", "j"),
+         "spec": {"ttlSecondsAfterFinished": 10,
+                  "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}},
+         "status": {"completionTime": T, "conditions": [
+             {"type": "Complete", "status": "True", "lastTransitionTime": T}]}},
+        {**obj("apiregistration.k8s.io/v1", "APIService", "v1beta1.metrics.k8s.io", ns=None),
+         "spec": {"group": "metrics.k8s.io", "version": "v1beta1",
+                  "service": {"name": "ms", "namespace": "kube-system"}},
+         "status": {"conditions": [{"type": "Available", "status": "False",
+                                    "reason": "MissingEndpoints"}]}},
+        {**obj("v1", "Namespace", "gone", ns=None, deletionTimestamp="2026-01-01T00:01:00Z"),
+         "spec": {"finalizers": ["kubernetes"]},
+         "status": {"phase": "Terminating", "conditions": [
+             {"type": "NamespaceDeletionDiscoveryFailure", "status": "True",
+              "reason": "DiscoveryFailed", "message": "x"}]}},
+        obj("v1", "ConfigMap", "c", ns="gone", finalizers=["a.io/b"]),
+        {**obj("apps/v1", "ReplicaSet", "rs", deletionTimestamp="2026-01-01T00:01:00Z",
+               finalizers=["foregroundDeletion"], ownerReferences=[
+                   {"apiVersion": "apps/v1", "kind": "Deployment", "name": "held",
+                    "uid": "u-held", "controller": True, "blockOwnerDeletion": True}]),
+         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}},
+         "status": {"replicas": 1, "readyReplicas": 1}},
+    ]
+    return [*parse_dump(LAB_DUMP.read_text()), *objects(), *extra]
 
 
 def leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -185,15 +232,15 @@ def leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
-PATHS = leaves(objects())
+PATHS = leaves(more_objects())
+TOOLS = (("doctor",), ("doctor", "-n", "gone"), ("why", "deployment/held", "-n", "shop"),
+         ("why", "pod/p1", "-n", "shop"), ("why", "ns/gone"), ("tree", "ns/gone"),
+         ("tree", "deployment/held", "-n", "shop"), ("tree", "pod/p1", "--owners", "-n", "shop"))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
-@given(mutations=st.lists(st.tuples(st.sampled_from(PATHS), WRONG), min_size=1, max_size=3))
-def test_no_tool_fails_on_any_wrong_type(tmp_path: Path,
-                                         mutations: list[tuple[tuple[Any, ...], Any]]) -> None:
-    items = copy.deepcopy(objects())
+def mutated(mutations: list[tuple[tuple[Any, ...], Any]],
+            base: Callable[[], list[dict[str, Any]]] = more_objects) -> list[dict[str, Any]]:
+    items = base()
     for path, value in mutations:
         parent: Any = items
         try:
@@ -202,32 +249,37 @@ def test_no_tool_fails_on_any_wrong_type(tmp_path: Path,
             parent[path[-1]] = value
         except (KeyError, IndexError, TypeError):
             continue  # an earlier mutation replaced a parent
-    dump = write(tmp_path, items)
-    for args in (("doctor",), ("why", "deployment/held", "-n", "shop"),
-                 ("why", "configmap/child", "-n", "shop"),
-                 ("tree", "deployment/held", "-n", "shop"),
-                 ("tree", "pod/p1", "--owners", "-n", "shop")):
-        code, out, err = kubegc(*args, "--from", dump, "--now", NOW_TEXT, "-o", "json")
-        assert "Traceback" not in err and code in (0, 1), (args, mutations, err)
-        if code == 1:  # only an answer about an object the input no longer holds
-            assert err.count("\n") == 1 and "not found" in err, (args, mutations, err)
-        else:
-            json.loads(out)
+    return items
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
-@given(mutation=st.tuples(st.sampled_from(PATHS), WRONG))
+def answers_or_not_found(args: tuple[str, ...], dump: str, context: Any) -> None:
+    code, out, err = kubegc(*args, "--from", dump, "--now", NOW_TEXT, "-o", "json")
+    assert code in (0, 1), (args, context, err)
+    if code == 1:  # only an answer about an object the input no longer holds
+        assert err.count("\n") == 1 and "not found" in err, (args, context, err)
+    else:
+        json.loads(out)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(mutations=st.lists(st.tuples(st.sampled_from(PATHS), WRONG), min_size=1, max_size=3))
+def test_no_tool_fails_on_any_wrong_type(tmp_path: Path,
+                                         mutations: list[tuple[tuple[Any, ...], Any]]) -> None:
+    dump = write(tmp_path, mutated(mutations))
+    for args in TOOLS:
+        answers_or_not_found(args, dump, mutations)
+
+
+#: The plans run a simulation each (seconds): fewer examples, on the small dump.
+PLANS = (("plan", "delete", "deployment/held", "-n", "shop"), ("plan", "delete", "ns/shop"))
+SMALL_PATHS = leaves(objects())
+
+
+@settings(max_examples=max(5, EXAMPLES // 12), deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(mutation=st.tuples(st.sampled_from(SMALL_PATHS), WRONG), plan=st.sampled_from(PLANS))
 def test_the_plan_never_fails_on_a_wrong_type(tmp_path: Path,
-                                              mutation: tuple[tuple[Any, ...], Any]) -> None:
-    items = copy.deepcopy(objects())
-    path, value = mutation
-    parent: Any = items
-    for step in path[:-1]:
-        parent = parent[step]
-    parent[path[-1]] = value
-    code, _, err = kubegc("plan", "delete", "deployment/held", "-n", "shop", "--from",
-                            write(tmp_path, items), "--now", NOW_TEXT, "-o", "json")
-    assert "Traceback" not in err and code in (0, 1), (mutation, err)
-    if code == 1:
-        assert err.count("\n") == 1 and "not found" in err, (mutation, err)
+                                              mutation: tuple[tuple[Any, ...], Any],
+                                              plan: tuple[str, ...]) -> None:
+    answers_or_not_found(plan, write(tmp_path, mutated([mutation], objects)), mutation)

@@ -12,7 +12,10 @@ exits) and a cluster-scoped custom resource; 1-3 owners each with mixed blockOwn
 and controller; invalid references (an owner in another namespace, a namespaced owner of a
 cluster-scoped object); finalizers, some removed by a live controller that publishes them
 (a fresh Lease annotated ``kubegc.io/removes-finalizers``), some by nobody; sometimes an
-earlier delete still under way; the target and the propagation policy at random. What the
+earlier delete still under way; pods with preStop hooks; a CRD of the graph's own with
+instances (some held by a finalizer nobody removes); the target — one of the objects, the
+graph's first namespace or its CRD — and the propagation policy at random. A pod must go no
+later than the plan's bound ("up to" its grace period, ``Step.latest``). What the
 plan says depends on the order the garbage collector takes dependents in
 (``PlanReport.order_dependent``) is not compared.
 
@@ -43,7 +46,14 @@ from kubegc.controllers.deletionrecords import DELETION_RECORDS
 from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.testing import Cluster
 from kubegc.tools.inventory import read_inventory
-from kubegc.tools.plan import PlanReport, Recorder, Timeline, order_violations, plan_delete
+from kubegc.tools.plan import (
+    PlanReport,
+    Recorder,
+    StepAction,
+    Timeline,
+    order_violations,
+    plan_delete,
+)
 from kubegc.tools.resolve import resolve_kind
 
 from .random_graphs import (
@@ -65,6 +75,8 @@ from .random_graphs import (
 BATCHES = 5
 GRAPHS = int(os.environ.get("KUBEGC_PLAN_GRAPHS", "10"))
 QUIET_TIMEOUT = 20.0
+#: real seconds a real step may come after the plan's bound (the real components' latency)
+TIME_TOLERANCE = 2.0
 
 
 # -- the cluster: a kubegc, a controller that removes CLEANUP, and its Lease -------------------
@@ -359,6 +371,15 @@ def compare(graph: Graph, name: str, report: PlanReport, recorder: Recorder,
                     and (u == target_uid or not before[u]["metadata"].get("deletionTimestamp"))}
     assert plan_hanging == real_hanging, (f"hanging: plan {_names(plan_hanging, before)}, real "
                                           f"{_names(real_hanging, before)}" + context)
+    # times within the stated bounds: a pod goes no later than the plan's "up to"
+    real_gone = {s.object.uid: s.time for s in real.steps if s.action is StepAction.DELETED}
+    for step in report.steps:
+        if (step.action is StepAction.DELETED and step.object.kind == "Pod"
+                and step.object.uid in real_gone and step.object.uid in ours):
+            bound = step.latest if step.latest is not None else step.time
+            assert real_gone[step.object.uid] <= bound + TIME_TOLERANCE, (
+                f"{step.object.name} went at t+{real_gone[step.object.uid]:.1f}s, the plan "
+                f"said up to t+{bound:.1f}s" + context)
     ordered = [c for c in recorder.ordered() if c.after["metadata"]["uid"] in ours]
     constraints = [c for c in report.constraints
                    if c.first.uid not in uncertain and c.then.uid not in uncertain]

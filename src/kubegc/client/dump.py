@@ -158,8 +158,8 @@ def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
             doc = {**doc, "kind": kind}
         if not doc.get("apiVersion") and api_version:
             doc = {**doc, "apiVersion": api_version}
-    if doc.get("kind") and doc.get("apiVersion") and isinstance(doc.get("metadata"), dict):
-        out.append(doc)
+    if doc.get("kind") and doc.get("apiVersion") and "metadata" in doc:
+        out.append(doc)  # one whose metadata is no object is kept aside (``malformed``)
 
 
 T = TypeVar("T")
@@ -191,18 +191,27 @@ def guess_plural(kind: str) -> str:
 
 
 def _crd_resource(crd: Obj) -> tuple[_Resource, list[str]] | None:
-    spec = crd.get("spec") or {}
-    names = spec.get("names") or {}
-    if not names.get("plural") or not names.get("kind"):
+    """The resource a CRD of the dump serves; None for one that names none (a CRD edited
+    by hand may hold anything: whatever is not of its schema's type is left out)."""
+    spec = _mapping(crd.get("spec"))
+    names = _mapping(spec.get("names"))
+    plural, kind = names.get("plural"), names.get("kind")
+    if not plural or not kind or not isinstance(plural, str) or not isinstance(kind, str):
         return None
-    versions = [str(v.get("name")) for v in spec.get("versions") or []
+    listed = spec.get("versions")
+    versions = [str(v.get("name")) for v in (listed if isinstance(listed, list) else ())
                 if isinstance(v, dict) and v.get("name") and v.get("served", True)]
-    if not versions and spec.get("version"):
+    if not versions and isinstance(spec.get("version"), str):
         versions = [str(spec["version"])]
-    res = _Resource(str(spec.get("group") or ""), str(names["plural"]), str(names["kind"]),
+    short = names.get("shortNames")
+    res = _Resource(str(spec.get("group") or ""), plural, kind,
                     spec.get("scope", "Namespaced") == "Namespaced",
-                    tuple(str(n) for n in names.get("shortNames") or ()))
+                    tuple(str(n) for n in (short if isinstance(short, list) else ())))
     return res, versions
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 class DumpClient(Client):
@@ -228,8 +237,15 @@ class DumpClient(Client):
                 found = _crd_resource(obj)
                 if found is not None:
                     self._add(*found)
+        #: objects that cannot be served (metadata no object, kind or apiVersion no
+        #: string: edited by hand), for the tools to report (``tools.wellformed``)
+        self.malformed: list[Obj] = []
         for obj in objs:
-            self._store(obj)
+            if (isinstance(obj.get("metadata"), dict) and isinstance(obj.get("kind"), str)
+                    and isinstance(obj.get("apiVersion"), str)):
+                self._store(obj)
+            else:
+                self.malformed.append(obj)
 
     @classmethod
     def from_file(cls, path: str | Path) -> DumpClient:

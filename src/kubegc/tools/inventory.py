@@ -306,6 +306,8 @@ async def read_inventory(
     now, notes = clock.now(), list[str]()
     if follow_cluster_clock:
         now, notes = _judging_time(max(latest, default=None), now)
+    if isinstance(client, DumpClient):  # what it could not serve, to be reported
+        objects.extend(client.malformed)
     objects, problems = well_formed(objects, now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,

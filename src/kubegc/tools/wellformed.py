@@ -202,7 +202,9 @@ def _field_problems(obj: Obj) -> list[tuple[Path, str]]:
     bad: set[Path] = set()
     for path, check in FIELDS:
         for where, value in _values(obj, path):
-            if value is None or any(where[:i] in bad for i in range(1, len(where))):
+            if value is None and path[-1] != "*":
+                continue  # a field set to null is absent; an item or map value is not
+            if any(where[:i] in bad for i in range(1, len(where))):
                 continue
             if not check(value):
                 bad.add(where)

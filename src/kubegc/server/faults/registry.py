@@ -16,8 +16,8 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import replace
 from datetime import datetime
+from typing import Protocol
 
 from kubegc.api import errors
 from kubegc.api.auth import Attributes
@@ -25,13 +25,24 @@ from kubegc.api.errors import StatusError
 from kubegc.registry.generic.stale import read_revision
 from kubegc.server.faults.actions import body_name, injected_error
 from kubegc.server.faults.model import WATCH_ACTIONS, Fault, parse_fault
-from kubegc.server.faults.requestlog import WRITE_VERBS, LoggedRequest, RequestLog
+from kubegc.server.faults.requestlog import (
+    WRITE_VERBS,
+    LoggedRequest,
+    RequestLog,
+    created_name,
+)
 from kubegc.server.http import AnyResponse, Request
 
 Route = Callable[[], Awaitable[AnyResponse]]
 
 #: the watch request being served, for the watch verb's stream (``stream.WatchGuard``)
 current_watch: ContextVar[WatchScope | None] = ContextVar("kubegc_fault_watch", default=None)
+
+
+class Poked(Protocol):
+    """An open watch's guard, told when the faults change."""
+
+    def poke(self) -> None: ...
 
 
 class WatchScope:
@@ -54,8 +65,8 @@ class FaultRegistry:
         self._now = now
         self._revision = revision
         self.log = RequestLog()
-        #: set (and replaced) when the faults change: open watches look again
-        self.changed = asyncio.Event()
+        #: the open watches' guards (``stream._Guard``), told when a fault is set
+        self.guards: set[Poked] = set()
         #: (monotonic time, storage revision) when it changed, sampled while a
         #: ``staleReads`` fault with ``seconds`` is set (``lagging_revision``)
         self._history: deque[tuple[float, int]] = deque()
@@ -148,8 +159,8 @@ class FaultRegistry:
             await asyncio.sleep(SAMPLE_INTERVAL)
 
     def _notify(self) -> None:
-        changed, self.changed = self.changed, asyncio.Event()
-        changed.set()
+        for guard in list(self.guards):
+            guard.poke()
 
     # -- the request path -----------------------------------------------------------
 
@@ -176,6 +187,8 @@ class FaultRegistry:
                       ) -> AnyResponse:
         answered: list[Fault] = []
         code = 500
+        named: list[str] = []
+        token = created_name.set(named) if attrs.verb == "create" else None
         try:
             response = await self._faulted(attrs, request, route, answered)
             code = response.status
@@ -184,12 +197,15 @@ class FaultRegistry:
             code = e.code
             raise
         finally:
-            if attrs.verb == "create" and not attrs.name:
-                attrs = replace(attrs, name=body_name(request))
+            name = attrs.name
+            if token is not None:
+                created_name.reset(token)
+                if not name:  # the body's, noted by the create verb, else read here
+                    name = named[0] if named else body_name(request) if answered else ""
             self.log.append(LoggedRequest(
                 self._now(), attrs, request.headers.get("User-Agent", ""),
                 request.query.get("fieldManager", ""), code,
-                answered[0].id if answered else None))
+                answered[0].id if answered else None, name))
 
     async def _faulted(self, attrs: Attributes, request: Request, route: Route,
                        answered: list[Fault] | None = None) -> AnyResponse:

@@ -1,11 +1,15 @@
 """Faults on an open watch stream: ``closeWatch`` (the stream ends cleanly after n
 events), ``expireWatch`` (an ``ERROR`` event 410 Expired, then the end: the watch
-cache's ``newErrWatcher(NewResourceExpired("too old resource version: ..."))``) and
+cache's ``newErrWatcher(NewResourceExpired("too old resource version: ..."))``),
 ``hang`` (the stream stalls, no event and no end, while the fault is set: a watch whose
-TCP connection went silent without a FIN).
+TCP connection went silent without a FIN) and ``staleReads`` (events held back until the
+lagging view shows them).
 
-``guard`` wraps the registry watch's batches; it wakes when the faults change, so a fault
-set while a watch is open acts on it at once.
+``guard`` wraps the registry watch's batches and costs a dict test per batch while no
+fault is set. A fault set while a watch is open is told to it (``FaultRegistry.add`` →
+``_Guard.poke``): one that ends the stream closes the registry watch, whose batches then
+end, and the guard sends the ERROR (or nothing) and ends; a hang or a lag acts on the
+watch's next batch (until then a stalled stream and a quiet one look the same).
 """
 
 from __future__ import annotations
@@ -13,8 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
 
 from kubegc.api import errors
 from kubegc.api.meta import BOOKMARK, ERROR
@@ -34,14 +37,16 @@ def _expired(scope: WatchScope, fault: Fault) -> Change:
 class _Guard:
     """The faults one watch has met (one per watch: a fault fires once on it)."""
 
-    def __init__(self, scope: WatchScope, opened: int) -> None:
+    def __init__(self, scope: WatchScope, opened: int, close: Callable[[], None]) -> None:
         self.scope = scope
         self.opened = opened  # the fault ids up to this one existed when it opened
+        self.close = close  # ends the registry watch's batches
         self.met: dict[str, bool] = {}  # fault id: whether it acts on this watch
         self.close_after: int | None = None
         self.events = 0
         self.hung: Fault | None = None
         self.stale: Fault | None = None  # a staleReads fault: events held back (``held``)
+        self.ending: Change | None = None  # the ERROR to end with, once closed
 
     def _meets(self, fault: Fault) -> bool:
         acts = self.met.get(fault.id)
@@ -51,25 +56,38 @@ class _Guard:
                 self.scope.faults.fire(fault)
         return acts
 
-    def verdict(self) -> tuple[Change | None, Fault | None]:
-        """(an ERROR to end with, a hang fault to wait on), from the faults now set."""
-        if self.hung is not None and not self.hung.cleared.is_set():
-            return None, self.hung
+    def verdict(self) -> None:
+        """Take in the faults now set: an ERROR to end with, a hang, a lag, a close."""
         s = self.scope
         for fault in s.faults.matching(s.attrs, s.user_agent, _STREAM):
-            if fault.id in self.met and fault.action.type != "hang":
+            if fault.id in self.met:
                 continue
             kind = fault.action.type
-            if kind == "expireWatch" and self._expires(fault) and self._meets(fault):
-                return _expired(s, fault), None
-            if kind == "hang" and self._meets(fault):
-                self.hung = fault
-                return None, fault
-            if kind == "staleReads" and self.stale is None and self._meets(fault):
-                self.stale = fault
-            if kind == "closeWatch" and self.close_after is None and self._meets(fault):
+            if kind == "expireWatch":
+                if self.ending is None and self._expires(fault) and self._meets(fault):
+                    self.ending = _expired(s, fault)
+            elif kind == "hang":
+                if self._meets(fault):
+                    self.hung = fault
+            elif kind == "staleReads":
+                if self.stale is None and self._meets(fault):
+                    self.stale = fault
+            elif self.close_after is None and self._meets(fault):  # closeWatch
                 self.close_after = self.events + fault.action.after_events
-        return None, None
+
+    def poke(self) -> None:
+        """The faults changed: one that ends the stream ends it now."""
+        self.verdict()
+        if self.ending is not None or self.done():
+            self.close()
+
+    def done(self) -> bool:
+        return self.close_after is not None and self.events >= self.close_after
+
+    def hang(self) -> Fault | None:
+        if self.hung is not None and self.hung.cleared.is_set():
+            self.hung = None
+        return self.hung
 
     def _expires(self, fault: Fault) -> bool:
         """Open when the fault was set, or asking for a revision older than then."""
@@ -89,48 +107,53 @@ class _Guard:
             out.append(change)
             if change.type not in (BOOKMARK, ERROR):
                 self.events += 1
-        return out, self.events >= self.close_after
+        return out, self.done()
 
 
-def guarded(batches: AsyncIterator[list[Change]]) -> AsyncIterator[list[Change]]:
-    """The watch verb's batches, guarded when the request goes through the faults hook."""
+def guarded(batches: AsyncIterator[list[Change]], close: Callable[[], None]
+            ) -> AsyncIterator[list[Change]]:
+    """The watch verb's batches, guarded when the request goes through the faults hook
+    (``close`` ends the registry watch)."""
     scope = current_watch.get()
-    return batches if scope is None else guard(scope, batches)
+    return batches if scope is None else guard(scope, batches, close)
 
 
-async def guard(scope: WatchScope, batches: AsyncIterator[list[Change]]
-                ) -> AsyncIterator[list[Change]]:
+async def guard(scope: WatchScope, batches: AsyncIterator[list[Change]],
+                close: Callable[[], None]) -> AsyncIterator[list[Change]]:
     """``batches`` as the faults set now and later let them through."""
     faults = scope.faults
-    g = _Guard(scope, max((int(f.id) for f in faults), default=0))
-    pending: asyncio.Future[list[Change]] | None = None
+    g = _Guard(scope, max((int(f.id) for f in faults), default=0), close)
+    faults.guards.add(g)
     try:
-        while True:
-            changed = faults.changed  # before looking: a change after it wakes us
-            error, hang = g.verdict()
-            if error is not None:
-                yield [error]
-                return
-            if g.close_after is not None and g.events >= g.close_after:
-                return
-            if pending is None:
-                pending = asyncio.ensure_future(anext(batches))
-            if not await _next_ready(pending, changed, hang is None):
-                continue
-            try:
-                batch = pending.result()
-            except StopAsyncIteration:
-                return
-            pending = None
-            if g.stale is not None:
-                await held(scope, g.stale, batch, time.monotonic())
-            batch, end = g.take(batch)
-            if batch:
-                yield batch
-            if end:
-                return
+        if faults:
+            g.verdict()
+        if g.ending is None and not g.done():
+            async for batch in batches:
+                if faults or g.hung is not None:
+                    g.verdict()
+                    await _stalled(g, scope, batch)
+                if g.ending is not None:
+                    break
+                sent, end = g.take(batch)
+                if sent:
+                    yield sent
+                if end:
+                    return
+        if g.ending is not None:
+            yield [g.ending]
     finally:
-        await _close(pending, batches)
+        faults.guards.discard(g)
+        with contextlib.suppress(Exception):
+            await batches.aclose()  # type: ignore[attr-defined]
+
+
+async def _stalled(g: _Guard, scope: WatchScope, batch: list[Change]) -> None:
+    """Hold ``batch`` while a hang holds the watch, then while the lag does."""
+    hung = g.hang()
+    if hung is not None:
+        await hung.cleared.wait()
+    if g.stale is not None:
+        await held(scope, g.stale, batch, time.monotonic())
 
 
 async def held(scope: WatchScope, fault: Fault, batch: list[Change], arrived: float) -> None:
@@ -153,26 +176,3 @@ def _revision_of(change: Change) -> int:
         return 0
     rv = (change.object.get("metadata") or {}).get("resourceVersion", "")
     return int(rv) if isinstance(rv, str) and rv.isdigit() else 0
-
-
-async def _next_ready(pending: asyncio.Future[list[Change]], changed: asyncio.Event,
-                      wanted: bool) -> bool:
-    """Wait for the next batch (when ``wanted``) or a change of the faults; whether the
-    batch is there to take."""
-    woken = asyncio.ensure_future(changed.wait())
-    waits: set[asyncio.Future[Any]] = {woken}
-    if wanted:
-        waits.add(pending)
-    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-    woken.cancel()
-    return wanted and pending.done()
-
-
-async def _close(pending: asyncio.Future[list[Change]] | None,
-                 batches: AsyncIterator[list[Change]]) -> None:
-    if pending is not None:
-        pending.cancel()
-        with contextlib.suppress(BaseException):
-            await pending
-    with contextlib.suppress(Exception):
-        await batches.aclose()  # type: ignore[attr-defined]

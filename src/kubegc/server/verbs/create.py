@@ -10,6 +10,7 @@ from kubegc.registry import Target
 from kubegc.registry.generic.rest import Creater, NamedCreater, Storage, WriteOptions
 from kubegc.registry.generic.target import Created
 from kubegc.server.context import ServerContext, encoded_response, json_response
+from kubegc.server.faults.requestlog import note_created_name
 from kubegc.server.http import Request, Response
 from kubegc.server.negotiation import decode_body
 from kubegc.server.verbs.params import dry_run, field_manager, field_validation, with_warnings
@@ -38,6 +39,7 @@ async def create(ctx: ServerContext, request: Request, storage: Storage, t: Targ
     if not isinstance(storage, Creater):
         raise errors.method_not_supported(t.gr, "create")
     body = await body_object(request, t.info.kind)
+    note_created_name(body)  # for the request log (server/faults/requestlog.py)
     options = write_options(request)
     created = await storage.create(t, body, options)
     response = (encoded_response(created.encoded(), 201) if isinstance(created, Created)

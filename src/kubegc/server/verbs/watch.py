@@ -70,7 +70,7 @@ async def watch(ctx: ServerContext, request: Request, storage: Storage, t: Targe
 
     response = StreamResponse(status=200, headers={"Content-Type": JSON})
     await registry_watch.start()  # bad requests fail here, before the headers
-    batches = guarded(aiter(registry_watch.batches()))
+    batches = guarded(aiter(registry_watch.batches()), registry_watch.close)
     try:
         await response.prepare(request)
         async for batch in batches:

@@ -47,6 +47,15 @@ def remover_cause(obj: Obj, r: Remover, now: datetime | None = None
                          f"within their grace period: gone by {end[0]} at the latest"],
                         [f"wait: ends by {end[0]} (the end of the grace period)"],
                         at=[ref], ends=end[0])
+    if end is not None and r.alive is Alive.YES:  # its grace period is over
+        return Cause(f"graceful termination past its grace period: {r.who} (alive)"), \
+            CauseDetail([f"the grace period ended at {end[0]}: {r.who} (alive) kills the "
+                         "containers that are left and the pod goes within seconds"],
+                        [f"wait a few seconds; if it stays, read the logs of {r.who} (its "
+                         "node is Ready, so the kubelet should have stopped it)"], at=[ref],
+                        commands=[f"kubectl delete pod {ref.name} -n {ref.namespace} "
+                                  "--grace-period=0 --force"],
+                        by_hand=f"forcing a pod out skips {r.skips}")
     if r.finalizer.startswith("("):  # a pod's graceful termination: the kubelet
         return Cause(f"graceful termination: {r.who} ({r.alive.value})"), CauseDetail(
             [f"its pods stay Terminating until {r.who} has stopped their containers"

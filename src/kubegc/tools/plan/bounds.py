@@ -4,7 +4,8 @@ The plan's simulated kubelet stops a pod's containers as soon as they get TERM (
 hook runs on the simulated nodes, unless a kubegc annotation says how long). On a real
 cluster a preStop hook and the processes' exit take a time nobody can read from the
 objects, bounded by the grace period: the kubelet kills the containers at the end of it
-(upstream's ``killContainer``: preStop, TERM, then KILL at ``gracePeriod``). So a pod's
+(upstream's ``killContainer``: preStop, TERM, then KILL at ``gracePeriod``, at least
+``minimumGracePeriodInSeconds``, 2 s). So a pod's
 deletion is said as "up to" its deletionTimestamp (``Step.latest``), never as a point,
 and every later step may come that much later too: each step's ``latest`` is its time
 plus the largest slack (bound minus simulated time) of the graceful pod deletions before
@@ -23,6 +24,9 @@ from kubegc.tools.plan.report import Step, StepAction
 
 #: slack below this many seconds is not worth a range
 EPSILON = 0.5
+#: upstream kubelet's minimumGracePeriodInSeconds (killContainer): a container always gets
+#: this long between TERM and KILL, even with a shorter grace period
+MINIMUM_GRACE_PERIOD = 2
 
 
 def pod_bounds(changes: list[Change], origin: datetime) -> dict[str, float]:
@@ -38,7 +42,12 @@ def pod_bounds(changes: list[Change], origin: datetime) -> dict[str, float]:
         when = parse_time_or_none(deletion_timestamp_of(obj))
         if not (spec or {}).get("nodeName") or when is None:
             continue
-        out[uid_of(obj)] = max(0.0, (when - origin).total_seconds())
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        grace = meta.get("deletionGracePeriodSeconds") if isinstance(meta, dict) else None
+        end = (when - origin).total_seconds()
+        if isinstance(grace, int) and grace < MINIMUM_GRACE_PERIOD:  # the kubelet's floor
+            end += MINIMUM_GRACE_PERIOD - grace
+        out[uid_of(obj)] = max(0.0, end)
     return out
 
 

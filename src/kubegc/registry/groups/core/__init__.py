@@ -78,8 +78,9 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
             tracks_generation=False, return_deleted_object=True,
             validate=v.validate_service, defaulter=defaults.default_service), status=True,
                 table=printers.SERVICE),
-        stored(ctx, builtin("", "endpoints"), Strategy(allow_create_on_update=True,
-                                                       tracks_generation=False),
+        stored(ctx, builtin("", "endpoints"), Strategy(
+            allow_create_on_update=True, tracks_generation=False,
+            validate=rv.validate_endpoints, defaulter=defaults.default_endpoints),
                                                            table=printers.ENDPOINTS),
         stored(ctx, builtin("", "configmaps"), Strategy(
             tracks_generation=False, validate=v.validate_config_map,

@@ -115,6 +115,14 @@ def default_service(obj: Obj) -> None:
                 port.setdefault("targetPort", port["port"])
 
 
+def default_endpoints(obj: Obj) -> None:
+    """``SetDefaults_EndpointPort``: a port's protocol is TCP."""
+    for subset in obj.get("subsets") or []:
+        for port in (subset.get("ports") or []) if isinstance(subset, dict) else []:
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
+
+
 def default_secret(obj: Obj) -> None:
     """Type Opaque; ``stringData`` is write-only: merged into ``data`` (base64), as the
     v1 → internal conversion does upstream."""

@@ -1,8 +1,8 @@
 """Resource names and the other map keys of pod specs, as ``pkg/apis/core/validation``
 checks them: ``validateResourceName``, ``validateContainerResourceName`` (container
 ``limits``/``requests``), ``validateResourceQuotaResourceName`` (a quota's ``hard``),
-``validateLimitRangeResourceName``, a node's taint keys (``validateNodeTaints``), with the
-name sets of ``pkg/apis/core/helper``
+``validateLimitRangeResourceName``, a node's taint keys (``validateNodeTaints``), Endpoints'
+ports (``validateEndpointPort``), with the name sets of ``pkg/apis/core/helper``
 (``IsStandardResourceName``, ``IsStandardContainerResourceName``,
 ``IsStandardQuotaResourceName``, ``IsNativeResource``, ``IsExtendedResourceName``); and
 ``ValidateEnv``'s variable names (``IsRelaxedEnvVarName``: the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubegc.api.content import is_qualified_name
+from kubegc.api.content import is_dns1123_label, is_qualified_name, is_valid_port_num
 from kubegc.registry.validation.common import Causes, invalid, not_supported, required
 
 STANDARD_CONTAINER_RESOURCES = frozenset(("cpu", "memory", "ephemeral-storage"))
@@ -139,4 +139,39 @@ def validate_resource_quota(obj: dict[str, Any]) -> Causes:
     causes: Causes = []
     for name in hard if isinstance(hard, dict) else {}:
         causes += validate_quota_resource_name(str(name), f"spec.hard[{name}]")
+    return causes
+
+
+ENDPOINT_PROTOCOLS = ("SCTP", "TCP", "UDP")  # sets.List: sorted
+
+
+def validate_endpoints(obj: dict[str, Any]) -> Causes:
+    """``ValidateEndpoints``' ports (``validateEndpointPort``): a DNS-1123 label name
+    (required when a subset has several ports), a valid number, a known protocol."""
+    causes: Causes = []
+    subsets = obj.get("subsets")
+    for i, subset in enumerate(subsets if isinstance(subsets, list) else []):
+        ports = subset.get("ports") if isinstance(subset, dict) else None
+        ports = ports if isinstance(ports, list) else []
+        for j, port in enumerate(ports):
+            if isinstance(port, dict):
+                causes += _endpoint_port(port, f"subsets[{i}].ports[{j}]", len(ports) > 1)
+    return causes
+
+
+def _endpoint_port(port: dict[str, Any], path: str, require_name: bool) -> Causes:
+    name = port.get("name") or ""
+    causes: Causes = []
+    if require_name and not name:
+        causes.append(required(f"{path}.name"))
+    elif name:
+        causes += [invalid(f"{path}.name", name, msg) for msg in is_dns1123_label(str(name))]
+    number = port.get("port") or 0
+    if isinstance(number, int):
+        causes += [invalid(f"{path}.port", number, msg) for msg in is_valid_port_num(number)]
+    protocol = port.get("protocol") or ""
+    if not protocol:
+        causes.append(required(f"{path}.protocol"))
+    elif protocol not in ENDPOINT_PROTOCOLS:
+        causes.append(not_supported(f"{path}.protocol", protocol, ENDPOINT_PROTOCOLS))
     return causes
