@@ -82,6 +82,7 @@ def test_the_fault_api_answers_ids_and_fired_counts(rs: RBACServer, ns: str) -> 
                 {"action": {"type": "staleReads"}}, [1, 2]]:
         status, answer = rs.http("", "POST", "/debug/kubegc/faults", bad)
         assert status == 400, (bad, answer)
+    assert rs.http("", "GET", "/debug/kubegc/requests?since=yesterday")[0] == 400
 
 
 @pytest.mark.parametrize(("code", "printed"), [
