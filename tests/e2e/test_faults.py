@@ -83,6 +83,14 @@ def test_the_fault_api_answers_ids_and_fired_counts(rs: RBACServer, ns: str) -> 
         status, answer = rs.http("", "POST", "/debug/kubegc/faults", bad)
         assert status == 400, (bad, answer)
     assert rs.http("", "GET", "/debug/kubegc/requests?since=yesterday")[0] == 400
+    # the same with kubectl's raw requests (docs/faults.md)
+    made = json.loads(rs.kubectl("", "create", "--raw", "/debug/kubegc/faults", "-f", "-",
+                                 input=json.dumps({"action": {"type": "delay", "seconds": 0},
+                                                   "match": {"namespace": ns}})).stdout)
+    got = json.loads(rs.kubectl("", "get", "--raw", "/debug/kubegc/faults").stdout)
+    assert [f["id"] for f in got["items"]] == [made["id"]]
+    rs.kubectl("", "delete", "--raw", "/debug/kubegc/faults")
+    assert listed(rs) == []
 
 
 @pytest.mark.parametrize(("code", "printed"), [

@@ -309,3 +309,24 @@ def test_a_dump_that_is_no_yaml_is_refused_in_one_line(tmp_path: Path) -> None:
     code, out, err = kubegc("doctor", "--from", str(dump))
     assert (code, out) == (1, "") and err.count("\n") == 1
     assert err.startswith(f"kubegc doctor: cannot read dump {dump}: not a JSON or YAML dump")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    pytest.param("x\n", 'expected a map with a list under "finalizers:"', id="a-string"),
+    pytest.param("- finalizer: a\n", 'expected a map with a list under "finalizers:"',
+                 id="a-list"),
+    pytest.param("finalizers: [1]\n", 'finalizers[0]: expected a map with a "finalizer:"',
+                 id="an-entry-no-map"),
+    pytest.param("finalizers: [{finalizer: a, leases: x}]\n",
+                 "finalizers[0].leases: expected a list of NAMESPACE/NAME strings",
+                 id="leases-a-string"),
+    pytest.param("a: [\n", "not YAML: ", id="no-yaml"),
+])
+def test_a_controllers_file_of_the_wrong_shape_is_one_line(tmp_path: Path, text: str,
+                                                            said: str) -> None:
+    path = tmp_path / "controllers.yaml"
+    path.write_text(text)
+    code, out, err = kubegc("doctor", "--from", write(tmp_path, objects()),
+                            "--controllers-file", str(path))
+    assert (code, out) == (1, "") and err.count("\n") == 1
+    assert err.startswith(f"kubegc doctor: cannot read controllers file {path}: {said}"), err
