@@ -57,8 +57,9 @@ def test_only_system_masters_reach_the_debug_paths(rs: RBACServer) -> None:
                                if method == "POST" else None)
         assert status == 403, (method, path, body)
         assert body["reason"] == "Forbidden"
-    status, _ = rs.http("bob", "GET", "/debug/kubegc/faults")
-    assert status == 403
+    for path in ["/debug/kubegc/faults", "/debug/kubegc/requests", "/debug/kubegc/controllers",
+                 "/debug/kubegc/settle", "/debug/kubegc/watchers", "/debug/kubegc/access"]:
+        assert rs.http("bob", "GET", path)[0] == 403, path  # a user RBAC grants nothing
     assert listed(rs) == []
 
 
@@ -81,6 +82,15 @@ def test_the_fault_api_answers_ids_and_fired_counts(rs: RBACServer, ns: str) -> 
                 {"action": {"type": "staleReads"}}, [1, 2]]:
         status, answer = rs.http("", "POST", "/debug/kubegc/faults", bad)
         assert status == 400, (bad, answer)
+    assert rs.http("", "GET", "/debug/kubegc/requests?since=yesterday")[0] == 400
+    # the same with kubectl's raw requests (docs/faults.md)
+    made = json.loads(rs.kubectl("", "create", "--raw", "/debug/kubegc/faults", "-f", "-",
+                                 input=json.dumps({"action": {"type": "delay", "seconds": 0},
+                                                   "match": {"namespace": ns}})).stdout)
+    got = json.loads(rs.kubectl("", "get", "--raw", "/debug/kubegc/faults").stdout)
+    assert [f["id"] for f in got["items"]] == [made["id"]]
+    rs.kubectl("", "delete", "--raw", "/debug/kubegc/faults")
+    assert listed(rs) == []
 
 
 @pytest.mark.parametrize(("code", "printed"), [

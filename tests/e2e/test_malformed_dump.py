@@ -70,3 +70,21 @@ def test_doctor_from_a_hand_edited_dump(server: Server, ns: str, tmp_path: Path,
     finally:
         server.kubectl("patch", "configmap", "held", "-n", ns, "--type=merge", "-p",
                        '{"metadata":{"finalizers":null}}', check=False)
+
+
+def test_doctor_of_a_manifest_of_the_wrong_shape_is_one_line(server: Server, ns: str,
+                                                             tmp_path: Path) -> None:
+    """``kubegc doctor -f FILE --as USER`` asks whether USER may write that object: a
+    manifest the API server would refuse is said so, in one line, before asking."""
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "child", "namespace": ns,
+            "ownerReferences": {"apiVersion": "v1", "kind": "ConfigMap", "name": "x",
+                                "uid": "u"}}}))
+    done = subprocess.run([sys.executable, "-m", "kubegc", "doctor", "-f", str(manifest),
+                           "--as", "jane", "--kubeconfig", str(server.kubeconfig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == (f"kubegc doctor: {manifest}: metadata.ownerReferences is an "
+                           "object, not a list\n")

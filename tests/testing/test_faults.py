@@ -129,3 +129,27 @@ def test_restart_api_server_drops_watches_and_keeps_state(cluster: Cluster, core
         assert cluster.faults.items() == []  # a fault never outlives the server
     assert ended.wait(10)
     assert core.read_namespaced_config_map("kept", "default").metadata.name == "kept"
+
+
+def test_a_paused_kubelet_runs_no_pod_until_resumed(cluster: Cluster, core: Any) -> None:
+    with cluster.paused("kubelet"):
+        core.create_namespaced_pod("default", {
+            "metadata": {"name": "waits"},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+        cluster.settle()
+        assert core.read_namespaced_pod("waits", "default").status.phase == "Pending"
+    eventually(lambda: core.read_namespaced_pod("waits", "default").status.phase == "Running")
+
+
+def test_the_request_log_since_a_time_and_of_a_user(cluster: Cluster, core: Any) -> None:
+    from datetime import UTC, datetime
+
+    core.create_namespaced_config_map("default", configmap("before"))
+    since = datetime.now(UTC)
+    core.create_namespaced_config_map("default", configmap("after"))
+    core.delete_namespaced_config_map("after", "default")
+    names = [(r["verb"], r["name"], r["code"]) for r in cluster.requests(since=since)]
+    assert ("create", "before", 201) not in names
+    assert [n for n in names if n[1] == "after"] == [("create", "after", 201),
+                                                    ("delete", "after", 200)]
+    assert cluster.requests(user="nobody-at-all") == []

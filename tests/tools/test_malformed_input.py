@@ -283,3 +283,50 @@ def test_the_plan_never_fails_on_a_wrong_type(tmp_path: Path,
                                               mutation: tuple[tuple[Any, ...], Any],
                                               plan: tuple[str, ...]) -> None:
     answers_or_not_found(plan, write(tmp_path, mutated([mutation], objects)), mutation)
+
+
+def test_an_audit_log_edited_by_hand_is_read_around(tmp_path: Path) -> None:
+    """Lines of the wrong shape in ``--audit-log`` are not deletions; the answer comes."""
+    log = tmp_path / "audit.log"
+    good = {"kind": "Event", "apiVersion": "audit.k8s.io/v1", "stage": "ResponseComplete",
+            "verb": "delete", "auditID": "a1", "stageTimestamp": "2026-01-01T00:01:00Z",
+            "user": {"username": "alice"}, "responseStatus": {"code": 200},
+            "objectRef": {"resource": "deployments", "apiGroup": "apps", "namespace": "shop",
+                          "name": "held"}}
+    bad = [{**good, "objectRef": "deployments/held"}, {**good, "user": "alice"},
+           {**good, "responseStatus": {"code": "OK"}}, {**good, "requestObject": [1]}]
+    log.write_text("\n".join(["garbage", "[1, 2]", *map(json.dumps, [*bad, good])]) + "\n")
+    why = run("why", "deployment/held", "-n", "shop", "--from", write(tmp_path, objects()),
+              "--audit-log", str(log))
+    # no objectRef or no status code: no deletion; a user that is no object: an unknown
+    # user; a requestObject that is no object: no options
+    assert [d["user"] for d in why["auditLog"]["deletions"]] == ["", "alice", "alice"]
+
+
+def test_a_dump_that_is_no_yaml_is_refused_in_one_line(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.yaml"
+    dump.write_text("a: [\n")
+    code, out, err = kubegc("doctor", "--from", str(dump))
+    assert (code, out) == (1, "") and err.count("\n") == 1
+    assert err.startswith(f"kubegc doctor: cannot read dump {dump}: not a JSON or YAML dump")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    pytest.param("x\n", 'expected a map with a list under "finalizers:"', id="a-string"),
+    pytest.param("- finalizer: a\n", 'expected a map with a list under "finalizers:"',
+                 id="a-list"),
+    pytest.param("finalizers: [1]\n", 'finalizers[0]: expected a map with a "finalizer:"',
+                 id="an-entry-no-map"),
+    pytest.param("finalizers: [{finalizer: a, leases: x}]\n",
+                 "finalizers[0].leases: expected a list of NAMESPACE/NAME strings",
+                 id="leases-a-string"),
+    pytest.param("a: [\n", "not YAML: ", id="no-yaml"),
+])
+def test_a_controllers_file_of_the_wrong_shape_is_one_line(tmp_path: Path, text: str,
+                                                            said: str) -> None:
+    path = tmp_path / "controllers.yaml"
+    path.write_text(text)
+    code, out, err = kubegc("doctor", "--from", write(tmp_path, objects()),
+                            "--controllers-file", str(path))
+    assert (code, out) == (1, "") and err.count("\n") == 1
+    assert err.startswith(f"kubegc doctor: cannot read controllers file {path}: {said}"), err

@@ -108,6 +108,7 @@ class APIServer:
             await self.ctx.aggregator.start()
 
     async def stop(self) -> None:
+        self.ctx.faults.clear()  # a fault never outlives the server: what it hung goes on
         if self.ctx.aggregator is not None:
             await self.ctx.aggregator.stop()
         if self._http is not None:

@@ -90,7 +90,6 @@ async def _gone(client: Client, gvr: GroupVersionResource, name: str, namespace:
 async def restart_api_server(server: APIServer) -> None:
     """Stop serving (connections dropped) and serve again on the same port."""
     port = server.port
-    server.ctx.faults.clear()
-    await server.stop()
+    await server.stop()  # clears the faults too
     server.options.port = port
     await server.start()

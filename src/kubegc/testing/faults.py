@@ -71,7 +71,8 @@ class Faults:
         return items
 
     def fired(self, fault_id: str) -> int:
-        """How many times the fault answered (its last count once it is gone)."""
+        """How many times the fault answered so far; -1 once it is gone (cleared, or its
+        ``count`` used up)."""
         for fault in self.items():
             if fault["id"] == fault_id:
                 return int(fault["fired"])

@@ -101,7 +101,9 @@ def _event(line: str) -> dict[str, Any] | None:
 
 
 def _deletion(ev: dict[str, Any]) -> AuditDeletion | None:
-    ref = ev.get("objectRef") or {}
+    """The deletion an audit event records; None for any other event (and for one whose
+    fields are not of the audit schema's types: a log edited by hand)."""
+    ref = _mapping(ev.get("objectRef"))
     verb = str(ev.get("verb", ""))
     if verb == "create" and ref.get("subresource") == "eviction":
         verb = "evict"
@@ -109,24 +111,25 @@ def _deletion(ev: dict[str, Any]) -> AuditDeletion | None:
         return None
     if ev.get("stage") != "ResponseComplete":
         return None
-    code = int((ev.get("responseStatus") or {}).get("code") or 0)
-    if not 200 <= code < 300:
+    code = _mapping(ev.get("responseStatus")).get("code")
+    if not isinstance(code, int) or not 200 <= code < 300:
         return None
-    raw = ev.get("requestObject")
-    body: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    nested = body.get("deleteOptions")
-    options: dict[str, Any] = (nested if isinstance(nested, dict) else {}) if (
-        verb == "evict") else body
+    body = _mapping(ev.get("requestObject"))
+    options = _mapping(body.get("deleteOptions")) if verb == "evict" else body
     return AuditDeletion(
         time=str(ev.get("stageTimestamp", "")), verb=verb,
-        user=str((ev.get("user") or {}).get("username", "")),
-        impersonated=str((ev.get("impersonatedUser") or {}).get("username", "")),
+        user=str(_mapping(ev.get("user")).get("username", "")),
+        impersonated=str(_mapping(ev.get("impersonatedUser")).get("username", "")),
         user_agent=str(ev.get("userAgent", "")), resource=str(ref.get("resource", "")),
         api_group=str(ref.get("apiGroup", "")), namespace=str(ref.get("namespace", "")),
         name=str(ref.get("name", "")),
-        uid=str((options.get("preconditions") or {}).get("uid") or ""),
+        uid=str(_mapping(options.get("preconditions")).get("uid") or ""),
         propagation=str(options.get("propagationPolicy") or ""), code=code,
         audit_id=str(ev.get("auditID", "")))
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def deletions_of(deletions: list[AuditDeletion], *, resource: str, api_group: str,

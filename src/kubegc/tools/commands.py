@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -50,6 +51,7 @@ from kubegc.tools.render import (
 from kubegc.tools.resolve import UnknownKind, resolve_kind, split_target
 from kubegc.tools.session import Session, ToolError, open_session
 from kubegc.tools.tree import build_tree
+from kubegc.tools.wellformed import well_formed
 from kubegc.tools.why import explain, recorded_kind
 
 TOOLS = ("doctor", "plan", "tree", "why")
@@ -292,6 +294,11 @@ def _manifest(args: argparse.Namespace, resources: list[APIResource], default_na
         raise ToolError(f'{args.filename}: no matches for kind "{kind}" in version '
                         f'"{api_version}"')
     meta = obj.setdefault("metadata", {})
+    _, problems = well_formed([obj], datetime.now(UTC))
+    if problems:  # the API server would refuse it: say why, as it would, in one line
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        first = problems[0]
+        raise ToolError(f"{args.filename}: {first.field} {first.wrong}{more}")
     if found[0].namespaced:
         meta["namespace"] = meta.get("namespace") or args.namespace or default_namespace
     return found[0], obj

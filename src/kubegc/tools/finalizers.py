@@ -106,21 +106,39 @@ class ControllerMap:
 
     @classmethod
     def load(cls, path: str | Path) -> ControllerMap:
-        doc = yaml.safe_load(Path(path).read_text()) or {}
-        entries = []
-        for item in doc.get("finalizers") or []:
-            entries.append(ControllerEntry(
-                finalizer=str(item["finalizer"]), controller=str(item.get("controller") or ""),
-                leases=tuple(str(x) for x in item.get("leases") or ()),
-                deployments=tuple(str(x) for x in item.get("deployments") or ()),
-                cleanup=str(item.get("cleanup") or "")))
-        return cls(entries)
+        """The file's entries; ``ValueError`` saying where it is not of the form above."""
+        try:
+            doc = yaml.safe_load(Path(path).read_text()) or {}
+        except yaml.YAMLError as e:
+            raise ValueError(f"not YAML: {' '.join(str(e).replace('^', '').split())}") from None
+        listed = doc.get("finalizers") if isinstance(doc, dict) else None
+        if not isinstance(doc, dict) or not isinstance(listed, list | None):
+            raise ValueError("expected a map with a list under \"finalizers:\" (each entry "
+                             "a map with finalizer, controller, leases, deployments, cleanup)")
+        return cls([_entry(i, item) for i, item in enumerate(listed or [])])
 
     def lookup(self, finalizer: str) -> ControllerEntry | None:
         for entry in self.entries:
             if entry.finalizer == finalizer or fnmatch.fnmatchcase(finalizer, entry.finalizer):
                 return entry
         return None
+
+
+def _entry(i: int, item: object) -> ControllerEntry:
+    """One entry of a controllers file (``ValueError`` naming the field that is wrong)."""
+    where = f"finalizers[{i}]"
+    if not isinstance(item, dict) or not isinstance(item.get("finalizer"), str):
+        raise ValueError(f"{where}: expected a map with a \"finalizer:\" string")
+
+    def names(key: str) -> tuple[str, ...]:
+        value = item.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise ValueError(f"{where}.{key}: expected a list of NAMESPACE/NAME strings")
+        return tuple(value)
+
+    return ControllerEntry(finalizer=item["finalizer"], controller=str(
+        item.get("controller") or ""), leases=names("leases"), deployments=names("deployments"),
+        cleanup=str(item.get("cleanup") or ""))
 
 
 _KCM_SKIPS = "the controller's own bookkeeping"

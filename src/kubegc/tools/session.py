@@ -53,6 +53,11 @@ class Session:
             await self.client.close()
 
 
+def _one_line(error: Exception) -> str:
+    """An error's message on one line (a YAML parser's spans several, with a caret)."""
+    return " ".join(str(error).replace("^", "").split())
+
+
 def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
     progress = Progress(stderr)
     if args.from_file:
@@ -60,14 +65,14 @@ def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
             try:
                 client = DumpClient.from_text(sys.stdin.read(), source="stdin")
             except ValueError as e:
-                raise ToolError(f"cannot read dump from stdin: {e}") from e
+                raise ToolError(f"cannot read dump from stdin: {_one_line(e)}") from e
             when = datetime.now(UTC)
         else:
             path = Path(args.from_file)
             try:
                 client = DumpClient.from_file(path)
             except (OSError, ValueError) as e:
-                raise ToolError(f"cannot read dump {path}: {e}") from e
+                raise ToolError(f"cannot read dump {path}: {_one_line(e)}") from e
             when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
         clock: Clock = ManualClock(args.now or when)
         return Session(client, f"dump {client.source}", clock, "default", progress,

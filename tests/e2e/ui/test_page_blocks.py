@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ..conftest import Server, eventually
-from .conftest import find, login_url, new_page, open_page, wait_for
+from .conftest import find, login_url, new_page, open_page, wait_for, wait_text
 from .test_page import HOLD, apply, configmap, ref
 
 pytestmark = pytest.mark.kubectl
@@ -61,8 +61,8 @@ def test_a_stuck_foreground_deletion_as_blocks_and_its_copied_fix(
         command = page.get_attribute(f"{finding} .block.action [data-command]", "data-command")
         assert command and command.startswith("kubectl ") and "leaf" in command, command
         page.click(f"{finding} .block.action button.copy")
+        wait_text(page, f"{finding} .block.action button.copy", lambda t: t == "copied")
         assert page.evaluate("() => navigator.clipboard.readText()") == command
-        assert page.inner_text(f"{finding} .block.action button.copy") == "copied"
         # running what was copied ends the deletion
         args = shlex.split(command)
         assert args[0] == "kubectl"

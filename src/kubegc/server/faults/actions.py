@@ -4,8 +4,10 @@
   what an update with a stale resourceVersion gets (the object named from the path, or
   from the body of a create);
 * 429: ``apierrors.NewTooManyRequests("Too many requests, please try again later.", n)``
-  with a ``Retry-After`` header (``responsewriters.ErrorNegotiated``; the message is the
-  max-in-flight and priority-and-fairness filters', which client-go retries);
+  with a ``Retry-After`` header (``responsewriters.ErrorNegotiated``). The message and
+  header are the max-in-flight and priority-and-fairness filters' (``tooManyRequests``),
+  which write them as plain text; a Status carries the same and ``retryAfterSeconds``,
+  and every client reads both alike (client-go waits and retries either);
 * 500: ``apierrors.NewInternalError(err)``;
 * 503: ``apierrors.NewServiceUnavailable(...)``;
 * 504: the ``WithTimeoutForNonLongRunningRequests`` filter's

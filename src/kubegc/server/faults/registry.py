@@ -92,6 +92,10 @@ class FaultRegistry:
     def clear(self) -> None:
         for fault_id in list(self._faults):
             self.remove(fault_id)
+        if self._sampler is not None:
+            self._sampler.cancel()
+            self._sampler = None
+            self._history.clear()
 
     def __iter__(self) -> Iterator[Fault]:
         return iter(list(self._faults.values()))

@@ -30,7 +30,7 @@ from kubegc.tools.resolve import resolve_kind
 from kubegc.tools.tree import build_tree
 from kubegc.tools.ui.live import LiveObjects, object_id
 from kubegc.tools.ui.timeline import timeline
-from kubegc.tools.ui.views import node_of
+from kubegc.tools.ui.views import chain_of, node_of
 from kubegc.tools.why import dependent_deletions, explain
 
 POLICIES = ("Background", "Foreground", "Orphan")
@@ -86,7 +86,7 @@ async def details(live: LiveObjects, oid: str) -> dict[str, Any]:
     mine = [f for f in doctor.findings if f.object.uid == ref.uid]
     index = {id(f): i for i, f in enumerate(mine)}
     return {"object": node_of(obj, inv.now),
-            "doctor": [f.to_dict() for f in mine],
+            "doctor": [_with_chain(f.to_dict()) for f in mine],
             # the root causes holding it, each with its fix and commands ("findings":
             # indexes into "doctor")
             "rootCauses": [r.to_dict(defaultdict(lambda: -1, index))
@@ -97,6 +97,13 @@ async def details(live: LiveObjects, oid: str) -> dict[str, Any]:
                                  live.observed, oid, inv.now),
             "ancestors": build_tree(inv, found, owners=True, source=inv.source).to_dict(),
             "descendants": build_tree(inv, found, source=inv.source).to_dict()}
+
+
+def _with_chain(finding: dict[str, Any]) -> dict[str, Any]:
+    """A finding's JSON and, for a foreground deletion, its chain's lines (``chain``)."""
+    blocking = finding.get("blockingDependents")
+    finding["chain"] = chain_of(finding["object"], blocking)["text"] if blocking else []
+    return finding
 
 
 async def gone(live: LiveObjects, oid: str, last: Obj) -> dict[str, Any]:

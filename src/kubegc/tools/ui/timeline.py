@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from kubegc.api.clock import format_time
+from kubegc.api.meta import FINALIZER_DELETE_DEPENDENTS as FOREGROUND
 from kubegc.api.meta import GC_FINALIZERS, finalizers_of
 from kubegc.api.types import Obj
 from kubegc.tools.state import deletion_timing
@@ -53,6 +54,7 @@ class Seen:
     last: Obj
     finalizers_removed: list[tuple[str, str]]  # (finalizer, time seen)
     gone: str = ""  # time seen gone
+    foreground: bool = False  # seen with foregroundDeletion
 
 
 class Observations:
@@ -82,6 +84,7 @@ class Observations:
             seen.finalizers_removed.extend((f, format_time(now)) for f in finalizers_of(old)
                                            if f not in kept)
         seen.last = obj
+        seen.foreground = seen.foreground or FOREGROUND in finalizers_of(obj)
         if new is None:
             seen.gone = format_time(now)
 
@@ -146,13 +149,16 @@ def _seen_steps(seen: Seen, recorded: bool) -> list[Step]:
     return steps
 
 
-def _dependent_steps(uid: str, dependents: list[Entry], observed: Observations) -> list[Step]:
+def _dependent_steps(uid: str, dependents: list[Entry], observed: Observations,
+                     foreground: bool) -> list[Step]:
     """The garbage collector's DELETEs of the dependents; for a gone owner's (background),
-    when the page saw the last of them go."""
+    when the page saw the last of them go. ``foreground``: the owner was seen with
+    foregroundDeletion (its dependents went while it waited)."""
     if not dependents:
         return []
-    foreground = any(o.get("uid") == uid and o.get("detail") == "Foreground"
-                     for e in dependents for o in e.owners)
+    foreground = foreground or any(
+        o.get("uid") == uid and o.get("classification") == "waitingForDependentsDeletion"
+        for e in dependents for o in e.owners)
     phase = 0 if foreground else 1
     steps = [Step(e.time, DEPENDENT_DELETED, f"dependent {e.object.short} deleted by "
                   f"{e.who} ({e.reason})", e.source, phase) for e in dependents]
@@ -176,6 +182,8 @@ def timeline(obj: Obj | None, why: WhyReport, dependents: list[Entry],
     steps.extend(s for e in mine if (s := _entry_step(e)) is not None)
     if seen is not None:
         steps.extend(_seen_steps(seen, any(e.action == "remove-finalizer" for e in mine)))
-    steps.extend(_dependent_steps(why.query.uid, dependents, observed))
+    foreground = (last is not None and FOREGROUND in finalizers_of(last)) or (
+        seen is not None and seen.foreground) or any(s.what == DEPENDENTS_GONE for s in steps)
+    steps.extend(_dependent_steps(why.query.uid, dependents, observed, foreground))
     steps.sort(key=Step.key)
     return [s.to_dict() for s in steps]

@@ -68,12 +68,14 @@ def doctor_marks(report: dict[str, Any]) -> dict[str, Any]:
             references.setdefault(uid, {})[related[0]["uid"]] = verdict
         if kind in (FindingKind.STUCK_DELETION.value, FindingKind.DELETING.value) and finding.get(
                 "blockingDependents"):
-            chains[uid] = _chain(finding["object"], finding["blockingDependents"])
+            chains[uid] = chain_of(finding["object"], finding["blockingDependents"])
     return {"references": references, "findings": findings, "chains": chains,
             "malformed": malformed}
 
 
-def _chain(root: dict[str, Any], blocking: list[dict[str, Any]]) -> dict[str, Any]:
+def chain_of(root: dict[str, Any], blocking: list[dict[str, Any]]) -> dict[str, Any]:
+    """A foreground deletion's blocking chain: its edges, its leaves, and one line per
+    leaf, "Owner ← dependent ← leaf (holds it: why)"."""
     edges: list[list[str]] = []
     leaves: list[str] = []
     text: list[str] = []

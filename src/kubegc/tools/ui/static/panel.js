@@ -88,6 +88,8 @@ function chainList(nodes) {
   return ol;
 }
 
+let copied = null;  // the command last copied: its button says so across re-renders
+
 /* the action: one command (copied by its button) or, without one, the fix's first step */
 function actionBlock(parent, f, causes) {
   const withCommand = causes.find((c) => c.commands && c.commands.length);
@@ -105,8 +107,9 @@ function actionBlock(parent, f, causes) {
     button.type = "button";
     button.dataset.copy = command;
     button.setAttribute("aria-label", "copy the command to the clipboard");
+    if (copied === command) button.textContent = "copied";
     button.addEventListener("click", async () => {
-      try { await navigator.clipboard.writeText(command); button.textContent = "copied"; }
+      try { await navigator.clipboard.writeText(command); copied = command; button.textContent = "copied"; }
       catch (e) { button.textContent = "copy failed: select the command"; }
     });
     row.append(code, button);
@@ -134,7 +137,8 @@ function findingBlocks(parent, f, i, rootCauses, marked) {
   }
   if ((f.blockingDependents || []).length || marked) {
     const chain = block(box, "chain", "Blocking chain (what holds this foreground deletion, down to the leaf)");
-    if (marked && marked.text.length) chain.appendChild(el("pre", marked.text.join("\n"), "chain"));
+    const lines = (f.chain || []).length ? f.chain : (marked ? marked.text : []);
+    if (lines.length) chain.appendChild(el("pre", lines.join("\n"), "chain"));
     if ((f.blockingDependents || []).length) chain.appendChild(chainList(f.blockingDependents));
   }
   actionBlock(box, f, causes);
@@ -167,6 +171,7 @@ function whyBlock(parent, why) {
 
 /* details: the /ui/api/details answer; chain: the doctor's chain mark for it, if any */
 function renderDetails(box, node, details, chain) {
+  const open = openFolds(box);
   box.replaceChildren();
   box.appendChild(el("p", refText(node) + (node.uid ? `  (uid ${node.uid})` : ""), "title"));
   const state = node.deleting
@@ -190,16 +195,32 @@ function renderDetails(box, node, details, chain) {
   whyBlock(box, details.why);
   section(box, "Ancestors (owners, up)", treeLines(details.ancestors.root, 0, []));
   section(box, "Descendants (dependents, down)", treeLines(details.descendants.root, 0, []));
+  reopen(box, open);
+}
+
+/* which folds the reader opened (by position), so a refresh keeps them open */
+function openFolds(box) {
+  const key = box.dataset.foldsFor;
+  return {key, open: [...box.querySelectorAll("details")].map((d) => d.open)};
+}
+
+function reopen(box, before) {
+  const key = box.dataset.id || "";
+  box.dataset.foldsFor = key;
+  if (before.key !== key) return;
+  box.querySelectorAll("details").forEach((d, i) => { if (before.open[i]) d.open = true; });
 }
 
 /* a deleted object; details: the /ui/api/details answer about it (why, the timeline) */
 function renderGone(box, node, details) {
+  const open = openFolds(box);
   box.replaceChildren();
   box.appendChild(el("p", refText(node), "title"));
   box.appendChild(el("p", "deleted: it is gone from the cluster"));
   if (!details) return;
   timelineBlock(box, details.timeline);
   whyBlock(box, details.why);
+  reopen(box, open);
 }
 
 const WHATIF_HEADINGS = [["deleted", "deleted"], ["orphaned", "orphaned (no owner left, stays)"], ["survives", "survives (kept by another owner)"], ["hangs", "hangs (still deleting when the simulation went quiet)"]];
