@@ -76,3 +76,16 @@ async def test_the_search_in_a_namespace_finds_cluster_scoped_objects() -> None:
         assert "external" not in found["node"]
     finally:
         await app.close()
+
+
+def test_the_doctor_says_a_deletion_begins_after_the_time_judged_at(tmp_path: Path) -> None:
+    """Never "deleting for 0s" about a deletion after now: a note, and the finding says so."""
+    doctor = run("doctor", "--from", write(tmp_path, objects()), "--now",
+                 "2025-12-31T23:00:00Z")
+    (note,) = [n for n in doctor["notes"] if "begins after the time judged at" in n]
+    assert note.startswith("2 objects being deleted have a deletion that begins after the "
+                           "time judged at, 2025-12-31T23:00:00Z")
+    (held,) = [f for f in doctor["findings"] if f["object"]["name"] == "held"]
+    assert held["facts"][0] == (
+        "deletionTimestamp 2026-01-01T00:01:00Z, its deletion begins 1h1m after the time "
+        "judged at (the cluster's clock is ahead, or --now is too early)")

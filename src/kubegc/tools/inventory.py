@@ -39,6 +39,7 @@ from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
 from kubegc.controllers.deletionrecords import DELETION_RECORDS, LABEL_NAMESPACE, LABEL_UID
 from kubegc.tools.model import ObjRef, group_of, human_duration
+from kubegc.tools.state import future_deletions_note
 from kubegc.tools.wellformed import InputProblem, well_formed
 
 log = logging.getLogger(__name__)
@@ -309,6 +310,9 @@ async def read_inventory(
     if isinstance(client, DumpClient):  # what it could not serve, to be reported
         objects.extend(client.malformed)
     objects, problems = well_formed(objects, now)
+    future = future_deletions_note(objects, now)
+    if future:
+        notes.append(future)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,
                     problems=problems, emulated_version=await _emulated_version(client))

@@ -120,3 +120,28 @@ def terminating_since(obj: Obj, now: datetime) -> str:
         return (f"Terminating since {format_time(timing.requested)} (grace period of "
                 f"{timing.grace_seconds}s, ends at {stamp})")
     return f"Terminating since {stamp}"
+
+
+def deleting_for(timing: DeletionTiming) -> str:
+    """``deleting for 3m``, or, for a deletion that begins after the judging time, that
+    it does (never "for 0s")."""
+    ahead = -timing.deleting_for
+    if ahead > SKEW_TOLERANCE:
+        return (f"its deletion begins {human_duration(ahead)} after the time judged at (the "
+                "cluster's clock is ahead, or --now is too early)")
+    return f"deleting for {human_duration(timing.deleting_for)}"
+
+
+def future_deletions_note(objects: list[Obj], now: datetime) -> str:
+    """A note about the objects whose deletion begins after ``now`` (empty: none)."""
+    ahead = [o for o in objects
+             if (t := deletion_timing(o, now)) is not None and -t.deleting_for > SKEW_TOLERANCE]
+    if not ahead:
+        return ""
+    first = ahead[0]
+    meta = first.get("metadata") or {}
+    return (f"{len(ahead)} object{'s' if len(ahead) > 1 else ''} being deleted "
+            f"{'have' if len(ahead) > 1 else 'has'} a deletion that begins after the time "
+            f"judged at, {format_time(now)} (e.g. {first.get('kind')}/{meta.get('name')}, "
+            f"deletionTimestamp {meta.get('deletionTimestamp')}): the cluster's clock is ahead "
+            "of this machine's, or --now is too early; they are not judged stuck")

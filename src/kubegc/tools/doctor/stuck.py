@@ -47,7 +47,7 @@ from kubegc.tools.doctor.removers import finalizer_fix, remover_cause, remover_n
 from kubegc.tools.finalizers import Alive, Remover, controller_manager_evidence
 from kubegc.tools.model import ObjRef, human_duration
 from kubegc.tools.ownership import Action, RefState, gc_decision
-from kubegc.tools.state import deletion_timing
+from kubegc.tools.state import deleting_for, deletion_timing
 
 GC = "the garbage collector (kube-controller-manager)"
 MAX_DEPTH = 16
@@ -84,8 +84,7 @@ def stuck_finding(ctx: Context, obj: Obj) -> Finding:
         else []
     deletion = Deletion(timing.deletion_timestamp, format_time(timing.requested),
                         timing.deleting_for, timing.grace_seconds)
-    facts = [f"deletionTimestamp {timing.deletion_timestamp}, deleting for "
-             f"{human_duration(timing.deleting_for)}"
+    facts = [f"deletionTimestamp {timing.deletion_timestamp}, {deleting_for(timing)}"
              + (f" (requested {format_time(timing.requested)}, grace period "
                 f"{timing.grace_seconds}s)" if timing.grace_seconds else ""),
              "finalizers: " + (", ".join(fins) if fins else "none")]
