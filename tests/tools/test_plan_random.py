@@ -315,12 +315,16 @@ async def run_graph(cluster: Cluster, seed: int) -> None:
 
 
 async def clean_up(client: Client, graph: Graph) -> None:
-    """Release and delete what is left of the graph (its pods hold the node's pod IPs)."""
-    for obj in await _graph_objects(client, graph):
+    """Release and delete what is left of the graph (its pods hold the node's pod IPs):
+    its Gadgets before its CRD, which is deleted as a user would (its API server's clean-up
+    finalizer kept: stripping it would leave instances the server no longer serves)."""
+    objects = await _graph_objects(client, graph)
+    objects.sort(key=lambda o: o["kind"] == "CustomResourceDefinition")
+    for obj in objects:
         meta = obj["metadata"]
         gvr = gvr_of(graph.seed, obj["kind"])
         with contextlib.suppress(StatusError):
-            if meta.get("finalizers"):
+            if meta.get("finalizers") and obj["kind"] != "CustomResourceDefinition":
                 await client.patch(gvr, meta["name"], {"metadata": {"finalizers": None}},
                                    namespace=meta.get("namespace", ""),
                                    patch_type=PatchType.MERGE)
@@ -387,9 +391,9 @@ def compare(graph: Graph, name: str, report: PlanReport, recorder: Recorder,
 
 
 def _seeds(batch: int) -> list[int]:
-    only = os.environ.get("KUBEGC_PLAN_SEED")
+    only = os.environ.get("KUBEGC_PLAN_SEED")  # S, or S1,S2,... run in that order
     if only:
-        return [int(only)] if batch == 0 else []
+        return [int(s) for s in only.split(",")] if batch == 0 else []
     return [batch * 1000 + i for i in range(GRAPHS)]
 
 
