@@ -13,6 +13,11 @@ their ``managedFields`` are left out (nothing in the tools reads them, and on re
 they are often the larger part of an object; their times count for ``cluster_time``).
 Objects are shared with the caller; nothing in the tools mutates them.
 
+Every object read passes ``wellformed.well_formed``: a field of the wrong type for the API's
+schema (a dump edited by hand) is left out of a copy and recorded in ``problems``, which
+each tool reports; an object that cannot be named is left out. A note says when deletions
+begin after ``now`` (``state.future_deletions_note``).
+
 Every age the tools judge (deleting for, a Lease's expiry) counts to ``Inventory.now``. A
 cluster stamps objects with its own clock, which may be ahead of this machine's (``kubegc
 serve --time-scale``, or plain skew): then deletionTimestamps lie in our future and nothing
@@ -38,7 +43,7 @@ from kubegc.api.version import MajorMinor, emulated_version_of
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
 from kubegc.controllers.deletionrecords import DELETION_RECORDS, LABEL_NAMESPACE, LABEL_UID
-from kubegc.tools.model import ObjRef, group_of, human_duration
+from kubegc.tools.model import group_of, human_duration
 from kubegc.tools.state import future_deletions_note
 from kubegc.tools.wellformed import InputProblem, well_formed
 
@@ -89,12 +94,6 @@ class Inventory:
     #: fields of the objects read that break the API's schema, left out of ``objects``
     #: (``wellformed``)
     problems: list[InputProblem] = field(default_factory=list)
-
-    def problems_of(self, ref: ObjRef) -> list[InputProblem]:
-        """The problems found in the object ``ref`` names (by kind, namespace and name)."""
-        return [p for p in self.problems if (p.object.kind, p.object.namespace,
-                                             p.object.name) == (ref.kind, ref.namespace,
-                                                                ref.name)]
 
     def __repr__(self) -> str:
         # short: asyncio formats a finished task's result in some paths (Python 3.11's
