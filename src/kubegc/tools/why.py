@@ -439,14 +439,20 @@ def _conclude(report: WhyReport, namespace_deleting: bool = False) -> str:
     return f"{q.short} is gone and no event about it is left"
 
 
-async def dependent_deletions(client: Client, owner_uid: str) -> list[Entry]:
+async def dependent_deletions(client: Client, owner_uid: str,
+                              namespace: str = "") -> list[Entry]:
     """The garbage collector's DELETEs of dependents that named ``owner_uid`` among their
-    owners (its ``delete`` records), oldest first; none where no records are kept."""
+    owners (its ``delete`` records), oldest first; none where no records are kept. A
+    namespaced owner's dependents are in its ``namespace`` (a reference across namespaces
+    is invalid: ``OwnerRefInvalidNamespace``)."""
     if not owner_uid:
         return []
+    selector = f"{LABEL_ACTION}=delete"
+    if namespace:
+        selector += f",{LABEL_NAMESPACE}={namespace}"
     try:
         listed = await client.list(DELETION_RECORDS, options=ListOptions(
-            label_selector=f"{LABEL_ACTION}=delete"))
+            label_selector=selector))
     except StatusError:
         return []  # no records here (not kubegc), or not readable
     entries = [_record_entry(r) for r in listed.get("items") or []]

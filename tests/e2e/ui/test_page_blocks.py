@@ -57,6 +57,12 @@ def test_a_stuck_foreground_deletion_as_blocks_and_its_copied_fix(
         assert not page.is_visible(f"{evidence} pre")
         page.click(f"{evidence} > summary")
         assert page.is_visible(f"{evidence} pre")
+        # the panel follows the object: redrawn on its next change, the fold stays open
+        page.eval_on_selector(evidence, "d => { d.dataset.before = '1'; }")
+        server.kubectl("annotate", "cm", "boss", "-n", ns, "seen=yes")
+        wait_for(page, "const d = document.querySelector(arg); "
+                       "return d && d.dataset.before !== '1'", evidence)
+        assert page.eval_on_selector(evidence, "d => d.open") is True
         # the one action: a command, copied by its button
         command = page.get_attribute(f"{finding} .block.action [data-command]", "data-command")
         assert command and command.startswith("kubectl ") and "leaf" in command, command

@@ -31,7 +31,7 @@ from kubegc.tools.tree import build_tree
 from kubegc.tools.ui.live import LiveObjects, object_id
 from kubegc.tools.ui.timeline import timeline
 from kubegc.tools.ui.views import chain_of, node_of
-from kubegc.tools.why import dependent_deletions, explain
+from kubegc.tools.why import Entry, WhyReport, dependent_deletions, explain
 
 POLICIES = ("Background", "Foreground", "Orphan")
 
@@ -93,10 +93,18 @@ async def details(live: LiveObjects, oid: str) -> dict[str, Any]:
                            for r in doctor.root_causes
                            if any(id(f) in index for f in r.findings)],
             "why": why.to_dict(),
-            "timeline": timeline(obj, why, await dependent_deletions(live.client, ref.uid),
-                                 live.observed, oid, inv.now),
+            "timeline": timeline(obj, why, await _dependents(live, why), live.observed, oid,
+                                 inv.now),
             "ancestors": build_tree(inv, found, owners=True, source=inv.source).to_dict(),
             "descendants": build_tree(inv, found, source=inv.source).to_dict()}
+
+
+async def _dependents(live: LiveObjects, why: WhyReport) -> list[Entry]:
+    """The garbage collector's DELETEs of the object's dependents, where records are kept
+    (a namespaced owner's dependents are in its namespace)."""
+    if why.evidence != "DeletionRecords":
+        return []
+    return await dependent_deletions(live.client, why.query.uid, why.query.namespace)
 
 
 def _with_chain(finding: dict[str, Any]) -> dict[str, Any]:
@@ -114,8 +122,8 @@ async def gone(live: LiveObjects, oid: str, last: Obj) -> dict[str, Any]:
     why = await explain(live.client, inv, res, kind=ref.kind, name=ref.name,
                         namespace=ref.namespace, uid=ref.uid)
     return {"object": node_of(last, inv.now), "gone": True, "why": why.to_dict(),
-            "timeline": timeline(None, why, await dependent_deletions(live.client, ref.uid),
-                                 live.observed, oid, inv.now)}
+            "timeline": timeline(None, why, await _dependents(live, why), live.observed, oid,
+                                 inv.now)}
 
 
 def _refs(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

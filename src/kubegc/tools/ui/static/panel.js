@@ -120,11 +120,14 @@ function actionBlock(parent, f, causes) {
   if (fix.length > 1) folded(b, "other steps", fix.slice(1), "more");
 }
 
+const CHAIN_SHOWN = 5;  // leaves' chains shown; the others folded
+
 /* one finding as blocks: the cause, the chain, the one action, the evidence folded */
 function findingBlocks(parent, f, i, rootCauses, marked) {
-  const box = el("section", undefined, `finding sev-${f.severity}`);
+  const box = el("section", undefined, "finding");
   box.dataset.kind = f.kind;
-  box.appendChild(el("h3", `[${f.severity}] ${f.kind}: ${f.title}`));
+  box.dataset.severity = f.severity;
+  box.appendChild(el("h3", `[${f.severity}] ${f.kind}: ${f.title}`, `sev-${f.severity}`));
   const causes = rootCauses.filter((c) => (c.findings || []).includes(i));
   const cause = block(box, "cause", "Cause");
   const held = causes.length ? causes : (f.causes || []).map((c) => ({title: c.object ? `${refText(c.object)}: ${c.cause}` : c.cause, next: []}));
@@ -138,8 +141,9 @@ function findingBlocks(parent, f, i, rootCauses, marked) {
   if ((f.blockingDependents || []).length || marked) {
     const chain = block(box, "chain", "Blocking chain (what holds this foreground deletion, down to the leaf)");
     const lines = (f.chain || []).length ? f.chain : (marked ? marked.text : []);
-    if (lines.length) chain.appendChild(el("pre", lines.join("\n"), "chain"));
-    if ((f.blockingDependents || []).length) chain.appendChild(chainList(f.blockingDependents));
+    if (lines.length) chain.appendChild(el("pre", lines.slice(0, CHAIN_SHOWN).join("\n"), "chain"));
+    if (lines.length > CHAIN_SHOWN) folded(chain, `${lines.length - CHAIN_SHOWN} more`, lines.slice(CHAIN_SHOWN), "more");
+    else if (!lines.length) chain.appendChild(chainList(f.blockingDependents));
   }
   actionBlock(box, f, causes);
   folded(box, "evidence", findingLines(f), "evidence");
