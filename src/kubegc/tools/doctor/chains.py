@@ -57,6 +57,24 @@ def crd_unread(ctx: Context, crd: Obj) -> bool:
     return bool(kind) and not ctx.inv.may_hold(group, kind)
 
 
+def unread_instances_cause(ctx: Context, crd: Obj) -> tuple[Cause, CauseDetail] | None:
+    """A CRD waiting for its instances, read where they may be missing (a dump without
+    them): what holds it cannot be told — said so, never "wait"."""
+    if CRD_CLEANUP not in finalizers_of(crd) or crd_holders(ctx, crd) or not crd_unread(
+            ctx, crd):
+        return None
+    ref = ObjRef.of(crd)
+    group, kind = crd_kind(crd)
+    where = "not in the dump" if ctx.inv.dump else "not read"
+    return Cause(f"CRD whose instances are {where}", ref), CauseDetail(
+        [f"the API server deletes the {kind}.{group} instances and waits until they are gone; "
+         f"they are {where}, so whether one is held by a finalizer cannot be told"],
+        [f"read the cluster itself (or a dump with the {kind}.{group} objects) to see which "
+         "instance holds it: kubectl get "
+         f"{kind.lower()}.{group} -A -o custom-columns=NAME:.metadata.name,"
+         "NAMESPACE:.metadata.namespace,FINALIZERS:.metadata.finalizers"], at=[ref])
+
+
 def holder_causes(ctx: Context, holders: list[Obj]) -> dict[Cause, CauseDetail]:
     """What holds the holders: their own finalizers' causes (as their own findings say)."""
     out: dict[Cause, CauseDetail] = {}

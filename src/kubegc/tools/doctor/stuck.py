@@ -32,7 +32,14 @@ from kubegc.api.meta import (
     uid_of,
 )
 from kubegc.api.types import Obj
-from kubegc.tools.doctor.chains import CRD_CLEANUP, crd_fix, crd_holders, crd_next, holder_causes
+from kubegc.tools.doctor.chains import (
+    CRD_CLEANUP,
+    crd_fix,
+    crd_holders,
+    crd_next,
+    holder_causes,
+    unread_instances_cause,
+)
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.findings import (
     BlockingNode,
@@ -251,10 +258,13 @@ def _causes(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Bloc
                 out[cause] = detail.copy()
     fins = finalizers_of(obj)
     holders = crd_holders(ctx, obj)
+    unread_instances = unread_instances_cause(ctx, obj)
     for r in removers:
         if r.finalizer == CRD_CLEANUP and holders:  # held by its instances: theirs
             for cause, detail in holder_causes(ctx, holders).items():
                 out.setdefault(cause, detail)
+        elif r.finalizer == CRD_CLEANUP and unread_instances is not None:
+            out[unread_instances[0]] = unread_instances[1]
         elif r.finalizer not in GC_FINALIZERS:
             cause, detail = remover_cause(obj, r, ctx.inv.now)
             out[cause] = detail
@@ -321,6 +331,9 @@ def _fix(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Blockin
     for leaf in [leaf for b in blocking for leaf in b.leaves()]:
         parts.extend(leaf_fix(leaf, ctx))
     chained = crd_fix(ctx, obj)
+    unread_instances = unread_instances_cause(ctx, obj)
+    if unread_instances is not None:
+        chained = list(unread_instances[1].fix)
     parts.extend(chained)
     for r in removers:
         text = None if chained and r.finalizer == CRD_CLEANUP else \
