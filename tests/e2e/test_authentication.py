@@ -533,11 +533,20 @@ def test_an_impersonation_refusal_is_upstreams_status(users: Server, tmp_path: P
                          JANE_TOKEN, "--as", "alice", check=False)
     assert (done.returncode, done.stderr.strip()) == (1, f"Error from server (Forbidden): "
                                                          f"{REFUSED}")
+    # discovery not cached yet: client-go's discovery keeps no message (as upstream)
+    cache = str(tmp_path / "kube-cache")
     done = users.kubectl("get", "configmaps", "--token", JANE_TOKEN, "--as=alice", "-v=8",
-                         check=False)
+                         "--cache-dir", cache, check=False)
     assert done.returncode == 1
     assert done.stderr.strip().endswith("Error from server (Forbidden): unknown")
     assert REFUSED.replace('"', '\\"') in done.stderr  # the body kubectl logs at -v=8
+    # discovery cached (by jane's own request): the GET's refusal is printed whole
+    users.kubectl("get", "configmaps", "--token", JANE_TOKEN, "--cache-dir", cache,
+                  check=False)
+    done = users.kubectl("get", "configmaps", "--token", JANE_TOKEN, "--as=alice",
+                         "--cache-dir", cache, check=False)
+    assert (done.returncode, done.stderr.strip()) == (
+        1, f"Error from server (Forbidden): {REFUSED}")
 
     from kubernetes import client
     from kubernetes.client.rest import ApiException
