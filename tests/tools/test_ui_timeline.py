@@ -9,7 +9,7 @@ from typing import Any
 from kubegc.api.types import Obj
 from kubegc.tools.model import ObjRef
 from kubegc.tools.ui.timeline import Observations, timeline
-from kubegc.tools.why import Entry, WhyReport
+from kubegc.tools.why_report import Entry, WhyReport
 
 NOW = datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
 T = "2026-01-01T12:00:05Z"  # every step in the same second: the order is causal

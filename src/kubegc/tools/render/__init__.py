@@ -36,7 +36,7 @@ from kubegc.tools.render.text_plan import render_plan
 from kubegc.tools.render.text_tree import render_tree
 from kubegc.tools.render.text_why import render_why
 from kubegc.tools.tree import TreeReport
-from kubegc.tools.why import WhyReport
+from kubegc.tools.why_report import WhyReport
 
 FORMATS = ("text", "json", "dot", "svg")
 Report = DoctorReport | PermissionsReport | PlanReport | TreeReport | WhyReport

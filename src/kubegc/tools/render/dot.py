@@ -22,7 +22,7 @@ from kubegc.tools.doctor import DoctorReport, FindingKind
 from kubegc.tools.doctor.findings import BlockingNode
 from kubegc.tools.model import ObjRef
 from kubegc.tools.tree import TreeNode, TreeReport
-from kubegc.tools.why import WhyReport
+from kubegc.tools.why_report import WhyReport
 
 FILL = {"deleted": "#f4a6a6", "stuck": "#f4a6a6", "hanging": "#f9cf8f", "terminating": "#f9cf8f",
         "survives": "#b7e1a1", "missing": "#dddddd", "": "#ffffff"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kubegc.tools.audit_log import describe
 from kubegc.tools.render.style import Style
 from kubegc.tools.render.text_doctor import render_finding
-from kubegc.tools.why import Entry, WhyReport
+from kubegc.tools.why_report import Entry, WhyReport
 
 
 def render_why(report: WhyReport, style: Style) -> str:

@@ -31,7 +31,8 @@ from kubegc.tools.tree import build_tree
 from kubegc.tools.ui.live import LiveObjects, object_id
 from kubegc.tools.ui.timeline import timeline
 from kubegc.tools.ui.views import chain_of, node_of
-from kubegc.tools.why import Entry, WhyReport, dependent_deletions, explain
+from kubegc.tools.why import dependent_deletions, explain
+from kubegc.tools.why_report import Entry, WhyReport
 
 POLICIES = ("Background", "Foreground", "Orphan")
 

@@ -28,7 +28,7 @@ from kubegc.api.meta import FINALIZER_DELETE_DEPENDENTS as FOREGROUND
 from kubegc.api.meta import GC_FINALIZERS, finalizers_of
 from kubegc.api.types import Obj
 from kubegc.tools.state import deletion_timing
-from kubegc.tools.why import Entry, WhyReport
+from kubegc.tools.why_report import Entry, WhyReport
 
 #: Objects whose deletion the page remembers (the oldest are forgotten first).
 REMEMBERED = 2000
