@@ -92,6 +92,16 @@ class Server:
                 f"{proc.stderr}\n--- server log tail ---\n{self.log_tail()}")
         return proc
 
+    def kubegc_json(self, *args: str, any_exit: bool = False) -> dict[str, Any]:
+        """``kubegc ARGS -o json`` against this server, parsed (a tool: doctor, why, plan,
+        tree); it must exit 0 unless ``any_exit`` (``doctor --fail-on`` exits 3)."""
+        done = subprocess.run([sys.executable, "-m", "kubegc.cli", *args, "-o", "json",
+                               "--kubeconfig", str(self.kubeconfig)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.stdout if any_exit else done.returncode == 0, done.stderr
+        report: dict[str, Any] = json.loads(done.stdout)
+        return report
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             return "\n".join(self.log.read_text().splitlines()[-lines:])

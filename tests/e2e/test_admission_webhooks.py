@@ -6,8 +6,6 @@ the webhook was sent (AdmissionReview v1: object, oldObject, options, dryRun).""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -260,17 +258,9 @@ def test_service_reference_through_endpoints(server: Server, ns: str,
         hooks.stop()
 
 
-def _kubegc_json(server: Server, *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", *args, "-o", "json",
-                           "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.stdout, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
-
 
 def _doctor(server: Server, ns: str) -> dict[str, Any]:
-    report = _kubegc_json(server, "doctor")
+    report = server.kubegc_json("doctor")
     return next(f for f in report["findings"]
                 if f["object"]["kind"] == "Namespace" and f["object"]["name"] == ns)
 
@@ -291,7 +281,7 @@ def test_webhook_refusing_deletes_holds_the_namespace(
     name = configs.install("ValidatingWebhookConfiguration", [_validating(
         hooks, "guard.kubegc.test", "/guard", ns, [_rule(["DELETE"], ["configmaps"])])])
     # a plan never calls the webhook: it says which webhooks take its DELETEs
-    planned = _kubegc_json(server, "plan", "delete", f"namespace/{ns}")
+    planned = server.kubegc_json("plan", "delete", f"namespace/{ns}")
     assert any(f'ValidatingWebhookConfiguration/{name} (webhook "guard.kubegc.test", '
                "failurePolicy Fail: DELETE of configmaps)" in note for note in planned["notes"])
     assert hooks.reviews.get("/guard", []) == []

@@ -198,7 +198,7 @@ def test_down_backend_holds_a_namespace_until_it_comes_back(
         assert "configmaps" in listed.stdout and "podmetrics" not in listed.stdout
         aggregated = json.loads(agg_server.kubectl("get", "--raw", "/apis").stdout)
         assert GROUP in [g["name"] for g in aggregated["groups"]]  # legacy: still listed
-        planned = kubegc_json(agg_server, "plan", "delete", "namespace/s2")
+        planned = agg_server.kubegc_json("plan", "delete", "namespace/s2")
         assert planned["verdict"]["completes"] is False  # as it then happens, below
         (hang,) = planned["hanging"]
         assert hang["object"]["name"] == "s2"
@@ -223,7 +223,7 @@ def test_down_backend_holds_a_namespace_until_it_comes_back(
         ns = json.loads(agg_server.kubectl("get", "ns", "s2", "-o", "json").stdout)
         assert ns["status"]["phase"] == "Terminating"
         assert ns["spec"]["finalizers"] == ["kubernetes"]
-        why = kubegc_json(agg_server, "why", "namespace/s2")
+        why = agg_server.kubegc_json("why", "namespace/s2")
         assert f"APIService {API_SERVICE} is unavailable" in why["conclusion"]
         assert f"kubectl delete apiservice {API_SERVICE}" in why["conclusion"]
         live = doctor(agg_server, "--kubeconfig", str(agg_server.kubeconfig), "-n", "s2")
@@ -249,14 +249,6 @@ def doctor(server: Server, *args: str) -> dict[str, Any]:
     report: dict[str, Any] = json.loads(done.stdout)
     return report
 
-
-def kubegc_json(server: Server, *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", *args, "-o", "json",
-                           "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.stdout, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
 
 
 def owned_configmap(name: str, owner: dict[str, str]) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -98,16 +97,8 @@ def test_drain_without_budget_evicts_through_the_eviction_api(server: Server, ns
 
 
 def _why(server: Server, ns: str, pod: str) -> dict[str, Any]:
-    return _kubegc(server, "why", f"pod/{pod}", "-n", ns)
+    return server.kubegc_json("why", f"pod/{pod}", "-n", ns)
 
-
-def _kubegc(server: Server, *args: str) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-m", "kubegc.cli", *args,
-                           "--kubeconfig", str(server.kubeconfig), "-o", "json"],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    report: dict[str, Any] = json.loads(proc.stdout)
-    return report
 
 
 def test_evicted_pod_carries_the_disruption_target_condition(server: Server, ns: str) -> None:
@@ -224,14 +215,14 @@ def test_drain_blocked_by_a_budget_deletes_nothing(server: Server, ns: str) -> N
         "reason": "DisruptionBudget",
         "message": "The disruption budget web needs 2 healthy pods and has 2 currently"}]
     assert not _pdb_status(server, ns).get("disruptedPods")
-    doctor = _kubegc(server, "doctor", "-n", ns)
+    doctor = server.kubegc_json("doctor", "-n", ns)
     blocked = [f for f in doctor["findings"] if f["kind"] == "DrainBlockedByDisruptionBudget"]
     assert sorted(f["object"]["name"] for f in blocked) == sorted(names)
     assert blocked[0]["title"].endswith(f"on cordoned node {NODE} cannot be evicted: "
                                         "disruption budget web allows no disruption")
     assert ("PodDisruptionBudget web (minAvailable 2): needs 2 healthy pods and has 2 of 2 "
             "expected; disruptionsAllowed 0") in blocked[0]["facts"]
-    plan = _kubegc(server, "plan", "delete", f"pod/{names[0]}", "-n", ns)
+    plan = server.kubegc_json("plan", "delete", f"pod/{names[0]}", "-n", ns)
     assert any("through pods/eviction (kubectl drain) an eviction would be refused now (429): "
                "Cannot evict pod as it would violate the pod's disruption budget. The "
                "disruption budget web needs 2 healthy pods and has 2 currently" in note

@@ -9,22 +9,11 @@ revisions' fate as the live cluster then does it.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import Server, eventually
-
-
-def kubegc(server: Server, *args: str) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-m", "kubegc.cli", *args,
-                           "--kubeconfig", str(server.kubeconfig), "-o", "json"],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    report: dict[str, Any] = json.loads(proc.stdout)
-    return report
 
 
 def items(server: Server, ns: str, kind: str) -> list[dict[str, Any]]:
@@ -86,7 +75,7 @@ def test_statefulset_history_rollout_undo_and_why(server: Server, ns: str) -> No
     assert "busybox:4" in server.kubectl("rollout", "history", "-n", ns, "sts/web",
                                          "--revision=4").stdout
 
-    report = kubegc(server, "why", f"controllerrevision/{first['metadata']['name']}", "-n", ns)
+    report = server.kubegc_json("why", f"controllerrevision/{first['metadata']['name']}", "-n", ns)
     assert report["conclusion"].startswith(
         f"ControllerRevision/{first['metadata']['name']} was deleted by statefulset-controller")
     [entry] = report["entries"]
@@ -112,7 +101,7 @@ def test_plan_of_a_set_delete_predicts_its_revisions(server: Server, ns: str, ki
     roll(server, ns, kind, 2)
     eventually(lambda: len(revisions(server, ns)) == 2, what="two revisions")
     eventually(lambda: images(server, ns) == {"busybox:2"}, what="rolled to busybox:2")
-    plan = kubegc(server, "plan", "delete", kind, "-n", ns, f"--cascade={cascade}")
+    plan = server.kubegc_json("plan", "delete", kind, "-n", ns, f"--cascade={cascade}")
     assert plan["verdict"]["completes"], plan["verdict"]
     predicted = sorted((o["kind"], o["name"]) for o in plan["deleted"])
     owner = "StatefulSet" if kind.startswith("sts") else "DaemonSet"
@@ -165,7 +154,7 @@ def test_daemonset_history_rollout_undo_and_why(server: Server, ns: str) -> None
     assert history.split("\n", 1)[1].split() == [
         "REVISION", "CHANGE-CAUSE", "3", "image", "3", "4", "image", "4"]
 
-    report = kubegc(server, "why", f"controllerrevision/{first['metadata']['name']}", "-n", ns)
+    report = server.kubegc_json("why", f"controllerrevision/{first['metadata']['name']}", "-n", ns)
     assert report["conclusion"].startswith(
         f"ControllerRevision/{first['metadata']['name']} was deleted by daemonset-controller")
     [entry] = report["entries"]
@@ -197,7 +186,7 @@ def test_deployment_past_its_history_limit_and_why(server: Server, ns: str) -> N
     assert history.split("\n", 1)[1].split() == ["REVISION", "CHANGE-CAUSE", "3", "<none>",
                                                  "4", "<none>"]
     name = first["metadata"]["name"]
-    report = kubegc(server, "why", f"rs/{name}", "-n", ns)
+    report = server.kubegc_json("why", f"rs/{name}", "-n", ns)
     assert report["conclusion"].startswith(
         f"ReplicaSet/{name} was deleted by deployment-controller"), report["conclusion"]
     assert "deleted by a request" not in report["conclusion"]
@@ -214,7 +203,7 @@ def test_a_statefulset_scaled_down_says_why_its_pod_went(server: Server, ns: str
     server.kubectl("scale", "-n", ns, "sts/web", "--replicas=1")
     eventually(lambda: [p["metadata"]["name"] for p in items(server, ns, "pods")] == ["web-0"],
                what="web-1 gone")
-    report = kubegc(server, "why", "pod/web-1", "-n", ns)
+    report = server.kubegc_json("why", "pod/web-1", "-n", ns)
     assert report["conclusion"].startswith("Pod/web-1 was deleted by statefulset-controller"), (
         report["conclusion"])
     [entry] = [e for e in report["entries"] if e["source"] == "DeletionRecord"]

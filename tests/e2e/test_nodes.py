@@ -8,8 +8,6 @@ period is under 2 s, the 300 s tolerations 10 s.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,12 +43,7 @@ def get(server: Server, *args: str) -> dict[str, Any] | None:
 
 
 def why(server: Server, what: str, ns: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", what, "-n", ns,
-                           "-o", "json", "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
+    return server.kubegc_json("why", what, "-n", ns)
 
 
 def running(server: Server, ns: str, name: str) -> bool:
@@ -145,12 +138,7 @@ def test_a_stopped_kubelet_makes_its_node_unknown_then_its_pods_evicted(
 
 
 def plan(server: Server, *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "plan", *args, "-o", "json",
-                           "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
+    return server.kubegc_json("plan", *args)
 
 
 def test_a_deleted_node_has_its_pods_deleted_by_pod_gc(nodes_server: Server, nsn: str) -> None:

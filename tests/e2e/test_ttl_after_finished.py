@@ -10,8 +10,6 @@ CronJob's minute two.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,12 +65,7 @@ def get(server: Server, *args: str) -> dict[str, Any] | None:
 
 
 def why(server: Server, what: str, ns: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", what, "-n", ns, *args,
-                           "-o", "json", "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
+    return server.kubegc_json("why", what, "-n", ns, *args)
 
 
 def job(name: str, ttl: int) -> str:

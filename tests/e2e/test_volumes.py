@@ -10,8 +10,6 @@ each: the plan's prediction, then the same delete live.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 from tests.e2e.conftest import Server, eventually
@@ -24,14 +22,6 @@ def get(server: Server, *args: str) -> dict[str, Any] | None:
     obj: dict[str, Any] = json.loads(done.stdout)
     return obj
 
-
-def kubegc(server: Server, *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", *args, "-o", "json",
-                           "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
 
 
 def claim(name: str) -> str:
@@ -61,7 +51,7 @@ def running(server: Server, ns: str, name: str) -> bool:
 
 
 def plan(server: Server, what: str, ns: str = "") -> dict[str, Any]:
-    return kubegc(server, "plan", "delete", what, *(["-n", ns] if ns else []))
+    return server.kubegc_json("plan", "delete", what, *(["-n", ns] if ns else []))
 
 
 def deleted(report: dict[str, Any]) -> list[str]:
@@ -91,7 +81,7 @@ def test_an_ephemeral_volume_gets_a_claim_owned_by_its_pod_and_goes_with_it(
     eventually(lambda: get(s, "pvc", "web-scratch", "-n", ns) is None, timeout=30,
                what="the claim gone with its pod")
     assert get(s, "pod", "web", "-n", ns) is None
-    report = kubegc(s, "why", "pvc/web-scratch", "-n", ns)
+    report = s.kubegc_json("why", "pvc/web-scratch", "-n", ns)
     assert report["conclusion"].startswith(
         "PersistentVolumeClaim/web-scratch was deleted by the garbage collector"), report
     assert "Pod/web" in report["conclusion"]
@@ -137,13 +127,13 @@ def test_a_claim_in_use_waits_for_its_pod(server: Server, ns: str) -> None:
     assert get(s, "pvc", "data", "-n", ns) is not None  # as planned: it hangs on the pod
     assert s.kubectl("get", "pvc", "data", "-n", ns, "--no-headers").stdout.split()[1] == (
         "Terminating")
-    doctor = kubegc(s, "doctor", "-n", ns)
+    doctor = s.kubegc_json("doctor", "-n", ns)
     [finding] = [f for f in doctor["findings"] if f["object"]["name"] == "data"]
     [remover] = finding["finalizers"]
     assert remover["who"] == "the pvc-protection controller (kube-controller-manager)"
     assert remover["removesWhen"] == ("once no pod uses the claim: pod/db uses it, so it goes "
                                       "when that pod goes")
-    why = kubegc(s, "why", "pvc/data", "-n", ns)
+    why = s.kubegc_json("why", "pvc/data", "-n", ns)
     assert "pod/db uses it" in json.dumps(why["findings"])
 
     s.kubectl("delete", "pod", "db", "-n", ns, "--wait=false")
@@ -177,7 +167,7 @@ def test_a_bound_volume_waits_until_it_is_released(server: Server) -> None:
     s.settle()
     held = get(s, "pv", name)
     assert held is not None and held["metadata"].get("deletionTimestamp")
-    doctor = kubegc(s, "doctor")
+    doctor = s.kubegc_json("doctor")
     [finding] = [f for f in doctor["findings"] if f["object"]["name"] == name]
     assert "it is Bound to claim apps/data" in finding["finalizers"][0]["removesWhen"]
 
@@ -213,7 +203,7 @@ def test_a_foreground_pod_delete_waits_for_its_ephemeral_claim(server: Server, n
     s.kubectl("create", "-n", ns, "-f", "-", input=pod("fg", ephemeral="tmp"))
     eventually(lambda: get(s, "pvc", "fg-tmp", "-n", ns), timeout=30, what="the claim")
     eventually(lambda: running(s, ns, "fg"), timeout=30, what="fg running")
-    planned = kubegc(s, "plan", "delete", "pod/fg", "-n", ns, "--cascade", "foreground")
+    planned = s.kubegc_json("plan", "delete", "pod/fg", "-n", ns, "--cascade", "foreground")
     assert planned["verdict"]["completes"] is True, planned["verdict"]
     assert deleted(planned) == ["PersistentVolumeClaim/fg-tmp", "Pod/fg"]
     s.kubectl("delete", "pod", "fg", "-n", ns, "--cascade=foreground", "--wait=false")

@@ -6,8 +6,6 @@ everything in a deleted namespace. ``kubegc why`` names the controller and its r
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 from typing import Any
 
@@ -15,12 +13,7 @@ from tests.e2e.conftest import Server, eventually
 
 
 def why(server: Server, what: str, ns: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "why", what, "-n", ns,
-                           "-o", "json", "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
+    return server.kubegc_json("why", what, "-n", ns)
 
 
 def pods(server: Server, ns: str) -> set[str]:
@@ -66,11 +59,7 @@ def test_the_content_of_a_deleted_namespace_was_deleted_by_the_namespace_control
 
 def plan(server: Server, what: str, ns: str) -> dict[str, str]:
     """``kubegc plan delete WHAT``: who deletes each object ("Kind/name" -> by)."""
-    done = subprocess.run([sys.executable, "-m", "kubegc.cli", "plan", "delete", what, "-n", ns,
-                           "-o", "json", "--kubeconfig", str(server.kubeconfig)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
+    report = server.kubegc_json("plan", "delete", what, "-n", ns)
     return {f"{s['object']['kind']}/{s['object']['name']}": s["by"] for s in report["steps"]
             if s["action"] == "deleted"}
 
