@@ -75,8 +75,9 @@ def unread_instances_cause(ctx: Context, crd: Obj) -> tuple[Cause, CauseDetail] 
          "NAMESPACE:.metadata.namespace,FINALIZERS:.metadata.finalizers"], at=[ref])
 
 
-def holder_causes(ctx: Context, holders: list[Obj]) -> dict[Cause, CauseDetail]:
-    """What holds the holders: their own finalizers' causes (as their own findings say)."""
+def finalizer_causes(ctx: Context, holders: list[Obj]) -> dict[Cause, CauseDetail]:
+    """The causes of the holders' own finalizers (the GC's excepted), merged: the same as
+    those objects' own findings give."""
     out: dict[Cause, CauseDetail] = {}
     for obj in holders:
         for r in ctx.removers(obj, skip=GC_FINALIZERS):
@@ -85,6 +86,13 @@ def holder_causes(ctx: Context, holders: list[Obj]) -> dict[Cause, CauseDetail]:
                 out[cause].merge(detail)
             else:
                 out[cause] = detail.copy()
+    return out
+
+
+def holder_causes(ctx: Context, holders: list[Obj]) -> dict[Cause, CauseDetail]:
+    """What holds the holders: their own finalizers' causes (as their own findings say)."""
+    out = finalizer_causes(ctx, holders)
+    for obj in holders:
         if not any(f not in GC_FINALIZERS for f in finalizers_of(obj)):
             ref = ObjRef.of(obj)
             out[Cause("instance deleting its own dependents", ref)] = CauseDetail(

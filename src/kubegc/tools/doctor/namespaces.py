@@ -23,9 +23,10 @@ from collections import Counter
 
 from kubegc.api.clock import format_time
 from kubegc.api.features import ORDERED_NAMESPACE_DELETION, FeatureGate
-from kubegc.api.meta import GC_FINALIZERS, finalizers_of, is_being_deleted
+from kubegc.api.meta import finalizers_of, is_being_deleted
 from kubegc.api.types import Obj
 from kubegc.tools.doctor.apiservices import api_service_causes, discovery_failure
+from kubegc.tools.doctor.chains import finalizer_causes
 from kubegc.tools.doctor.context import Context
 from kubegc.tools.doctor.findings import (
     Cause,
@@ -35,7 +36,6 @@ from kubegc.tools.doctor.findings import (
     FindingKind,
     severity_of_deletion,
 )
-from kubegc.tools.doctor.removers import remover_cause
 from kubegc.tools.doctor.webhooks import webhook_causes
 from kubegc.tools.finalizers import Alive, Remover, who_removes
 from kubegc.tools.model import ObjRef, group_of, human_duration
@@ -154,14 +154,7 @@ def _causes(ctx: Context, ns: Obj, removers: list[Remover], holders: list[Obj], 
     """What holds the namespace: the finalizers of its content (the same causes as those
     objects' own deletions), else (nothing else holds it: ``held_otherwise`` False) its
     own finalizer's controller."""
-    out: dict[Cause, CauseDetail] = {}
-    for obj in holders:
-        for r in ctx.removers(obj, skip=GC_FINALIZERS):
-            cause, detail = remover_cause(obj, r, ctx.inv.now)
-            if cause in out:
-                out[cause].merge(detail)
-            else:
-                out[cause] = detail.copy()
+    out = finalizer_causes(ctx, holders)
     if not out and not held_otherwise:
         controller = next((r for r in removers if r.finalizer == "kubernetes"), None)
         dead = controller is not None and controller.alive is Alive.NO
