@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Server, eventually, start_server, stop_server
-from tests.e2e.test_volumes import deleted, kubegc
+from tests.e2e.test_volumes import deleted
 
 HOLD = "example.com/hold"
 
@@ -73,7 +73,7 @@ def test_namespace_deletion_order(case: tuple[str, Server]) -> None:
     eventually(lambda: server.kubectl("get", "pod", "held", "-n", ns, "-o",
                                       "jsonpath={.status.phase}").stdout == "Running",
                what="the pod running")
-    planned = kubegc(server, "plan", "delete", f"namespace/{ns}")
+    planned = server.kubegc_json("plan", "delete", f"namespace/{ns}")
     assert planned["verdict"]["completes"] is False  # the pod's finalizer holds it
     if name in ("1.32", "1.33"):  # the version's default order, as planned
         assert ("ConfigMap/settings" in deleted(planned)) is not ORDERED[name], planned
@@ -87,7 +87,7 @@ def test_namespace_deletion_order(case: tuple[str, Server]) -> None:
     assert "pods. has 1 resource instances" in condition["message"]
     if name in ("1.32", "1.33"):  # the doctor reads the order of the version too
         server.settle()
-        doctor = kubegc(server, "doctor")
+        doctor = server.kubegc_json("doctor")
         (finding,) = [f for f in doctor["findings"] if f["object"]["kind"] == "Namespace"
                       and f["object"]["name"] == ns]
         said = " ".join(finding["facts"])
