@@ -37,7 +37,6 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from kubegc.api.clock import Clock, format_time, parse_time
@@ -45,7 +44,6 @@ from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import (
     FINALIZER_KUBERNETES,
     DeletionPropagation,
-    ObjectReference,
     finalizers_of,
     is_being_deleted,
     name_of,
@@ -54,12 +52,20 @@ from kubegc.api.meta import (
 from kubegc.api.pod import PODS
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.client.interface import APIResource, Client, DeleteOptions, ServerResources
+from kubegc.client.interface import Client, DeleteOptions, ServerResources
 from kubegc.component.deletions import (
     NAMESPACE_DELETED,
     Deletion,
     DeletionSink,
     NullDeletionSink,
+)
+from kubegc.controllers.namespace.deletion.resources import (
+    GVRDeletionMetadata,
+    Totals,
+    deletable_namespaced_resources,
+    discovery_failure_message,
+    gvr_string,
+    reference_of,
 )
 from kubegc.controllers.namespace.deletion.status_condition_utils import NamespaceConditionUpdater
 
@@ -88,65 +94,6 @@ class ResourcesRemainingError(Exception):
 
 class NamespaceDeletionError(Exception):
     """One or more resources could not be deleted (the aggregated messages)."""
-
-
-@dataclass(slots=True)
-class GVRDeletionMetadata:
-    finalizer_estimate_seconds: int = 0
-    num_remaining: int = 0
-    finalizers_to_num_remaining: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class _Totals:
-    estimate: int = 0
-    errors: list[str] = field(default_factory=list)
-    gvr_to_num_remaining: dict[tuple[str, str], int] = field(default_factory=dict)
-    finalizers_to_num_remaining: dict[str, int] = field(default_factory=dict)
-
-    def add(self, gvr: GroupVersionResource, meta: GVRDeletionMetadata) -> None:
-        self.estimate = max(self.estimate, meta.finalizer_estimate_seconds)
-        if meta.num_remaining > 0:
-            self.gvr_to_num_remaining[(gvr.group, gvr.resource)] = meta.num_remaining
-            for finalizer, n in meta.finalizers_to_num_remaining.items():
-                self.finalizers_to_num_remaining[finalizer] = (
-                    self.finalizers_to_num_remaining.get(finalizer, 0) + n)
-
-
-def deletable_namespaced_resources(resources: list[APIResource]) -> list[GroupVersionResource]:
-    """Namespaced resources with ``delete`` and ``list``, one version per group/resource
-    (the first listed: the preferred one), subresources excluded."""
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for r in resources:
-        if not r.namespaced or "/" in r.resource or (r.group, r.resource) in seen:
-            continue
-        if "delete" in r.verbs and "list" in r.verbs:
-            seen.add((r.group, r.resource))
-            out.append(r.gvr)
-    return out
-
-
-def discovery_failure_message(discovered: ServerResources) -> str:
-    """``ProcessDiscoverResourcesErr`` of an ``ErrGroupDiscoveryFailed``."""
-    return (f"Discovery failed for some groups, {len(discovered.failed)} failing: "
-            f"{discovered.error()}")
-
-
-def gvr_string(gvr: GroupVersionResource) -> str:
-    """Go's ``GroupVersionResource.String()``: ``apps/v1, Resource=deployments``."""
-    return f"{gvr.group}/{gvr.version}, Resource={gvr.resource}"
-
-
-def _reference(gvr: GroupVersionResource, kind: str, item: Obj, namespace: str
-               ) -> ObjectReference:
-    """``item``'s reference (a listed item may lack apiVersion and kind: ``gvr``'s and
-    the discovered ``kind`` then)."""
-    meta = item.get("metadata") or {}
-    api_version = str(item.get("apiVersion") or (
-        f"{gvr.group}/{gvr.version}" if gvr.group else gvr.version))
-    return ObjectReference(api_version, str(item.get("kind") or kind),
-                           str(meta.get("name") or ""), str(meta.get("uid") or ""), namespace)
 
 
 class NamespacedResourcesDeleter:
@@ -247,7 +194,7 @@ class NamespacedResourcesDeleter:
         """Delete what can be deleted; (estimate of seconds left, whether pods remain)."""
         name = name_of(namespace)
         updater = NamespaceConditionUpdater(format_time(self.clock.now()))
-        totals = _Totals()
+        totals = Totals()
         try:
             discovered = await self._discover()
         except Exception as exc:  # not fatal: upstream goes on with what it has
@@ -278,7 +225,7 @@ class NamespacedResourcesDeleter:
         return totals.estimate, pods_remaining
 
     async def _delete_gvr(self, gvr: GroupVersionResource, namespace: str, deleted_at: datetime,
-                          totals: _Totals, updater: NamespaceConditionUpdater) -> None:
+                          totals: Totals, updater: NamespaceConditionUpdater) -> None:
         try:
             meta = await self.delete_all_content_for_gvr(gvr, namespace, deleted_at)
         except _GVRError as exc:
@@ -364,7 +311,7 @@ class NamespacedResourcesDeleter:
             if is_being_deleted(item):
                 continue
             self.deletions.record_deletion(Deletion(
-                now, self.deleter, _reference(gvr, kind, item, namespace),
+                now, self.deleter, reference_of(gvr, kind, item, namespace),
                 NAMESPACE_DELETED, why))
 
     async def _list(self, gvr: GroupVersionResource, namespace: str) -> list[Obj] | None:
