@@ -97,14 +97,14 @@ TOMBSTONE_BATCH = 1000
 
 
 async def cascade(storage: str, n: int, policy: str, timeout: float, *,
-                  serve_gc: bool = False) -> dict[str, float]:
+                  serve_gc: bool = False, workers: int = GC_WORKERS) -> dict[str, float]:
     """One owner, ``n`` dependents; seconds from the owner's DELETE to the last dependent
     (and, Foreground, the owner) gone. ``serve_gc``: tune the cyclic collector as
     ``kubegc serve`` does after start-up (freeze, higher thresholds) for the cascade."""
     durable = parse_storage(storage).durable
     data_dir = Path(tempfile.mkdtemp(prefix="bench-gc-")) if durable else None
     async with Cluster(controllers=["garbagecollector"], storage=storage,
-                       data_dir=data_dir) as cluster:
+                       data_dir=data_dir, concurrent_gc_syncs=workers) as cluster:
         client = cluster.client
         await client.create(NAMESPACES, {"metadata": {"name": NS}})
         owner = await client.create(CONFIGMAPS, configmap("owner", NS), namespace=NS)
@@ -358,6 +358,10 @@ def main() -> None:
                              "serve's (gc.freeze() after start-up, thresholds 50000/50/100)")
     parser.add_argument("--serve-gc", action="store_true",
                         help="kubegc serve's cyclic-GC settings (the default)")
+    parser.add_argument("--gc-workers", type=int, default=GC_WORKERS,
+                        help="the GC's workers (kubegc serve --concurrent-gc-syncs; upstream's "
+                             "default 20): each waits for its DELETE's commit, so a commit "
+                             "carries at most this many of the cascade's deletions")
     parser.add_argument("--timeout", type=float, default=300.0, help="per cascade")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where raw DBs go")
     parser.add_argument("--graph-child", help=argparse.SUPPRESS)
@@ -376,7 +380,7 @@ def main() -> None:
     storages = [s.strip() for s in args.storage.split(",") if s.strip()]
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     header("bench_gc", f"dependents {sizes}, policies {policies}, stores {storages}, "
-                       f"{GC_WORKERS} GC workers, cyclic GC "
+                       f"{args.gc_workers} GC workers, cyclic GC "
                        f"{'as kubegc serve' if serve_gc else 'Python defaults'}")
     started = time.perf_counter()
     value = orjson.dumps(configmap("dep-0000000", NS))
@@ -396,7 +400,7 @@ def main() -> None:
             for policy in policies:
                 tomb = _tombstones(args.dir, n, value) if durable else None
                 r = asyncio.run(cascade(storage, n, policy, args.timeout,
-                                        serve_gc=serve_gc))
+                                        serve_gc=serve_gc, workers=args.gc_workers))
                 if tomb is not None:  # the disk drifts: the baseline around the cascade
                     after = _tombstones(args.dir, n, value)
                     tomb = Tombstones(*((a + b) / 2 for a, b in zip(tomb, after, strict=True)))
