@@ -26,17 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _common
 import orjson
-from _common import (
-    configmap,
-    fresh_db,
-    header,
-    raw_deletes,
-    raw_tombstones,
-    remove_db,
-    timed,
-    verdict,
-)
+from _common import configmap, fresh_db, header, raw_deletes, remove_db, timed, verdict
 
 from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.resources import GroupVersionResource
@@ -152,11 +144,11 @@ def main() -> None:
         print(f"  n={n:<7,} raw SqliteKV CAS deletes, {WRITERS} writers: {raw:,.0f}/s; "
               f"plain SQLite FULL 1 delete/txn: {plain:,.0f}/s", flush=True)
         for mode in modes:
-            before = raw_tombstones(args.dir, n, TOMBSTONE_BATCH, value)
+            before = _common.raw_tombstones(args.dir, n, TOMBSTONE_BATCH, value)
             r = asyncio.run(empty_namespace(n, mode, args.timeout,
                                             serve_gc=not args.python_gc))
             # the disk drifts on a shared machine: the baseline around the deletion
-            tomb = (before + raw_tombstones(args.dir, n, TOMBSTONE_BATCH, value)) / 2
+            tomb = (before + _common.raw_tombstones(args.dir, n, TOMBSTONE_BATCH, value)) / 2
             print(f"  n={n:<7,} {mode:<10} namespace gone in {r['seconds']:6.2f} s = "
                   f"{r['rate']:>7,.0f} objects/s = {r['rate'] / raw:.3f}x SqliteKV raw, "
                   f"{r['rate'] / plain:.2f}x plain 1/txn, {r['rate'] / tomb:.3f}x raw durable "
