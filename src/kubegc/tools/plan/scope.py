@@ -65,6 +65,10 @@ class _Scope:
             self.kept[id(obj)] = obj
             self.todo.append(obj)
 
+    def expand_all(self) -> None:
+        while self.todo:
+            self.expand(self.todo.popleft())
+
     def content(self, namespace: str) -> list[Obj]:
         if self.by_namespace is None:
             self.by_namespace = {}
@@ -156,6 +160,21 @@ def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None, 
         scope.add(target)
     for root in roots or ():
         scope.add(root)
+    _add_roots(inv, scope, target)
+    scope.expand_all()
+    for pod in _budget_pods(inv, [o for o in scope.kept.values() if _is(o, "", "Pod")]):
+        scope.add(pod)
+    scope.expand_all()
+    if not expand_target:
+        scope.kept[id(target)] = target
+    _add_nodes(inv, scope, set(nodes or ()), all_nodes=all_nodes)
+    out = [o for o in inv.objects if id(o) in scope.kept]
+    return out if len(out) == len(scope.kept) else [target, *out]  # not in the inventory
+
+
+def _add_roots(inv: Inventory, scope: _Scope, target: Obj) -> None:
+    """What the target brings whatever its owners (a Namespace its content, a Node its
+    pods), every CRD and every APIService with a service."""
     if _is(target, "", "Namespace"):
         for item in scope.content(str(target["metadata"].get("name"))):
             scope.add(item)
@@ -167,17 +186,6 @@ def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None, 
     for api_service in inv.of_kind("apiregistration.k8s.io", "APIService"):
         if isinstance((api_service.get("spec") or {}).get("service"), dict):
             scope.add(api_service)  # an unavailable one holds every namespace deletion
-    while scope.todo:
-        scope.expand(scope.todo.popleft())
-    for pod in _budget_pods(inv, [o for o in scope.kept.values() if _is(o, "", "Pod")]):
-        scope.add(pod)
-    while scope.todo:
-        scope.expand(scope.todo.popleft())
-    if not expand_target:
-        scope.kept[id(target)] = target
-    _add_nodes(inv, scope, set(nodes or ()), all_nodes=all_nodes)
-    out = [o for o in inv.objects if id(o) in scope.kept]
-    return out if len(out) == len(scope.kept) else [target, *out]  # not in the inventory
 
 
 def _budget_pods(inv: Inventory, pods: list[Obj]) -> list[Obj]:
