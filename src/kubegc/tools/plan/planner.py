@@ -114,8 +114,9 @@ async def plan_operation(inv: Inventory, op: Operation, *, factory: SimulationFa
 
 
 def _eviction_notes(inv: Inventory, target: Obj) -> list[str]:
-    """The plan simulates a DELETE, which PodDisruptionBudgets do not limit; for a pod, say
-    what an eviction (``kubectl drain``) would answer now (the eviction's own decision)."""
+    """A delete is not limited by PodDisruptionBudgets; for a pod, say what an eviction
+    (``kubectl drain``) would answer now (the eviction's own decision), and which verbs
+    simulate one."""
     if target.get("kind") != "Pod" or target.get("apiVersion") != "v1":
         return []
     namespace = str((target.get("metadata") or {}).get("namespace") or "")
@@ -128,7 +129,8 @@ def _eviction_notes(inv: Inventory, target: Obj) -> list[str]:
                f"an eviction would be refused now ({refused.code}): {refused.message} "
                + " ".join(c.message for c in refused.details.causes))
     return ["this plan simulates a DELETE, which PodDisruptionBudgets do not limit; "
-            f"through pods/eviction (kubectl drain) {verdict}; evictions are not simulated"]
+            f"through pods/eviction (kubectl drain) {verdict}; `kubegc plan evict` and "
+            "`plan drain` simulate the eviction"]
 
 
 async def _simulate(inv: Inventory, op: Operation, factory: SimulationFactory,
