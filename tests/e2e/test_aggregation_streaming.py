@@ -1,0 +1,110 @@
+"""A remote group's watch streamed through kubegc's aggregation proxy, as kube-aggregator's
+``proxyHandler`` streams it: each event reaches the client as the backend writes it; the
+client's disconnect closes the backend's connection; the backend's end of the stream ends
+the client's. Real clients: kubectl get --watch and the official Python client's watch."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import ssl
+import subprocess
+import threading
+from typing import Any
+
+from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI
+from tests.e2e.aggregation_setup import agg_server, backend, registered
+from tests.e2e.conftest import KUBECTL, Server, eventually
+
+__all__ = ["agg_server", "backend", "registered"]  # module fixtures
+
+
+def lines_of(process: subprocess.Popen[str]) -> list[str]:
+    """The lines ``process`` prints, collected by a thread as they come."""
+    seen: list[str] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            seen.append(line.strip())
+
+    threading.Thread(target=read, daemon=True).start()
+    return seen
+
+
+def test_kubectl_watch_of_a_remote_kind_is_streamed_and_its_end_closes_the_backend(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    agg_server.kubectl("create", "namespace", "watching")
+    backend.add_widget("watching", "before")
+    assert KUBECTL is not None
+    kubectl = subprocess.Popen(
+        [KUBECTL, "--kubeconfig", str(agg_server.kubeconfig), "--cache-dir",
+         str(agg_server.cache_dir), "get", f"widgets.{GROUP}", "-n", "watching", "--watch",
+         "-o", "name"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        printed = lines_of(kubectl)
+        eventually(lambda: backend.watches == 1, what="the backend's watch opened")
+        backend.add_widget("watching", "during")
+        eventually(lambda: f"widget.{GROUP}/during" in printed,
+                   what="the event printed while the watch is open")
+        assert printed[0] == f"widget.{GROUP}/before"
+        assert kubectl.poll() is None  # still watching: the event came streamed
+        watch = [r for r in backend.requests if "watch=true" in r["path"]][-1]
+        me = json.loads(agg_server.kubectl("auth", "whoami", "-o", "json").stdout)["status"]
+        assert watch["user"] == me["userInfo"]["username"]  # sent as requestheader
+    finally:
+        kubectl.terminate()
+        kubectl.wait(timeout=10)
+    eventually(lambda: backend.watches == 0, what="the backend's connection closed")
+
+
+def test_python_client_watch_ends_when_the_backend_ends_it(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    from kubernetes import client, config, watch
+
+    configuration = client.Configuration()
+    config.load_kube_config(config_file=str(agg_server.kubeconfig),
+                            client_configuration=configuration)
+    api = client.CustomObjectsApi(client.ApiClient(configuration))
+    agg_server.kubectl("create", "namespace", "py-watching")
+    events: list[dict[str, Any]] = []
+    ended = threading.Event()
+
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            for event in watch.Watch().stream(api.list_namespaced_custom_object, GROUP,
+                                              VERSION, "py-watching", "widgets"):
+                events.append(event)
+        except Exception as e:  # shown by the assertions below
+            failures.append(e)
+        ended.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    eventually(lambda: backend.watches == 1 or failures, what="the backend's watch opened")
+    assert not failures
+    backend.add_widget("py-watching", "w1")
+    eventually(lambda: events, what="the ADDED event")
+    assert (events[0]["type"], events[0]["object"]["metadata"]["name"]) == ("ADDED", "w1")
+    assert not ended.is_set()
+    # the widgets carry no resourceVersion: the client does not watch again once it ends
+    backend.end_watches()
+    assert ended.wait(timeout=30), "the client's watch ended with the backend's"
+    eventually(lambda: backend.watches == 0, what="the backend's watch gone")
+
+
+def test_a_protocol_upgrade_is_refused(agg_server: Server, registered: str) -> None:
+    """kubectl exec's upgrade: refused as upstream's responder answers an upgrade it cannot
+    make (503, plain text), never passed to the backend."""
+    host, _, port = agg_server.url.removeprefix("https://").partition(":")
+    connection = http.client.HTTPSConnection(host, int(port), context=ssl.create_default_context(
+        cafile=str(agg_server.ca_file)), timeout=30)
+    path = f"/apis/{GROUP}/{VERSION}/namespaces/default/widgets/w/exec"
+    connection.request("POST", path, headers={
+        "Authorization": f"Bearer {agg_server.token}", "Connection": "Upgrade",
+        "Upgrade": "SPDY/3.1"})
+    response = connection.getresponse()
+    assert response.status == 503
+    assert b"protocol upgrades are not proxied" in response.read()
+    connection.close()
