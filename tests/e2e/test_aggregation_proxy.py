@@ -1,7 +1,9 @@
-"""A remote group's watch streamed through kubegc's aggregation proxy, as kube-aggregator's
-``proxyHandler`` streams it: each event reaches the client as the backend writes it; the
-client's disconnect closes the backend's connection; the backend's end of the stream ends
-the client's. Real clients: kubectl get --watch and the official Python client's watch."""
+"""kubegc's aggregation proxy as kube-aggregator's ``proxyHandler``: a remote group's watch
+streamed (each event reaches the client as the backend writes it; the client's disconnect
+closes the backend's connection; the backend's end of the stream ends the client's: real
+kubectl get --watch and the official Python client's watch), and the front-proxy client
+certificate presented to a backend that trusts requestheader identities only from it, as
+the ``extension-apiserver-authentication`` ConfigMap says."""
 
 from __future__ import annotations
 
@@ -10,10 +12,17 @@ import json
 import ssl
 import subprocess
 import threading
+import urllib.error
+import urllib.request
 from typing import Any
 
 from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI
-from tests.e2e.aggregation_setup import agg_server, backend, registered
+from tests.e2e.aggregation_setup import (
+    agg_server,
+    authentication_config,
+    backend,
+    registered,
+)
 from tests.e2e.conftest import KUBECTL, Server, eventually
 
 __all__ = ["agg_server", "backend", "registered"]  # module fixtures
@@ -108,3 +117,42 @@ def test_a_protocol_upgrade_is_refused(agg_server: Server, registered: str) -> N
     assert response.status == 503
     assert b"protocol upgrades are not proxied" in response.read()
     connection.close()
+
+
+def test_the_authentication_configmap_publishes_the_front_proxy_trust(
+        agg_server: Server) -> None:
+    """As kube-apiserver's clusterauthenticationtrust controller writes it, with kubeadm's
+    front-proxy names (kubegc made the CA and certificate in its data directory)."""
+    data = authentication_config(agg_server)
+    pki = agg_server.data_dir / "pki"
+    assert data == {
+        "client-ca-file": agg_server.ca_file.read_text(),
+        "requestheader-client-ca-file": (pki / "front-proxy-ca.crt").read_text(),
+        "requestheader-allowed-names": '["front-proxy-client"]',
+        "requestheader-username-headers": '["X-Remote-User"]',
+        "requestheader-group-headers": '["X-Remote-Group"]',
+        "requestheader-extra-headers-prefix": '["X-Remote-Extra-"]'}
+    done = subprocess.run(["openssl", "verify", "-CAfile", str(pki / "front-proxy-ca.crt"),
+                           str(pki / "front-proxy-client.crt")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_backend_believes_the_requestheader_user_only_from_the_front_proxy(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    path = f"/apis/{GROUP}/{VERSION}/namespaces/default/widgets"
+    context = ssl.create_default_context(cadata=backend.cert_pem.decode())
+    context.check_hostname = False
+    forged = urllib.request.Request(f"https://127.0.0.1:{backend.port}{path}",
+                                    headers={"X-Remote-User": "system:admin",
+                                             "X-Remote-Group": "system:masters"})
+    try:
+        urllib.request.urlopen(forged, context=context, timeout=30)
+        raise AssertionError("the backend believed headers without the front-proxy certificate")
+    except urllib.error.HTTPError as e:
+        assert e.code == 401
+    backend.requests.clear()
+    agg_server.kubectl("get", f"widgets.{GROUP}", "-n", "default")
+    (sent,) = [r for r in backend.requests if r["path"].startswith(path)]
+    assert sent["front_proxy"] == "front-proxy-client"
+    checks = [r for r in backend.requests if r["path"] == f"/apis/{GROUP}/{VERSION}"]
+    assert all(r["front_proxy"] == "front-proxy-client" for r in checks)
