@@ -2,7 +2,8 @@
 certificate, serving ``metrics.example.io/v1beta1`` as metrics-server serves
 metrics.k8s.io: ``podmetrics`` (namespaced, get/list) and ``widgets`` (namespaced,
 get/list/watch; ``add_widget`` adds one and sends its ADDED event to every open watch,
-``end_watches`` ends them, ``watches`` counts those open). It records the requestheader
+``end_watches`` ends them, ``watches`` counts those open), with its OpenAPI v2 and v3
+(the Widget's schema). It records the requestheader
 user of each request and can be stopped and started again on the same port (a backend
 going down and back).
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import copy
 import datetime
 import ipaddress
 import json
@@ -42,6 +44,41 @@ RESOURCES = [
     {"name": "widgets", "singularName": "widget", "namespaced": True, "kind": "Widget",
      "verbs": ["get", "list", "watch"]},
 ]
+#: the Widget's schema, as the backend's OpenAPI (v2 and v3) gives it
+WIDGET = "io.example.metrics.v1beta1.Widget"
+WIDGET_SCHEMA = {
+    "type": "object", "description": "A Widget is what the test backend serves.",
+    "properties": {
+        "apiVersion": {"type": "string", "description": "APIVersion of the object."},
+        "kind": {"type": "string", "description": "Kind of the object."},
+        "metadata": {"type": "object", "description": "Standard object's metadata."},
+        "spec": {"type": "object", "description": "What the widget should be.",
+                 "properties": {"size": {"type": "integer",
+                                         "description": "How big the widget is."}}}},
+    "x-kubernetes-group-version-kind": [{"group": GROUP, "version": VERSION,
+                                         "kind": "Widget"}]}
+_GVK = {"group": GROUP, "version": VERSION, "kind": "Widget"}
+_WIDGET_PATH = f"/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/widgets/{{name}}"
+OPENAPI = {
+    "/openapi/v2": {
+        "swagger": "2.0", "info": {"title": "metrics-api", "version": "v0.1"},
+        "paths": {_WIDGET_PATH: {"get": {
+            "operationId": "readWidget", "produces": ["application/json"],
+            "x-kubernetes-action": "get", "x-kubernetes-group-version-kind": _GVK,
+            "responses": {"200": {"description": "OK",
+                                  "schema": {"$ref": f"#/definitions/{WIDGET}"}}}}}},
+        "definitions": {WIDGET: WIDGET_SCHEMA}},
+    "/openapi/v3": {"paths": {f"apis/{GROUP}/{VERSION}": {
+        "serverRelativeURL": f"/openapi/v3/apis/{GROUP}/{VERSION}?hash=1"}}},
+    f"/openapi/v3/apis/{GROUP}/{VERSION}": {
+        "openapi": "3.0.0", "info": {"title": "metrics-api", "version": "v0.1"},
+        "paths": {_WIDGET_PATH: {"get": {
+            "operationId": "readWidget", "x-kubernetes-action": "get",
+            "x-kubernetes-group-version-kind": _GVK, "responses": {"200": {
+                "description": "OK", "content": {"application/json": {"schema": {
+                    "$ref": f"#/components/schemas/{WIDGET}"}}}}}}}},
+        "components": {"schemas": {WIDGET: WIDGET_SCHEMA}}},
+}
 
 
 def self_signed(directory: Path, dns_name: str) -> tuple[Path, Path, bytes]:
@@ -73,6 +110,7 @@ class AggregatedAPI:
                  trust: dict[str, str] | None = None) -> None:
         self.port = port
         self.trust = trust
+        self.openapi = copy.deepcopy(OPENAPI)
         self.directory = Path(tempfile.mkdtemp(prefix="aggregated-api-"))
         self.cert_file, self.key_file, self.cert_pem = self_signed(self.directory, dns_name)
         self.requests: list[dict[str, Any]] = []
@@ -219,6 +257,8 @@ class AggregatedAPI:
                 self._watchers.remove(events)
 
     def answer(self, path: str) -> tuple[int, dict[str, Any]]:
+        if path in self.openapi:
+            return 200, self.openapi[path]
         base = f"/apis/{GROUP}/{VERSION}"
         if path == base:
             return 200, {"kind": "APIResourceList", "apiVersion": "v1",

@@ -3,7 +3,9 @@ streamed (each event reaches the client as the backend writes it; the client's d
 closes the backend's connection; the backend's end of the stream ends the client's: real
 kubectl get --watch and the official Python client's watch), and the front-proxy client
 certificate presented to a backend that trusts requestheader identities only from it, as
-the ``extension-apiserver-authentication`` ConfigMap says."""
+the ``extension-apiserver-authentication`` ConfigMap says; the backend's OpenAPI merged into
+``/openapi/v2`` and ``/openapi/v3`` (kubectl explain, kubectl apply's client-side
+validation) and downloaded again when its APIService changes."""
 
 from __future__ import annotations
 
@@ -16,8 +18,9 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI
+from tests.e2e.aggregated_api import GROUP, VERSION, WIDGET, AggregatedAPI
 from tests.e2e.aggregation_setup import (
+    API_SERVICE,
     agg_server,
     authentication_config,
     backend,
@@ -156,3 +159,60 @@ def test_the_backend_believes_the_requestheader_user_only_from_the_front_proxy(
     assert sent["front_proxy"] == "front-proxy-client"
     checks = [r for r in backend.requests if r["path"] == f"/apis/{GROUP}/{VERSION}"]
     assert all(r["front_proxy"] == "front-proxy-client" for r in checks)
+
+
+def explained(server: Server, field: str, text: str) -> str | None:
+    done = server.kubectl("explain", f"widgets.{GROUP}{field}", check=False)
+    return done.stdout if done.returncode == 0 and text in done.stdout else None
+
+
+def test_the_backends_openapi_is_merged_into_kubegcs(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    gv = f"apis/{GROUP}/{VERSION}"
+    out = eventually(lambda: explained(agg_server, "", "A Widget is what the test backend"),
+                     what="kubectl explain of the remote kind")
+    assert f"GROUP:      {GROUP}\nKIND:       Widget\nVERSION:    {VERSION}" in out
+    assert explained(agg_server, ".spec.size", "How big the widget is.")
+    index = json.loads(agg_server.kubectl("get", "--raw", "/openapi/v3").stdout)
+    url = index["paths"][gv]["serverRelativeURL"]
+    assert url.startswith(f"/openapi/v3/{gv}?hash=")
+    assert "apis/apps/v1" in index["paths"]  # beside kubegc's own
+    document = json.loads(agg_server.kubectl("get", "--raw", url).stdout)
+    assert document == backend.openapi[f"/openapi/v3/{gv}"]
+    v2 = json.loads(agg_server.kubectl("get", "--raw", "/openapi/v2").stdout)
+    assert v2["definitions"][WIDGET] == backend.openapi["/openapi/v2"]["definitions"][WIDGET]
+    assert "io.k8s.api.apps.v1.Deployment" in v2["definitions"]
+    assert any(p.startswith(f"/{gv}/") for p in v2["paths"])
+
+
+def test_kubectl_apply_validates_a_remote_kind_client_side(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    """The remote kind declares no fieldValidation: kubectl validates it against the
+    merged /openapi/v2 itself (``--validate=strict``, its default)."""
+    eventually(lambda: explained(agg_server, "", "Widget"), what="the merged OpenAPI")
+    widget = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Widget",
+              "metadata": {"name": "checked", "namespace": "default"},
+              "spec": {"size": 3}}
+    done = agg_server.kubectl("apply", "--dry-run=client", "-f", "-", input=json.dumps(widget))
+    assert f"widget.{GROUP}/checked created (dry run)" in done.stdout
+    widget["spec"] = {"size": 3, "colour": "red"}
+    done = agg_server.kubectl("apply", "--dry-run=client", "-f", "-",
+                              input=json.dumps(widget), check=False)
+    assert done.returncode != 0
+    assert 'unknown field "colour"' in done.stderr, done.stderr
+
+
+def test_the_openapi_is_downloaded_again_when_the_apiservice_changes(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    eventually(lambda: explained(agg_server, "", "A Widget is what"), what="the merged OpenAPI")
+    for path in ("/openapi/v2", f"/openapi/v3/apis/{GROUP}/{VERSION}"):
+        document = backend.openapi[path]
+        schemas = document["definitions"] if "definitions" in document else (
+            document["components"]["schemas"])
+        schemas[WIDGET] = {**schemas[WIDGET], "description": "A Widget, described again."}
+    try:
+        agg_server.kubectl("label", "apiservice", API_SERVICE, "openapi=again")
+        eventually(lambda: explained(agg_server, "", "A Widget, described again."),
+                   what="the new OpenAPI")
+    finally:
+        agg_server.kubectl("label", "apiservice", API_SERVICE, "openapi-")

@@ -108,6 +108,7 @@ class AvailableConditionController:
             for key in gone:
                 del self.registry.aggregation.remote[key]
             if gone:
+                self.registry.aggregation.openapi_generation += 1  # their OpenAPI goes too
                 self.registry.discovery_changed()
 
     async def _autoregister(self) -> None:
