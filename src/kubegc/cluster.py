@@ -264,6 +264,9 @@ class Cluster:
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
             self.ca = load_ca(directory)
         self.server = APIServer(self.registry, clock=self.clock, options=options)
+        # not ready before ``start`` has finished: the server listens (and answers
+        # /readyz) while the rest starts, before the controllers add their own check
+        self.server.ctx.readiness_checks.append(self._started.is_set)
         self.server.add_debug_handler(ACCESS_CONFIG_PATH, self._access_handler)
         await self.server.start()
         path = config.kubeconfig or (

@@ -178,6 +178,7 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _front_proxy_flags(p)
     _audit_flags(p)
     _node_lifecycle_flags(p)
+    _compaction_flags(p)
     _leader_election_flags(p)
     _version_flags(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
@@ -197,6 +198,18 @@ def _node_lifecycle_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--node-monitor-period", type=cliflags.go_duration,
                    default=f"{nl.node_monitor_period:g}s", metavar="DURATION",
                    help="time between two looks at every node's health")
+
+
+def _compaction_flags(p: argparse.ArgumentParser) -> None:
+    cfg = ClusterConfig
+    g = p.add_argument_group("compaction (kube-apiserver's and kine's flags)")
+    g.add_argument("--etcd-compaction-interval", type=cliflags.go_duration,
+                   default=f"{cfg.compaction_interval:g}s", metavar="DURATION",
+                   help="time between two compactions of the store's history; 0 never "
+                        "compacts (then the SQLite file never shrinks)")
+    g.add_argument("--compact-min-retain", type=non_negative_int, default=cfg.compaction_keep,
+                   metavar="REVISIONS",
+                   help="revisions a compaction keeps for watches and paged lists to resume")
 
 
 def _access_flags(p: argparse.ArgumentParser) -> None:
@@ -350,6 +363,8 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
         service_account_issuer=args.service_account_issuer, audit=audit_config(args),
         request_header=request_header_config(args),
         feature_gate=feature_gate_config(args),
+        compaction_interval=args.etcd_compaction_interval,
+        compaction_keep=args.compact_min_retain,
         controller_manager=ControllerManagerConfiguration(
             controllers=controllers, leader_election=leader_election,
             garbage_collector=GarbageCollectorControllerConfiguration(
