@@ -16,8 +16,6 @@ changes; ``run`` syncs at start and every minute.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -29,8 +27,7 @@ from kubegc.api.auth import APISERVER, as_user
 from kubegc.api.types import Obj
 from kubegc.registry import Registry
 from kubegc.server.frontproxy import FrontProxy
-
-log = logging.getLogger(__name__)
+from kubegc.server.wait import until
 
 NAMESPACE, NAME = "kube-system", "extension-apiserver-authentication"
 RESYNC_SECONDS = 60.0
@@ -129,11 +126,4 @@ class AuthenticationTrust:
                 await self.registry.update(target, NAME, {**current, "data": data})
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self.sync()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("%s/%s could not be written", NAMESPACE, NAME)
-            await asyncio.sleep(RESYNC_SECONDS)
+        await until(self.sync, RESYNC_SECONDS, f"writing {NAMESPACE}/{NAME}")

@@ -16,7 +16,6 @@ serve.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -27,8 +26,7 @@ from kubegc.api.auth import APISERVER, UserInfo, as_user
 from kubegc.registry import Registry
 from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersion
 from kubegc.server.aggregator.proxy import BackendProxy, Call
-
-log = logging.getLogger(__name__)
+from kubegc.server.wait import until
 
 RESYNC_SECONDS = 60.0
 CHECK_SECONDS = 1.0
@@ -50,14 +48,7 @@ class OpenAPIAggregationController:
         self._synced: dict[str, tuple[str, float]] = {}
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self.sync_all()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("remote OpenAPI download failed")
-            await asyncio.sleep(CHECK_SECONDS)
+        await until(self.sync_all, CHECK_SECONDS, "remote OpenAPI download")
 
     async def sync_all(self) -> None:
         target = self.registry.target("apiregistration.k8s.io", "v1", "apiservices")
