@@ -6,7 +6,9 @@ API servers (cf. staging/src/k8s.io/kube-aggregator).
   group-versions (``Registry.aggregation``) that discovery lists and the proxy serves;
 * ``proxy``: a remote group's requests sent to its backend (streamed), 503 while it is
   unavailable;
-* ``transport``: the TLS to a backend, presenting the front-proxy client certificate.
+* ``transport``: the TLS to a backend, presenting the front-proxy client certificate;
+* ``openapi_controller``: the remote groups' OpenAPI documents, downloaded for
+  ``/openapi/v2`` and ``/openapi/v3`` to merge.
 
 ``Aggregator`` runs the controller as a task of the server and proxies for the server's
 routes and for the in-process client (``Registry.aggregation.proxy``).
@@ -22,6 +24,7 @@ from kubegc.api.clock import Clock
 from kubegc.registry import Registry
 from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersion
 from kubegc.server.aggregator.available_controller import AvailableConditionController
+from kubegc.server.aggregator.openapi_controller import OpenAPIAggregationController
 from kubegc.server.aggregator.proxy import BackendProxy, Call
 from kubegc.server.aggregator.transport import ProxyTransport
 from kubegc.server.http import AnyResponse, Request
@@ -40,19 +43,23 @@ class Aggregator:
         self.controller = AvailableConditionController(registry, clock=clock,
                                                        transport=self.transport)
         self.backends = BackendProxy(registry, self.transport)
-        self._task: asyncio.Task[None] | None = None
+        self.openapi = OpenAPIAggregationController(registry, self.backends,
+                                                    self.controller.session)
+        self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         await self.controller.sync_all()
         self.registry.aggregation.proxy = self.proxy
-        self._task = asyncio.create_task(self.controller.run(), name="apiservice-availability")
+        self._tasks = [
+            asyncio.create_task(self.controller.run(), name="apiservice-availability"),
+            asyncio.create_task(self.openapi.run(), name="apiservice-openapi")]
 
     async def stop(self) -> None:
         self.registry.aggregation.proxy = None
-        if self._task is not None:
-            self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
         await self.controller.close()
 
     def remote_for(self, path: str) -> RemoteGroupVersion | None:
