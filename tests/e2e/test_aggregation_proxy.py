@@ -55,7 +55,8 @@ def test_kubectl_watch_of_a_remote_kind_is_streamed_and_its_end_closes_the_backe
          "-o", "name"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         printed = lines_of(kubectl)
-        eventually(lambda: backend.watches == 1, what="the backend's watch opened")
+        eventually(lambda: backend.watches_in("watching") == 1,
+                   what="the backend's watch opened")
         backend.add_widget("watching", "during")
         eventually(lambda: f"widget.{GROUP}/during" in printed,
                    what="the event printed while the watch is open")
@@ -67,7 +68,8 @@ def test_kubectl_watch_of_a_remote_kind_is_streamed_and_its_end_closes_the_backe
     finally:
         kubectl.terminate()
         kubectl.wait(timeout=10)
-    eventually(lambda: backend.watches == 0, what="the backend's connection closed")
+    eventually(lambda: backend.watches_in("watching") == 0,
+               what="the backend's connection closed")
 
 
 def test_python_client_watch_ends_when_the_backend_ends_it(
@@ -94,7 +96,8 @@ def test_python_client_watch_ends_when_the_backend_ends_it(
         ended.set()
 
     threading.Thread(target=run, daemon=True).start()
-    eventually(lambda: backend.watches == 1 or failures, what="the backend's watch opened")
+    eventually(lambda: backend.watches_in("py-watching") == 1 or failures,
+               what="the backend's watch opened")
     assert not failures
     backend.add_widget("py-watching", "w1")
     eventually(lambda: events, what="the ADDED event")
@@ -103,7 +106,8 @@ def test_python_client_watch_ends_when_the_backend_ends_it(
     # the widgets carry no resourceVersion: the client does not watch again once it ends
     backend.end_watches()
     assert ended.wait(timeout=30), "the client's watch ended with the backend's"
-    eventually(lambda: backend.watches == 0, what="the backend's watch gone")
+    eventually(lambda: backend.watches_in("py-watching") == 0,
+               what="the backend's watch gone")
 
 
 def test_a_protocol_upgrade_is_refused(agg_server: Server, registered: str) -> None:
@@ -216,3 +220,26 @@ def test_the_openapi_is_downloaded_again_when_the_apiservice_changes(
                    what="the new OpenAPI")
     finally:
         agg_server.kubectl("label", "apiservice", API_SERVICE, "openapi-")
+
+
+def test_the_gc_watches_a_remote_kind_and_collects_the_dependents_of_one_deleted(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    """The GC's monitor of a deletable remote kind is a watch streamed through the proxy
+    (as kube-controller-manager's over HTTP): the backend's DELETED event of an owner is
+    what makes the GC look at its dependents (without it, the owner was seen present once
+    and its dependent would stay)."""
+    ns = "gc-watching"
+    agg_server.kubectl("create", "namespace", ns)
+    eventually(lambda: backend.watches_in("") >= 1, timeout=60,
+               what="the GC's monitor of widgets watching")
+    owner = backend.add_widget(ns, "owner")
+    reference = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Widget", "name": "owner",
+                 "uid": owner["metadata"]["uid"]}
+    agg_server.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "of-widget", "ownerReferences": [reference]}}))
+    assert agg_server.kubectl("get", "cm", "of-widget", "-n", ns).returncode == 0
+    backend.delete_widget(ns, "owner")
+    eventually(lambda: agg_server.kubectl("get", "cm", "of-widget", "-n", ns,
+                                          check=False).returncode != 0,
+               timeout=60, what="the dependent of the deleted widget collected")
