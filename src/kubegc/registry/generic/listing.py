@@ -103,6 +103,10 @@ async def _select(
         revision = read_revision.get()  # a lagging view (stale.py), else 0: the current
     selected: list[KeyValue] = []
     next_start = ""
+    # A name the field selector pins (``RequiresExactMatch("metadata.name")``, as the
+    # generic Store's ``ListPredicate`` uses it) is the key's last segment: the other
+    # objects are left out without decoding them.
+    suffix = "/" + name if predicate is not None and (name := predicate.exact_name()) else ""
     try:
         while True:
             want = (limit - len(selected)) if limit else 0
@@ -112,7 +116,8 @@ async def _select(
             if predicate is None:
                 selected.extend(page.kvs)
             else:
-                selected.extend(kv for kv in page.kvs if predicate(decode(kv)))
+                selected.extend(kv for kv in page.kvs if kv.key.endswith(suffix)
+                                and predicate(decode(kv)))
             if not page.more:
                 break
             start = page.kvs[-1].key + "\x00"

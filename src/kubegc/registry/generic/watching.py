@@ -94,8 +94,10 @@ class RegistryWatch:
             self._watcher.close()
 
     def _prefix(self) -> str:
+        """One object's key when the selector pins its name and the target its namespace
+        (or the resource has none); across namespaces, every key (the filter selects)."""
         name = self.filter.exact_name()
-        if name is not None:
+        if name is not None and (self.t.namespace or not self.t.info.namespaced):
             return self.t.key(name)
         return self.t.key_root()
 
