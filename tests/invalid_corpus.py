@@ -378,6 +378,44 @@ POD_SPEC_CASES: list[tuple[Any, ...]] = [
      bad("-1Mi", IS_NEGATIVE), "validateOverhead"),
     ("overhead-not-for-containers", {"overhead": {"pods": "1"}}, "overhead.limits[pods]",
      bad("pods", "must be a standard resource for containers"), "validateOverhead"),
+    ("volume-mount-not-found", {"containers": [_container(volumeMounts=[
+        {"name": "missing", "mountPath": "/m"}])]}, "containers[0].volumeMounts[0].name",
+     'Not found: "missing"', "ValidateVolumeMounts"),
+    ("volume-mount-path-missing", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v"}])]}, "containers[0].volumeMounts[0].mountPath",
+     "Required value", "ValidateVolumeMounts"),
+    ("volume-mount-path-twice", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v", "mountPath": "/m"},
+                                 {"name": "v", "mountPath": "/m"}])]},
+     "containers[0].volumeMounts[1].mountPath", bad("/m", "must be unique"),
+     "ValidateVolumeMounts"),
+    ("env-from-prefix", {"containers": [_container(envFrom=[
+        {"prefix": "A=", "configMapRef": {"name": "cm"}}])]}, "containers[0].envFrom[0].prefix",
+     bad("A=", ENV_NAME), "ValidateEnvFrom"),
+    ("config-map-key-ref", {"containers": [_container(env=[{"name": "A", "valueFrom": {
+        "configMapKeyRef": {"name": "cm", "key": "a b"}}}])]},
+     "containers[0].env[0].valueFrom.configMapKeyRef.key", bad("a b", CONFIG_KEY),
+     "validateConfigMapKeySelector"),
+    ("secret-key-ref-no-key", {"containers": [_container(env=[{"name": "A", "valueFrom": {
+        "secretKeyRef": {"name": "s"}}}])]}, "containers[0].env[0].valueFrom.secretKeyRef.key",
+     "Required value", "validateSecretKeySelector"),
+    ("priority-class-name", {"priorityClassName": "High_1"}, "priorityClassName",
+     bad("High_1", SUBDOMAIN), "ValidatePriorityClassName"),
+    ("runtime-class-name", {"runtimeClassName": "Run_1"}, "runtimeClassName",
+     bad("Run_1", SUBDOMAIN), "ValidateRuntimeClassName"),
+    ("readiness-gate", {"readinessGates": [{"conditionType": "a b"}]},
+     "readinessGates[0].conditionType", bad("a b", NAME_PART), "validateReadinessGates"),
+    ("scheduling-gate", {"schedulingGates": [{"name": "a b"}]}, "schedulingGates[0].name",
+     bad("a b", NAME_PART), "validateSchedulingGates"),
+    ("dns-none-without-config", {"dnsPolicy": "None"}, "dnsConfig",
+     "Required value: must provide `dnsConfig` when `dnsPolicy` is None",
+     "validatePodDNSConfig"),
+    ("dns-nameserver", {"dnsConfig": {"nameservers": ["dns"]}}, "dnsConfig.nameservers[0]",
+     bad("dns", IP), "validatePodDNSConfig"),
+    ("dns-nameservers-four", {"dnsConfig": {"nameservers": [
+        "1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4"]}}, "dnsConfig.nameservers",
+     'Invalid value: []string{"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4"}: must not have more '
+     "than 3 nameservers", "validatePodDNSConfig"),
     ("volume-name", {"volumes": [{"name": "V_1", "emptyDir": {}}]}, "volumes[0].name",
      bad("V_1", LABEL), "ValidateVolumes"),
     ("volume-duplicate", {"volumes": [{"name": "v", "emptyDir": {}},
