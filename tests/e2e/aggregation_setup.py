@@ -24,9 +24,20 @@ def agg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     stop_server(s)
 
 
+def authentication_config(server: Server) -> dict[str, str]:
+    """The data of kube-system/extension-apiserver-authentication, once published."""
+    def published() -> dict[str, str] | None:
+        done = server.kubectl("get", "configmap", "-n", "kube-system",
+                              "extension-apiserver-authentication", "-o", "json", check=False)
+        return json.loads(done.stdout)["data"] if done.returncode == 0 else None
+    found: dict[str, str] = eventually(published, what="the authentication ConfigMap")
+    return found
+
+
 @pytest.fixture(scope="module")
-def backend() -> Iterator[AggregatedAPI]:
-    api = AggregatedAPI(free_port())
+def backend(agg_server: Server) -> Iterator[AggregatedAPI]:
+    """The backend, trusting the front proxy as the ConfigMap says (as a real one)."""
+    api = AggregatedAPI(free_port(), trust=authentication_config(agg_server))
     api.start()
     yield api
     api.stop()

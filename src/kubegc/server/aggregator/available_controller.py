@@ -17,7 +17,6 @@ Unlike upstream (informer events plus a 30 s resync), every APIService is checke
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +33,7 @@ from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersio
 from kubegc.server.aggregator.autoregister import stale_automanaged, wanted
 from kubegc.server.aggregator.transport import ProxyTransport
 from kubegc.server.serviceresolver import endpoint_of
+from kubegc.server.wait import until
 
 log = logging.getLogger(__name__)
 
@@ -82,14 +82,7 @@ class AvailableConditionController:
             await self._session.close()
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self.sync_all()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("APIService availability sync failed")
-            await asyncio.sleep(RESYNC_SECONDS)
+        await until(self.sync_all, RESYNC_SECONDS, "APIService availability sync")
 
     def _target(self) -> Any:
         return self.registry.target("apiregistration.k8s.io", "v1", "apiservices")
@@ -108,6 +101,7 @@ class AvailableConditionController:
             for key in gone:
                 del self.registry.aggregation.remote[key]
             if gone:
+                self.registry.aggregation.openapi_generation += 1  # their OpenAPI goes too
                 self.registry.discovery_changed()
 
     async def _autoregister(self) -> None:
