@@ -3,7 +3,8 @@ streamed (each event reaches the client as the backend writes it; the client's d
 closes the backend's connection; the backend's end of the stream ends the client's: real
 kubectl get --watch and the official Python client's watch), and the front-proxy client
 certificate presented to a backend that trusts requestheader identities only from it, as
-the ``extension-apiserver-authentication`` ConfigMap says; the backend's OpenAPI merged into
+the ``extension-apiserver-authentication`` ConfigMap says (and kubegc, as a backend,
+believing requestheaders from that certificate only); the backend's OpenAPI merged into
 ``/openapi/v2`` and ``/openapi/v3`` (kubectl explain, kubectl apply's client-side
 validation) and downloaded again when its APIService changes."""
 
@@ -16,8 +17,10 @@ import subprocess
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
+from kubegc.server.tls import client_certificate, load_ca
 from tests.e2e.aggregated_api import GROUP, VERSION, WIDGET, AggregatedAPI
 from tests.e2e.aggregation_setup import (
     API_SERVICE,
@@ -243,3 +246,47 @@ def test_the_gc_watches_a_remote_kind_and_collects_the_dependents_of_one_deleted
     eventually(lambda: agg_server.kubectl("get", "cm", "of-widget", "-n", ns,
                                           check=False).returncode != 0,
                timeout=60, what="the dependent of the deleted widget collected")
+
+
+def whoami(server: Server, cert: tuple[Path, Path] | None,
+           headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    """A SelfSubjectReview sent with ``cert`` (or none) and ``headers``."""
+    context = ssl.create_default_context(cafile=str(server.ca_file))
+    if cert is not None:
+        context.load_cert_chain(*cert)
+    request = urllib.request.Request(
+        server.url + "/apis/authentication.k8s.io/v1/selfsubjectreviews", method="POST",
+        data=json.dumps({"apiVersion": "authentication.k8s.io/v1",
+                         "kind": "SelfSubjectReview"}).encode(),
+        headers={"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_kubegc_as_a_backend_believes_requestheaders_from_the_front_proxy_only(
+        agg_server: Server, tmp_path: Path) -> None:
+    """kube-apiserver's requestheader authenticator: the front-proxy certificate (signed by
+    the requestheader CA, an allowed name) makes the headers the user; kubegc's own client
+    certificates and tokens do not, and the front-proxy certificate alone names nobody."""
+    pki = agg_server.data_dir / "pki"
+    proxy = (pki / "front-proxy-client.crt", pki / "front-proxy-client.key")
+    asserted = {"X-Remote-User": "alice", "X-Remote-Group": "devs",
+                "X-Remote-Extra-Scopes": "read"}
+    status, review = whoami(agg_server, proxy, asserted)
+    assert status == 201, review
+    assert review["status"]["userInfo"] == {
+        "username": "alice", "groups": ["devs", "system:authenticated"],
+        "extra": {"scopes": ["read"]}}
+    token = {"Authorization": f"Bearer {agg_server.token}"}
+    status, review = whoami(agg_server, None, {**asserted, **token})
+    assert review["status"]["userInfo"]["username"] != "alice"
+    made = client_certificate(load_ca(agg_server.data_dir), "bob")  # type: ignore[arg-type]
+    (tmp_path / "bob.crt").write_bytes(made.cert_pem)
+    (tmp_path / "bob.key").write_bytes(made.key_pem)
+    status, review = whoami(agg_server, (tmp_path / "bob.crt", tmp_path / "bob.key"), asserted)
+    assert review["status"]["userInfo"]["username"] == "bob"
+    status, review = whoami(agg_server, proxy, token)  # no username header: the token's
+    assert review["status"]["userInfo"]["username"] not in ("front-proxy-client", "alice")
