@@ -29,11 +29,13 @@ from kubegc.controllers.garbagecollector.records import DeletionRecord
 #: is gone, a claim in use waits for its pods. TTL-after-finished deletes the finished Jobs
 #: whose TTL runs out within the horizon (an orphaned Job it deletes is no survivor). The
 #: endpoints and token controllers delete a deleted Service's Endpoints and a deleted
-#: ServiceAccount's token Secrets (``scope`` brings them in).
+#: ServiceAccount's token Secrets (``scope`` brings them in). The service-cidr controller
+#: holds a deleted ServiceCIDR while IPAddresses of its range need it (1.33+).
 PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
                     "persistentvolumeclaim-protection-controller",
                     "persistentvolume-protection-controller",
-                    "ttl-after-finished-controller", "endpoints", "serviceaccount-token")
+                    "ttl-after-finished-controller", "endpoints", "serviceaccount-token",
+                    "service-cidr-controller")
 
 
 class Simulation(Protocol):
