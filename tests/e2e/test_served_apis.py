@@ -126,6 +126,8 @@ def test_deleting_a_service_cidr_in_use(emulated: tuple[str, Server], tmp_path: 
     server.kubectl("apply", "-f", "-", input=_manifest())
     eventually(lambda: FINALIZER in ((_get(server, "servicecidr", "extra") or {}).get(
         "metadata", {}).get("finalizers") or []), what="the controller's finalizer")
+    planned = server.kubegc_json("plan", "delete", "servicecidr/extra")
+    assert planned["verdict"]["completes"] is False, planned  # the IPAddress holds it
     server.kubectl("delete", "servicecidr", "extra", "--wait=false")
 
     def terminating() -> dict[str, Any] | None:

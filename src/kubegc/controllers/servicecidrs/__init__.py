@@ -10,9 +10,11 @@ May import: ``kubegc.api``, ``kubegc.client`` and ``kubegc.component``.
 from kubegc.controllers.servicecidrs.servicecidrs_controller import (
     DELETION_GRACE_PERIOD,
     ServiceCIDRsController,
+    allocated_address,
     blocking_ip_addresses,
     can_delete_cidr,
+    contains_address,
 )
 
-__all__ = ["DELETION_GRACE_PERIOD", "ServiceCIDRsController", "blocking_ip_addresses",
-           "can_delete_cidr"]
+__all__ = ["DELETION_GRACE_PERIOD", "ServiceCIDRsController", "allocated_address",
+           "blocking_ip_addresses", "can_delete_cidr", "contains_address"]
