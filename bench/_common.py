@@ -139,6 +139,39 @@ def raw_deletes(directory: str, n: int, per_txn: int, value: bytes,
     return n / elapsed
 
 
+def raw_tombstones(directory: str, n: int, per_txn: int, value: bytes, *,
+                   runs: int = 3) -> float:
+    """Issue 27's baseline, "the raw durable SQLite tombstone rate": rows/s writing ``n``
+    tombstones of ``value`` as ``SqliteKV`` writes a delete (a row of its log table,
+    ``deleted`` = 1, carrying the old value, under the ``(name, id)`` index), with its
+    durability (WAL, ``synchronous=FULL``, each transaction committed before the next
+    starts), ``per_txn`` rows per ``BEGIN IMMEDIATE ... COMMIT``: with ``per_txn`` =
+    the writers acknowledged only after their commit (the GC's 20 workers), the most
+    group commit of that many writers can reach; with ~1000, what the disk allows.
+    Plain ``sqlite3`` statements, no Python store above them; the median of ``runs``
+    runs (this machine's fsync time drifts)."""
+    from kubegc.storage import sqlite_schema as sql
+
+    rates = []
+    for _ in range(runs):
+        path = fresh_db(directory)
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.executescript(sql.SCHEMA)
+        rows = [(n + i + 1, f"/registry/configmaps/bench/dep-{i:07d}", 0, 1, i + 1, i + 1,
+                 value) for i in range(n)]
+        start = time.perf_counter()
+        for base in range(0, n, per_txn):
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(sql.INSERT, rows[base:base + per_txn])
+            conn.execute("COMMIT")
+        rates.append(n / (time.perf_counter() - start))
+        conn.close()
+        remove_db(path)
+    return statistics.median(rates)
+
+
 # -- timing -------------------------------------------------------------------------------------
 
 

@@ -18,7 +18,13 @@ up for the cascade (issue 4 is the GC inside kubegc serve); ``--python-gc`` keep
 defaults, as a test process running ``kubegc.testing.Cluster`` has them.
 Beside it, the raw storage delete rate of the same store type: N keys of the same bytes
 deleted with CAS from 20 coroutines (the GC's default worker count), and for SQLite also
-plain-table deletes, one per transaction (FULL).
+plain-table deletes, one per transaction (FULL). For SQLite, issue 27's baseline too: the
+raw durable tombstone rate of the same rows (``_common.raw_tombstones``: the rows
+``SqliteKV`` writes for a delete, plain ``sqlite3``, ``synchronous=FULL``), measured just
+before and just after each cascade (the disk's speed drifts on a shared machine), with 20
+rows per commit (what 20 workers, each acknowledged only after its commit, can batch) and
+1,000 (what the disk allows); the cascade's ratio to each, and the rate with every
+DeletionRecord of the cascade durable too.
 
 Memory: a ``GraphBuilder`` fed ``--nodes`` metadata-only ADD events (a tree of fan-out 10:
 ReplicaSet-like owners, Pod-like leaves, distinct strings as after JSON decoding) through
@@ -27,6 +33,8 @@ objects dropped (graph incl. the identity strings it keeps), and tracemalloc byt
 with the inputs kept alive (what the graph adds on top of the informer's objects).
 
 Issue 4 targets: >= 5,000 dependents deleted per second end to end; <= 1 KB per node.
+Issue 27 target: the cascade >= 1/3 of the raw durable tombstone rate (the disk's, 1,000 per
+commit) at 50k and 500k dependents (``--sizes 50000``; never above 300k on the shared VM).
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -55,6 +63,7 @@ from _common import (
     fresh_db,
     header,
     raw_deletes,
+    raw_tombstones,
     remove_db,
     rss_bytes,
     timed,
@@ -78,6 +87,8 @@ NS = "bench-gc"
 GC_WORKERS = GarbageCollectorControllerConfiguration.concurrent_gc_syncs
 TARGET_DELETES = 5_000.0
 TARGET_NODE_BYTES = 1024.0
+#: Rows per commit of the "what the disk allows" tombstone baseline.
+TOMBSTONE_BATCH = 1000
 
 
 # -- cascade end to end -------------------------------------------------------------------------
@@ -86,14 +97,14 @@ TARGET_NODE_BYTES = 1024.0
 
 
 async def cascade(storage: str, n: int, policy: str, timeout: float, *,
-                  serve_gc: bool = False) -> dict[str, float]:
+                  serve_gc: bool = False, workers: int = GC_WORKERS) -> dict[str, float]:
     """One owner, ``n`` dependents; seconds from the owner's DELETE to the last dependent
     (and, Foreground, the owner) gone. ``serve_gc``: tune the cyclic collector as
     ``kubegc serve`` does after start-up (freeze, higher thresholds) for the cascade."""
     durable = parse_storage(storage).durable
     data_dir = Path(tempfile.mkdtemp(prefix="bench-gc-")) if durable else None
     async with Cluster(controllers=["garbagecollector"], storage=storage,
-                       data_dir=data_dir) as cluster:
+                       data_dir=data_dir, concurrent_gc_syncs=workers) as cluster:
         client = cluster.client
         await client.create(NAMESPACES, {"metadata": {"name": NS}})
         owner = await client.create(CONFIGMAPS, configmap("owner", NS), namespace=NS)
@@ -296,6 +307,39 @@ def graph_memory(n: int, keep_inputs: bool) -> dict[str, Any]:
 # -- main -----------------------------------------------------------------------------------------
 
 
+class Tombstones(NamedTuple):
+    """The raw durable tombstone rates of the same rows (``_common.raw_tombstones``)."""
+
+    workers: float  # GC_WORKERS rows per commit: what 20 acknowledged writers can batch
+    disk: float  # TOMBSTONE_BATCH rows per commit: what the disk allows
+
+
+def _tombstones(directory: str, n: int, value: bytes) -> Tombstones:
+    return Tombstones(raw_tombstones(directory, n, GC_WORKERS, value),
+                      raw_tombstones(directory, n, TOMBSTONE_BATCH, value))
+
+
+def _print_cascade(storage: str, n: int, policy: str, r: dict[str, float], raw: float,
+                   tomb: Tombstones | None) -> None:
+    complete = r["deleted"] == r["expected"]
+    print(f"  {storage:<6} {policy:<10} n={n:<7,} {r['rate']:>8,.0f} deletes/s "
+          f"= {r['rate'] / raw:.3f}x raw  ({r['deleted']:,}/{r['expected']:,} in "
+          f"{r['seconds']:.2f} s{'' if complete else ' INCOMPLETE'}; first gone "
+          f"after {r['first_s'] * 1000:.1f} ms"
+          + (f"; owner gone after {r['owner_gone_s']:.2f} s" if policy == "Foreground" else "")
+          + f"; {r['records']:,.0f} DeletionRecords written after "
+          f"{r['records_s']:.2f} s; setup creates {r['setup_creates_per_s']:,.0f}/s)",
+          flush=True)
+    if tomb is not None:
+        with_records = r["expected"] / r["records_s"] if r["records_s"] > 0 else 0.0
+        print(f"  {'':<6} {'':<10} raw durable tombstones of the same rows (FULL, median "
+              f"of 3, before and after): {tomb.workers:,.0f}/s at {GC_WORKERS}/txn, "
+              f"{tomb.disk:,.0f}/s at {TOMBSTONE_BATCH}/txn; the cascade "
+              f"{r['rate'] / tomb.workers:.3f}x / {r['rate'] / tomb.disk:.3f}x of them; "
+              f"DeletionRecords durable too: {with_records:,.0f}/s = "
+              f"{with_records / tomb.disk:.3f}x the disk's", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="~10-20 s smoke run")
@@ -314,6 +358,10 @@ def main() -> None:
                              "serve's (gc.freeze() after start-up, thresholds 50000/50/100)")
     parser.add_argument("--serve-gc", action="store_true",
                         help="kubegc serve's cyclic-GC settings (the default)")
+    parser.add_argument("--gc-workers", type=int, default=GC_WORKERS,
+                        help="the GC's workers (kubegc serve --concurrent-gc-syncs; upstream's "
+                             "default 20): each waits for its DELETE's commit, so a commit "
+                             "carries at most this many of the cascade's deletions")
     parser.add_argument("--timeout", type=float, default=300.0, help="per cascade")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where raw DBs go")
     parser.add_argument("--graph-child", help=argparse.SUPPRESS)
@@ -332,11 +380,11 @@ def main() -> None:
     storages = [s.strip() for s in args.storage.split(",") if s.strip()]
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     header("bench_gc", f"dependents {sizes}, policies {policies}, stores {storages}, "
-                       f"{GC_WORKERS} GC workers, cyclic GC "
+                       f"{args.gc_workers} GC workers, cyclic GC "
                        f"{'as kubegc serve' if serve_gc else 'Python defaults'}")
     started = time.perf_counter()
     value = orjson.dumps(configmap("dep-0000000", NS))
-    rows: list[tuple[str, int, str, dict[str, float], float]] = []
+    rows: list[tuple[str, int, str, dict[str, float], float, Tombstones | None]] = []
     print("Cascade deletion of one owner's dependents (end to end: DELETE owner -> last "
           "dependent's DELETED event)")
     for storage in storages:
@@ -350,19 +398,14 @@ def main() -> None:
                          f"{raw_deletes(args.dir, min(n, 5000), 1, value):,.0f}/s")
             print(line, flush=True)
             for policy in policies:
+                tomb = _tombstones(args.dir, n, value) if durable else None
                 r = asyncio.run(cascade(storage, n, policy, args.timeout,
-                                        serve_gc=serve_gc))
-                rows.append((storage, n, policy, r, raw))
-                complete = r["deleted"] == r["expected"]
-                print(f"  {storage:<6} {policy:<10} n={n:<7,} {r['rate']:>8,.0f} deletes/s "
-                      f"= {r['rate'] / raw:.3f}x raw  ({r['deleted']:,}/{r['expected']:,} in "
-                      f"{r['seconds']:.2f} s{'' if complete else ' INCOMPLETE'}; first gone "
-                      f"after {r['first_s'] * 1000:.1f} ms"
-                      + (f"; owner gone after {r['owner_gone_s']:.2f} s"
-                         if policy == "Foreground" else "")
-                      + f"; {r['records']:,.0f} DeletionRecords written after "
-                      f"{r['records_s']:.2f} s; setup creates {r['setup_creates_per_s']:,.0f}/s)",
-                      flush=True)
+                                        serve_gc=serve_gc, workers=args.gc_workers))
+                if tomb is not None:  # the disk drifts: the baseline around the cascade
+                    after = _tombstones(args.dir, n, value)
+                    tomb = Tombstones(*((a + b) / 2 for a, b in zip(tomb, after, strict=True)))
+                rows.append((storage, n, policy, r, raw, tomb))
+                _print_cascade(storage, n, policy, r, raw, tomb)
     memory: dict[str, Any] = {}
     if not args.skip_memory:
         print("GC graph memory (GraphBuilder fed ADD events, fan-out 10 tree)", flush=True)
@@ -382,9 +425,17 @@ def main() -> None:
             print(f"  {traced['nodes']:,} nodes: tracemalloc {traced['traced_bytes_per_node']:,.0f}"
                   f" B/node allocated by the graph beyond the (kept) informer objects")
     print("Issue 4 targets")
-    for storage, n, policy, r, _ in rows:
+    for storage, n, policy, r, _, _ in rows:
         print(f"  {storage:<6} {policy:<10} n={n:<7,} {r['rate']:>8,.0f} deletes/s, target >= "
               f"{TARGET_DELETES:,.0f}/s [{verdict(r['rate'], TARGET_DELETES)}]")
+    print("Issue 27 targets (durable stores: the cascade >= 1/3 of the raw durable tombstone "
+          "rate of the same run)")
+    for storage, n, policy, r, _, tomb in rows:
+        if tomb is not None:
+            print(f"  {storage:<6} {policy:<10} n={n:<7,} {r['rate'] / tomb.disk:.3f}x the "
+                  f"disk's ({TOMBSTONE_BATCH}/txn) [{verdict(r['rate'] / tomb.disk, 1 / 3)}]; "
+                  f"{r['rate'] / tomb.workers:.3f}x {GC_WORKERS}/txn "
+                  f"[{verdict(r['rate'] / tomb.workers, 1 / 3)}]")
     if memory and "rss_bytes_per_node" in memory:
         per = memory["rss_bytes_per_node"]
         print(f"  graph memory {per:,.0f} B/node (RSS, {memory['nodes']:,} nodes), target <= "

@@ -81,6 +81,15 @@ def test_the_ephemeral_volume_workers_flag() -> None:
     assert default.controller_manager.ephemeral_volume.concurrent_ephemeral_volume_syncs == 5
 
 
+def test_compaction_flags_take_kube_apiservers_and_kines_names() -> None:
+    config = serve_config(build_parser().parse_args([
+        "serve", "--etcd-compaction-interval", "1m30s", "--compact-min-retain", "1000"]))
+    assert (config.compaction_interval, config.compaction_keep) == (90.0, 1000)
+    default = serve_config(build_parser().parse_args(["serve"]))
+    assert (default.compaction_interval, default.compaction_keep) == (
+        ClusterConfig.compaction_interval, ClusterConfig.compaction_keep)
+
+
 def test_leader_election_flags_take_kube_controller_managers_names_and_durations() -> None:
     config = serve_config(build_parser().parse_args([
         "serve", "--leader-elect-lease-duration", "1m30s", "--leader-elect-renew-deadline",

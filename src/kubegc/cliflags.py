@@ -319,6 +319,24 @@ def token_auth_file(text: str) -> Path:
     return path
 
 
+def pem_file(text: str) -> Path:
+    """A certificate or key file (``--proxy-client-cert-file``, ...): readable and PEM
+    (checked now, as kube-apiserver loads them at start)."""
+    path = Path(text).expanduser()
+    try:
+        content = path.read_bytes()
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"{text}: {e.strerror or e}") from None
+    if b"-----BEGIN " not in content:
+        raise argparse.ArgumentTypeError(f"{text}: no PEM data found")
+    return path
+
+
+def string_slice(text: str) -> tuple[str, ...]:
+    """A comma-separated list, as pflag's ``StringSlice`` (empty: none)."""
+    return tuple(item.strip() for item in text.split(",") if item.strip())
+
+
 def audit_policy_file(text: str) -> Path:
     """``--audit-policy-file``: a policy that loads (checked now, as kube-apiserver does
     at start)."""

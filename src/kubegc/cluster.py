@@ -25,7 +25,12 @@ from kubegc.api.types import Obj
 from kubegc.authz.ownerreferences import ACCESS_CONFIG_PATH
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
-from kubegc.cluster_config import AuditConfiguration, ClusterConfig
+from kubegc.cluster_config import (
+    FRONT_PROXY_CLIENT,
+    AuditConfiguration,
+    ClusterConfig,
+    RequestHeaderConfiguration,
+)
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
@@ -51,6 +56,7 @@ from kubegc.server.authn.tokenfile import read_token_file, token_file_authentica
 from kubegc.server.authn.x509 import x509_authenticator
 from kubegc.server.context import DebugHandler
 from kubegc.server.fault_endpoints import CONTROLLERS_PATH, controllers_handler
+from kubegc.server.frontproxy import FrontProxy, generated_front_proxy
 from kubegc.server.http import Request, Response
 from kubegc.server.tls import (
     CLIENT_CERT_VALIDITY,
@@ -66,6 +72,24 @@ from kubegc.ui_server import ui_handler
 from kubegc.user_kubeconfig import UserKubeconfigError, signed_kubeconfig
 
 log = logging.getLogger(__name__)
+
+
+def front_proxy(config: RequestHeaderConfiguration, data_dir: Path) -> FrontProxy:
+    """The front proxy the flags name, or the one kubegc keeps in ``data_dir`` when they
+    name no file (kubeadm's front-proxy CA and client certificate)."""
+    cert: tuple[Path, Path] | None = None
+    ca_file = config.client_ca_file
+    if config.generated:
+        cert_file, key_file, ca_file = generated_front_proxy(data_dir, FRONT_PROXY_CLIENT)
+        cert = (cert_file, key_file)
+    elif config.proxy_client_cert_file is not None and config.proxy_client_key_file is not None:
+        cert = (config.proxy_client_cert_file, config.proxy_client_key_file)
+    return FrontProxy(client_cert=cert,
+                      client_ca_pem=ca_file.read_bytes() if ca_file is not None else None,
+                      allowed_names=config.allowed_names,
+                      username_headers=config.username_headers,
+                      group_headers=config.group_headers,
+                      extra_headers_prefix=config.extra_headers_prefix)
 
 
 def build_auditor(config: AuditConfiguration, clock: Clock) -> Auditor | None:
@@ -237,9 +261,14 @@ class Cluster:
             options.ssl_context = creds.ssl_context()
             options.token = creds.token
             options.request_authenticators.append(x509_authenticator())
+            options.client_ca_pem = creds.ca_cert_pem
+            options.front_proxy = front_proxy(config.request_header, directory)
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
             self.ca = load_ca(directory)
         self.server = APIServer(self.registry, clock=self.clock, options=options)
+        # not ready before ``start`` has finished: the server listens (and answers
+        # /readyz) while the rest starts, before the controllers add their own check
+        self.server.ctx.readiness_checks.append(self._started.is_set)
         self.server.add_debug_handler(ACCESS_CONFIG_PATH, self._access_handler)
         await self.server.start()
         path = config.kubeconfig or (

@@ -48,6 +48,37 @@ class AuditConfiguration:
         return self.policy_file is not None and bool(self.log_path)
 
 
+#: the front-proxy client certificate's common name (kubeadm's), and so the default of
+#: ``--requestheader-allowed-names``
+FRONT_PROXY_CLIENT = "front-proxy-client"
+
+
+@dataclass(frozen=True)
+class RequestHeaderConfiguration:
+    """kube-apiserver's front-proxy flags: the client certificate the aggregator presents
+    to the backends (``--proxy-client-cert-file``/``--proxy-client-key-file``), the CA a
+    backend verifies it with (``--requestheader-client-ca-file``), the common names allowed
+    (``--requestheader-allowed-names``; empty: any) and the header names
+    (``--requestheader-*-headers``), published in the ``extension-apiserver-authentication``
+    ConfigMap. Defaults are kubeadm's; with no file given (and TLS on) kubegc makes the
+    front-proxy CA and client certificate in the data directory's ``pki/``, as kubeadm
+    does."""
+
+    proxy_client_cert_file: Path | None = None
+    proxy_client_key_file: Path | None = None
+    client_ca_file: Path | None = None
+    allowed_names: tuple[str, ...] = (FRONT_PROXY_CLIENT,)
+    username_headers: tuple[str, ...] = ("X-Remote-User",)
+    group_headers: tuple[str, ...] = ("X-Remote-Group",)
+    extra_headers_prefix: tuple[str, ...] = ("X-Remote-Extra-",)
+
+    @property
+    def generated(self) -> bool:
+        """Whether kubegc makes the credentials (no file given)."""
+        return (self.proxy_client_cert_file is None and self.proxy_client_key_file is None
+                and self.client_ca_file is None)
+
+
 @dataclass
 class ClusterConfig:
     """Everything ``kubegc.cluster.Cluster`` builds a kubegc from."""
@@ -95,6 +126,9 @@ class ClusterConfig:
     #: --service-account-issuer: the ``iss`` of the ServiceAccount tokens this kubegc signs
     service_account_issuer: str = "https://kubernetes.default.svc.cluster.local"
     audit: AuditConfiguration = field(default_factory=AuditConfiguration)
+    #: --proxy-client-* and --requestheader-*: the front proxy's credentials
+    request_header: RequestHeaderConfiguration = field(
+        default_factory=RequestHeaderConfiguration)
     #: --emulated-version and --feature-gates: the version every version-dependent
     #: behaviour follows (``/version``, the controllers' gates; docs/versions.md)
     feature_gate: FeatureGate = field(default_factory=FeatureGate)

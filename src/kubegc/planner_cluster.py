@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from kubegc.api.auth import UserInfo
 from kubegc.api.features import FeatureGate
 from kubegc.api.version import BINARY_VERSION, MajorMinor
 from kubegc.cluster_config import ClusterConfig
@@ -55,6 +56,16 @@ class _ClusterSimulation:
         memory = manager.deletions if manager is not None else None
         return list(memory.deletions) if memory is not None else []
 
+    async def evict(self, namespace: str, name: str) -> None:
+        from kubegc.api.auth import as_user
+        from kubegc.registry.generic.rest import WriteOptions
+
+        t, storage = self.cluster.registry.route("", "v1", "pods", namespace, "eviction")
+        body = {"apiVersion": "policy/v1", "kind": "Eviction",
+                "metadata": {"name": name, "namespace": namespace}}
+        with as_user(PLAN_USER):  # the plan's user, as the DeletionRecord names it
+            await storage.create_named(t, name, body, WriteOptions())
+
     async def settle(self, timeout: float) -> None:
         # cluster.settle() only times out once the injected clock also passed the deadline,
         # which a ManualClock never does by itself: bound it in real time here.
@@ -68,6 +79,10 @@ class _ClusterSimulation:
             await asyncio.sleep(0.005)
         await asyncio.wait_for(self.cluster.settle(timeout),
                                max(0.001, deadline - loop.time()))
+
+
+#: who sends the plan's evictions (``kubegc plan evict|drain``)
+PLAN_USER = UserInfo("kubegc-plan", groups=("system:masters", "system:authenticated"))
 
 
 #: The simulation's watch cache: its watchers are in-process and never fall behind, and

@@ -17,7 +17,12 @@ from kubegc.api.version import (
     EffectiveVersion,
     parse_emulated_version,
 )
-from kubegc.cluster_config import AUDIT_LOG_FORMATS, AuditConfiguration, ClusterConfig
+from kubegc.cluster_config import (
+    AUDIT_LOG_FORMATS,
+    AuditConfiguration,
+    ClusterConfig,
+    RequestHeaderConfiguration,
+)
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     EphemeralVolumeControllerConfiguration,
@@ -170,8 +175,10 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--no-ui", action="store_true",
                    help="do not serve the owner-graph page at /ui/ (nor print its login URL)")
     _access_flags(p)
+    _front_proxy_flags(p)
     _audit_flags(p)
     _node_lifecycle_flags(p)
+    _compaction_flags(p)
     _leader_election_flags(p)
     _version_flags(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
@@ -191,6 +198,18 @@ def _node_lifecycle_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--node-monitor-period", type=cliflags.go_duration,
                    default=f"{nl.node_monitor_period:g}s", metavar="DURATION",
                    help="time between two looks at every node's health")
+
+
+def _compaction_flags(p: argparse.ArgumentParser) -> None:
+    cfg = ClusterConfig
+    g = p.add_argument_group("compaction (kube-apiserver's and kine's flags)")
+    g.add_argument("--etcd-compaction-interval", type=cliflags.go_duration,
+                   default=f"{cfg.compaction_interval:g}s", metavar="DURATION",
+                   help="time between two compactions of the store's history; 0 never "
+                        "compacts (then the SQLite file never shrinks)")
+    g.add_argument("--compact-min-retain", type=non_negative_int, default=cfg.compaction_keep,
+                   metavar="REVISIONS",
+                   help="revisions a compaction keeps for watches and paged lists to resume")
 
 
 def _access_flags(p: argparse.ArgumentParser) -> None:
@@ -218,6 +237,50 @@ def _access_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--service-account-issuer", default=cfg.service_account_issuer,
                    metavar="URL", help="the iss claim of the ServiceAccount tokens kubegc "
                                        "signs")
+
+
+def _front_proxy_flags(p: argparse.ArgumentParser) -> None:
+    rh = RequestHeaderConfiguration
+    g = p.add_argument_group("the aggregator's front-proxy identity (kube-apiserver's flags; "
+                             "none given: kubegc makes front-proxy-ca.crt and "
+                             "front-proxy-client.crt in <data-dir>/pki, as kubeadm does)")
+    g.add_argument("--proxy-client-cert-file", type=cliflags.pem_file, default=None,
+                   metavar="FILE", help="the client certificate the aggregator presents to "
+                                        "the backends of APIServices")
+    g.add_argument("--proxy-client-key-file", type=cliflags.pem_file, default=None,
+                   metavar="FILE", help="its key")
+    g.add_argument("--requestheader-client-ca-file", type=cliflags.pem_file, default=None,
+                   metavar="FILE", help="the CA of that certificate, published in "
+                                        "kube-system/extension-apiserver-authentication")
+    for name, default, what in (
+            ("allowed-names", rh.allowed_names,
+             "common names a front proxy's certificate may have (empty: any)"),
+            ("username-headers", rh.username_headers, "headers of the user name"),
+            ("group-headers", rh.group_headers, "headers of the groups"),
+            ("extra-headers-prefix", rh.extra_headers_prefix,
+             "prefixes of the headers of the user's extra values")):
+        g.add_argument(f"--requestheader-{name}", type=cliflags.string_slice,
+                       default=",".join(default), metavar="LIST",
+                       help=f"comma-separated {what}, published in the ConfigMap")
+
+
+def request_header_config(args: argparse.Namespace) -> RequestHeaderConfiguration:
+    """The front-proxy flags; ``ValueError`` when a certificate comes without its key."""
+    if (args.proxy_client_cert_file is None) != (args.proxy_client_key_file is None):
+        raise ValueError("--proxy-client-cert-file and --proxy-client-key-file go together")
+    return RequestHeaderConfiguration(
+        proxy_client_cert_file=args.proxy_client_cert_file,
+        proxy_client_key_file=args.proxy_client_key_file,
+        client_ca_file=args.requestheader_client_ca_file,
+        allowed_names=_slice(args.requestheader_allowed_names),
+        username_headers=_slice(args.requestheader_username_headers),
+        group_headers=_slice(args.requestheader_group_headers),
+        extra_headers_prefix=_slice(args.requestheader_extra_headers_prefix))
+
+
+def _slice(value: str | tuple[str, ...]) -> tuple[str, ...]:
+    """An argparse default stays the text it was given; a parsed flag is a tuple."""
+    return cliflags.string_slice(value) if isinstance(value, str) else value
 
 
 def _audit_flags(p: argparse.ArgumentParser) -> None:
@@ -298,7 +361,10 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
         enable_admission_plugins=_names(args.enable_admission_plugins),
         disable_admission_plugins=_names(args.disable_admission_plugins),
         service_account_issuer=args.service_account_issuer, audit=audit_config(args),
+        request_header=request_header_config(args),
         feature_gate=feature_gate_config(args),
+        compaction_interval=args.etcd_compaction_interval,
+        compaction_keep=args.compact_min_retain,
         controller_manager=ControllerManagerConfiguration(
             controllers=controllers, leader_election=leader_election,
             garbage_collector=GarbageCollectorControllerConfiguration(

@@ -12,83 +12,25 @@ import base64
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.aggregated_api import GROUP, VERSION, AggregatedAPI, self_signed
-from tests.e2e.conftest import Server, eventually, free_port, start_server, stop_server
+from tests.e2e.aggregation_setup import (
+    API_SERVICE,
+    agg_server,
+    apply,
+    available,
+    backend,
+    registered,
+    service_objects,
+    wait_available,
+)
+from tests.e2e.conftest import Server, eventually
 
-API_SERVICE = f"{VERSION}.{GROUP}"
-
-
-@pytest.fixture(scope="module")
-def agg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = start_server(tmp_path_factory.mktemp("kubegc-agg"))
-    yield s
-    stop_server(s)
-
-
-@pytest.fixture(scope="module")
-def backend() -> Iterator[AggregatedAPI]:
-    api = AggregatedAPI(free_port())
-    api.start()
-    yield api
-    api.stop()
-
-
-def apply(server: Server, *objects: dict[str, Any]) -> None:
-    server.kubectl("apply", "-f", "-", input=json.dumps(
-        {"apiVersion": "v1", "kind": "List", "items": list(objects)}))
-
-
-def service_objects(namespace: str, port: int) -> list[dict[str, Any]]:
-    return [
-        {"apiVersion": "v1", "kind": "Service",
-         "metadata": {"name": "metrics-api", "namespace": namespace},
-         "spec": {"ports": [{"name": "https", "port": 443, "targetPort": port}]}},
-        {"apiVersion": "v1", "kind": "Endpoints",
-         "metadata": {"name": "metrics-api", "namespace": namespace},
-         "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
-                      "ports": [{"name": "https", "port": port}]}]},
-    ]
-
-
-def api_service(namespace: str, ca_bundle: str) -> dict[str, Any]:
-    return {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-            "metadata": {"name": API_SERVICE},
-            "spec": {"group": GROUP, "version": VERSION, "groupPriorityMinimum": 100,
-                     "versionPriority": 100, "caBundle": ca_bundle,
-                     "service": {"namespace": namespace, "name": "metrics-api"}}}
-
-
-def available(server: Server, name: str = API_SERVICE) -> dict[str, Any] | None:
-    done = server.kubectl("get", "apiservice", name, "-o", "json", check=False)
-    if done.returncode != 0:
-        return None
-    for condition in json.loads(done.stdout).get("status", {}).get("conditions") or []:
-        if condition["type"] == "Available":
-            return dict(condition)
-    return None
-
-
-def wait_available(server: Server, status: str, reason: str) -> dict[str, Any]:
-    def seen() -> dict[str, Any] | None:
-        c = available(server)
-        return c if c is not None and (c["status"], c["reason"]) == (status, reason) else None
-    found: dict[str, Any] = eventually(seen, timeout=30, what=f"Available {status} {reason}")
-    return found
-
-
-@pytest.fixture(scope="module")
-def registered(agg_server: Server, backend: AggregatedAPI) -> Iterator[str]:
-    agg_server.kubectl("create", "namespace", "metrics")
-    apply(agg_server, *service_objects("metrics", backend.port))
-    apply(agg_server, api_service("metrics", backend.ca_bundle))
-    wait_available(agg_server, "True", "Passed")
-    yield "metrics"
+__all__ = ["agg_server", "backend", "registered"]  # module fixtures
 
 
 def test_local_apiservices_for_the_built_in_groups(agg_server: Server) -> None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import platform
+import sys
 
 import pytest
 
 from kubegc.api.clock import ManualClock
 from kubegc.storage import MemoryKV, compact_once, run_compactor
+from kubegc.storage.compactor import trim_heap
 
 
 async def write(kv: MemoryKV, n: int) -> None:
@@ -58,3 +61,8 @@ async def test_run_compactor_compacts_every_interval() -> None:
 def test_run_compactor_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError):
         asyncio.run(run_compactor(MemoryKV(), interval=0, keep=1, clock=ManualClock()))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_trim_heap_hands_free_memory_back_on_glibc() -> None:
+    assert trim_heap() is (platform.libc_ver()[0] == "glibc")

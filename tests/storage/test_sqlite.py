@@ -23,6 +23,7 @@ from kubegc.storage import (
     StorageClosedError,
     StorageError,
     sqlite_schema,
+    sqlite_vacuum,
     sqlite_writer,
 )
 
@@ -387,3 +388,67 @@ def test_new_databases_use_8k_pages_and_old_ones_keep_theirs(tmp_path: Path) -> 
     reopened.execute("INSERT INTO kine (name, created, deleted, create_revision, "
                      "prev_revision, value) VALUES ('/k', 1, 0, 1, 0, x'00')")
     reopened.close()
+
+
+def _file_size(db: Path) -> int:
+    return db.stat().st_size
+
+
+async def test_compaction_gives_the_freed_pages_back_to_the_file_system(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        value = b"x" * 4000
+        revs = await asyncio.gather(*(kv.create(f"/k/{i:05d}", value) for i in range(2000)))
+        full = _file_size(db) + Path(f"{db}-wal").stat().st_size
+        await asyncio.gather(*(kv.delete(f"/k/{i:05d}", expected_mod_revision=rev)
+                               for i, rev in enumerate(revs)))
+        await kv.compact(kv.current_revision)
+        conn = sqlite3.connect(db)
+        try:
+            assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+        finally:
+            conn.close()
+        assert _file_size(db) < full / 10, (_file_size(db), full)
+    finally:
+        await kv.close()
+
+
+def test_a_vacuum_step_frees_at_most_its_pages(tmp_path: Path) -> None:
+    conn = sqlite_schema.connect(str(tmp_path / "v.db"), "FULL")
+    try:
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO kine (name, created, deleted, create_revision, "
+                         "prev_revision, value) VALUES (?, 1, 0, 1, 0, ?)",
+                         [(f"/k/{i}", b"x" * 4000) for i in range(3000)])
+        conn.execute("COMMIT")
+        conn.execute("DELETE FROM kine")
+        free = sqlite_vacuum.free_pages(conn)
+        assert free > 2 * 100
+        assert sqlite_vacuum.vacuum_step(conn, 100) == free - 100
+        while sqlite_vacuum.vacuum_step(conn, 1000):
+            pass
+        assert sqlite_vacuum.free_pages(conn) == 0
+    finally:
+        conn.close()
+
+
+def test_old_databases_are_converted_to_incremental_vacuum_once(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE t(x)")
+    old.execute("INSERT INTO t VALUES (1)")
+    old.commit()
+    assert old.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    old.close()
+    for _ in range(2):
+        conn = sqlite_schema.connect(str(path), "FULL")
+        try:
+            assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == sqlite_vacuum.INCREMENTAL
+            assert conn.execute("SELECT x FROM t").fetchall() == [(1,)]
+        finally:
+            conn.close()
+    fresh = sqlite_schema.connect(str(tmp_path / "new.db"), "FULL")
+    try:
+        assert fresh.execute("PRAGMA auto_vacuum").fetchone()[0] == sqlite_vacuum.INCREMENTAL
+    finally:
+        fresh.close()

@@ -8,6 +8,8 @@ May import: ``kubegc.api``, ``kubegc.storage`` (types only), ``kubegc.registry``
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ssl
 from dataclasses import dataclass, field
 
@@ -16,8 +18,10 @@ from kubegc.api.clock import Clock
 from kubegc.api.version import EffectiveVersion
 from kubegc.registry import Registry
 from kubegc.server.aggregator import Aggregator
+from kubegc.server.aggregator.transport import ProxyTransport
 from kubegc.server.app import MAX_BODY, authenticate_request, build_handler
 from kubegc.server.audit import Auditor
+from kubegc.server.authentication_trust import AuthenticationTrust, required_data
 from kubegc.server.authn import (
     Authentication,
     RequestAuthenticator,
@@ -31,6 +35,7 @@ from kubegc.server.fault_endpoints import (
     faults_handler,
     requests_handler,
 )
+from kubegc.server.frontproxy import FrontProxy
 from kubegc.server.http import HTTPServer, Request
 from kubegc.server.tls import ServingCredentials, serving_credentials
 
@@ -58,6 +63,12 @@ class ServingOptions:
     auditor: Auditor | None = None
     #: the version ``/version`` reports (``--emulated-version``)
     version: EffectiveVersion = field(default_factory=EffectiveVersion)
+    #: the CA of the client certificates accepted (``client-ca-file`` of the
+    #: extension-apiserver-authentication ConfigMap)
+    client_ca_pem: bytes | None = None
+    #: the front proxy's certificate and requestheader trust (``--proxy-client-*``,
+    #: ``--requestheader-*``); None: the aggregator presents no certificate
+    front_proxy: FrontProxy | None = None
 
     def authentication(self) -> Authentication:
         tokens = ([static_token(self.token)] if self.token is not None else [])
@@ -76,7 +87,12 @@ class APIServer:
         self.ctx = ServerContext(registry=registry, clock=clock,
                                  authentication=options.authentication())
         self.ctx.auditor = options.auditor
-        self.ctx.aggregator = Aggregator(registry, clock=clock)
+        front_proxy = options.front_proxy
+        self.ctx.aggregator = Aggregator(registry, clock=clock, transport=ProxyTransport(
+            front_proxy.client_cert if front_proxy is not None else None))
+        self._trust = AuthenticationTrust(registry, required_data(options.client_ca_pem,
+                                                                  front_proxy))
+        self._trust_task: asyncio.Task[None] | None = None
         self.ctx.version = options.version
         self.add_debug_handler(FAULTS_PATH, faults_handler(self.ctx.faults))
         self.add_debug_handler(REQUESTS_PATH, requests_handler(self.ctx.faults))
@@ -106,9 +122,17 @@ class APIServer:
         self.ctx.server_address = f"{self.options.host}:{self.port}"
         if self.ctx.aggregator is not None:
             await self.ctx.aggregator.start()
+        if self._trust.required:
+            await self._trust.sync()
+            self._trust_task = asyncio.create_task(self._trust.run(),
+                                                   name="cluster-authentication-trust")
 
     async def stop(self) -> None:
         self.ctx.faults.clear()  # a fault never outlives the server: what it hung goes on
+        if self._trust_task is not None:
+            self._trust_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._trust_task
         if self.ctx.aggregator is not None:
             await self.ctx.aggregator.stop()
         if self._http is not None:

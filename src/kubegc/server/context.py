@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from kubegc.registry import Registry
 from kubegc.server.audit import Auditor
 from kubegc.server.authn import Authentication
 from kubegc.server.faults import FaultRegistry
-from kubegc.server.http import AnyResponse, Request, Response
+from kubegc.server.http import AnyResponse, Request, Response, StreamResponse
 
 if TYPE_CHECKING:
     from kubegc.server.aggregator import Aggregator
@@ -65,6 +65,30 @@ def json_response(obj: Any, status: int = 200) -> Response:
 def encoded_response(encoded: bytes, status: int = 200) -> Response:
     """``json_response`` of an object already encoded (the stored bytes)."""
     return Response(body=html_escape(encoded) + b"\n", status=status, content_type=JSON)
+
+
+def can_stream(request: Request) -> bool:
+    """Whether a whole answer may instead be written in chunks as it is made: not to HTTP/1.0
+    (no chunked encoding) nor HEAD, and not when the request is audited (an audit event
+    records the whole answer's status and, at RequestResponse, its object)."""
+    return request.version != "1.0" and request.method != "HEAD" and request.on_stream is None
+
+
+async def encoded_stream_response(request: Request, pieces: AsyncIterator[bytes]
+                                  ) -> StreamResponse:
+    """``encoded_response`` of the concatenation of ``pieces``, each escaped and written
+    (chunked, with back-pressure) as it comes: the same bytes, never held whole. A piece
+    that fails after the head was sent cuts the answer short (the connection is closed)."""
+    response = StreamResponse(status=200, content_type=JSON)
+    await response.prepare(request)
+    try:
+        async for piece in pieces:
+            await response.write(html_escape(piece))
+        await response.write(b"\n")
+    except ConnectionResetError:
+        return response  # the client went away
+    await response.write_eof()
+    return response
 
 
 def status_response(err: StatusError) -> Response:

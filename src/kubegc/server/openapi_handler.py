@@ -10,9 +10,10 @@ matching ``If-None-Match`` (or, without one, an ``If-Modified-Since`` not older 
 document) gets 304, as ``http.ServeContent`` answers. A v3 group-version document's JSON
 is key-sorted, so its ETag is the ``?hash=`` its index entry links.
 
-Documents are built when first asked for and kept until the catalog or a CRD changes
-(the CRDs' resourceVersions are part of the key), so a CRD's kinds appear in, and leave,
-both versions at once.
+Documents are built when first asked for and kept until the catalog, a CRD or a remote
+group's downloaded OpenAPI changes (the CRDs' resourceVersions and the aggregation's
+``openapi_generation`` are part of the key), so a CRD's kinds appear in, and leave, both
+versions at once. The remote groups' documents are merged in (``openapi_aggregated``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from kubegc.registry.groups.apiextensions.crd import resource_info_for, schema_f
 from kubegc.server import openapi
 from kubegc.server.context import ServerContext
 from kubegc.server.http import Request, Response
+from kubegc.server.openapi_aggregated import merge_v2, merge_v3_index, remote_v3
 from kubegc.server.openapi_v2 import openapi_v2
 from kubegc.server.openapi_v2_proto import encode_document
 
@@ -84,7 +86,8 @@ def serve_openapi(ctx: ServerContext, request: Request, path: str) -> Response:
 def _document(ctx: ServerContext, path: str) -> _Document | None:
     registry = ctx.registry
     key = (id(ctx), registry.catalog.generation, tuple(sorted(
-        (n, c["metadata"].get("resourceVersion", "")) for n, c in registry.crds.items())), path)
+        (n, c["metadata"].get("resourceVersion", "")) for n, c in registry.crds.items())),
+        registry.aggregation.openapi_generation, path)
     if key not in _cache:
         if len(_cache) > 256:
             _cache.clear()
@@ -95,17 +98,21 @@ def _document(ctx: ServerContext, path: str) -> _Document | None:
 
 
 def _build(ctx: ServerContext, path: str) -> Any:
-    catalog = ctx.registry.catalog
+    catalog, aggregation = ctx.registry.catalog, ctx.registry.aggregation
     version = ctx.version.openapi_info_version
     if path == "/openapi/v2":
-        return openapi_v2(catalog, crd_schemas(ctx), kubernetes_version=version)
+        return merge_v2(openapi_v2(catalog, crd_schemas(ctx), kubernetes_version=version),
+                        aggregation)
     if path == "/openapi/v3":
-        return openapi.openapi_v3_index(catalog, crd_schemas(ctx), kubernetes_version=version)
+        return merge_v3_index(openapi.openapi_v3_index(catalog, crd_schemas(ctx),
+                                                       kubernetes_version=version),
+                              aggregation)
     if path.startswith("/openapi/v3/"):
         gv = openapi.parse_group_version_path(path[len("/openapi/v3/"):])
         if gv is not None:
-            return openapi.openapi_v3_group_version(catalog, gv[0], gv[1], crd_schemas(ctx),
-                                                    kubernetes_version=version)
+            return (openapi.openapi_v3_group_version(catalog, gv[0], gv[1], crd_schemas(ctx),
+                                                     kubernetes_version=version)
+                    or remote_v3(aggregation, *gv))
     return None
 
 

@@ -64,12 +64,12 @@ PRIVATE_MODE = 0o600
 PUBLIC_MODE = 0o644
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
     """Write a secret into a file created owner-only (never written, then restricted)."""
     _write_file(path, data, PRIVATE_MODE)
 
 
-def _write_public(path: Path, data: bytes) -> None:
+def write_public(path: Path, data: bytes) -> None:
     _write_file(path, data, PUBLIC_MODE)
 
 
@@ -112,7 +112,12 @@ def load_ca(data_dir: Path) -> CertificateAuthority | None:
 
 
 def _load_ca(files: DataDir) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None:
-    cert_path, key_path = files.ca_cert, files.ca_key
+    return load_ca_files(files.ca_cert, files.ca_key)
+
+
+def load_ca_files(cert_path: Path, key_path: Path
+                  ) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None:
+    """The CA kept in ``cert_path`` and ``key_path``, or None when either is missing."""
     if not (cert_path.exists() and key_path.exists()):
         return None
     _restrict(key_path)
@@ -122,12 +127,18 @@ def _load_ca(files: DataDir) -> tuple[x509.Certificate, ec.EllipticCurvePrivateK
 
 
 def _ca(files: DataDir) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
-    found = _load_ca(files)
+    return ensure_ca(files.ca_cert, files.ca_key, "kubegc-ca")
+
+
+def ensure_ca(cert_path: Path, key_path: Path, common_name: str
+              ) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    """The CA kept in ``cert_path`` and ``key_path``, created (named ``common_name``) when
+    it is not there yet."""
+    found = load_ca_files(cert_path, key_path)
     if found is not None:
         return found
-    cert_path, key_path = files.ca_cert, files.ca_key
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubegc-ca")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     now = datetime.now(UTC)
     cert = (
         x509.CertificateBuilder().subject_name(name).issuer_name(name)
@@ -140,8 +151,8 @@ def _ca(files: DataDir) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
             encipher_only=False, decipher_only=False), critical=True)
         .sign(key, hashes.SHA256())
     )
-    _write_private(key_path, _key_pem(key))
-    _write_public(cert_path, cert.public_bytes(serialization.Encoding.PEM))
+    write_private(key_path, _key_pem(key))
+    write_public(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     return cert, key
 
 
@@ -178,8 +189,8 @@ def _server_cert(files: DataDir, hosts: list[str], ca: x509.Certificate,
                        critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    _write_private(key_path, _key_pem(key))
-    _write_public(cert_path, cert.public_bytes(serialization.Encoding.PEM))
+    write_private(key_path, _key_pem(key))
+    write_public(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     return cert_path, key_path
 
 
@@ -191,7 +202,7 @@ def _token(files: DataDir) -> str:
         if token:
             return token
     token = secrets.token_urlsafe(32)
-    _write_private(path, token.encode())
+    write_private(path, token.encode())
     return token
 
 
@@ -213,8 +224,8 @@ def service_account_key(data_dir: Path) -> bytes:
                         key_path, e)
     key = generate_key()
     pem = private_key_pem(key)
-    _write_private(key_path, pem)
-    _write_public(files.service_account_public_key, public_key_pem(key))
+    write_private(key_path, pem)
+    write_public(files.service_account_public_key, public_key_pem(key))
     return pem
 
 

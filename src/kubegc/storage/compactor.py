@@ -2,19 +2,47 @@
 
 ``run_compactor`` keeps a window of the newest ``keep`` revisions so watches and paged
 lists can resume, and forgets the rest (its owner passes both; the defaults are
-``kubegc.cluster_config.ClusterConfig``'s). It works with every ``KV`` backend.
+``kubegc.cluster_config.ClusterConfig``'s). It works with every ``KV`` backend. After a
+compaction that forgot something it hands the heap's free memory back to the system
+(``trim_heap``): what the deleted objects held in the process (watch cache, informers, the
+GC's graph) has been freed by then, but glibc keeps freed memory in its arenas.
 May import: the standard library and ``kubegc.api``.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import logging
+from collections.abc import Callable
 
 from kubegc.api.clock import Clock
 from kubegc.storage.errors import CompactedError, StorageClosedError, StorageError
 from kubegc.storage.kv import KV
 
 log = logging.getLogger(__name__)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name)
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError, TypeError):  # not glibc (musl, macOS): nothing to do
+        return None
+    return trim
+
+
+def trim_heap() -> bool:
+    """Return the heap's free memory to the system (glibc's ``malloc_trim(0)``, as long
+    running Python servers do after freeing much); False where there is no glibc."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
 
 
 async def compact_once(kv: KV, *, keep: int) -> int | None:
@@ -50,3 +78,4 @@ async def run_compactor(kv: KV, *, interval: float, keep: int, clock: Clock) -> 
             continue
         if revision is not None:
             log.debug("compacted to revision %d", revision)
+            trim_heap()

@@ -83,6 +83,23 @@ class DataDir:
         return self.pki / "server.key"
 
     @property
+    def front_proxy_ca_cert(self) -> Path:
+        """The front-proxy CA (kubeadm's name): the aggregator's client certificate's."""
+        return self.pki / "front-proxy-ca.crt"
+
+    @property
+    def front_proxy_ca_key(self) -> Path:
+        return self.pki / "front-proxy-ca.key"
+
+    @property
+    def front_proxy_client_cert(self) -> Path:
+        return self.pki / "front-proxy-client.crt"
+
+    @property
+    def front_proxy_client_key(self) -> Path:
+        return self.pki / "front-proxy-client.key"
+
+    @property
     def token(self) -> Path:
         return self.pki / "token"
 

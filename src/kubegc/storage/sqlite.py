@@ -35,6 +35,7 @@ from pathlib import Path
 
 from kubegc.api.clock import Clock, RealClock
 from kubegc.storage import sqlite_schema as sql
+from kubegc.storage import sqlite_vacuum as vacuum
 from kubegc.storage.errors import StorageClosedError, StorageError
 from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, key_bounds
 from kubegc.storage.revisions import Revisions
@@ -266,7 +267,8 @@ class SqliteKV(Revisions, KV):
     async def compact(self, revision: int) -> None:
         """Forget history before ``revision``: reads and watches below it fail at once;
         superseded rows and tombstones below it are deleted in transactions of
-        ``COMPACT_BATCH_REVISIONS`` revisions, yielding to the loop between them."""
+        ``COMPACT_BATCH_REVISIONS`` revisions, yielding to the loop between them; then the
+        file shrinks by the pages they held (``_vacuum``)."""
         self._check_open()
         self._update_compact_rev(revision)
         self._execute_txn([(sql.SET_META, ("compact_revision", revision))])
@@ -281,6 +283,20 @@ class SqliteKV(Revisions, KV):
                 ])
                 self._compact_progress = hi
                 await asyncio.sleep(0)
+            await self._vacuum()
+
+    async def _vacuum(self) -> None:
+        """Give the pages compaction freed back to the file system, one short step at a
+        time (``sqlite_vacuum``), yielding to the loop (and so to writers) between steps."""
+        free = before = vacuum.free_pages(self._conn)
+        while free and not self._closed:
+            left = vacuum.vacuum_step(self._conn)
+            if left >= free:  # not an incrementally vacuumed database: nothing to give
+                break
+            free = left
+            await asyncio.sleep(0)
+        if free < before and not self._closed:
+            vacuum.checkpoint(self._conn)
 
     def _execute_txn(self, statements: list[tuple[str, tuple[object, ...]]]) -> None:
         execute_transaction(self._conn, statements)

@@ -22,7 +22,6 @@ import aiohttp
 import yaml
 
 from kubegc.api.errors import StatusError
-from kubegc.api.meta import DeletionPropagation
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource
 from kubegc.tools.audit_log import read_audit_log
@@ -37,7 +36,14 @@ from kubegc.tools.doctor.permissions import explain_permissions, impersonated_us
 from kubegc.tools.finalizers import ControllerMap
 from kubegc.tools.flags import HelpFormatter, add_now, examples, parse_duration
 from kubegc.tools.inventory import Inventory
-from kubegc.tools.plan import SimulationFactory, plan_delete
+from kubegc.tools.plan import SimulationFactory, plan_operation
+from kubegc.tools.plan_command import (
+    CASCADES,
+    PLAN_VERBS,
+    add_plan_flags,
+    operation_for,
+    split_taint,
+)
 from kubegc.tools.render import (
     DEFAULT_LIMIT,
     FORMATS,
@@ -58,8 +64,6 @@ TOOLS = ("doctor", "plan", "tree", "why")
 #: Exit status of ``doctor --fail-on`` when a finding at that level exists (1 is for
 #: failures: bad input, an unreachable cluster).
 EXIT_FINDINGS = 3
-CASCADES = {"background": DeletionPropagation.BACKGROUND,
-            "foreground": DeletionPropagation.FOREGROUND, "orphan": DeletionPropagation.ORPHAN}
 
 
 def _count(text: str) -> int:
@@ -133,16 +137,27 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--fail-on", choices=tuple(s.label for s in Severity), default=None,
                    help="exit with status 3 when a finding of this severity or worse exists "
                         "(for CI gates; default: exit 0 whatever is found)")
-    p = sub.add_parser("plan", help="what a delete would do, simulated (nothing is written)",
+    p = sub.add_parser("plan", help="what a delete, eviction, drain, taint or lost node would "
+                       "do, simulated (nothing is written)",
                        formatter_class=HelpFormatter, epilog=examples(
                            "%(prog)s delete deployment/web -n shop",
                            "%(prog)s delete namespace/shop --cascade foreground -o json",
-                           "%(prog)s delete site/blog -n lab --from dump.json"),
+                           "%(prog)s delete site/blog -n lab --from dump.json",
+                           "%(prog)s evict pod/web-7d9f8b-x2x4q -n shop   what pods/eviction "
+                           "answers",
+                           "%(prog)s drain node/worker-1 --ignore-daemonsets --timeout 5m",
+                           "%(prog)s taint node/worker-1 maint=now:NoExecute",
+                           "%(prog)s stop-kubelet node/worker-1   the node is lost"),
                        description="Load the cluster into an in-memory kubegc, run the real "
-                                   "garbage collector, kubelet and namespace controller, issue "
-                                   "the delete there and report what happens, in order.")
-    p.add_argument("verb", choices=("delete",), help="the operation to plan")
-    p.add_argument("target", nargs="+", metavar="KIND/NAME")
+                                   "garbage collector, kubelet, namespace, pod GC, taint-"
+                                   "eviction, node lifecycle and disruption controllers, do the "
+                                   "operation there (delete; evict: POST pods/eviction; drain: "
+                                   "as kubectl drain, cordon then evict with retries; taint: "
+                                   "as kubectl taint; stop-kubelet: the node's kubelet stops, "
+                                   "as a lost node) and report what happens, in order.")
+    p.add_argument("verb", choices=PLAN_VERBS, help="the operation to plan")
+    p.add_argument("target", nargs="+", metavar="KIND/NAME",
+                   help="the object (taint: then the taint, key[=value]:Effect)")
     p.add_argument("--cascade", choices=tuple(CASCADES), default="background",
                    help="propagation policy, as kubectl delete --cascade (default background)")
     p.add_argument("--horizon", type=parse_duration, default=None, metavar="DURATION",
@@ -159,6 +174,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                             f"default {DEFAULT_LIMIT}); -o json keeps every one")
     shown.add_argument("--all", dest="steps", action="store_const", const=None,
                        help="text: show every step and every entry")
+    add_plan_flags(p)
     _source(p, namespaces=False)
     p = sub.add_parser("tree", help="the owner tree of an object, with each object's state",
                        formatter_class=HelpFormatter, epilog=examples(
@@ -340,16 +356,17 @@ async def _plan(args: argparse.Namespace, session: Session,
                 factory: SimulationFactory | None) -> Report:
     if factory is None:
         raise ToolError("the planner needs a simulation: run it through `kubegc plan`")
+    taint = split_taint(args)
     # the cascade may reach any namespace: -n only names the target's
     resource, name, namespace, inv = await _target(args, session, whole_cluster=True)
     target = inv.find(resource.group, resource.kind, namespace, name)
     if target is None:
         raise _not_found(resource, name)
-    session.progress.say(f"simulating the delete of {len(inv.objects)} objects ...")
+    op = operation_for(args, inv, target, resource, taint)
+    session.progress.say(f"simulating the {args.verb} on {len(inv.objects)} objects ...")
     try:
-        return await plan_delete(inv, target, resource, factory=factory,
-                                 propagation=CASCADES[args.cascade], options=_options(args),
-                                 horizon=args.horizon, assume_alive=not args.simulated_only)
+        return await plan_operation(inv, op, factory=factory, options=_options(args),
+                                    horizon=args.horizon, assume_alive=not args.simulated_only)
     finally:
         session.progress.done()
 

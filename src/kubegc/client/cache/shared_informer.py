@@ -81,9 +81,14 @@ class FuncHandler(ResourceEventHandler):
 
 
 def to_partial_object_metadata(obj: Obj) -> Obj:
-    """``apiVersion``, ``kind`` and ``metadata`` (without ``managedFields``) of ``obj``."""
-    meta = dict(obj.get("metadata") or {})
-    meta.pop("managedFields", None)
+    """``apiVersion``, ``kind`` and ``metadata`` (without ``managedFields``) of ``obj``.
+
+    The metadata is ``obj``'s own dict when it has no managedFields (objects are shared
+    and never mutated, see the module docstring), else a copy without them: the rest of
+    ``obj`` (its spec, data, status) is not kept alive by the partial object."""
+    meta = obj.get("metadata") or {}
+    if "managedFields" in meta:
+        meta = {k: v for k, v in meta.items() if k != "managedFields"}
     return {"apiVersion": obj.get("apiVersion", ""), "kind": obj.get("kind", ""), "metadata": meta}
 
 
@@ -272,17 +277,21 @@ class SharedInformerFactory:
         self.clock = clock
         self.namespace = namespace
         self.resync_period = resync_period
-        self._informers: dict[tuple[GroupVersionResource, bool], SharedInformer] = {}
+        self._informers: dict[tuple[GroupVersionResource, bool, str], SharedInformer] = {}
 
     def for_resource(
         self, gvr: GroupVersionResource, *, metadata_only: bool = False,
+        field_selector: str = "",
     ) -> SharedInformer:
-        key = (gvr, metadata_only)
+        """The shared informer of ``gvr``; with ``field_selector``, one of only the objects
+        it selects (client-go's ``WithTweakListOptions``), shared by who asks the same."""
+        key = (gvr, metadata_only, field_selector)
         informer = self._informers.get(key)
         if informer is None:
             informer = SharedInformer(
                 self.client, gvr, clock=self.clock, namespace=self.namespace,
                 metadata_only=metadata_only, resync_period=self.resync_period,
+                field_selector=field_selector,
             )
             self._informers[key] = informer
         return informer
@@ -315,7 +324,7 @@ class SharedInformerFactory:
         return all(i.has_synced() for i in pending)
 
     async def stop(self, gvr: GroupVersionResource | None = None) -> None:
-        """Stop and forget the informers of ``gvr`` (both flavours), or all of them."""
+        """Stop and forget the informers of ``gvr`` (every flavour), or all of them."""
         keys = [k for k in self._informers if gvr is None or k[0] == gvr]
         for key in keys:
             await self._informers.pop(key).stop()

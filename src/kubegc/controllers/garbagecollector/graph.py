@@ -92,15 +92,22 @@ _REF_BOOLEANS = ("controller", "blockOwnerDeletion")
 def is_owner_reference(ref: Any) -> bool:
     """An entry the API would have stored: non-empty strings for apiVersion, kind, name
     and uid, booleans (or nothing) for controller and blockOwnerDeletion."""
-    return isinstance(ref, Mapping) and all(
-        isinstance(ref.get(k), str) and ref.get(k) for k in _REF_STRINGS) and all(
-        ref.get(k) is None or isinstance(ref.get(k), bool) for k in _REF_BOOLEANS)
+    if type(ref) is not dict and not isinstance(ref, Mapping):
+        return False
+    for k in _REF_STRINGS:
+        value = ref.get(k)
+        if not value or not isinstance(value, str):
+            return False
+    for k in _REF_BOOLEANS:
+        value = ref.get(k)
+        if value is not None and not isinstance(value, bool):
+            return False
+    return True
 
 
-def _refs(obj: Mapping[str, Any]) -> list[Any]:
+def _owner_references(obj: Mapping[str, Any]) -> Any:
     meta = obj.get("metadata")
-    refs = meta.get("ownerReferences") if isinstance(meta, Mapping) else None
-    return refs if isinstance(refs, list) else []
+    return meta.get("ownerReferences") if isinstance(meta, Mapping) else None
 
 
 def owner_refs_of(obj: Mapping[str, Any]) -> tuple[OwnerRef, ...]:
@@ -108,17 +115,32 @@ def owner_refs_of(obj: Mapping[str, Any]) -> tuple[OwnerRef, ...]:
     out entries that are no owner reference (``is_owner_reference``; an object stored below
     the API's validation): the GC never deletes an object on a reference it cannot
     understand."""
-    return tuple(OwnerRef.from_dict(r) for r in _refs(obj) if is_owner_reference(r))
+    return parse_owner_refs(obj)[0]
 
 
 def malformed_owner_refs(obj: Mapping[str, Any]) -> list[tuple[int, Any]]:
     """(index, entry) of the ownerReferences ``owner_refs_of`` leaves out; the whole
     field (index -1) when it is not a list."""
-    meta = obj.get("metadata")
-    refs = meta.get("ownerReferences") if isinstance(meta, Mapping) else None
-    if refs is not None and not isinstance(refs, list):
-        return [(-1, refs)]
-    return [(i, r) for i, r in enumerate(refs or []) if not is_owner_reference(r)]
+    return parse_owner_refs(obj)[1]
+
+
+def parse_owner_refs(obj: Mapping[str, Any]
+                     ) -> tuple[tuple[OwnerRef, ...], list[tuple[int, Any]]]:
+    """``owner_refs_of`` and ``malformed_owner_refs`` in one reading of the object (the
+    GraphBuilder needs both for every informer event)."""
+    refs = _owner_references(obj)
+    if not refs:
+        return (), ([(-1, refs)] if refs is not None and not isinstance(refs, list) else [])
+    if not isinstance(refs, list):
+        return (), [(-1, refs)]
+    good: list[OwnerRef] = []
+    bad: list[tuple[int, Any]] = []
+    for i, ref in enumerate(refs):
+        if is_owner_reference(ref):
+            good.append(OwnerRef.from_dict(ref))
+        else:
+            bad.append((i, ref))
+    return tuple(good), bad
 
 
 D = TypeVar("D")

@@ -35,8 +35,7 @@ from kubegc.controllers.garbagecollector.graph import (
     EventType,
     Node,
     OwnerRef,
-    malformed_owner_refs,
-    owner_refs_of,
+    parse_owner_refs,
 )
 from kubegc.controllers.garbagecollector.monitors import Monitors
 from kubegc.controllers.garbagecollector.owner_ref_warnings import (
@@ -184,22 +183,23 @@ class GraphBuilder:
 
     def _handle_add_or_update(self, event: Event, existing: Node | None) -> None:
         obj = event.obj
-        malformed = malformed_owner_refs(obj)
+        owners, malformed = parse_owner_refs(obj)
         if malformed:
             report_malformed_owner_refs(self.event_recorder, metaonly.identity_from(event.gvk, obj),
                                         malformed)
+        being_deleted = metaonly.being_deleted(obj)
         if existing is None:
             node = Node(
-                metaonly.identity_from(event.gvk, obj), owners=owner_refs_of(obj),
-                being_deleted=metaonly.being_deleted(obj),
-                deleting_dependents=metaonly.being_deleted(obj)
+                metaonly.identity_from(event.gvk, obj), owners=owners,
+                being_deleted=being_deleted,
+                deleting_dependents=being_deleted
                 and metaonly.has_delete_dependents_finalizer(obj),
             )
             self.insert_node(node)
         else:
             node = existing
-            self._update_owners(node, owner_refs_of(obj))
-            if metaonly.being_deleted(obj):
+            self._update_owners(node, owners)
+            if being_deleted:
                 node.mark_being_deleted()
         # the informer may fold a creation and a deletion into one event
         self.process_transitions(event.old_obj, obj, node)

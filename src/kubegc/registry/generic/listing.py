@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +103,10 @@ async def _select(
         revision = read_revision.get()  # a lagging view (stale.py), else 0: the current
     selected: list[KeyValue] = []
     next_start = ""
+    # A name the field selector pins (``RequiresExactMatch("metadata.name")``, as the
+    # generic Store's ``ListPredicate`` uses it) is the key's last segment: the other
+    # objects are left out without decoding them.
+    suffix = "/" + name if predicate is not None and (name := predicate.exact_name()) else ""
     try:
         while True:
             want = (limit - len(selected)) if limit else 0
@@ -111,7 +116,8 @@ async def _select(
             if predicate is None:
                 selected.extend(page.kvs)
             else:
-                selected.extend(kv for kv in page.kvs if predicate(decode(kv)))
+                selected.extend(kv for kv in page.kvs if kv.key.endswith(suffix)
+                                and predicate(decode(kv)))
             if not page.more:
                 break
             start = page.kvs[-1].key + "\x00"
@@ -159,6 +165,18 @@ async def list_objects(
     }
 
 
+def _encoded_head(t: Target, page: _Page) -> bytes:
+    """The list's JSON up to its first item: ``{"kind":..,"metadata":{..},"items":[``."""
+    head = orjson.dumps({"kind": t.info.list_kind_name,
+                         "apiVersion": t.info.api_version(t.version),
+                         "metadata": _list_metadata(page)})
+    return head[:-1] + b',"items":['
+
+
+def _encoded_items(kvs: list[KeyValue]) -> bytes:
+    return b",".join(with_resource_version(kv.value, kv.mod_revision) for kv in kvs)
+
+
 async def list_encoded(
     store: Store, t: Target, *, limit: int = 0, continue_: str = "",
     resource_version: str = "", resource_version_match: str = "",
@@ -168,11 +186,44 @@ async def list_encoded(
     page = await _select(store, t, None, limit=limit, continue_=continue_,
                          resource_version=resource_version,
                          resource_version_match=resource_version_match)
-    head = orjson.dumps({"kind": t.info.list_kind_name,
-                         "apiVersion": t.info.api_version(t.version),
-                         "metadata": _list_metadata(page)})
-    items = b",".join(with_resource_version(kv.value, kv.mod_revision) for kv in page.kvs)
-    return head[:-1] + b',"items":[' + items + b"]}"
+    return _encoded_head(t, page) + _encoded_items(page.kvs) + b"]}"
+
+
+#: Objects a streamed LIST (or a watch's initial events) reads from storage at a time.
+STREAM_PAGE = 1000
+
+
+async def list_encoded_stream(
+    store: Store, t: Target, *, resource_version: str = "", resource_version_match: str = "",
+) -> AsyncIterator[bytes]:
+    """``list_encoded`` without a limit, in pieces whose concatenation is its bytes: the
+    storage is read ``STREAM_PAGE`` keys at a time at the revision of the first read (the
+    continue token's paging), each page encoded as it is read, so that no more than a page
+    is held — upstream's streaming list encoder (KEP-5116,
+    ``responsewriters.StreamingEncoder`` in k8s.io/apiserver/pkg/endpoints/handlers).
+
+    The first page is read before this returns, so that a bad ``resourceVersion`` fails
+    before a byte is sent; a later page can still fail (compaction overtook the list):
+    then the iterator raises and the answer is cut short, which a client sees as a broken
+    response and lists again."""
+    page = await _select(store, t, None, limit=STREAM_PAGE, continue_="",
+                         resource_version=resource_version,
+                         resource_version_match=resource_version_match)
+    first = _encoded_head(t, _Page([], page.revision, "")) + _encoded_items(page.kvs)
+    return _encoded_pages(store, t, first, page)
+
+
+async def _encoded_pages(store: Store, t: Target, first: bytes, page: _Page
+                         ) -> AsyncIterator[bytes]:
+    yield first
+    sent = bool(page.kvs)
+    while page.continue_:
+        page = await _select(store, t, None, limit=STREAM_PAGE, continue_=page.continue_,
+                             resource_version="", resource_version_match="")
+        if page.kvs:
+            yield (b"," if sent else b"") + _encoded_items(page.kvs)
+            sent = True
+    yield b"]}"
 
 
 def parse_resource_version(resource_version: str) -> int:

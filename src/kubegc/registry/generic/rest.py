@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import builtins
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -91,6 +92,13 @@ class EncodedLister(Lister):
     @abc.abstractmethod
     async def list_encoded(self, t: Target, options: ListOptions) -> bytes | None:
         """The list's JSON as served, or None when it must be decoded (then ``list``)."""
+
+    async def list_encoded_stream(self, t: Target, options: ListOptions
+                                  ) -> AsyncIterator[bytes] | None:
+        """``list_encoded``'s bytes in pieces, read and encoded as they are sent (a LIST
+        without ``limit``), or None when this storage cannot stream it (then
+        ``list_encoded``). Errors of the request raise here, before any piece."""
+        return None
 
 
 class Watcher(Storage):

@@ -10,6 +10,7 @@ its own class with the interfaces it serves. ``StatusREST`` serves ``<resource>/
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from kubegc.api import errors
@@ -18,7 +19,7 @@ from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.registry import printers
 from kubegc.registry.generic.deletion import check_delete_options, delete
-from kubegc.registry.generic.listing import list_encoded, list_objects
+from kubegc.registry.generic.listing import list_encoded, list_encoded_stream, list_objects
 from kubegc.registry.generic.patching import patch
 from kubegc.registry.generic.rest import (
     CollectionDeleter,
@@ -94,6 +95,14 @@ class StoredResource:
         return await list_encoded(
             self.store, t, limit=options.limit, continue_=options.continue_,
             resource_version=options.resource_version,
+            resource_version_match=options.resource_version_match)
+
+    async def list_encoded_stream(self, t: Target, options: ListOptions
+                                  ) -> AsyncIterator[bytes] | None:
+        if not t.direct or options.selects or options.limit or options.continue_:
+            return None
+        return await list_encoded_stream(
+            self.store, t, resource_version=options.resource_version,
             resource_version_match=options.resource_version_match)
 
     def watch(self, t: Target, request: WatchRequest) -> RegistryWatch:

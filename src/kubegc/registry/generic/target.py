@@ -19,6 +19,7 @@ from kubegc.api import errors
 from kubegc.api.errors import GroupResource
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
+from kubegc.registry.generic.interning import intern_common
 from kubegc.registry.generic.keys import key_for, key_root
 from kubegc.registry.generic.strategy import Strategy
 from kubegc.storage import KeyValue
@@ -138,9 +139,10 @@ def decode(kv: KeyValue) -> Obj:
 
 
 def decode_value(value: bytes, revision: int) -> Obj:
+    """The stored object at ``revision``, its repeated strings shared (``intern_common``)."""
     obj: Obj = orjson.loads(value)
     obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
-    return obj
+    return intern_common(obj)
 
 
 def with_resource_version(value: bytes, revision: int) -> bytes:

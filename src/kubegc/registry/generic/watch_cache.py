@@ -1,8 +1,10 @@
 """One storage watch fanned out to many watchers (cf. apiserver's ``Cacher``).
 
-The cache watches every key under ``/registry/`` once, decodes each event once, keeps the
-last ``capacity`` events in a ring, and hands each event to the watchers whose key prefix
-matches. A watch can start at any revision the ring still covers (``>= origin``); older
+The cache watches every key under ``/registry/`` once, keeps the last ``capacity`` events
+in a ring (their stored bytes; an event is decoded when a watcher first needs its object,
+and the decoded objects of the last ``DECODED_WINDOW`` decoded events are shared by every
+reader), and hands each event to the watchers whose key prefix matches.
+A watch can start at any revision the ring still covers (``>= origin``); older
 ones get 410 Expired, exactly as kube-apiserver's watch cache answers "too old resource
 version", and clients relist.
 
@@ -23,7 +25,7 @@ import collections
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kubegc.api.goformat import html_escape
 from kubegc.api.types import Obj
@@ -37,13 +39,45 @@ log = logging.getLogger(__name__)
 DEFAULT_CAPACITY = 100_000
 #: Events a single watcher may have pending before it is closed as too slow.
 MAX_WATCHER_BUFFER = 200_000
+#: Events whose decoded objects the cache keeps (see ``DecodedWindow``).
+DECODED_WINDOW = 4096
+
+
+class DecodedWindow:
+    """The last ``capacity`` events decoded, which keep their decoded objects; an older
+    one forgets them (``CachedEvent.forget``) and decodes again if asked.
+
+    Every in-process watcher of an event asks for its object within a few loop turns of
+    its dispatch, so they all share one decoded dict (one decode, one copy). Keeping the
+    decoded objects of the whole ring instead held a second copy of every object a
+    metadata-only informer had already reduced to its metadata: ~1.9 KB for each of the
+    ring's 100,000 events (issue 27), and the restart path, whose ring is replayed from
+    the log and never decoded, held none: the live and the restarted server now keep the
+    same structures.
+
+    Ownership: the event loop; ``remember`` is called from ``CachedEvent.obj``."""
+
+    __slots__ = ("_capacity", "_events")
+
+    def __init__(self, capacity: int = DECODED_WINDOW) -> None:
+        self._capacity = capacity
+        self._events: collections.deque[CachedEvent] = collections.deque()
+
+    def remember(self, event: CachedEvent) -> None:
+        self._events.append(event)
+        if len(self._events) > self._capacity:
+            self._events.popleft().forget()
+
+    def __len__(self) -> int:
+        return len(self._events)
 
 
 @dataclass(slots=True)
 class CachedEvent:
     """A storage event as the cache keeps it: the stored bytes, decoded only when someone
     needs the object (``obj``), so the ring holds bytes the cyclic GC does not scan and
-    HTTP watchers can be served without any decoding (``line``).
+    HTTP watchers can be served without any decoding (``line``). The decoded objects are
+    kept while the event is among the cache's recently decoded ones (``DecodedWindow``).
 
     ``obj`` carries ``resourceVersion`` = the event's revision (for deletes: the deletion
     revision with the last state's content); ``prev_obj`` the state before the change."""
@@ -55,32 +89,46 @@ class CachedEvent:
     value: bytes
     prev_value: bytes | None
     prev_revision: int
+    window: DecodedWindow | None = None
     _obj: Obj | None = None
     _prev: Obj | None = None
-    lines: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    #: encoded watch lines by event type, made when an HTTP watcher first asks
+    lines: dict[str, bytes] | None = None
 
     @property
     def obj(self) -> Obj:
-        if self._obj is None:
-            self._obj = decode_value(self.value, self.revision)
-        return self._obj
+        obj = self._obj
+        if obj is None:
+            obj = self._obj = decode_value(self.value, self.revision)
+            if self.window is not None:
+                self.window.remember(self)
+        return obj
 
     @property
     def prev_obj(self) -> Obj | None:
-        if self._prev is None and self.prev_value is not None:
-            self._prev = decode_value(self.prev_value, self.prev_revision)
-        return self._prev
+        prev = self._prev
+        if prev is None and self.prev_value is not None:
+            prev = self._prev = decode_value(self.prev_value, self.prev_revision)
+            if self.window is not None:
+                self.window.remember(self)
+        return prev
+
+    def forget(self) -> None:
+        """Drop the decoded objects (the bytes stay): the next reader decodes again."""
+        self._obj = self._prev = None
 
     def line(self, event_type: str) -> bytes:
         """The watch line ``{"type":..,"object":..}\\n`` for the stored version, as Go's
         JSON encoder writes it (``html_escape``), built once and shared by every HTTP
         watcher."""
-        key = (event_type, "")
-        cached = self.lines.get(key)
+        lines = self.lines
+        if lines is None:
+            lines = self.lines = {}
+        cached = lines.get(event_type)
         if cached is None:
             cached = html_escape(b'{"type":"' + event_type.encode() + b'","object":'
                                  + with_resource_version(self.value, self.revision) + b"}\n")
-            self.lines[key] = cached
+            lines[event_type] = cached
         return cached
 
 
@@ -140,6 +188,7 @@ class WatchCache:
     def __init__(self, kv: KV, *, capacity: int = DEFAULT_CAPACITY) -> None:
         self._kv = kv
         self._ring: collections.deque[CachedEvent] = collections.deque(maxlen=capacity)
+        self.decoded = DecodedWindow()
         self._watchers: dict[str, list[Watcher]] = {}
         self._task: asyncio.Task[None] | None = None
         self.origin = 0  # every event with revision > origin is in the ring
@@ -197,7 +246,7 @@ class WatchCache:
                 backoff = min(backoff * 2, 2.0)
 
     def _dispatch(self, event: Event) -> None:
-        cached = _cached(event)
+        cached = _cached(event, self.decoded)
         if len(self._ring) == self._ring.maxlen and self._ring:
             self.origin = self._ring[0].revision
         self._ring.append(cached)
@@ -255,14 +304,14 @@ class WatchCache:
         return out
 
 
-def _cached(event: Event) -> CachedEvent:
+def _cached(event: Event, window: DecodedWindow | None = None) -> CachedEvent:
     kv = event.kv
     prev = event.prev_kv
     deleted = event.type is EventType.DELETE
     prev_value = prev.value if prev is not None else (kv.value if deleted else None)
     prev_revision = prev.mod_revision if prev is not None else kv.mod_revision
     return CachedEvent(deleted, event.is_create, kv.key, kv.mod_revision, kv.value,
-                       prev_value, prev_revision)
+                       prev_value, prev_revision, window)
 
 
 def _watch_index(prefix: str) -> str:

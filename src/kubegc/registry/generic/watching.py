@@ -16,7 +16,12 @@ from typing import Any
 from kubegc.api import errors
 from kubegc.api.meta import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
 from kubegc.api.types import Obj
-from kubegc.registry.generic.listing import Filter, list_objects, parse_resource_version
+from kubegc.registry.generic.listing import (
+    STREAM_PAGE,
+    Filter,
+    list_objects,
+    parse_resource_version,
+)
 from kubegc.registry.generic.store import Store
 from kubegc.registry.generic.target import Target
 from kubegc.registry.generic.watch_cache import (
@@ -79,6 +84,7 @@ class RegistryWatch:
         self._closed = False
         self._started = False
         self._initial: list[Change] = []
+        self._continue = ""  # where the initial state's next page starts
         self._after = 0
         self._error: Obj | None = None
 
@@ -88,17 +94,26 @@ class RegistryWatch:
             self._watcher.close()
 
     def _prefix(self) -> str:
+        """One object's key when the selector pins its name and the target its namespace
+        (or the resource has none); across namespaces, every key (the filter selects)."""
         name = self.filter.exact_name()
-        if name is not None:
+        if name is not None and (self.t.namespace or not self.t.info.namespaced):
             return self.t.key(name)
         return self.t.key_root()
 
-    async def _initial_state(self) -> tuple[list[Change], int]:
+    async def _initial_page(self) -> list[Change]:
+        """The next ``STREAM_PAGE`` objects of the initial state, all read at the revision
+        of the first page (the watch starts after it), so that the initial events are
+        read and sent a page at a time, never held whole (as upstream's WatchList streams
+        them from its cache); ``_continue`` is where the next page starts ("": done)."""
         listed = await list_objects(
             self.store, self.t, label_selector=self.req.label_selector,
-            field_selector=self.req.field_selector)
-        revision = int(listed["metadata"]["resourceVersion"])
-        return [Change(ADDED, item) for item in listed["items"]], revision
+            field_selector=self.req.field_selector, limit=STREAM_PAGE,
+            continue_=self._continue)
+        if not self._continue:
+            self._after = int(listed["metadata"]["resourceVersion"])
+        self._continue = listed["metadata"].get("continue", "")
+        return [Change(ADDED, item) for item in listed["items"]]
 
     async def start(self) -> None:
         """List the initial state (when asked) and subscribe; bad requests raise here,
@@ -108,7 +123,7 @@ class RegistryWatch:
         if send_initial is None:
             send_initial = rv in ("", "0")
         if send_initial:
-            self._initial, self._after = await self._initial_state()
+            self._initial = await self._initial_page()
         else:
             self._after = parse_resource_version(rv)
         try:
@@ -123,9 +138,10 @@ class RegistryWatch:
         if self._error is not None:
             yield [Change(ERROR, self._error)]
             return
-        if self._initial:
-            yield self._initial
-            self._initial = []
+        async for initial in self._initial_pages():
+            yield initial
+        if self._closed:
+            return
         if self.req.send_initial_events:
             yield [self._bookmark(self._after, initial_events_end=True)]
         # Timeouts are the HTTP client's, in real time, whatever the cluster's clock does
@@ -152,6 +168,24 @@ class RegistryWatch:
             changes = [c for c in map(self._change, batch) if c is not None]
             if changes:
                 yield changes
+
+    async def _initial_pages(self) -> AsyncIterator[list[Change]]:
+        """The initial ADDED events, a page at a time; a page that can no longer be read
+        at the first one's revision (compaction overtook it) ends the watch with the
+        410 a too old resourceVersion gets, and the client lists again."""
+        if self._initial:
+            yield self._initial
+            self._initial = []
+        while self._continue and not self._closed:
+            try:
+                page = await self._initial_page()
+            except errors.StatusError as e:
+                self._continue = ""
+                yield [Change(ERROR, e.to_status())]
+                self.close()
+                return
+            if page:
+                yield page
 
     def _change(self, event: CachedEvent) -> Change | None:
         kind = self._event_type(event)

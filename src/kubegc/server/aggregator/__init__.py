@@ -4,7 +4,11 @@ API servers (cf. staging/src/k8s.io/kube-aggregator).
 * ``autoregister``: a Local APIService for every group-version this server serves;
 * ``available_controller``: the ``Available`` condition of each APIService, and the remote
   group-versions (``Registry.aggregation``) that discovery lists and the proxy serves;
-* ``proxy``: a remote group's requests sent to its backend, 503 while it is unavailable.
+* ``proxy``: a remote group's requests sent to its backend (streamed), 503 while it is
+  unavailable;
+* ``transport``: the TLS to a backend, presenting the front-proxy client certificate;
+* ``openapi_controller``: the remote groups' OpenAPI documents, downloaded for
+  ``/openapi/v2`` and ``/openapi/v3`` to merge.
 
 ``Aggregator`` runs the controller as a task of the server and proxies for the server's
 routes and for the in-process client (``Registry.aggregation.proxy``).
@@ -20,8 +24,10 @@ from kubegc.api.clock import Clock
 from kubegc.registry import Registry
 from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersion
 from kubegc.server.aggregator.available_controller import AvailableConditionController
-from kubegc.server.aggregator.proxy import forward, service_unavailable
-from kubegc.server.http import Request, Response
+from kubegc.server.aggregator.openapi_controller import OpenAPIAggregationController
+from kubegc.server.aggregator.proxy import BackendProxy, Call
+from kubegc.server.aggregator.transport import ProxyTransport
+from kubegc.server.http import AnyResponse, Request
 
 __all__ = ["Aggregator", "AvailableConditionController"]
 
@@ -30,22 +36,30 @@ class Aggregator:
     """Ownership: started and stopped with the server; the controller's task is the only
     writer of ``registry.aggregation``."""
 
-    def __init__(self, registry: Registry, *, clock: Clock) -> None:
+    def __init__(self, registry: Registry, *, clock: Clock,
+                 transport: ProxyTransport | None = None) -> None:
         self.registry = registry
-        self.controller = AvailableConditionController(registry, clock=clock)
-        self._task: asyncio.Task[None] | None = None
+        self.transport = transport or ProxyTransport()
+        self.controller = AvailableConditionController(registry, clock=clock,
+                                                       transport=self.transport)
+        self.backends = BackendProxy(registry, self.transport)
+        self.openapi = OpenAPIAggregationController(registry, self.backends,
+                                                    self.controller.session)
+        self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         await self.controller.sync_all()
         self.registry.aggregation.proxy = self.proxy
-        self._task = asyncio.create_task(self.controller.run(), name="apiservice-availability")
+        self._tasks = [
+            asyncio.create_task(self.controller.run(), name="apiservice-availability"),
+            asyncio.create_task(self.openapi.run(), name="apiservice-openapi")]
 
     async def stop(self) -> None:
         self.registry.aggregation.proxy = None
-        if self._task is not None:
-            self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
         await self.controller.close()
 
     def remote_for(self, path: str) -> RemoteGroupVersion | None:
@@ -61,17 +75,10 @@ class Aggregator:
         remote = self.remote_for(path)
         if remote is None:
             return 404, "text/plain; charset=utf-8", b"404 page not found\n"
-        return await forward(self.registry, self.controller.session(), remote, method, path_qs,
-                             body, user, {"Accept": "application/json",
-                                          "Content-Type": "application/json"})
+        call = Call(method, path_qs, body, user, {"Accept": "application/json",
+                                                  "Content-Type": "application/json"})
+        return await self.backends.forward(self.controller.session(), remote, call)
 
     async def serve(self, request: Request, remote: RemoteGroupVersion,
-                    user: UserInfo | None) -> Response:
-        if not remote.available:
-            return service_unavailable()
-        status, content_type, body = await forward(
-            self.registry, self.controller.session(), remote, request.method, request.path_qs,
-            await request.read(), user, dict(request.headers.items()))
-        if status == 503 and body == b"service unavailable\n":
-            return service_unavailable()
-        return Response(status=status, body=body, content_type=content_type or None)
+                    user: UserInfo | None) -> AnyResponse:
+        return await self.backends.serve(self.controller.session(), remote, request, user)

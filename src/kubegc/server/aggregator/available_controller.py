@@ -17,7 +17,6 @@ Unlike upstream (informer events plus a 30 s resync), every APIService is checke
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +31,9 @@ from kubegc.api.types import Obj
 from kubegc.registry import Registry
 from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersion
 from kubegc.server.aggregator.autoregister import stale_automanaged, wanted
-from kubegc.server.serviceresolver import endpoint_of, tls_context
+from kubegc.server.aggregator.transport import ProxyTransport
+from kubegc.server.serviceresolver import endpoint_of
+from kubegc.server.wait import until
 
 log = logging.getLogger(__name__)
 
@@ -60,15 +61,19 @@ class AvailableConditionController:
     """Ownership: the only writer of APIService status and of ``registry.aggregation``;
     runs as one task of the server."""
 
-    def __init__(self, registry: Registry, *, clock: Clock) -> None:
+    def __init__(self, registry: Registry, *, clock: Clock,
+                 transport: ProxyTransport | None = None) -> None:
         self.registry = registry
+        self.transport = transport or ProxyTransport()
         self.clock = clock
         self._session: aiohttp.ClientSession | None = None
         self._catalog_generation = -1
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
+            # no limit on connections: each proxied watch holds one
             self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0),
                 timeout=aiohttp.ClientTimeout(total=DISCOVERY_TIMEOUT))
         return self._session
 
@@ -77,14 +82,7 @@ class AvailableConditionController:
             await self._session.close()
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self.sync_all()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("APIService availability sync failed")
-            await asyncio.sleep(RESYNC_SECONDS)
+        await until(self.sync_all, RESYNC_SECONDS, "APIService availability sync")
 
     def _target(self) -> Any:
         return self.registry.target("apiregistration.k8s.io", "v1", "apiservices")
@@ -103,6 +101,7 @@ class AvailableConditionController:
             for key in gone:
                 del self.registry.aggregation.remote[key]
             if gone:
+                self.registry.aggregation.openapi_generation += 1  # their OpenAPI goes too
                 self.registry.discovery_changed()
 
     async def _autoregister(self) -> None:
@@ -202,9 +201,7 @@ class AvailableConditionController:
             return Condition("False", "FailedDiscoveryCheck", e.message), None
         group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
         url = endpoint.url + (f"/apis/{group}/{version}" if group else f"/api/{version}")
-        # upstream's check trusts any certificate ("if someone owns the network and messes
-        # with your status that's not so bad"); the proxy verifies it
-        context = tls_context(None, insecure_skip_verify=True)
+        context = self.transport.check_context()
         headers = {"X-Remote-User": AGGREGATOR_USER, "X-Remote-Group": "system:masters",
                    "Accept": "application/json"}
         try:

@@ -194,7 +194,8 @@ class FaultRegistry:
         named: list[str] = []
         token = created_name.set(named) if attrs.verb == "create" else None
         try:
-            response = await self._faulted(attrs, request, route, answered)
+            response = await (self._faulted(attrs, request, route, answered)
+                              if self._faults else route())
             code = response.status
             return response
         except StatusError as e:

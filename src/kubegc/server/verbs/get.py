@@ -18,8 +18,14 @@ from kubegc.registry.generic.rest import (
     Storage,
 )
 from kubegc.registry.validation.objectmeta import validate_list_options
-from kubegc.server.context import ServerContext, encoded_response, json_response
-from kubegc.server.http import Request, Response
+from kubegc.server.context import (
+    ServerContext,
+    can_stream,
+    encoded_response,
+    encoded_stream_response,
+    json_response,
+)
+from kubegc.server.http import AnyResponse, Request, Response
 from kubegc.server.negotiation import Shape, partial_metadata, partial_metadata_list, response_shape
 from kubegc.server.tables import table_version, to_table
 from kubegc.server.verbs.params import int_param
@@ -69,16 +75,33 @@ def list_options(request: Request) -> ListOptions:
 
 
 async def list_(ctx: ServerContext, request: Request, storage: Storage, t: Target,
-                name: str = "") -> Response:
+                name: str = "") -> AnyResponse:
     if not isinstance(storage, Lister):
         raise errors.method_not_supported(t.gr, "list")
     options = list_options(request)
     await ctx.registry.ensure_fresh(options.resource_version, options.resource_version_match)
     shape = response_shape(request.headers.get("Accept", ""))
     if shape is Shape.OBJECT and isinstance(storage, EncodedLister):
-        encoded = await storage.list_encoded(t, options)
-        if encoded is not None:
-            return encoded_response(encoded)
+        return await _list_encoded(request, storage, t, options) or await _list_decoded(
+            ctx, request, storage, t, options, shape)
+    return await _list_decoded(ctx, request, storage, t, options, shape)
+
+
+async def _list_encoded(request: Request, storage: EncodedLister, t: Target,
+                        options: ListOptions) -> AnyResponse | None:
+    """The list from the stored bytes: streamed when it can be (a deprecated API's answer
+    carries a Warning header added once it is made: never streamed), else whole; None when
+    the storage must decode it."""
+    if can_stream(request) and storage.deprecation is None:
+        pieces = await storage.list_encoded_stream(t, options)
+        if pieces is not None:
+            return await encoded_stream_response(request, pieces)
+    encoded = await storage.list_encoded(t, options)
+    return None if encoded is None else encoded_response(encoded)
+
+
+async def _list_decoded(ctx: ServerContext, request: Request, storage: Lister, t: Target,
+                        options: ListOptions, shape: Shape) -> Response:
     listed = await storage.list(t, options)
     if shape is Shape.TABLE:
         return json_response(table(ctx, request, t, listed["items"], listed["metadata"]))

@@ -66,10 +66,13 @@ async def settle(sim: Simulation, timeout: float) -> bool:
 
 async def run_until_quiet(sim: Simulation, clock: ManualClock, recorder: Recorder,
                           horizon: float,
-                          after_settle: Callable[[], Awaitable[bool]] | None = None) -> bool:
+                          after_settle: Callable[[], Awaitable[bool]] | None = None,
+                          operation_step: Callable[[], Awaitable[bool]] | None = None) -> bool:
     """Settle, then move the clock to the next timer, until nothing relevant happened for
     ``horizon`` simulated seconds. ``after_settle`` runs after each settle; when it
-    changed something the loop settles again before moving the clock. A simulation still
+    changed something the loop settles again before moving the clock; so does
+    ``operation_step`` (the planned operation's own next move: a drain's retry), with no
+    limit on its rounds. A simulation still
     busy with no timer pending is waited for (it is slow, not done); False if it was still
     busy after ``UNSETTLED_LIMIT`` real seconds (the report must then say so)."""
     last_change = clock.monotonic()
@@ -79,6 +82,8 @@ async def run_until_quiet(sim: Simulation, clock: ManualClock, recorder: Recorde
     busy_since: float | None = None  # real time the simulation has been busy since
     while True:
         settled = await settle(sim, SETTLE_TIMEOUT)
+        if operation_step is not None and await operation_step():
+            continue
         if after_settle is not None and rounds < MAX_ASSUME_ROUNDS and await after_settle():
             rounds += 1
             continue

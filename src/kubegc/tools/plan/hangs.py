@@ -63,12 +63,41 @@ def _carried(lease: Obj, by: timedelta) -> Obj:
     return out
 
 
+def _lost(node: Obj) -> Obj:
+    """A source Node whose kubelet the plan stopped (``plan stop-kubelet``), as the node
+    lifecycle controller leaves it: annotated stopped, Ready Unknown."""
+    out = copy.deepcopy(node)
+    out["metadata"].setdefault("annotations", {})["kubegc.io/kubelet"] = "stopped"
+    for c in (out.get("status") or {}).get("conditions") or []:
+        if c.get("type") == "Ready":
+            c.update(status="Unknown", reason="NodeStatusUnknown",
+                     message="Kubelet stopped posting node status.")
+    return out
+
+
+def _evidence(inv: Inventory, forward: timedelta, lost: frozenset[str]) -> list[Obj]:
+    """The source's Leases carried forward and its Nodes, but those of ``lost`` nodes as
+    their lost kubelet leaves them (a stale Lease, Ready Unknown)."""
+    out = []
+    for o in inv.objects:
+        if (group_of(o), o.get("kind")) not in EVIDENCE_KINDS:
+            continue
+        name = (o.get("metadata") or {}).get("name")
+        if o.get("kind") == "Node":
+            out.append(_lost(o) if name in lost else o)
+        else:
+            out.append(o if name in lost else _carried(o, forward))
+    return out
+
+
 def hanging(inv: Inventory, end: list[Obj], before: dict[str, Obj], options: DoctorOptions,
-            *, target_uid: str, lead: float, quiet_after: float) -> tuple[list[Finding], datetime]:
+            *, target_uid: str, lead: float, quiet_after: float,
+            lost: frozenset[str] = frozenset()) -> tuple[list[Finding], datetime]:
     """Objects of ``end`` (the simulation's end state, objects of the source only) that this
     delete left deleting, each diagnosed as the doctor does, and the time they are judged
     at. ``lead``: simulated seconds between the reading and the delete request;
-    ``quiet_after``: simulated seconds from the delete to the simulation going quiet."""
+    ``quiet_after``: simulated seconds from the delete to the simulation going quiet;
+    ``lost``: nodes whose kubelet the plan stopped."""
     back, forward = timedelta(seconds=lead), timedelta(seconds=quiet_after)
     judged_at = inv.now + forward
     started: dict[str, float] = {}
@@ -80,8 +109,7 @@ def hanging(inv: Inventory, end: list[Obj], before: dict[str, Obj], options: Doc
             timing = deletion_timing(obj, inv.now)  # requested: before a pod's grace period
             started[uid_of(obj)] = -timing.deleting_for if timing is not None else 0.0
         state.append(obj)
-    evidence = [o if o.get("kind") != "Lease" else _carried(o, forward) for o in inv.objects
-                if (group_of(o), o.get("kind")) in EVIDENCE_KINDS]
+    evidence = _evidence(inv, forward, lost)
     end_inv = Inventory(_merge(state, evidence), inv.resources, judged_at,
                         namespace=inv.namespace, source=inv.source, dump=inv.dump,
                         read=set(inv.read), history=dict(inv.history))

@@ -23,10 +23,10 @@ Nothing is ever written to the source cluster: it was only read into the invento
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 from kubegc.api.clock import ManualClock, format_time, parse_time_or_none
-from kubegc.api.errors import StatusError
 from kubegc.api.meta import (
     DeletionPropagation,
     deletion_timestamp_of,
@@ -36,7 +36,7 @@ from kubegc.api.meta import (
     uid_of,
 )
 from kubegc.api.types import Obj
-from kubegc.client.interface import APIResource, DeleteOptions
+from kubegc.client.interface import APIResource
 from kubegc.tools.doctor import DoctorOptions
 from kubegc.tools.doctor.disruption import refusal
 from kubegc.tools.inventory import Inventory
@@ -46,11 +46,13 @@ from kubegc.tools.plan.bounds import bounded, pod_bounds
 from kubegc.tools.plan.drive import UNSETTLED_LIMIT, finish_for_alive, run_until_quiet
 from kubegc.tools.plan.hangs import hanging
 from kubegc.tools.plan.logs import quiet_simulation
+from kubegc.tools.plan.lost_node import StopKubeletOperation
+from kubegc.tools.plan.operations import DeleteOperation, Operation
 from kubegc.tools.plan.races import order_dependent
 from kubegc.tools.plan.recorder import Recorder
-from kubegc.tools.plan.report import OrderDependent, PlanReport, Reference, Step, StepAction
+from kubegc.tools.plan.report import OrderDependent, Outcome, PlanReport, Reference, Step
 from kubegc.tools.plan.scope import cascade_scope
-from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, SimulationFactory
+from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, OpContext, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
 from kubegc.tools.plan.verdict import verdict_of
@@ -90,9 +92,19 @@ async def plan_delete(
     finalizers whose controller is alive in the source (``finalizers.who_removes``) are
     removed in the simulation once it is quiet, as that controller would after its
     clean-up, and the simulation goes on."""
+    op = DeleteOperation(target, resource=resource, propagation=propagation)
+    return await plan_operation(inv, op, factory=factory, options=options, horizon=horizon,
+                                assume_alive=assume_alive)
+
+
+async def plan_operation(inv: Inventory, op: Operation, *, factory: SimulationFactory,
+                         options: DoctorOptions | None = None, horizon: float | None = None,
+                         assume_alive: bool = True) -> PlanReport:
+    """Simulate ``op`` (a delete, an eviction, a drain, a taint, a lost node: ``operations``)
+    as ``plan_delete`` does a delete; its outcome comes first in the verdict."""
     with quiet_simulation() as logged:
-        report = await _simulate(inv, target, resource, factory, propagation,
-                                 options or DoctorOptions(), horizon, assume_alive)
+        report = await _simulate(inv, op, factory, options or DoctorOptions(), horizon,
+                                 assume_alive)
     note = logged.note()
     if note:
         report.notes.append(note)
@@ -102,8 +114,9 @@ async def plan_delete(
 
 
 def _eviction_notes(inv: Inventory, target: Obj) -> list[str]:
-    """The plan simulates a DELETE, which PodDisruptionBudgets do not limit; for a pod, say
-    what an eviction (``kubectl drain``) would answer now (the eviction's own decision)."""
+    """A delete is not limited by PodDisruptionBudgets; for a pod, say what an eviction
+    (``kubectl drain``) would answer now (the eviction's own decision), and which verbs
+    simulate one."""
     if target.get("kind") != "Pod" or target.get("apiVersion") != "v1":
         return []
     namespace = str((target.get("metadata") or {}).get("namespace") or "")
@@ -116,28 +129,36 @@ def _eviction_notes(inv: Inventory, target: Obj) -> list[str]:
                f"an eviction would be refused now ({refused.code}): {refused.message} "
                + " ".join(c.message for c in refused.details.causes))
     return ["this plan simulates a DELETE, which PodDisruptionBudgets do not limit; "
-            f"through pods/eviction (kubectl drain) {verdict}; evictions are not simulated"]
+            f"through pods/eviction (kubectl drain) {verdict}; `kubegc plan evict` and "
+            "`plan drain` simulate the eviction"]
 
 
-async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
-                    factory: SimulationFactory, propagation: DeletionPropagation | None,
-                    opts: DoctorOptions,
-                    horizon: float | None, assume_alive: bool) -> PlanReport:
+async def _simulate(inv: Inventory, op: Operation, factory: SimulationFactory,
+                    opts: DoctorOptions, horizon: float | None, assume_alive: bool
+                    ) -> PlanReport:
+    target = op.target
+    deleting = isinstance(op, DeleteOperation)
     graph = OwnerGraph(inv)
-    scope = cascade_scope(inv, target, graph)
-    node = str(target["metadata"].get("name")) if (
+    op.pods_seen = op.pods(inv)
+    scope = cascade_scope(inv, target, graph, roots=op.pods_seen,
+                          expand_target=deleting or op.verb == "evict", nodes=op.nodes(),
+                          all_nodes=op.all_nodes())
+    node = str(target["metadata"].get("name")) if deleting and (
         target.get("kind") == "Node" and target.get("apiVersion") == "v1") else ""
     prepared = prepare_snapshot(scope, inv.resources, factory.node_names,
                                 namespace=inv.namespace, deleted_node=node)
     clock = ManualClock(inv.now)
-    report = PlanReport(inv.source, ObjRef.of(target), propagation, [],
+    report = PlanReport(inv.source, ObjRef.of(target),
+                        op.propagation if isinstance(op, DeleteOperation) else None, [],
                         notes=[*inv.notes, *prepared.notes], time=inv.now,
                         objects_read=len(inv.objects), objects_simulated=len(scope))
     if inv.namespace:
         report.notes.append(f"only namespace {inv.namespace} was read: dependents and owners "
                             "in other namespaces are not simulated")
-    report.notes.extend(_eviction_notes(inv, target))
-    limit = horizon if horizon is not None else default_horizon(scope)
+    if deleting:
+        report.notes.extend(_eviction_notes(inv, target))
+    limit = horizon if horizon is not None else min(
+        MAX_HORIZON, default_horizon(scope) + op.extra_horizon(inv))
     assumed: dict[tuple[str, str], str] = {}
     async with factory.start(prepared.objects, clock=clock, nodes=prepared.nodes,
                              emulated_version=inv.emulated_version) as sim:
@@ -157,25 +178,25 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
             sim, clock, recorder, warm_up_horizon(scope, inv.now, limit))
         mark, before = recorder.checkpoint()
         started, origin = clock.monotonic(), clock.now()
+        ctx = OpContext(sim, clock, prepared.node_map, started)
         try:
-            await sim.client.delete(resource.gvr, report.target.name,
-                                    namespace=report.target.namespace,
-                                    options=DeleteOptions(propagation_policy=propagation))
-        except StatusError as e:
-            report.error = e.message
+            report.error = await op.issue(ctx)
 
-        async def finish() -> bool:
-            return assume_alive and await finish_for_alive(sim, recorder, inv, opts.mapping,
-                                                           before, assumed)
+            async def finish() -> bool:
+                return assume_alive and await finish_for_alive(sim, recorder, inv,
+                                                               opts.mapping, before, assumed)
 
-        quiet = await run_until_quiet(sim, clock, recorder, limit, after_settle=finish) and quiet
+            quiet = await run_until_quiet(sim, clock, recorder, limit, after_settle=finish,
+                                          operation_step=lambda: op.after_settle(ctx)) and quiet
+        finally:
+            op.close()
         if not quiet:
             report.notes.append(
                 f"the simulation was still busy after {int(UNSETTLED_LIMIT)} s of real time: "
                 "what it had done by then is reported, and the delete may do more")
         await recorder.stop()
         records = sim.records()
-        deletions = sim.deletions()
+        deletions = [*sim.deletions(), *op.deletions]
     report.simulated_seconds = clock.monotonic() - started
     if recorder.errors:
         report.notes.append("the simulation could not be followed whole, so steps may be "
@@ -184,9 +205,7 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
                               records=records, deletions=deletions).steps
     timeline = Timeline(recorder.ordered(since=mark), before, target_uid=uid_of(target),
                         records=records, deletions=deletions, assumed=assumed)
-    report.steps = [Step(0, 0.0, StepAction.REQUESTED, report.target,
-                         f"propagationPolicy={propagation or '(default)'}", "you"),
-                    *bounded(timeline.steps, pod_bounds(timeline.changes, origin))]
+    report.steps = _steps(op, report.target, timeline, origin)
     report.deleted = timeline.deleted()
     report.notes.extend(webhook_notes(inv, report.deleted))
     report.constraints = timeline.constraints()
@@ -209,7 +228,8 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
     end = [o for uid, o in recorder.current.items() if uid in before and uid in source]
     report.hanging, report.judged_at = hanging(
         inv, end, before, opts, target_uid=uid_of(target), lead=started,
-        quiet_after=report.simulated_seconds)
+        quiet_after=report.simulated_seconds,
+        lost=frozenset([report.target.name] if isinstance(op, StopKubeletOperation) else []))
     report.judged_after = report.simulated_seconds
     if inv.dump:  # a dump's reading is its present: nothing is said after it as a time
         report.judged_at = None
@@ -221,12 +241,34 @@ async def _simulate(inv: Inventory, target: Obj, resource: APIResource,
             f"({format_time(inv.now)}); what hangs is judged when the simulation went quiet, "
             f"{later} later{at}, with the controllers alive at the reading taken to be alive "
             "then; it hangs for as long as nothing releases it")
+    _outcome(op, report)
     if assumed:
         report.notes.append(
             "finalizers of controllers alive in the source were removed in the simulation as "
             "those controllers would after their clean-up (their clean-up itself is not "
             "simulated): " + ", ".join(sorted({f for _, f in assumed})))
     return report
+
+
+def _steps(op: Operation, target: ObjRef, timeline: Timeline, origin: datetime) -> list[Step]:
+    """The request, then the simulation's steps and the operation's own, in time order."""
+    action, detail = op.requested()
+    steps = sorted([*bounded(timeline.steps, pod_bounds(timeline.changes, origin)), *op.steps],
+                   key=lambda s: s.time)  # stable: each list keeps its order
+    if isinstance(op, StopKubeletOperation):
+        steps = op.bounds_after_unknown(steps)
+    return [Step(0, 0.0, action, target, detail, "you"),
+            *(dataclasses.replace(s, seq=i) for i, s in enumerate(steps, 1))]
+
+
+def _outcome(op: Operation, report: PlanReport) -> None:
+    if report.error and not isinstance(op, DeleteOperation):
+        report.operation = Outcome(op.verb, "refused", False,
+                                   f"the {op.verb} is refused: {report.error}",
+                                   error=report.error)
+    else:
+        report.operation = op.outcome(report)
+    report.notes.extend(op.notes)
 
 
 def _references(scope: list[Obj], timeline: Timeline) -> list[Reference]:

@@ -30,6 +30,15 @@ class StepAction(enum.StrEnum):
     OWNER_REF_REMOVED = "ownerReference removed"
     OWNER_REF_UNBLOCKED = "blockOwnerDeletion set to false"
     DELETED = "deleted"
+    # the other operations' own steps (``operations``, ``drain``)
+    EVICTION_REQUESTED = "eviction requested"
+    EVICTION_REFUSED = "eviction refused"
+    DRAIN_REQUESTED = "drain requested"
+    CORDONED = "cordoned"
+    SKIPPED = "skipped by drain"
+    TAINTED = "taint added"
+    KUBELET_STOPPED = "kubelet stopped"
+    NODE_UNKNOWN = "node Ready=Unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +53,39 @@ class Step:
     #: when it happens at the latest on a real cluster, if later than ``time`` (a grace
     #: period the simulated kubelet did not use: ``bounds``); None: ``time`` itself
     latest: float | None = None
+    #: when it happens at the earliest on a real cluster, if earlier than ``time`` (a lost
+    #: node noticed within a monitor period: ``lost_node``); None: ``time`` itself
+    earliest: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "time": round(self.time, 3), "action": self.action.value,
                 "object": self.object.to_dict(), "detail": self.detail, "by": self.by,
                 "reason": self.reason,
-                "latest": round(self.latest, 3) if self.latest is not None else None}
+                "latest": round(self.latest, 3) if self.latest is not None else None,
+                "earliest": round(self.earliest, 3) if self.earliest is not None else None}
+
+
+@dataclass
+class Outcome:
+    """What an operation other than a delete came to (``plan evict|drain|taint|
+    stop-kubelet``): ``result`` (evicted, refused, drained, blocked, ...), whether it
+    finished (``completes``), said in one line; ``finished_at``/``finished_by``: when its
+    last step came in the simulation and at the latest on a real cluster."""
+
+    verb: str
+    result: str
+    completes: bool
+    text: str
+    error: str = ""
+    finished_at: float | None = None
+    finished_by: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        def r(v: float | None) -> float | None:
+            return round(v, 3) if v is not None else None
+        return {"verb": self.verb, "result": self.result, "completes": self.completes,
+                "text": self.text, "error": self.error or None,
+                "finishedAt": r(self.finished_at), "finishedBy": r(self.finished_by)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +223,8 @@ class PlanReport:
     #: the ownerReferences of the simulated objects at the delete (drawn by ``-o dot``;
     #: not in the JSON, whose readers have the objects)
     references: list[Reference] = field(default_factory=list)
+    #: the operation planned when it is not a delete (``plan evict|drain|taint|stop-kubelet``)
+    operation: Outcome | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -207,6 +245,8 @@ class PlanReport:
             "verdict": self.verdict.to_dict() if self.verdict is not None else None,
             "orderDependent": [o.to_dict() for o in self.order_dependent],
             "summary": [k.to_dict() for k in self.verdict.by_kind] if self.verdict else [],
+            "verb": self.operation.verb if self.operation is not None else "delete",
+            "operation": self.operation.to_dict() if self.operation is not None else None,
         }
 
 

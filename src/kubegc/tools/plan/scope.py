@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
+from kubegc.api.disruption import selects
 from kubegc.api.meta import is_being_deleted, owner_references_of, uid_of
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
@@ -68,6 +69,10 @@ class _Scope:
         if obj is not None and id(obj) not in self.kept:
             self.kept[id(obj)] = obj
             self.todo.append(obj)
+
+    def expand_all(self) -> None:
+        while self.todo:
+            self.expand(self.todo.popleft())
 
     def content(self, namespace: str) -> list[Obj]:
         if self.by_namespace is None:
@@ -155,13 +160,38 @@ def bound_to(inv: Inventory, node: Obj) -> list[Obj]:
     return [p for p in inv.of_kind("", "Pod") if (p.get("spec") or {}).get("nodeName") == name]
 
 
-def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None) -> list[Obj]:
+def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None, *,
+                  roots: list[Obj] | None = None, expand_target: bool = True,
+                  nodes: list[str] | None = None, all_nodes: bool = False) -> list[Obj]:
     """The objects of ``inv`` that deleting ``target`` can touch (see the module
-    docstring), in the inventory's order."""
+    docstring), in the inventory's order. ``roots``: more objects whose cascades come in
+    (the pods an eviction, a drain or a taint acts on); ``expand_target`` False: the target
+    comes alone (a node that is tainted or drained, not deleted). Each pod's
+    PodDisruptionBudgets and the pods they count come in (``pods/eviction`` decides on
+    them), and the Nodes of every pod kept, of ``nodes`` (or all of them), unexpanded:
+    their taints decide what taint eviction does."""
     scope = _Scope(inv, graph or OwnerGraph(inv))
     target = inv.by_uid(uid_of(target)) or target  # the inventory's copy
     scope.target = id(target)
-    scope.add(target)
+    if expand_target:
+        scope.add(target)
+    for root in roots or ():
+        scope.add(root)
+    _add_roots(inv, scope, target)
+    scope.expand_all()
+    for pod in _budget_pods(inv, [o for o in scope.kept.values() if _is(o, "", "Pod")]):
+        scope.add(pod)
+    scope.expand_all()
+    if not expand_target:
+        scope.kept[id(target)] = target
+    _add_nodes(inv, scope, set(nodes or ()), all_nodes=all_nodes)
+    out = [o for o in inv.objects if id(o) in scope.kept]
+    return out if len(out) == len(scope.kept) else [target, *out]  # not in the inventory
+
+
+def _add_roots(inv: Inventory, scope: _Scope, target: Obj) -> None:
+    """What the target brings whatever its owners (a Namespace its content, a Node its
+    pods), every CRD and every APIService with a service."""
     if _is(target, "", "Namespace"):
         for item in scope.content(str(target["metadata"].get("name"))):
             scope.add(item)
@@ -173,7 +203,28 @@ def cascade_scope(inv: Inventory, target: Obj, graph: OwnerGraph | None = None) 
     for api_service in inv.of_kind("apiregistration.k8s.io", "APIService"):
         if isinstance((api_service.get("spec") or {}).get("service"), dict):
             scope.add(api_service)  # an unavailable one holds every namespace deletion
-    while scope.todo:
-        scope.expand(scope.todo.popleft())
-    out = [o for o in inv.objects if id(o) in scope.kept]
-    return out if len(out) == len(scope.kept) else [target, *out]  # not in the inventory
+
+
+def _budget_pods(inv: Inventory, pods: list[Obj]) -> list[Obj]:
+    """The PodDisruptionBudgets selecting ``pods`` and every pod they select."""
+    by_ns: dict[str, list[Obj]] = {}
+    for pdb in inv.of_kind("policy", "PodDisruptionBudget"):
+        by_ns.setdefault(_namespace(pdb), []).append(pdb)
+    if not by_ns:
+        return []
+    budgets = {id(b): b for p in pods for b in by_ns.get(_namespace(p), []) if selects(b, p)}
+    if not budgets:
+        return []
+    counted = [p for p in inv.of_kind("", "Pod")
+               if any(_namespace(b) == _namespace(p) and selects(b, p) for b in budgets.values())]
+    return [*budgets.values(), *counted]
+
+
+def _add_nodes(inv: Inventory, scope: _Scope, names: set[str], *, all_nodes: bool) -> None:
+    """The Nodes of the kept pods and ``names`` (unexpanded: a Node's Lease is not in play)."""
+    for obj in list(scope.kept.values()):
+        if _is(obj, "", "Pod") and (obj.get("spec") or {}).get("nodeName"):
+            names.add(str(obj["spec"]["nodeName"]))
+    for node in inv.of_kind("", "Node"):
+        if all_nodes or (node.get("metadata") or {}).get("name") in names:
+            scope.kept.setdefault(id(node), node)

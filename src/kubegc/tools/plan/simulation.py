@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from kubegc.api.clock import ManualClock
@@ -29,12 +30,17 @@ from kubegc.controllers.garbagecollector.records import DeletionRecord
 #: is gone, a claim in use waits for its pods. TTL-after-finished deletes the finished Jobs
 #: whose TTL runs out within the horizon (an orphaned Job it deletes is no survivor). The
 #: endpoints and token controllers delete a deleted Service's Endpoints and a deleted
-#: ServiceAccount's token Secrets (``scope`` brings them in). The service-cidr controller
-#: holds a deleted ServiceCIDR while IPAddresses of its range need it (1.33+).
+#: ServiceAccount's token Secrets (``scope`` brings them in).
+#: The taint-eviction controller deletes the pods of nodes tainted NoExecute (already in the
+#: source, or by ``plan taint``), the node lifecycle controller taints a node whose kubelet
+#: stopped (``plan stop-kubelet``), and the disruption controller keeps the budgets' status
+#: that ``pods/eviction`` decides on (``plan evict``, ``plan drain``). The service-cidr
+#: controller holds a deleted ServiceCIDR while IPAddresses of its range need it (1.33+).
 PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
                     "persistentvolumeclaim-protection-controller",
                     "persistentvolume-protection-controller",
                     "ttl-after-finished-controller", "endpoints", "serviceaccount-token",
+                    "taint-eviction-controller", "nodelifecycle", "disruption",
                     "service-cidr-controller")
 
 
@@ -66,10 +72,26 @@ class Simulation(Protocol):
         (kept in memory as the garbage collector's records)."""
 
     @abstractmethod
+    async def evict(self, namespace: str, name: str) -> None:
+        """``POST pods/<name>/eviction`` (a policy/v1 Eviction) in the simulation, answered
+        by its registry; raises the refusal's ``StatusError``."""
+
+    @abstractmethod
     async def settle(self, timeout: float) -> None:
         """Return once nothing is in flight (informers caught up, queues drained; timers
         waiting on the clock do not count); raise ``TimeoutError`` after ``timeout``
         real seconds."""
+
+
+@dataclass
+class OpContext:
+    """What an operation of the plan acts on: the running simulation, its clock, the
+    source nodes' simulated names and the clock's reading when the operation was issued."""
+
+    sim: Simulation
+    clock: ManualClock
+    node_map: dict[str, str] = field(default_factory=dict)
+    origin: float = 0.0
 
 
 class SimulationFactory(Protocol):

@@ -67,14 +67,18 @@ def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
         notes.append(f"simulated as custom resources (no CRD in the snapshot): {kinds}")
     pods = [o for o in kept if o.get("kind") == "Pod" and group_of(o) == ""
             and (o.get("spec") or {}).get("nodeName") not in ("", None, deleted_node)]
-    sources = sorted({str(p["spec"]["nodeName"]) for p in pods})
-    node_map = dict(zip(sources, node_names(len(sources)), strict=True))
+    sources = sorted({str(p["spec"]["nodeName"]) for p in pods}
+                     | {str(o["metadata"].get("name")) for o in kept
+                        if _is_node(o) and o["metadata"].get("name") != deleted_node})
+    node_map = simulated_nodes(sources, node_names, deleted_node)
     out = [*synthesized.values()]
     pod_ids = {id(p) for p in pods}
     for obj in kept:
         if id(obj) in pod_ids and node_map[str(obj["spec"]["nodeName"])] != obj["spec"]["nodeName"]:
             obj = copy.deepcopy(obj)
             obj["spec"]["nodeName"] = node_map[str(obj["spec"]["nodeName"])]
+        elif _is_node(obj) and obj["metadata"].get("name") in node_map:
+            obj = _simulated_node(obj, node_map[str(obj["metadata"]["name"])])
         out.append(slim(obj))
     present = {o["metadata"].get("name") for o in out if _is_namespace(o)}
     # the simulation needs these: events about cluster-scoped objects go to "default",
@@ -92,7 +96,43 @@ def prepare_snapshot(objects: list[Obj], resources: list[APIResource],
     if node_map:
         notes.append(f"pods on {len(node_map)} node(s) run on simulated nodes, which stop "
                      "their containers as soon as they get TERM (no preStop hooks)")
-    return PreparedSnapshot(out, len(node_map), node_map, notes)
+    return PreparedSnapshot(out, _count(node_map, node_names), node_map, notes)
+
+
+def simulated_nodes(sources: list[str], node_names: Callable[[int], list[str]],
+                    deleted_node: str = "") -> dict[str, str]:
+    """Source node -> simulated node: a source node named as a simulated one keeps its name
+    (a kubegc's own nodes are simulated as themselves), the others take the free names in
+    order; never the name of the deleted node, which stays as it is with no kubelet."""
+    pool = [n for n in node_names(len(sources) + 1) if n != deleted_node][:len(sources)]
+    same = [s for s in sources if s in pool]
+    free = iter(n for n in pool if n not in same)
+    return {s: (s if s in same else next(free)) for s in sources}
+
+
+def _count(node_map: dict[str, str], node_names: Callable[[int], list[str]]) -> int:
+    """How many simulated nodes run: enough for the highest name used."""
+    used = set(node_map.values())
+    count = len(used)
+    while used and not used <= set(node_names(count)):
+        count += 1
+    return count
+
+
+def _simulated_node(node: Obj, name: str) -> Obj:
+    """A source Node as the simulation runs it, under its simulated name; one that is not
+    Ready in the source has its simulated kubelet stopped (no heartbeat, as there)."""
+    out = copy.deepcopy(node)
+    out["metadata"]["name"] = name
+    ready = next((c for c in (node.get("status") or {}).get("conditions") or []
+                  if isinstance(c, dict) and c.get("type") == "Ready"), None)
+    if ready is not None and ready.get("status") != "True":
+        out["metadata"].setdefault("annotations", {})["kubegc.io/kubelet"] = "stopped"
+    return out
+
+
+def _is_node(obj: Obj) -> bool:
+    return obj.get("kind") == "Node" and obj.get("apiVersion") == "v1"
 
 
 #: What the simulation does without: kinds' fields, and annotations.

@@ -135,6 +135,10 @@ def verdict_of(report: PlanReport) -> Verdict:
     by_kind = _by_kind(report)
     target_gone = any(r.uid == report.target.uid for r in report.deleted)
     outcome = _goes(report, target_gone) + _stays(report) + _bound(report) + _uncertain(report)
+    if report.operation is not None:  # plan evict|drain|taint|stop-kubelet: its outcome first
+        op = report.operation
+        rest = f"; {outcome}" if report.deleted or report.survivors else ""
+        return Verdict(op.completes and not hangs, op.text + rest, hangs, by_kind)
     if report.error:
         return Verdict(False, f"the delete is refused: {report.error}", hangs, by_kind)
     if hangs:

@@ -65,7 +65,8 @@ def _legend() -> list[str]:
 
 
 def plan_graph(report: PlanReport) -> Graph:
-    g = Graph(f"plan delete {report.target}", rankdir="BT", legend=_legend())
+    verb = report.operation.verb if report.operation is not None else "delete"
+    g = Graph(f"plan {verb} {report.target}", rankdir="BT", legend=_legend())
     states = _states(report)
     keys: dict[str, str] = {}
 

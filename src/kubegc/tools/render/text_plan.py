@@ -53,6 +53,8 @@ def _steps(steps: Sequence[Step], style: Style) -> list[str]:
         head = f"  {step.seq:>3}  {_t(step.time):>7}  {step.action.value:<{_ACTION_WIDTH}}  "
         out.append(color(head) + style.bold(str(step.object)))
         latest = f"at the latest {_t(step.latest)}" if step.latest is not None else ""
+        if step.earliest is not None:  # a range on a real cluster (a lost node's monitor)
+            latest = f"between {_t(step.earliest)} and {_t(step.latest or step.time)}"
         tail = " — ".join(p for p in (latest if step.detail.find("up to t+") < 0 else "",
                                       step.detail, (f"by {step.by}" if step.by else ""),
                                       step.reason) if p)
@@ -159,9 +161,10 @@ def _details(report: PlanReport, style: Style) -> list[str]:
 
 def render_plan(report: PlanReport, style: Style) -> str:
     cascade = f" --cascade={report.propagation.lower()}" if report.propagation else ""
-    reach = (f" of the {report.objects_simulated:,} objects the delete can reach (of "
+    verb = report.operation.verb if report.operation is not None else "delete"
+    reach = (f" of the {report.objects_simulated:,} objects the {verb} can reach (of "
              f"{report.objects_read:,} read)" if report.objects_read else "")
-    out = [style.bold(f"kubegc plan delete {report.target}{cascade}"),
+    out = [style.bold(f"kubegc plan {verb} {report.target}{cascade}"),
            style.dim(f"source: {report.source}; simulated with "
                      f"{', '.join(report.controllers) or 'no controller'} on an in-memory "
                      f"copy{reach} — nothing was written to the source"), ""]

@@ -72,6 +72,32 @@ async def test_a_binding_is_in_force_when_its_write_returns(registry: Registry) 
         Decision.NO_OPINION, 'RBAC: role.rbac.authorization.k8s.io "reader" not found')
 
 
+async def test_a_remembered_grant_ends_with_the_policy_that_made_it(
+        registry: Registry) -> None:
+    """The authorizer remembers grants of rules without resourceNames across object names
+    (the GC deletes thousands as one user); a policy change forgets them, and a grant bound
+    to names never covers another name."""
+    authorizer = registry.authorizer
+    delete_any = {"verbs": ["delete"], "apiGroups": [""], "resources": ["pods"]}
+    delete_a = {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"],
+                "resourceNames": ["a"]}
+    await registry.create(t(registry, "roles", "ns"), role("deleter", delete_any, delete_a))
+    await registry.create(t(registry, "rolebindings", "ns"), binding("b", "Role", "deleter"))
+    for name in ("a", "b", "c"):
+        assert authorizer.authorize(Attributes(
+            user=BOB, verb="delete", resource="pods", namespace="ns", name=name))[0] is (
+            Decision.ALLOW)
+    assert authorizer.authorize(Attributes(
+        user=BOB, verb="get", resource="pods", namespace="ns", name="a"))[0] is Decision.ALLOW
+    assert authorizer.authorize(Attributes(
+        user=BOB, verb="get", resource="pods", namespace="ns", name="b"))[0] is (
+        Decision.NO_OPINION)
+    await registry.delete(t(registry, "rolebindings", "ns"), "b")
+    assert authorizer.authorize(Attributes(
+        user=BOB, verb="delete", resource="pods", namespace="ns", name="d"))[0] is (
+        Decision.NO_OPINION)
+
+
 def test_older_news_never_undoes_a_newer_write() -> None:
     index = PolicyIndex()
     key = f"/registry/{GROUP}/clusterroles/r"

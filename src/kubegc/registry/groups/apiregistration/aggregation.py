@@ -34,6 +34,11 @@ class RemoteGroupVersion:
     message: str = ""
     #: the backend's discovery of the group-version (``APIResourceList.resources``)
     resources: list[dict[str, Any]] = field(default_factory=list)
+    #: the backend's OpenAPI documents, as last downloaded (the aggregator's OpenAPI
+    #: controller writes them): its whole ``/openapi/v2``, and its ``/openapi/v3``
+    #: document of this group-version; None: none downloaded
+    openapi_v2: dict[str, Any] | None = None
+    openapi_v3: dict[str, Any] | None = None
 
     @property
     def group_version(self) -> str:
@@ -54,6 +59,9 @@ class Aggregation:
     def __init__(self) -> None:
         self.remote: dict[tuple[str, str], RemoteGroupVersion] = {}
         self.proxy: ProxyFn | None = None
+        #: counts the changes of the remote OpenAPI documents (the served documents are
+        #: built again when it moves)
+        self.openapi_generation = 0
 
     def lookup(self, group: str, version: str) -> RemoteGroupVersion | None:
         return self.remote.get((group, version))

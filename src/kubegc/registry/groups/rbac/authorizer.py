@@ -8,6 +8,11 @@ bindings (a binding to a missing role), which the 403 then says.
 The rules that apply to a user in a namespace are resolved once per policy change: the
 server asks for every request, the controllers for every call, mostly as the same few
 users (``_cache``, keyed by user and namespace, dropped when the index's generation moves).
+An allowed resource request whose rule names no ``resourceNames`` is remembered too
+(``_allowed``, keyed by everything but the object's name, dropped with ``_cache``): such a
+rule allows every name, so the GC's thousands of DELETEs of distinct objects as one user
+are decided once (~1 us instead of ~8 us each). Denials and name-bound grants are always
+evaluated.
 """
 
 from __future__ import annotations
@@ -24,8 +29,12 @@ from kubegc.registry.groups.rbac.rule import (
     Visit,
 )
 
-#: (user name, groups, namespace) entries kept
+#: (user name, groups, namespace) entries kept; as many allowed request shapes
 CACHE_SIZE = 4096
+
+#: An allowed resource request but its name: (user name, groups, namespace, verb,
+#: apiGroup, resource, subresource).
+_AllowedKey = tuple[str, tuple[str, ...], str, str, str, str, str]
 
 
 class RBACAuthorizer:
@@ -36,11 +45,16 @@ class RBACAuthorizer:
         self._index = index
         self._generation = -1
         self._cache: OrderedDict[tuple[str, tuple[str, ...], str], list[Visit]] = OrderedDict()
+        self._allowed: dict[_AllowedKey, str] = {}  # the reason each was allowed with
 
-    def _visits(self, user: UserInfo, namespace: str) -> list[Visit]:
+    def _check_generation(self) -> None:
+        """Forget every resolved rule and remembered grant once the policy changed."""
         if self._generation != self._index.generation:
             self._cache.clear()
+            self._allowed.clear()
             self._generation = self._index.generation
+
+    def _visits(self, user: UserInfo, namespace: str) -> list[Visit]:
         key = (user.name, user.groups, namespace)
         visits = self._cache.get(key)
         if visits is None:
@@ -51,6 +65,14 @@ class RBACAuthorizer:
         return visits
 
     def authorize(self, attrs: Attributes) -> tuple[Decision, str]:
+        self._check_generation()
+        key: _AllowedKey | None = None
+        if attrs.resource_request:
+            key = (attrs.user.name, attrs.user.groups, attrs.namespace, attrs.verb,
+                   attrs.api_group, attrs.resource, attrs.subresource)
+            reason = self._allowed.get(key)
+            if reason is not None:
+                return Decision.ALLOW, reason
         problems: list[str] = []
         for visit in self._visits(attrs.user, attrs.namespace):
             if isinstance(visit, ResolutionError):
@@ -59,10 +81,18 @@ class RBACAuthorizer:
             source, rules = visit
             for rule in rules:
                 if rule_allows(attrs, rule):
-                    return Decision.ALLOW, f"RBAC: allowed by {source}"
+                    reason = f"RBAC: allowed by {source}"
+                    if key is not None and not rule.resource_names:
+                        self._remember(key, reason)
+                    return Decision.ALLOW, reason
         if problems:
             return Decision.NO_OPINION, f"RBAC: {aggregate_error(problems)}"
         return Decision.NO_OPINION, ""
+
+    def _remember(self, key: _AllowedKey, reason: str) -> None:
+        if len(self._allowed) >= CACHE_SIZE:
+            self._allowed.clear()  # cheap, and refilled by the shapes still asked
+        self._allowed[key] = reason
 
     def rules_for(self, user: UserInfo, namespace: str) -> RulesReview:
         """``RBACAuthorizer.RulesFor`` (never incomplete)."""

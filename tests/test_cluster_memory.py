@@ -1,0 +1,139 @@
+"""What the composition root keeps of each object (issue 27): the objects the in-process
+informers share are never mutated, and a restarted server builds the same garbage
+collector graph from the store as the live server had built from its watch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kubegc.api.errors import StatusError
+from kubegc.api.resources import GroupVersionResource
+from kubegc.client.cache import to_partial_object_metadata
+from kubegc.client.interface import DeleteOptions
+from kubegc.cluster import Cluster
+from kubegc.cluster_config import ClusterConfig
+from kubegc.controllermanager.garbagecollector import GarbageCollectorController
+
+CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
+KEEP = "example.com/keep"
+
+
+def _config(data_dir: Path) -> ClusterConfig:
+    return ClusterConfig(data_dir=data_dir, port=0, tls=False, serve_http=False)
+
+
+def _cm(name: str, *owners: dict[str, Any], finalizers: tuple[str, ...] = ()) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default", "labels": {"app": "web"}}
+    if owners:
+        meta["ownerReferences"] = list(owners)
+    if finalizers:
+        meta["finalizers"] = list(finalizers)
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}}
+
+
+def _ref(obj: dict[str, Any], *, block: bool = False) -> dict[str, Any]:
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": obj["metadata"]["name"],
+           "uid": obj["metadata"]["uid"]}
+    return {**ref, "blockOwnerDeletion": True} if block else ref
+
+
+async def _scenario(cluster: Cluster) -> None:
+    """Owners with dependents, a dependent of a missing owner (a virtual node the GC
+    verifies), one of a present and a missing owner, and an owner waiting in foreground
+    deletion for a dependent a finalizer keeps."""
+    client = cluster.client
+    assert client is not None
+    owner = await client.create(CONFIGMAPS, _cm("owner"), namespace="default")
+    waiting = await client.create(CONFIGMAPS, _cm("waiting"), namespace="default")
+    for i in range(5):
+        await client.create(CONFIGMAPS, _cm(f"dep-{i}", _ref(owner)), namespace="default")
+    ghost = {"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost",
+             "uid": "00000000-0000-0000-0000-000000000001"}
+    await client.create(CONFIGMAPS, _cm("orphan-of-ghost", ghost), namespace="default")
+    await client.create(CONFIGMAPS, _cm("two-owners", _ref(owner), ghost), namespace="default")
+    await client.create(CONFIGMAPS, _cm("kept", _ref(waiting, block=True), finalizers=(KEEP,)),
+                        namespace="default")
+    await client.delete(CONFIGMAPS, "waiting", namespace="default",
+                        options=DeleteOptions(propagation_policy="Foreground"))
+    await cluster.settle(timeout=30)
+
+
+def _graph(cluster: Cluster) -> dict[str, tuple[Any, ...]]:
+    manager = cluster.controller_manager
+    assert manager is not None
+    gc = next(c for c in manager.controllers if isinstance(c, GarbageCollectorController)).gc
+    nodes = gc.graph_builder.uid_to_node.snapshot()
+    return {uid: (n.identity, n.owners, sorted(d.identity.uid for d in n.get_dependents()),
+                  n.virtual, n.being_deleted, n.deleting_dependents)
+            for uid, n in nodes.items()}
+
+
+async def test_a_restarted_server_builds_the_gc_graph_the_live_one_had(tmp_path: Path) -> None:
+    live = Cluster(_config(tmp_path))
+    await live.start()
+    try:
+        await _scenario(live)
+        before = _graph(live)
+    finally:
+        await live.stop()
+    restarted = Cluster(_config(tmp_path))
+    await restarted.start()
+    try:
+        await restarted.settle(timeout=30)
+        after = _graph(restarted)
+    finally:
+        await restarted.stop()
+    names = {identity.name for identity, *_ in before.values()}
+    assert {"owner", "dep-0", "two-owners", "waiting", "kept"} <= names
+    assert "orphan-of-ghost" not in names  # its only owner was verified absent
+    assert after == before
+
+
+async def test_no_component_mutates_the_objects_the_informers_share(tmp_path: Path) -> None:
+    """Informers hold the watch cache's decoded objects as they are (no copies): after
+    every controller has worked on them, each cached object is still what the store holds
+    at its resourceVersion."""
+    cluster = Cluster(_config(tmp_path))
+    await cluster.start()
+    try:
+        await _scenario(cluster)
+        assert cluster.controller_manager is not None and cluster.client is not None
+        checked = 0
+        for informer in cluster.controller_manager.informers.informers():
+            for cached in informer.indexer.list():
+                meta = cached["metadata"]
+                try:
+                    stored = await cluster.client.get(informer.gvr, meta["name"],
+                                                      namespace=meta.get("namespace", ""))
+                except StatusError:
+                    continue  # deleted since: nothing to compare
+                if stored["metadata"]["resourceVersion"] != meta["resourceVersion"]:
+                    continue  # changed since (a Lease renewal)
+                stored.setdefault("apiVersion", cached.get("apiVersion"))
+                stored.setdefault("kind", cached.get("kind"))
+                expected = to_partial_object_metadata(stored) if informer.metadata_only \
+                    else stored
+                assert cached == expected, f"{informer.gvr} {meta['name']} was mutated"
+                checked += 1
+        assert checked > 20
+    finally:
+        await cluster.stop()
+
+
+async def test_the_only_full_cache_of_configmaps_holds_the_published_ones(
+        tmp_path: Path) -> None:
+    """The root CA publisher, the one component that reads whole ConfigMaps, caches only
+    the ``kube-root-ca.crt`` ones; every ConfigMap is in the GC's metadata cache."""
+    cluster = Cluster(_config(tmp_path))
+    await cluster.start()
+    try:
+        await _scenario(cluster)
+        assert cluster.controller_manager is not None
+        caches = {i.metadata_only: i for i in cluster.controller_manager.informers.informers()
+                  if i.gvr == CONFIGMAPS}
+        assert {o["metadata"]["name"] for o in caches[False].indexer.list()} == {
+            "kube-root-ca.crt"}
+        assert len(caches[True].indexer) > 5
+    finally:
+        await cluster.stop()
