@@ -59,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import orjson
 from _common import (
+    TOMBSTONE_BATCH,
     configmap,
     fresh_db,
     header,
@@ -87,8 +88,6 @@ NS = "bench-gc"
 GC_WORKERS = GarbageCollectorControllerConfiguration.concurrent_gc_syncs
 TARGET_DELETES = 5_000.0
 TARGET_NODE_BYTES = 1024.0
-#: Rows per commit of the "what the disk allows" tombstone baseline.
-TOMBSTONE_BATCH = 1000
 
 
 # -- cascade end to end -------------------------------------------------------------------------

@@ -202,7 +202,7 @@ def test_findings_that_share_a_root_cause_are_grouped(all_controllers: Cluster) 
                          "--stuck-after", "0")
     (cause,) = report["rootCauses"]
     assert cause["cause"] == ("finalizer example.com/hold, removed by an unknown controller "
-                              "(unknown)")
+                              "(unknown whether it is running)")
     assert {o["name"] for o in cause["holds"]} == {"app", "mid", "leaf-1", "leaf-2"}
     assert {o["name"] for o in cause["at"]} == {"leaf-1", "leaf-2"}
     assert len(cause["commands"]) == 2 and all("example.com/hold" in c

@@ -37,9 +37,11 @@ def deployment(ns: str, name: str, *, replicas: int, ready: int,
 
 @pytest.mark.parametrize(("extra", "alive", "fact"), [
     pytest.param([lease("ops", "op", renewed="2026-01-01T00:09:55.000000Z",
-                        annotations=PUBLISHED)], Alive.YES, "renewed 5s ago", id="fresh-lease"),
+                        annotations=PUBLISHED)], Alive.YES,
+                 "renewed at 2026-01-01T00:09:55Z, 5s before the reading", id="fresh-lease"),
     pytest.param([lease("ops", "op", renewed="2026-01-01T00:09:00.000000Z",
-                        annotations=PUBLISHED)], Alive.NO, "renewed 1m ago", id="stale-lease"),
+                        annotations=PUBLISHED)], Alive.NO, "1m before the reading",
+                 id="stale-lease"),
     pytest.param([lease("ops", "op", holder=None, renewed="2026-01-01T00:09:59.000000Z",
                         annotations=PUBLISHED)], Alive.NO, "released", id="released-lease"),
     pytest.param([deployment("ops", "op", replicas=1, ready=1, annotations=PUBLISHED)],
@@ -48,7 +50,7 @@ def deployment(ns: str, name: str, *, replicas: int, ready: int,
                  Alive.NO, "scaled to 0", id="scaled-down-deployment"),
     pytest.param([lease("ops", "op", renewed="2026-01-01T00:09:55.000000Z",
                         annotations={"kubegc.io/removes-finalizers": "*.labhub.io/*"})],
-                 Alive.YES, "renewed 5s ago", id="published-as-a-glob"),
+                 Alive.YES, "5s before the reading", id="published-as-a-glob"),
     pytest.param([], Alive.UNKNOWN, "", id="no-evidence"),
     # names alone are no evidence (issue: a Lease named 8f2a1c.backup.example.com was taken
     # as the remover of example.com/hold by its domain suffix)

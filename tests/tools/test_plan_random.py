@@ -1,403 +1,91 @@
-"""kubegc plan against reality, on random ownership graphs.
+"""kubegc plan against reality, on generated scenarios (hypothesis, ``scenarios.py``).
 
-Each graph is built on one running kubegc (all controllers, in its own namespaces),
+Each scenario is built on one running kubegc (all controllers, in its own namespaces),
 planned read-only through a RestClient as the CLI does, then the same delete is run for
-real; the objects the plan says are deleted, orphaned or kept by another owner
-(survivors) and left deleting (hanging) must be exactly those kubegc then deletes, keeps
-and leaves deleting, and the plan's order constraints must hold in the real order.
+real (``plan_reality.py``); the objects the plan says are deleted, orphaned or kept by
+another owner (survivors) and left deleting (hanging) must be exactly those kubegc then
+deletes, keeps and leaves deleting, the plan's order constraints must hold in the real
+order, and a pod must go no later than the plan's bound ("up to" its grace period,
+``Step.latest``). What the plan says depends on the order the garbage collector takes
+dependents in (``PlanReport.order_dependent``) is not compared.
 
-The graphs (seeded, so a failure names the seed that reproduces it): ConfigMaps, Secrets,
-ReplicaSets (of no pods), Pods on the simulated node (some with grace periods and slow
-exits) and a cluster-scoped custom resource; 1-3 owners each with mixed blockOwnerDeletion
-and controller; invalid references (an owner in another namespace, a namespaced owner of a
-cluster-scoped object); finalizers, some removed by a live controller that publishes them
-(a fresh Lease annotated ``kubegc.io/removes-finalizers``), some by nobody; sometimes an
-earlier delete still under way; pods with preStop hooks; a CRD of the graph's own with
-instances (some held by a finalizer nobody removes); the target — one of the objects, the
-graph's first namespace or its CRD — and the propagation policy at random. A pod must go no
-later than the plan's bound ("up to" its grace period, ``Step.latest``). What the
-plan says depends on the order the garbage collector takes dependents in
-(``PlanReport.order_dependent``) is not compared.
+The budget is fixed and the draws deterministic: ``BATCHES`` tests of
+``KUBEGC_PLAN_GRAPHS`` scenarios each (default 5 x 40 = 200), batch ``b`` drawn from
+hypothesis seed ``b`` (``@seed``), no example database, no shrinking. A failure prints
+the scenario (``Graph.describe``) and hypothesis' ``@reproduce_failure`` blob; then
 
-``KUBEGC_PLAN_GRAPHS=N`` runs N graphs per batch (default 40, 5 batches: 200 graphs);
-``KUBEGC_PLAN_SEED=S`` runs the one graph of seed S.
+- ``KUBEGC_PLAN_REPRODUCE=<blob>`` replays exactly that scenario (the blob is the base64
+  text in ``@reproduce_failure('<version>', b'<blob>')``, same hypothesis version);
+- ``KUBEGC_PLAN_SEED=S`` runs ``KUBEGC_PLAN_GRAPHS`` scenarios drawn from seed S (one
+  batch: the CI's batch b is seed b);
+- ``KUBEGC_PLAN_SHRINK=1`` lets hypothesis shrink a failing scenario to a smaller one
+  (each shrink step is a real run: minutes).
+
+Then add the scenario as a named regression test (``test_plan_scenarios.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import base64
 import os
-from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator
 
-import aiohttp
+import hypothesis
 import pytest
+from hypothesis import HealthCheck, Phase, given, reproduce_failure, seed, settings
 
-from kubegc.api.clock import RealClock, format_time
-from kubegc.api.errors import StatusError, is_not_found
-from kubegc.api.meta import DeletionPropagation
-from kubegc.api.resources import GroupVersionResource
-from kubegc.api.types import Obj
-from kubegc.client.interface import Client, DeleteOptions, ListOptions, PatchType, WatchOptions
-from kubegc.client.kubeconfig import load_kubeconfig
-from kubegc.client.rest import RestClient
-from kubegc.controllers.deletionrecords import DELETION_RECORDS
-from kubegc.planner_cluster import ClusterSimulationFactory
 from kubegc.testing import Cluster
-from kubegc.tools.inventory import read_inventory
-from kubegc.tools.plan import (
-    PlanReport,
-    Recorder,
-    StepAction,
-    Timeline,
-    order_violations,
-    plan_delete,
-)
-from kubegc.tools.resolve import resolve_kind
 
-from .random_graphs import (
-    CLEANUP,
-    CRDS,
-    GVR,
-    LEASES,
-    NAMESPACES,
-    Graph,
-    Node,
-    body,
-    crd,
-    gadget,
-    gadget_crd,
-    gvr_of,
-    random_graph,
-)
+from .plan_reality import run_graph, scenario_cluster
+from .scenarios import Graph, scenarios
 
 BATCHES = 5
 GRAPHS = int(os.environ.get("KUBEGC_PLAN_GRAPHS", "40"))
-QUIET_TIMEOUT = 20.0
-#: real seconds a real step may come after the plan's bound (the real components' latency)
-TIME_TOLERANCE = 2.0
-
-
-# -- the cluster: a kubegc, a controller that removes CLEANUP, and its Lease -------------------
-
-
-async def remove_cleanup_finalizers(client: Client) -> None:
-    """The live controller that publishes CLEANUP: removes it from whatever is deleting."""
-    async def one(gvr: GroupVersionResource) -> None:
-        while True:
-            listed = await client.list(gvr, options=ListOptions())
-            for item in listed["items"]:
-                await _release(client, gvr, item)
-            rv = listed["metadata"]["resourceVersion"]
-            with contextlib.suppress(StatusError):
-                async for event in client.watch(gvr, options=WatchOptions(resource_version=rv)):
-                    if event.type in ("ADDED", "MODIFIED"):
-                        await _release(client, gvr, event.object)
-
-    await asyncio.gather(*(one(gvr) for gvr in GVR.values()))
-
-
-async def _release(client: Client, gvr: GroupVersionResource, obj: Obj) -> None:
-    meta = obj["metadata"]
-    fins = list(meta.get("finalizers") or [])
-    if not meta.get("deletionTimestamp") or CLEANUP not in fins:
-        return
-    index = fins.index(CLEANUP)
-    with contextlib.suppress(StatusError):  # gone, or changed meanwhile: the next event
-        await client.patch(gvr, meta["name"], [
-            {"op": "test", "path": f"/metadata/finalizers/{index}", "value": CLEANUP},
-            {"op": "remove", "path": f"/metadata/finalizers/{index}"}],
-            namespace=meta.get("namespace", ""), patch_type=PatchType.JSON)
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    with Cluster() as c:
-        async def start() -> asyncio.Task[None]:
-            await c.client.create(CRDS, crd())
-            now = format_time(datetime.now(UTC))
-            await c.client.create(LEASES, {"metadata": {
-                "name": "cleanup-controller", "annotations": {
-                    "kubegc.io/removes-finalizers": CLEANUP}},
-                "spec": {"holderIdentity": "cleanup-1", "leaseDurationSeconds": 3600,
-                         "renewTime": now, "acquireTime": now}}, namespace="kube-system")
-            await c.asettle(30)
-            return asyncio.create_task(remove_cleanup_finalizers(c.client))
-
-        task = c.run(start())
+    with scenario_cluster() as c:
         yield c
 
-        async def stop() -> None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
 
-        c.run(stop())
-
-
-@contextlib.asynccontextmanager
-async def rest(cluster: Cluster) -> AsyncIterator[RestClient]:
-    client = RestClient(load_kubeconfig(str(cluster.kubeconfig)))
-    try:
-        yield client
-    finally:
-        await client.close()
-
-
-# -- quiet: nothing left for anyone to do ----------------------------------------------------
-
-
-async def _graph_objects(client: Client, graph: Graph) -> list[Obj]:
-    out = []
-    extra = [gvr_of(graph.seed, "Gadget")] if graph.gadgets else []
-    for gvr in [*GVR.values(), NAMESPACES, CRDS, *extra]:
-        try:
-            listed = await client.list(gvr, options=ListOptions(
-                label_selector=f"plan-graph={graph.seed}"))
-        except StatusError as e:
-            if gvr in extra and is_not_found(e):
-                continue  # the graph's CRD is gone, and its Gadgets with it
-            raise
-        out.extend(listed["items"])
-    return out
-
-
-def _busy(objects: list[Obj]) -> list[str]:
-    """Objects someone still works on: the live controller (CLEANUP on a deleting object)
-    or the kubelet (a pod starting, or terminating: until its containers have stopped and,
-    without finalizers, it is removed)."""
-    out = []
-    for obj in objects:
-        meta = obj["metadata"]
-        fins = meta.get("finalizers") or []
-        phase = (obj.get("status") or {}).get("phase")
-        pod = obj["kind"] == "Pod"
-        if not meta.get("deletionTimestamp"):
-            if pod and phase != "Running":
-                out.append(meta["name"])
-        elif CLEANUP in fins or (pod and (not fins or phase not in ("Succeeded", "Failed"))):
-            out.append(meta["name"])
-    return out
-
-
-async def quiet(cluster: Cluster, client: Client, graph: Graph) -> None:
-    """Wait (with a deadline) until kubegc has settled and nothing is left to do."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + QUIET_TIMEOUT
-    async with aiohttp.ClientSession() as http:
-        while True:
-            async with http.get(f"{cluster.url}/debug/kubegc/settle?timeout=10") as resp:
-                settled = resp.status == 200
-            busy = _busy(await _graph_objects(client, graph))
-            if settled and not busy:
-                return
-            if loop.time() > deadline:
-                raise AssertionError(f"not quiet after {QUIET_TIMEOUT}s: {busy}\n"
-                                     + graph.describe())
-            await asyncio.sleep(0.02)
-
-
-async def caught_up(recorder: Recorder, client: Client, graph: Graph) -> None:
-    """Wait (with a deadline) until the recorder's watches delivered what a list shows."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + QUIET_TIMEOUT
-    listed = {o["metadata"]["uid"]: o["metadata"]["resourceVersion"]
-              for o in await _graph_objects(client, graph)}
+def _idents() -> Iterator[int]:
+    n = 0
     while True:
-        seen = {u: o["metadata"]["resourceVersion"] for u, o in recorder.current.items()
-                if o["metadata"].get("labels", {}).get("plan-graph") == str(graph.seed)}
-        if seen == listed:
-            return
-        if loop.time() > deadline:
-            raise AssertionError(f"the recorder saw {seen}, a list {listed}")
-        await asyncio.sleep(0.01)
+        yield n
+        n += 1
 
 
-# -- one graph: build, plan, run, compare -----------------------------------------------------
+IDENTS = _idents()  # each run its own names, across batches and replays
 
 
-async def build(client: Client, graph: Graph) -> dict[int, str]:
-    for ns in graph.namespaces:
-        await client.create(NAMESPACES, {"metadata": {
-            "name": ns, "labels": {"plan-graph": str(graph.seed)}}})
-    if graph.gadgets:
-        await client.create(CRDS, gadget_crd(graph.seed))
-        for name, finalizer in graph.gadgets:
-            await _create_when_served(client, graph, gadget(graph, name, finalizer))
-    uids: dict[int, str] = {}
-    for i, node in enumerate(graph.nodes):
-        created = await client.create(gvr_of(graph.seed, node.kind), body(graph, node, uids),
-                                      namespace=node.namespace)
-        uids[i] = created["metadata"]["uid"]
-    return uids
+def scenario_test(cluster: Cluster, batch: int) -> Callable[[], None]:
+    """The hypothesis test of one batch (see the module docstring for the settings)."""
+    phases = [Phase.explicit, Phase.generate]
+    if os.environ.get("KUBEGC_PLAN_SHRINK"):
+        phases.append(Phase.shrink)
+
+    @settings(max_examples=GRAPHS, deadline=None, database=None, phases=phases,
+              print_blob=True, suppress_health_check=list(HealthCheck))
+    @given(graph=scenarios())
+    def check(graph: Graph) -> None:
+        graph.ident = next(IDENTS)
+        asyncio.run(run_graph(cluster, graph))
+
+    test: Callable[[], None] = check
+    blob = os.environ.get("KUBEGC_PLAN_REPRODUCE")
+    if blob:
+        base64.b64decode(blob)  # a typo fails here, not as an odd hypothesis error
+        test = reproduce_failure(hypothesis.__version__, blob.encode())(test)
+    return seed(int(os.environ.get("KUBEGC_PLAN_SEED", batch)))(test)
 
 
-async def _create_when_served(client: Client, graph: Graph, obj: Obj) -> None:
-    """Create a Gadget once its new CRD is served (with a deadline)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + QUIET_TIMEOUT
-    while True:
-        try:
-            await client.create(gvr_of(graph.seed, "Gadget"), obj,
-                                namespace=graph.namespaces[0])
-            return
-        except StatusError:
-            if loop.time() > deadline:
-                raise
-            await asyncio.sleep(0.05)
+def _batches() -> range:
+    one = os.environ.get("KUBEGC_PLAN_SEED") or os.environ.get("KUBEGC_PLAN_REPRODUCE")
+    return range(1) if one else range(BATCHES)
 
 
-async def _delete(client: Client, node: Node, policy: str) -> None:
-    await client.delete(GVR[node.kind], node.name, namespace=node.namespace,
-                        options=DeleteOptions(propagation_policy=DeletionPropagation(policy)))
-
-
-async def _delete_target(client: Client, graph: Graph, target: Obj) -> None:
-    meta = target["metadata"]
-    await client.delete(gvr_of(graph.seed, target["kind"]), meta["name"],
-                        namespace=meta.get("namespace", ""),
-                        options=DeleteOptions(
-                            propagation_policy=DeletionPropagation(graph.policy)))
-
-
-async def plan(client: Client, target: Obj, policy: str) -> PlanReport:
-    resource = resolve_kind(await client.discover(), f"{target['kind']}")
-    inv = await read_inventory(client, clock=RealClock(), source="test")
-    return await plan_delete(inv, target, resource, factory=ClusterSimulationFactory(),
-                             propagation=DeletionPropagation(policy))
-
-
-def _deletion_state(obj: Obj) -> str:
-    meta = obj["metadata"]
-    return repr([meta["uid"], meta.get("deletionTimestamp"), meta.get("finalizers"),
-                 meta.get("ownerReferences")])
-
-
-def _names(uids: set[str], by_uid: dict[str, Obj]) -> list[str]:
-    return sorted(by_uid[u]["metadata"]["name"] if u in by_uid else u for u in uids)
-
-
-async def run_graph(cluster: Cluster, seed: int) -> None:
-    graph = random_graph(seed)
-    async with rest(cluster) as client:
-        await build(client, graph)
-        await quiet(cluster, client, graph)
-        if graph.pre_delete is not None:
-            with contextlib.suppress(StatusError):  # already collected
-                await _delete(client, graph.nodes[graph.pre_delete[0]], graph.pre_delete[1])
-            await quiet(cluster, client, graph)
-        alive = {o["metadata"]["name"]: o for o in await _graph_objects(client, graph)
-                 if o["kind"] not in ("Namespace", "CustomResourceDefinition")
-                 or o["metadata"]["name"] == graph.target_name}
-        name = graph.target_name
-        if name not in alive:
-            name = next((n.name for n in graph.nodes if n.name in alive), "")
-        if not name:
-            return  # everything was collected before the plan (invalid references)
-        target = alive[name]
-        state = sorted(_deletion_state(o) for o in await _graph_objects(client, graph))
-        report = await plan(client, target, graph.policy)
-        after = sorted(_deletion_state(o) for o in await _graph_objects(client, graph))
-        assert after == state, "the plan wrote to the cluster\n" + graph.describe()
-
-        recorder = Recorder(client, RealClock())
-        await recorder.start()
-        _, before = recorder.checkpoint()
-        await _delete_target(client, graph, target)
-        await quiet(cluster, client, graph)
-        await caught_up(recorder, client, graph)
-        await recorder.stop()
-        records = await _records_about(client, graph)
-        try:
-            compare(graph, name, report, recorder, before, records)
-        finally:
-            await clean_up(client, graph)
-
-
-async def clean_up(client: Client, graph: Graph) -> None:
-    """Release and delete what is left of the graph (its pods hold the node's pod IPs):
-    its Gadgets before its CRD, which is deleted as a user would (its API server's clean-up
-    finalizer kept: stripping it would leave instances the server no longer serves)."""
-    objects = await _graph_objects(client, graph)
-    objects.sort(key=lambda o: o["kind"] == "CustomResourceDefinition")
-    for obj in objects:
-        meta = obj["metadata"]
-        gvr = gvr_of(graph.seed, obj["kind"])
-        with contextlib.suppress(StatusError):
-            if meta.get("finalizers") and obj["kind"] != "CustomResourceDefinition":
-                await client.patch(gvr, meta["name"], {"metadata": {"finalizers": None}},
-                                   namespace=meta.get("namespace", ""),
-                                   patch_type=PatchType.MERGE)
-            await client.delete(gvr, meta["name"], namespace=meta.get("namespace", ""),
-                                options=DeleteOptions(grace_period_seconds=0))
-
-
-async def _records_about(client: Client, graph: Graph) -> list[str]:
-    """The garbage collector's DeletionRecords about the graph's objects, in order."""
-    listed = await client.list(DELETION_RECORDS, options=ListOptions())
-    ours = [r for r in listed["items"] if r["object"]["name"].startswith(f"g{graph.seed}-")]
-    ours.sort(key=lambda r: int(r["metadata"]["resourceVersion"]))
-    return [f"  {r['action']} {r['object']['name']}: {r['reason']}: {r['message']}"
-            for r in ours]
-
-
-def compare(graph: Graph, name: str, report: PlanReport, recorder: Recorder,
-            before: dict[str, Obj], records: list[str]) -> None:
-    # what the plan says depends on the order the GC takes dependents in is not compared
-    uncertain = {o.object.uid for o in report.order_dependent}
-    ours = {u for u, o in before.items() if o["metadata"].get("labels", {}).get(
-        "plan-graph") == str(graph.seed)} - uncertain
-    target_uid = next(u for u, o in before.items() if o["metadata"]["name"] == name
-                      and o["metadata"].get("labels", {}).get("plan-graph") == str(graph.seed))
-    real = Timeline([c for c in recorder.ordered() if c.after["metadata"]["uid"] in ours],
-                    before, target_uid=target_uid, records=[])
-    context = (f"\n{graph.describe()}\n(target: {name})\nplan steps:\n"
-               + "\n".join(f"  {s.seq} {s.action.value} {s.object} {s.detail} {s.by}"
-                           for s in report.steps)
-               + "\nreal changes:\n" + "\n".join(
-                   f"  {c.type} {c.after['metadata']['name']}" for c in recorder.ordered()
-                   if c.after["metadata"]["uid"] in ours)
-               + "\nreal DeletionRecords (since the graph was made):\n" + "\n".join(records))
-    assert report.error == "", report.error + context
-    planned = {r.uid for r in report.deleted} & ours  # not the namespace's own objects
-    happened = {r.uid for r in real.deleted()}
-    assert planned == happened, (f"deleted: plan {_names(planned, before)}, real "
-                                 f"{_names(happened, before)}" + context)
-    plan_survivors = {(s.object.uid, tuple(sorted(r.uid for r in s.kept_by)))
-                      for s in report.survivors if s.object.uid in ours}
-    real_survivors = {(s.object.uid, tuple(sorted(r.uid for r in s.kept_by)))
-                      for s in real.survivors(recorder.current) if s.object.uid in ours}
-    assert plan_survivors == real_survivors, (
-        f"survivors: plan {sorted(plan_survivors)}, real {sorted(real_survivors)}" + context)
-    plan_hanging = {f.object.uid for f in report.hanging} & ours
-    real_hanging = {u for u in ours if u in recorder.current
-                    and recorder.current[u]["metadata"].get("deletionTimestamp")
-                    and (u == target_uid or not before[u]["metadata"].get("deletionTimestamp"))}
-    assert plan_hanging == real_hanging, (f"hanging: plan {_names(plan_hanging, before)}, real "
-                                          f"{_names(real_hanging, before)}" + context)
-    # times within the stated bounds: a pod goes no later than the plan's "up to"
-    real_gone = {s.object.uid: s.time for s in real.steps if s.action is StepAction.DELETED}
-    for step in report.steps:
-        if (step.action is StepAction.DELETED and step.object.kind == "Pod"
-                and step.object.uid in real_gone and step.object.uid in ours):
-            bound = step.latest if step.latest is not None else step.time
-            assert real_gone[step.object.uid] <= bound + TIME_TOLERANCE, (
-                f"{step.object.name} went at t+{real_gone[step.object.uid]:.1f}s, the plan "
-                f"said up to t+{bound:.1f}s" + context)
-    ordered = [c for c in recorder.ordered() if c.after["metadata"]["uid"] in ours]
-    constraints = [c for c in report.constraints
-                   if c.first.uid not in uncertain and c.then.uid not in uncertain]
-    assert order_violations(constraints, ordered) == [], context
-
-
-def _seeds(batch: int) -> list[int]:
-    only = os.environ.get("KUBEGC_PLAN_SEED")  # S, or S1,S2,... run in that order
-    if only:
-        return [int(s) for s in only.split(",")] if batch == 0 else []
-    return [batch * 1000 + i for i in range(GRAPHS)]
-
-
-@pytest.mark.parametrize("batch", range(BATCHES))
-async def test_plan_matches_reality_on_random_graphs(cluster: Cluster, batch: int) -> None:
-    for seed in _seeds(batch):
-        await run_graph(cluster, seed)
+@pytest.mark.parametrize("batch", _batches())
+def test_plan_matches_reality_on_generated_scenarios(cluster: Cluster, batch: int) -> None:
+    scenario_test(cluster, batch)()

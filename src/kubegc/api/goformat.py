@@ -37,6 +37,10 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Controller", "controller", "*bool"),
         ("BlockOwnerDeletion", "blockOwnerDeletion", "*bool"),
     ),
+    "core.Taint": (
+        ("Key", "key", "string"), ("Value", "value", "string"),
+        ("Effect", "effect", "string"), ("TimeAdded", "timeAdded", "*v1.Time"),
+    ),
     "rbac.RoleRef": (
         ("APIGroup", "apiGroup", "string"), ("Kind", "kind", "string"),
         ("Name", "name", "string"),

@@ -31,16 +31,18 @@ from __future__ import annotations
 import enum
 import fnmatch
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from kubegc.api.clock import format_time
 from kubegc.api.servicecidrs import SERVICE_CIDR_FINALIZER
 from kubegc.api.types import Obj
 from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.tools.inventory import Inventory
-from kubegc.tools.model import ObjRef, age, human_duration
+from kubegc.tools.model import ObjRef, age, human_duration, timestamp
 from kubegc.tools.servicecidrs import service_cidr_when
 from kubegc.tools.volumes import pv_protection_when, pvc_protection_when
 
@@ -78,6 +80,25 @@ class Remover:
         if Alive.YES in verdicts:
             return Alive.YES
         return Alive.NO if Alive.NO in verdicts else Alive.UNKNOWN
+
+    def alive_at(self, now: datetime | None, *, facts: bool = True) -> str:
+        """What the reading shows of whether ``who`` runs, and never more: a state at the
+        reading's time ``now``, with the evidence it rests on ("alive at T per Lease X:
+        held by h, renewed at ..."); without evidence "unknown whether it is running".
+        ``facts=False``: the sources only (a cause's title)."""
+        at = f"at {format_time(now)}" if now is not None else "when read"
+        state = self.alive
+        sources = [e for e in self.evidence if e.alive is state]
+        if facts:
+            cited = "; ".join(f"{e.source}: {e.fact}" for e in sources)
+        else:  # "the controller of Lease ns/x (alive at T per that Lease)"
+            cited = "; ".join(f"that {e.source.split()[0]}" if e.source in self.who
+                              else e.source for e in sources)
+        if state is Alive.YES:
+            return f"alive {at} per {cited}"
+        if state is Alive.NO:
+            return f"not running {at} per {cited}"
+        return "unknown whether it is running" + (f" ({cited})" if cited and facts else "")
 
     def to_dict(self) -> dict[str, Any]:
         return {"finalizer": self.finalizer, "who": self.who, "foundBy": self.found_by,
@@ -297,9 +318,14 @@ def _lease(lease: Obj, inv: Inventory) -> Evidence:
         return Evidence(source, "released: no holder", Alive.NO)
     if since is None:
         return Evidence(source, f"held by {holder}, never renewed", Alive.NO)
-    fact = (f"held by {holder}, renewed {human_duration(since)} ago "
-            f"(lease {human_duration(duration)})")
+    fact = (f"held by {holder}, renewed at {_renewed(spec)}, {human_duration(since)} "
+            f"before the reading (lease {human_duration(duration)})")
     return Evidence(source, fact, Alive.YES if since <= duration else Alive.NO)
+
+
+def _renewed(spec: dict[str, Any]) -> str:
+    when = timestamp(spec.get("renewTime"))
+    return format_time(when) if when is not None else str(spec.get("renewTime"))
 
 
 def deployment_evidence(inv: Inventory, namespace: str, name: str) -> Evidence:

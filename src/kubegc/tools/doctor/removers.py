@@ -41,35 +41,39 @@ def remover_cause(obj: Obj, r: Remover, now: datetime | None = None
     ref = ObjRef.of(obj)
     dead = r.alive is Alive.NO
     end = grace_end(obj, now) if r.finalizer.startswith("(") else None
+    title = r.alive_at(now, facts=False)
     if end is not None and end[1] and r.alive is Alive.YES:
-        return Cause(f"graceful termination inside the grace period: {r.who} (alive)"), \
-            CauseDetail([f"{r.who} is alive and stops the containers (preStop hooks, TERM) "
-                         f"within their grace period: gone by {end[0]} at the latest"],
+        return Cause(f"graceful termination inside the grace period: {r.who} ({title})"), \
+            CauseDetail([f"{r.who} stops the containers (preStop hooks, TERM) within their "
+                         f"grace period while it runs ({r.alive_at(now)}): gone by {end[0]} "
+                         "at the latest"],
                         [f"wait: ends by {end[0]} (the end of the grace period)"],
                         at=[ref], ends=end[0])
     if end is not None and r.alive is Alive.YES:  # its grace period is over
-        return Cause(f"graceful termination past its grace period: {r.who} (alive)"), \
-            CauseDetail([f"the grace period ended at {end[0]}: {r.who} (alive) kills the "
-                         "containers that are left and the pod goes within seconds"],
+        return Cause(f"graceful termination past its grace period: {r.who} ({title})"), \
+            CauseDetail([f"the grace period ended at {end[0]}: {r.who} ({r.alive_at(now)}) "
+                         "kills the containers that are left, so the pod should go within "
+                         "seconds"],
                         [f"wait a few seconds; if it stays, read the logs of {r.who} (its "
                          "node is Ready, so the kubelet should have stopped it)"], at=[ref],
                         commands=[f"kubectl delete pod {ref.name} -n {ref.namespace} "
                                   "--grace-period=0 --force"],
                         by_hand=f"forcing a pod out skips {r.skips}")
     if r.finalizer.startswith("("):  # a pod's graceful termination: the kubelet
-        return Cause(f"graceful termination: {r.who} ({r.alive.value})"), CauseDetail(
+        return Cause(f"graceful termination: {r.who} ({title})"), CauseDetail(
             [f"its pods stay Terminating until {r.who} has stopped their containers"
-             + (": it is not running" if dead else "")],
+             + (f": it was {r.alive_at(now)}" if dead else
+                f" ({r.alive_at(now)})")],
             [f"bring {r.who} back (if the node is gone for good, the pod garbage collector "
              "force-deletes its pods)"], dead=dead, at=[ref],
             commands=[f"kubectl delete pod {ref.name} -n {ref.namespace} --grace-period=0 "
                       "--force"], by_hand=f"forcing a pod out skips {r.skips}")
-    what = f"finalizer {r.finalizer}, removed by {r.who} ({r.alive.value})"
+    what = f"finalizer {r.finalizer}, removed by {r.who} ({title})"
     if r.alive is Alive.YES:
         return Cause(what), CauseDetail(
-            [f"{r.who} is alive and removes it {r.removes_when}"],
-            [f"wait: ends when {r.who} (alive) removes it {r.removes_when}; if it stays, "
-             f"read the logs of {r.who}"], at=[ref])
+            [f"{r.who} removes it {r.removes_when} (it was {r.alive_at(now)})"],
+            [f"wait: ends when {r.who} removes it {r.removes_when}; if it stays, read the "
+             f"logs of {r.who}"], at=[ref])
     if r.who == UNKNOWN_REMOVER:
         advice = (f"find the controller that owns {r.finalizer} and make sure it runs "
                   f"({HOW_TO_NAME_IT}, and the doctor checks it)")
@@ -77,7 +81,8 @@ def remover_cause(obj: Obj, r: Remover, now: datetime | None = None
     else:
         advice = f"start (or scale up) {r.who}: it does its clean-up and removes the finalizer"
         when = "only if it is gone for good"
-    nexts = (f"the objects stay Terminating until {r.who} runs again" if dead else
+    nexts = (f"the objects stay Terminating until {r.who} runs again (it was "
+             f"{r.alive_at(now)})" if dead else
              "the objects stay Terminating until the controller that owns this finalizer "
              "removes it; nothing shows whether it runs")
     return Cause(what), CauseDetail(
@@ -86,19 +91,20 @@ def remover_cause(obj: Obj, r: Remover, now: datetime | None = None
         by_hand=f"{when}, remove it by hand; this skips {r.skips}")
 
 
-def remover_next(obj: Obj, r: Remover) -> list[str]:
+def remover_next(obj: Obj, r: Remover, now: datetime | None = None) -> list[str]:
     ref = ObjRef.of(obj)
     if r.alive is Alive.YES:
-        return [f"{r.finalizer}: {r.who} is alive and removes it {r.removes_when}"]
+        return [f"{r.finalizer}: {r.who} removes it {r.removes_when} (it was "
+                f"{r.alive_at(now)})"]
     if r.alive is Alive.NO:
-        return [f"{r.finalizer}: {r.who} is not running, so {ref.short} stays Terminating "
-                "until it runs again"]
+        return [f"{r.finalizer}: {r.who} was {r.alive_at(now)}, so {ref.short} stays "
+                "Terminating until it runs again"]
     if r.who == UNKNOWN_REMOVER:
         return [f"{r.finalizer}: {ref.short} stays Terminating until the controller that owns "
                 "this finalizer removes it; nothing names that controller, so nothing shows "
                 "whether it runs"]
-    return [f"{r.finalizer}: {ref.short} stays Terminating until {r.who} removes it; nothing "
-            "shows whether that runs"]
+    return [f"{r.finalizer}: {ref.short} stays Terminating until {r.who} removes it; "
+            f"{r.alive_at(now)}"]
 
 
 def finalizer_fix(obj: Obj, r: Remover, now: datetime | None = None) -> str | None:
@@ -108,10 +114,11 @@ def finalizer_fix(obj: Obj, r: Remover, now: datetime | None = None) -> str | No
         return None
     end = grace_end(obj, now) if r.finalizer.startswith("(") else None
     if end is not None and end[1] and r.alive is Alive.YES:
-        return f"wait: ends by {end[0]} (the end of the grace period; {r.who} is alive)"
+        return (f"wait: ends by {end[0]} (the end of the grace period; {r.who} was "
+                f"{r.alive_at(now)})")
     if r.alive is Alive.YES:
-        return (f"{r.finalizer}: wait: ends when {r.who} (alive) removes it "
-                f"{r.removes_when}; if it stays, read the logs of {r.who}")
+        return (f"{r.finalizer}: wait: ends when {r.who} removes it {r.removes_when} (it was "
+                f"{r.alive_at(now)}); if it stays, read the logs of {r.who}")
     if r.finalizer.startswith("("):
         ref = ObjRef.of(obj)
         return (f"bring {r.who} back (if the node is gone for good, the pod garbage collector "

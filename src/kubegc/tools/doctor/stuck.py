@@ -317,7 +317,7 @@ def _next(ctx: Context, obj: Obj, removers: list[Remover], blocking: list[Blocki
     for r in removers:
         if r.finalizer != FINALIZER_DELETE_DEPENDENTS and not (
                 chained and r.finalizer == CRD_CLEANUP):
-            parts.extend(remover_next(obj, r))
+            parts.extend(remover_next(obj, r, ctx.inv.now))
     return parts or [f"{ref.short} should disappear at once"]
 
 
@@ -352,7 +352,8 @@ def leaf_fix(leaf: BlockingNode, ctx: Context | None = None) -> list[str]:
     """How to release the leaf that holds a foreground deletion."""
     if leaf.source is None or not is_being_deleted(leaf.source):
         who = leaf.removers[0] if leaf.removers else None
-        alive = f" ({who.who}: {who.alive.value})" if who else ""
+        alive = (f" ({who.who}: {who.alive_at(ctx.inv.now if ctx else None)})"
+                 if who else "")
         if "cannot decide" in leaf.holds_because or "never collects" in leaf.holds_because:
             return [f"{leaf.object.short}: fix or remove its broken owner reference (see its "
                     "reference finding); the garbage collector then decides about it"]

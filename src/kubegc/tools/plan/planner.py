@@ -57,6 +57,7 @@ from kubegc.tools.plan.snapshot import prepare_snapshot
 from kubegc.tools.plan.timeline import Timeline
 from kubegc.tools.plan.verdict import verdict_of
 from kubegc.tools.plan.webhooks import webhook_notes
+from kubegc.tools.plan.workloads import reactions
 from kubegc.tools.wellformed import problem_notes
 
 DEFAULT_GRACE = 30
@@ -221,6 +222,8 @@ async def _simulate(inv: Inventory, op: Operation, factory: SimulationFactory,
          for u, why in order_dependent(timeline).items()),
         key=lambda o: o.object)
     report.notes.extend(o.why for o in report.order_dependent)
+    report.reactions = reactions(before, recorder.current, report.deleted)
+    report.notes.extend(r.why for r in report.reactions)
     report.references = _references(scope, timeline)
     report.warnings = sorted({f"{w.get('reason')}: {w.get('message')}"
                               for w in recorder.warnings})

@@ -20,6 +20,7 @@ from kubegc.api.clock import format_time
 from kubegc.api.meta import DeletionPropagation
 from kubegc.tools.doctor.findings import Finding
 from kubegc.tools.model import ObjRef
+from kubegc.tools.plan.workloads import Reaction
 
 
 class StepAction(enum.StrEnum):
@@ -220,6 +221,9 @@ class PlanReport:
     verdict: Verdict | None = None  # set last, from the rest (``verdict.verdict_of``)
     #: outcomes another order of the garbage collector's work could change (``races``)
     order_dependent: list[OrderDependent] = field(default_factory=list)
+    #: workloads that stay and lose objects their controllers manage: what those
+    #: controllers do about it is not simulated (``workloads``)
+    reactions: list[Reaction] = field(default_factory=list)
     #: the ownerReferences of the simulated objects at the delete (drawn by ``-o dot``;
     #: not in the JSON, whose readers have the objects)
     references: list[Reference] = field(default_factory=list)
@@ -244,6 +248,7 @@ class PlanReport:
             "objectsRead": self.objects_read, "objectsSimulated": self.objects_simulated,
             "verdict": self.verdict.to_dict() if self.verdict is not None else None,
             "orderDependent": [o.to_dict() for o in self.order_dependent],
+            "workloadReactions": [r.to_dict() for r in self.reactions],
             "summary": [k.to_dict() for k in self.verdict.by_kind] if self.verdict else [],
             "verb": self.operation.verb if self.operation is not None else "delete",
             "operation": self.operation.to_dict() if self.operation is not None else None,

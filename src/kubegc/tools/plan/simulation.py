@@ -24,7 +24,8 @@ from kubegc.component.deletions import Deletion
 from kubegc.controllers.garbagecollector.records import DeletionRecord
 
 #: The controllers a plan runs, and nothing else (no workload controllers: nothing is
-#: recreated while the delete proceeds). Pod GC deletes the pods of a deleted node. The
+#: recreated while the delete proceeds; ``workloads`` names the workloads that would react).
+#: Pod GC deletes the pods of a deleted node. The
 #: protection controllers release the finalizers of claims no pod uses any more and of
 #: volumes not Bound: a claim deleted with its pod (an ephemeral volume's) goes once the pod
 #: is gone, a claim in use waits for its pods. TTL-after-finished deletes the finished Jobs

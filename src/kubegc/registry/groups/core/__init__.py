@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from kubegc.api.content import is_dns1123_label, is_path_segment_name
+from kubegc.api.content import is_dns1035_label, is_path_segment_name
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.api.zero_status import zero_status_fields
@@ -27,6 +27,7 @@ from kubegc.registry.generic.strategy import (
 )
 from kubegc.registry.groups.core import defaults, namespace, pod, quota
 from kubegc.registry.groups.core import validation as v
+from kubegc.registry.groups.core import validation_node as nv
 from kubegc.registry.groups.core import validation_pods as pv
 from kubegc.registry.groups.core import validation_resources as rv
 from kubegc.registry.groups.core import validation_volumes as vv
@@ -82,13 +83,13 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
                 table=printers.NAMESPACE),
         pods,
         stored(ctx, builtin("", "services"), Strategy(
-            name_validator=is_dns1123_label, prepare_for_create=_service_create,
+            name_validator=is_dns1035_label, prepare_for_create=_service_create,
             tracks_generation=False, return_deleted_object=True,
             validate=v.validate_service, defaulter=defaults.default_service), status=True,
                 table=printers.SERVICE),
         stored(ctx, builtin("", "endpoints"), Strategy(
             allow_create_on_update=True, tracks_generation=False,
-            validate=rv.validate_endpoints, defaulter=defaults.default_endpoints),
+            validate=nv.validate_endpoints, defaulter=defaults.default_endpoints),
                                                            table=printers.ENDPOINTS),
         stored(ctx, builtin("", "configmaps"), Strategy(
             tracks_generation=False, validate=v.validate_config_map,
@@ -108,7 +109,7 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
             defaulter=keeping_zero_status(defaults.default_replicationcontroller, _RC_STATUS)),
             status=True, scale=True, table=printers.REPLICATION_CONTROLLER),
         stored(ctx, builtin("", "nodes"), Strategy(
-            tracks_generation=False, validate=rv.validate_node), status=True,
+            tracks_generation=False, validate=nv.validate_node), status=True,
             table=printers.NODE),
         stored(ctx, builtin("", "persistentvolumes"), Strategy(
             tracks_generation=False, return_deleted_object=True,

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubegc.api.content import is_dns1123_subdomain
+from kubegc.registry.typed.special import quantity_value
 from kubegc.registry.validation.common import (
     Causes,
     forbidden,
+    invalid,
     mapping,
     not_supported,
     one_of,
@@ -50,10 +53,28 @@ def validate_persistent_volume(obj: dict[str, Any]) -> Causes:
 
 
 def validate_persistent_volume_claim(obj: dict[str, Any]) -> Causes:
+    """``ValidatePersistentVolumeClaimSpec``: access modes (``ReadWriteOncePod`` alone), the
+    storage request (required, positive: ``ValidatePositiveQuantityValue``), the class
+    name, the volume mode."""
     spec = mapping(obj, "spec")
-    causes = _access_modes(spec.get("accessModes") or [], "spec.accessModes")
-    if "storage" not in mapping(spec, "resources", "requests"):
+    modes = spec.get("accessModes") or []
+    causes = _access_modes(modes, "spec.accessModes")
+    if "ReadWriteOncePod" in modes and any(m != "ReadWriteOncePod" and m in ACCESS_MODES
+                                           for m in modes):
+        causes.append(forbidden("spec.accessModes",
+                                "may not use ReadWriteOncePod with other access modes"))
+    requests = mapping(spec, "resources", "requests")
+    if "storage" not in requests:
         causes.append(required("spec.resources[storage]"))
+    else:
+        text = str(requests["storage"]).strip()
+        value = quantity_value(text)
+        if value is not None and value <= 0:
+            causes.append(invalid("spec.resources[storage]", text, "must be greater than zero"))
+    class_name = spec.get("storageClassName")
+    if class_name:
+        causes += [invalid("spec.storageClassName", class_name, msg)
+                   for msg in is_dns1123_subdomain(str(class_name))]
     return causes + one_of(spec.get("volumeMode"), "spec.volumeMode", VOLUME_MODES)
 
 

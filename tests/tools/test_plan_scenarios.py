@@ -1,0 +1,46 @@
+"""The mismatches the generated scenarios (``test_plan_random.py``) found between a plan
+and reality, each a fixed scenario run the same way: built on a running kubegc, planned,
+run for real, compared (``plan_reality.run_graph``), with what the fix made the plan say."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from itertools import count
+
+import pytest
+
+from kubegc.testing import Cluster
+from kubegc.tools.plan import PlanReport
+
+from .plan_reality import run_graph, scenario_cluster
+from .scenarios import CLEANUP, Graph, Node
+
+IDENTS = count(10_000)  # apart from test_plan_random's, should both run on one cluster
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    with scenario_cluster() as c:
+        yield c
+
+
+def run(cluster: Cluster, graph: Graph) -> PlanReport:
+    graph.ident = next(IDENTS)
+    report = asyncio.run(run_graph(cluster, graph))
+    assert report is not None
+    return report
+
+
+def test_a_jobs_pod_deleted_fails_the_job_and_its_ttl_deletes_it(cluster: Cluster) -> None:
+    """Deleting the pod of a Job with backoffLimit 0: the Job controller counts it failed,
+    the Job fails and, with ttlSecondsAfterFinished 0, is deleted at once with its
+    Deployment. The plan runs no Job controller: it said only the pod goes; it now names
+    the Job's reaction (and the comparison leaves the Job and what it owns out)."""
+    graph = Graph([Node("0-job", "Job", 0, job={"run": "600", "ttl": 0}),
+                   Node("1-deployment", "Deployment", 0, owners=[(0, True, True)],
+                        replicas=1, finalizer=CLEANUP)],
+                  pre_delete=None, target=0, policy="Foreground", target_pod=True)
+    report = run(cluster, graph)
+    assert [r.workload.name for r in report.reactions] == [graph.name(graph.nodes[0])]
+    assert "past backoffLimit 0, fails" in report.reactions[0].why
