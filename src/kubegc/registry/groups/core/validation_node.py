@@ -108,11 +108,16 @@ def _endpoint_address(address: dict[str, Any], path: str) -> Causes:
     if node is not None:
         causes += [invalid(f"{path}.nodeName", node, msg)
                    for msg in is_dns1123_subdomain(str(node))]
-    return causes + [invalid(f"{path}.ip", ip, msg) for msg in non_special_ip(ip)
-                     if not msg.startswith(LOOPBACK)]
+    return causes + usable_ip(ip, f"{path}.ip")
 
 
 LOOPBACK = "may not be in the loopback range"
+
+
+def usable_ip(ip: str, path: str) -> Causes:
+    """``ValidateNonSpecialIP`` of an Endpoints or EndpointSlice address, loopback allowed
+    (see ``_endpoint_address``)."""
+    return [invalid(path, ip, msg) for msg in non_special_ip(ip) if not msg.startswith(LOOPBACK)]
 
 
 def _endpoint_port(port: dict[str, Any], path: str, require_name: bool) -> Causes:
