@@ -490,6 +490,18 @@ KIND_CASES: list[tuple[Any, ...]] = [
      "spec.selector", bad("a b", NAME_PART), "ValidateService"),
     ("service-external-name", "services", {"spec": {"type": "ExternalName", "ports": []}},
      "spec.externalName", "Required value", "ValidateService"),
+    ("service-external-name-upper", "services", {"spec": {
+        "type": "ExternalName", "externalName": "DB.example.com."}}, "spec.externalName",
+     bad("DB.example.com", SUBDOMAIN), "ValidateService (ValidateDNS1123Subdomain)"),
+    ("service-external-ip", "services", {"spec": {"externalIPs": ["1.2.3.4.5"]}},
+     "spec.externalIPs[0]", bad("1.2.3.4.5", IP), "ValidateService (IsValidIP)"),
+    ("service-external-ip-loopback", "services", {"spec": {"externalIPs": ["127.0.0.1"]}},
+     "spec.externalIPs[0]", bad("127.0.0.1", "may not be in the loopback range "
+                                             "(127.0.0.0/8, ::1/128)"),
+     "ValidateService (ValidateNonSpecialIP)"),
+    ("service-external-ip-unspecified", "services", {"spec": {"externalIPs": ["::"]}},
+     "spec.externalIPs[0]", bad("::", "may not be unspecified (::)"),
+     "ValidateService (ValidateNonSpecialIP)"),
     ("service-session-affinity", "services", {"spec": {"sessionAffinity": "Sticky"}},
      "spec.sessionAffinity", 'Unsupported value: "Sticky"', "ValidateService"),
     ("pvc-access-modes", "persistentvolumeclaims", {"spec": {"accessModes": []}},
@@ -575,6 +587,31 @@ KIND_CASES: list[tuple[Any, ...]] = [
         {"type": "Container", "max": {"foo": "1"}}]}}, "spec.limits[0].max[foo]",
      bad("foo", "must be a standard resource type or fully qualified"),
      "validateLimitRangeResourceName"),
+    ("limit-range-type", "limitranges", {"spec": {"limits": [{"type": "Node"}]}},
+     "spec.limits[0].type", bad("Node", "must be a standard limit type or fully qualified"),
+     "validateLimitRangeTypeName"),
+    ("limit-range-type-twice", "limitranges", {"spec": {"limits": [
+        {"type": "Container"}, {"type": "Container"}]}}, "spec.limits[1].type",
+     'Duplicate value: "Container"', "ValidateLimitRange"),
+    ("limit-range-pod-default", "limitranges", {"spec": {"limits": [
+        {"type": "Pod", "default": {"cpu": "1"}}]}}, "spec.limits[0].default",
+     "Forbidden: may not be specified when `type` is 'Pod'", "ValidateLimitRange"),
+    ("limit-range-claim-storage", "limitranges", {"spec": {"limits": [
+        {"type": "PersistentVolumeClaim", "max": {"cpu": "1"}}]}}, "spec.limits[0].limits",
+     "Required value: either minimum or maximum storage value is required, but neither was "
+     "provided", "ValidateLimitRange"),
+    ("limit-range-min-over-max", "limitranges", {"spec": {"limits": [
+        {"type": "Pod", "min": {"cpu": "2"}, "max": {"cpu": "1"}}]}},
+     "spec.limits[0].min[cpu]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": min value 2 is greater than max value 1"),
+    ("limit-range-default-over-max", "limitranges", {"spec": {"limits": [
+        {"type": "Container", "default": {"memory": "2Gi"}, "max": {"memory": "1Gi"}}]}},
+     "spec.limits[0].default[memory]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": default value 2Gi is greater than max value 1Gi"),
+    ("limit-range-ratio", "limitranges", {"spec": {"limits": [
+        {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}]}},
+     "spec.limits[0].maxLimitRequestRatio[cpu]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": ratio 500m is less than 1"),
     ("quota-resource", "resourcequotas", {"spec": {"hard": {"storage": "1Gi"}}},
      "spec.hard[storage]", bad("storage", "must be a standard resource for quota"),
      "ValidateResourceQuotaResourceName"),
