@@ -158,6 +158,28 @@ def field_type(schema: dict[str, Any]) -> str:
     return "string"
 
 
+#: the types 1.33 promoted to a GA version whose shape is their 1.32 beta's (KEP-1880's
+#: networking.k8s.io/v1 ServiceCIDR and IPAddress): the source is 1.32's, so each is copied
+#: from its beta under the GA name (``<package>.v1beta1.X`` → ``<package>.v1.X``)
+PROMOTED = tuple(f"io.k8s.api.networking.v1beta1.{name}" for name in (
+    "IPAddress", "IPAddressList", "IPAddressSpec", "ParentReference", "ServiceCIDR",
+    "ServiceCIDRList", "ServiceCIDRSpec", "ServiceCIDRStatus"))
+
+
+def promote(table: dict[str, Any]) -> dict[str, Any]:
+    """``table`` with ``PROMOTED``'s GA copies (references renamed likewise)."""
+    renamed = {beta: beta.replace(".v1beta1.", ".v1.") for beta in PROMOTED}
+    for beta, ga in renamed.items():
+        entry = json.loads(json.dumps(table[beta]))
+        entry["go"] = go_name(ga)
+        for prop, typ in entry.get("fields", {}).items():
+            for old, new in renamed.items():
+                typ = typ.replace("@" + old, "@" + new)
+            entry["fields"][prop] = typ
+        table[ga] = entry
+    return table
+
+
 def build(defs: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, schema in sorted(defs.items()):
@@ -189,7 +211,7 @@ def main() -> None:
         with zipfile.ZipFile(package.parent) as z:
             raw = z.read(SOURCE)
     defs = json.loads(raw)["$defs"]
-    table = build(defs)
+    table = promote(build(defs))
     OUTPUT.write_bytes(gzip.compress(
         json.dumps(table, sort_keys=True, separators=(",", ":")).encode(), mtime=0))
     print(f"wrote {OUTPUT.relative_to(ROOT)}: {len(table)} definitions")

@@ -140,6 +140,7 @@ PATCH_META: dict[tuple[str, str], tuple[str, str]] = {
     ("io.k8s.api.policy.v1.PodDisruptionBudgetStatus", "conditions"): ("merge", "type"),
     ("io.k8s.api.storage.v1.CSINodeSpec", "drivers"): ("merge", "name"),
     ("io.k8s.api.flowcontrol.v1.FlowSchemaStatus", "conditions"): ("merge", "type"),
+    ("io.k8s.api.networking.v1.ServiceCIDRStatus", "conditions"): ("merge", "type"),
     ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", "conditions"):
         ("merge", "type"),
     **{(f"{_ADMISSION}{kind}WebhookConfiguration", "webhooks"): ("merge", "name")

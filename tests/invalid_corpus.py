@@ -86,6 +86,10 @@ BASES: dict[str, Base] = {
     "cronjobs": Base("apis/batch/v1/namespaces/{ns}/cronjobs", "batch/v1", "CronJob",
                      {"spec": {"schedule": "*/5 * * * *", "suspend": True,
                                "jobTemplate": {"spec": {"template": JOB_POD}}}}),
+    "endpointslices": Base("apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices",
+                           "discovery.k8s.io/v1", "EndpointSlice",
+                           {"addressType": "IPv4", "endpoints": [{"addresses": ["10.0.0.1"]}],
+                            "ports": [{"name": "http", "port": 80}]}),
     "leases": Base("apis/coordination.k8s.io/v1/namespaces/{ns}/leases",
                    "coordination.k8s.io/v1", "Lease",
                    {"spec": {"holderIdentity": "h", "leaseDurationSeconds": 15}}),
@@ -183,8 +187,8 @@ BAD_ANNOTATION_KEYS = [("a b", NAME_PART), ("a/b/c", QUALIFIED),
 #: the kinds named as DNS-1123 subdomains (``NameIsDNSSubdomain``); StatefulSets left out
 SUBDOMAIN_NAMED = ["configmaps", "secrets", "pods", "serviceaccounts", "replicationcontrollers",
                    "persistentvolumeclaims", "persistentvolumes", "podtemplates", "limitranges",
-                   "resourcequotas", "endpoints", "nodes", "deployments", "replicasets",
-                   "daemonsets", "jobs", "cronjobs", "leases"]
+                   "resourcequotas", "endpoints", "endpointslices", "nodes", "deployments",
+                   "replicasets", "daemonsets", "jobs", "cronjobs", "leases"]
 OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u1"}
 
 
@@ -374,6 +378,44 @@ POD_SPEC_CASES: list[tuple[Any, ...]] = [
      bad("-1Mi", IS_NEGATIVE), "validateOverhead"),
     ("overhead-not-for-containers", {"overhead": {"pods": "1"}}, "overhead.limits[pods]",
      bad("pods", "must be a standard resource for containers"), "validateOverhead"),
+    ("volume-mount-not-found", {"containers": [_container(volumeMounts=[
+        {"name": "missing", "mountPath": "/m"}])]}, "containers[0].volumeMounts[0].name",
+     'Not found: "missing"', "ValidateVolumeMounts"),
+    ("volume-mount-path-missing", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v"}])]}, "containers[0].volumeMounts[0].mountPath",
+     "Required value", "ValidateVolumeMounts"),
+    ("volume-mount-path-twice", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v", "mountPath": "/m"},
+                                 {"name": "v", "mountPath": "/m"}])]},
+     "containers[0].volumeMounts[1].mountPath", bad("/m", "must be unique"),
+     "ValidateVolumeMounts"),
+    ("env-from-prefix", {"containers": [_container(envFrom=[
+        {"prefix": "A=", "configMapRef": {"name": "cm"}}])]}, "containers[0].envFrom[0].prefix",
+     bad("A=", ENV_NAME), "ValidateEnvFrom"),
+    ("config-map-key-ref", {"containers": [_container(env=[{"name": "A", "valueFrom": {
+        "configMapKeyRef": {"name": "cm", "key": "a b"}}}])]},
+     "containers[0].env[0].valueFrom.configMapKeyRef.key", bad("a b", CONFIG_KEY),
+     "validateConfigMapKeySelector"),
+    ("secret-key-ref-no-key", {"containers": [_container(env=[{"name": "A", "valueFrom": {
+        "secretKeyRef": {"name": "s"}}}])]}, "containers[0].env[0].valueFrom.secretKeyRef.key",
+     "Required value", "validateSecretKeySelector"),
+    ("priority-class-name", {"priorityClassName": "High_1"}, "priorityClassName",
+     bad("High_1", SUBDOMAIN), "ValidatePriorityClassName"),
+    ("runtime-class-name", {"runtimeClassName": "Run_1"}, "runtimeClassName",
+     bad("Run_1", SUBDOMAIN), "ValidateRuntimeClassName"),
+    ("readiness-gate", {"readinessGates": [{"conditionType": "a b"}]},
+     "readinessGates[0].conditionType", bad("a b", NAME_PART), "validateReadinessGates"),
+    ("scheduling-gate", {"schedulingGates": [{"name": "a b"}]}, "schedulingGates[0].name",
+     bad("a b", NAME_PART), "validateSchedulingGates"),
+    ("dns-none-without-config", {"dnsPolicy": "None"}, "dnsConfig",
+     "Required value: must provide `dnsConfig` when `dnsPolicy` is None",
+     "validatePodDNSConfig"),
+    ("dns-nameserver", {"dnsConfig": {"nameservers": ["dns"]}}, "dnsConfig.nameservers[0]",
+     bad("dns", IP), "validatePodDNSConfig"),
+    ("dns-nameservers-four", {"dnsConfig": {"nameservers": [
+        "1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4"]}}, "dnsConfig.nameservers",
+     'Invalid value: []string{"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4"}: must not have more '
+     "than 3 nameservers", "validatePodDNSConfig"),
     ("volume-name", {"volumes": [{"name": "V_1", "emptyDir": {}}]}, "volumes[0].name",
      bad("V_1", LABEL), "ValidateVolumes"),
     ("volume-duplicate", {"volumes": [{"name": "v", "emptyDir": {}},
@@ -448,6 +490,18 @@ KIND_CASES: list[tuple[Any, ...]] = [
      "spec.selector", bad("a b", NAME_PART), "ValidateService"),
     ("service-external-name", "services", {"spec": {"type": "ExternalName", "ports": []}},
      "spec.externalName", "Required value", "ValidateService"),
+    ("service-external-name-upper", "services", {"spec": {
+        "type": "ExternalName", "externalName": "DB.example.com."}}, "spec.externalName",
+     bad("DB.example.com", SUBDOMAIN), "ValidateService (ValidateDNS1123Subdomain)"),
+    ("service-external-ip", "services", {"spec": {"externalIPs": ["1.2.3.4.5"]}},
+     "spec.externalIPs[0]", bad("1.2.3.4.5", IP), "ValidateService (IsValidIP)"),
+    ("service-external-ip-loopback", "services", {"spec": {"externalIPs": ["127.0.0.1"]}},
+     "spec.externalIPs[0]", bad("127.0.0.1", "may not be in the loopback range "
+                                             "(127.0.0.0/8, ::1/128)"),
+     "ValidateService (ValidateNonSpecialIP)"),
+    ("service-external-ip-unspecified", "services", {"spec": {"externalIPs": ["::"]}},
+     "spec.externalIPs[0]", bad("::", "may not be unspecified (::)"),
+     "ValidateService (ValidateNonSpecialIP)"),
     ("service-session-affinity", "services", {"spec": {"sessionAffinity": "Sticky"}},
      "spec.sessionAffinity", 'Unsupported value: "Sticky"', "ValidateService"),
     ("pvc-access-modes", "persistentvolumeclaims", {"spec": {"accessModes": []}},
@@ -533,6 +587,31 @@ KIND_CASES: list[tuple[Any, ...]] = [
         {"type": "Container", "max": {"foo": "1"}}]}}, "spec.limits[0].max[foo]",
      bad("foo", "must be a standard resource type or fully qualified"),
      "validateLimitRangeResourceName"),
+    ("limit-range-type", "limitranges", {"spec": {"limits": [{"type": "Node"}]}},
+     "spec.limits[0].type", bad("Node", "must be a standard limit type or fully qualified"),
+     "validateLimitRangeTypeName"),
+    ("limit-range-type-twice", "limitranges", {"spec": {"limits": [
+        {"type": "Container"}, {"type": "Container"}]}}, "spec.limits[1].type",
+     'Duplicate value: "Container"', "ValidateLimitRange"),
+    ("limit-range-pod-default", "limitranges", {"spec": {"limits": [
+        {"type": "Pod", "default": {"cpu": "1"}}]}}, "spec.limits[0].default",
+     "Forbidden: may not be specified when `type` is 'Pod'", "ValidateLimitRange"),
+    ("limit-range-claim-storage", "limitranges", {"spec": {"limits": [
+        {"type": "PersistentVolumeClaim", "max": {"cpu": "1"}}]}}, "spec.limits[0].limits",
+     "Required value: either minimum or maximum storage value is required, but neither was "
+     "provided", "ValidateLimitRange"),
+    ("limit-range-min-over-max", "limitranges", {"spec": {"limits": [
+        {"type": "Pod", "min": {"cpu": "2"}, "max": {"cpu": "1"}}]}},
+     "spec.limits[0].min[cpu]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": min value 2 is greater than max value 1"),
+    ("limit-range-default-over-max", "limitranges", {"spec": {"limits": [
+        {"type": "Container", "default": {"memory": "2Gi"}, "max": {"memory": "1Gi"}}]}},
+     "spec.limits[0].default[memory]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": default value 2Gi is greater than max value 1Gi"),
+    ("limit-range-ratio", "limitranges", {"spec": {"limits": [
+        {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}]}},
+     "spec.limits[0].maxLimitRequestRatio[cpu]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": ratio 500m is less than 1"),
     ("quota-resource", "resourcequotas", {"spec": {"hard": {"storage": "1Gi"}}},
      "spec.hard[storage]", bad("storage", "must be a standard resource for quota"),
      "ValidateResourceQuotaResourceName"),
@@ -558,6 +637,18 @@ KIND_CASES: list[tuple[Any, ...]] = [
      "metadata.taints[1]", 'Duplicate value: core.Taint{Key:"k", Value:"w", '
      'Effect:"NoSchedule", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and '
      "effect pair", "validateNodeTaints"),
+    ("node-pod-cidr", "nodes", {"spec": {"podCIDRs": ["10.244.0.0/33"]}}, "spec.podCIDRs[0]",
+     bad("10.244.0.0/33", "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"),
+     "ValidateNode (IsValidCIDR)"),
+    ("node-pod-cidr-not-cidr", "nodes", {"spec": {"podCIDRs": ["10.244.0.1"]}},
+     "spec.podCIDRs[0]", bad("10.244.0.1", "must be a valid CIDR value, (e.g. 10.9.8.0/24 or "
+                                           "2001:db8::/64)"), "ValidateNode (IsValidCIDR)"),
+    ("node-pod-cidrs-one-family", "nodes", {"spec": {"podCIDRs": [
+        "10.244.0.0/24", "10.245.0.0/24"]}}, "spec.podCIDRs",
+     'Invalid value: []string{"10.244.0.0/24", "10.245.0.0/24"}: may specify no more than one '
+     "CIDR for each IP family", "ValidateNode"),
+    ("node-pod-cidrs-twice", "nodes", {"spec": {"podCIDRs": ["fd00::/64", "fd00::/64"]}},
+     "spec.podCIDRs[1]", 'Duplicate value: "fd00::/64"', "ValidateNode"),
     ("node-capacity-negative", "nodes", {"status": {"capacity": {"cpu": "-1"}}},
      "status.capacity.cpu", bad("-1", IS_NEGATIVE), "ValidateNodeResources"),
     ("node-capacity-pods-fraction", "nodes", {"status": {"capacity": {"pods": "1.5"}}},
@@ -615,7 +706,72 @@ KIND_CASES: list[tuple[Any, ...]] = [
      '"TCP", "UDP"', "validateEndpointPort"),
 ]
 
-CORPUS_SOURCES: list[Callable[[], Iterator[Invalid]]] = [_object_meta, _pod_specs, _kinds]
+def _slice(**fields: Any) -> dict[str, Any]:
+    """An EndpointSlice change: one endpoint with ``fields``."""
+    return {"endpoints": [{"addresses": ["10.0.0.1"], **fields}]}
+
+
+#: ValidateEndpointSlice (TestValidateEndpointSlice of pkg/apis/discovery/validation)
+SLICE_CASES: list[tuple[Any, ...]] = [
+    ("address-type", {"addressType": "IPv5"}, "addressType",
+     'Unsupported value: "IPv5": supported values: "FQDN", "IPv4", "IPv6"',
+     "validateAddressType"),
+    ("no-addresses", {"endpoints": [{"addresses": []}]}, "endpoints[0].addresses",
+     "Required value: must contain at least 1 address", "validateEndpoints"),
+    ("ipv4-not-an-ip", _slice(addresses=["foo"]), "endpoints[0].addresses[0]",
+     bad("foo", "must be a valid IPv4 address"), "validateEndpoints (IsValidIPv4Address)"),
+    ("ipv4-given-ipv6", _slice(addresses=["2001:db8::1"]), "endpoints[0].addresses[0]",
+     bad("2001:db8::1", "must be a valid IPv4 address"), "validateEndpoints"),
+    ("ipv6-given-ipv4", {"addressType": "IPv6", **_slice(addresses=["10.0.0.1"])},
+     "endpoints[0].addresses[0]", bad("10.0.0.1", "must be a valid IPv6 address"),
+     "validateEndpoints (IsValidIPv6Address)"),
+    ("ipv4-unspecified", _slice(addresses=["0.0.0.0"]), "endpoints[0].addresses[0]",
+     bad("0.0.0.0", "may not be unspecified (0.0.0.0)"), "ValidateNonSpecialIP"),
+    ("ipv4-link-local", _slice(addresses=["169.254.1.1"]), "endpoints[0].addresses[0]",
+     bad("169.254.1.1", "may not be in the link-local range (169.254.0.0/16, fe80::/10)"),
+     "ValidateNonSpecialIP"),
+    ("ipv6-link-local", {"addressType": "IPv6", **_slice(addresses=["fe80::2"])},
+     "endpoints[0].addresses[0]",
+     bad("fe80::2", "may not be in the link-local range (169.254.0.0/16, fe80::/10)"),
+     "ValidateNonSpecialIP"),
+    ("ipv6-link-local-multicast", {"addressType": "IPv6", **_slice(addresses=["ff02::1"])},
+     "endpoints[0].addresses[0]", bad("ff02::1", "may not be in the link-local multicast "
+                                                 "range (224.0.0.0/24, ff02::/10)"),
+     "ValidateNonSpecialIP"),
+    ("fqdn-one-label", {"addressType": "FQDN", **_slice(addresses=["host"])},
+     "endpoints[0].addresses[0]",
+     bad("host", "should be a domain with at least two segments separated by dots"),
+     "IsFullyQualifiedDomainName"),
+    ("fqdn-upper", {"addressType": "FQDN", **_slice(addresses=["Host.example.com"])},
+     "endpoints[0].addresses[0]", bad("Host.example.com", SUBDOMAIN),
+     "IsFullyQualifiedDomainName"),
+    ("node-name", _slice(nodeName="Node_1"), "endpoints[0].nodeName", bad("Node_1", SUBDOMAIN),
+     "validateEndpoints (ValidateNodeName)"),
+    ("hostname", _slice(hostname="a.b"), "endpoints[0].hostname", bad("a.b", LABEL),
+     "validateEndpoints (ValidateDNS1123Label)"),
+    ("topology-key", _slice(deprecatedTopology={"a b": "c"}), "endpoints[0].deprecatedTopology",
+     bad("a b", NAME_PART), "validateEndpoints (ValidateLabels)"),
+    ("port-name", {"ports": [{"name": "HTTP", "port": 80}]}, "ports[0].name",
+     bad("HTTP", LABEL), "validatePorts"),
+    ("port-name-duplicate", {"ports": [{"name": "http", "port": 80},
+                                       {"name": "http", "port": 81}]},
+     "ports[1].name", 'Duplicate value: "http"', "validatePorts"),
+    ("port-protocol", {"ports": [{"name": "http", "port": 80, "protocol": "XTP"}]},
+     "ports[0].protocol", 'Unsupported value: "XTP": supported values: "SCTP", "TCP", "UDP"',
+     "validatePorts"),
+    ("port-app-protocol", {"ports": [{"name": "http", "port": 80, "appProtocol": "a b"}]},
+     "ports[0].appProtocol", bad("a b", NAME_PART), "validatePorts (ValidateQualifiedName)"),
+]
+
+
+def _slices() -> Iterator[Invalid]:
+    for case_id, change, path, text, upstream in SLICE_CASES:
+        yield Invalid(f"endpointslice-{case_id}", "endpointslices", change, path, text,
+                      upstream)
+
+
+CORPUS_SOURCES: list[Callable[[], Iterator[Invalid]]] = [_object_meta, _pod_specs, _kinds,
+                                                          _slices]
 
 
 def corpus() -> list[Invalid]:

@@ -210,8 +210,10 @@ class Cluster:
             self._compactor = asyncio.create_task(run_compactor(
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
                 clock=self.clock), name="compactor")
-        self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
-                         else Registry(self.kv, clock=self.clock,
+        version = config.effective_version.emulation
+        self.registry = (Registry(self.kv, clock=self.clock, version=version)
+                         if config.watch_cache_capacity is None
+                         else Registry(self.kv, clock=self.clock, version=version,
                                        watch_cache_capacity=config.watch_cache_capacity))
         rbac = self.registry.rbac_authorizer
         self.registry.authorizer = build_authorizer(config.authorization_mode, rbac)

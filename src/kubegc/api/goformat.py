@@ -56,6 +56,11 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("MatchLabels", "matchLabels", "map[string]string"),
         ("MatchExpressions", "matchExpressions", "[]v1.LabelSelectorRequirement"),
     ),
+    "networking.ServiceCIDRSpec": (("CIDRs", "cidrs", "[]string"),),
+    "networking.ParentReference": (
+        ("Group", "group", "string"), ("Resource", "resource", "string"),
+        ("Namespace", "namespace", "string"), ("Name", "name", "string"),
+    ),
     "authorization.NonResourceAttributes": (
         ("Path", "path", "string"), ("Verb", "verb", "string"),
     ),

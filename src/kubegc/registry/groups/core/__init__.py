@@ -40,9 +40,17 @@ from kubegc.registry.validation.paths import empty_status
 _RC_STATUS = zero_status_fields("", "replicationcontrollers")
 
 
+#: the Service IP range ClusterIPs are allocated from (kube-apiserver's
+#: ``--service-cluster-ip-range``; the default ServiceCIDR's, 1.33+) and the ``kubernetes``
+#: Service's IP, its first address
+SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16"
+KUBERNETES_SERVICE_IP = "10.96.0.1"
+
+
 def _service_create(obj: Obj) -> None:
-    """``PrepareForCreate`` and the IP allocator: a ClusterIP from 10.96.0.0/16 (derived
-    from the uid, so stable), an empty load-balancer status."""
+    """``PrepareForCreate`` and the IP allocator: a ClusterIP from
+    ``SERVICE_CLUSTER_IP_RANGE`` (derived from the uid, so stable; no IPAddress object is
+    written), an empty load-balancer status."""
     spec = obj.setdefault("spec", {})
     if spec.get("type") != "ExternalName" and not spec.get("clusterIP"):
         digest = hashlib.sha256(obj["metadata"]["uid"].encode()).digest()
@@ -101,7 +109,8 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
             defaulter=keeping_zero_status(defaults.default_replicationcontroller, _RC_STATUS)),
             status=True, scale=True, table=printers.REPLICATION_CONTROLLER),
         stored(ctx, builtin("", "nodes"), Strategy(
-            tracks_generation=False, validate=nv.validate_node), status=True,
+            tracks_generation=False, validate=nv.validate_node,
+            validate_update=nv.validate_node_update), status=True,
             table=printers.NODE),
         stored(ctx, builtin("", "persistentvolumes"), Strategy(
             tracks_generation=False, return_deleted_object=True,

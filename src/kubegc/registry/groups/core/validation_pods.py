@@ -25,6 +25,12 @@ from kubegc.api.content import (
 from kubegc.api.errors import field_error
 from kubegc.api.memo import Memo
 from kubegc.registry.groups.core.validation_affinity import validate_affinity
+from kubegc.registry.groups.core.validation_podspec import (
+    valid_volume_names,
+    validate_env_sources,
+    validate_pod_references,
+    validate_volume_mounts,
+)
 from kubegc.registry.groups.core.validation_resources import (
     validate_env_names,
     validate_qualified_key,
@@ -71,9 +77,11 @@ def validate_pod_spec(spec: Any, path: str) -> Causes:
 
 def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
     seen: set[str] = set()
+    volumes = valid_volume_names(spec.get("volumes"))
     causes = _containers(spec.get("initContainers") or [], f"{path}.initContainers", seen,
-                         required_list=False)
-    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen)
+                         volumes, required_list=False)
+    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen, volumes)
+    causes += validate_pod_references(spec, path)
     causes += _volumes(spec.get("volumes") or [], f"{path}.volumes")
     causes += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     causes += _scheduling_keys(spec, path)
@@ -154,7 +162,7 @@ def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
     return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
 
 
-def _containers(containers: list[Any], path: str, seen: set[str], *,
+def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[str], *,
                 required_list: bool = True) -> Causes:
     if not containers:
         return [required(path)] if required_list else []
@@ -170,6 +178,9 @@ def _containers(containers: list[Any], path: str, seen: set[str], *,
                          f"{item}.terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES)
         causes += _ports(container.get("ports") or [], f"{item}.ports")
         causes += validate_env_names(container.get("env"), f"{item}.env")
+        causes += validate_env_sources(container, item)
+        causes += validate_volume_mounts(container.get("volumeMounts"), volumes,
+                                         f"{item}.volumeMounts")
         causes += validate_resource_requirements(mapping(container, "resources"),
                                                  f"{item}.resources")
     return causes

@@ -169,6 +169,11 @@ def validate_topology_key(key: Any, path: str) -> Causes:
     return [invalid(path, key, ";".join(messages))] if messages else []
 
 
+def is_relaxed_env_var_name(name: str) -> bool:
+    """``IsRelaxedEnvVarName``: printable ASCII but '='."""
+    return all(c.isascii() and c.isprintable() and c != "=" for c in name)
+
+
 def validate_env_names(env: Any, path: str) -> Causes:
     """``ValidateEnv``'s names: required, then ``IsRelaxedEnvVarName``."""
     causes: Causes = []
@@ -177,7 +182,7 @@ def validate_env_names(env: Any, path: str) -> Causes:
         where = f"{path}[{i}].name"
         if not name:
             causes.append(required(where))
-        elif any(ord(c) > 127 or not c.isprintable() or c == "=" for c in str(name)):
+        elif not is_relaxed_env_var_name(str(name)):
             causes.append(invalid(where, name, RELAXED_ENV_NAME))
     return causes
 
