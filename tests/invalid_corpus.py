@@ -637,6 +637,18 @@ KIND_CASES: list[tuple[Any, ...]] = [
      "metadata.taints[1]", 'Duplicate value: core.Taint{Key:"k", Value:"w", '
      'Effect:"NoSchedule", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and '
      "effect pair", "validateNodeTaints"),
+    ("node-pod-cidr", "nodes", {"spec": {"podCIDRs": ["10.244.0.0/33"]}}, "spec.podCIDRs[0]",
+     bad("10.244.0.0/33", "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"),
+     "ValidateNode (IsValidCIDR)"),
+    ("node-pod-cidr-not-cidr", "nodes", {"spec": {"podCIDRs": ["10.244.0.1"]}},
+     "spec.podCIDRs[0]", bad("10.244.0.1", "must be a valid CIDR value, (e.g. 10.9.8.0/24 or "
+                                           "2001:db8::/64)"), "ValidateNode (IsValidCIDR)"),
+    ("node-pod-cidrs-one-family", "nodes", {"spec": {"podCIDRs": [
+        "10.244.0.0/24", "10.245.0.0/24"]}}, "spec.podCIDRs",
+     'Invalid value: []string{"10.244.0.0/24", "10.245.0.0/24"}: may specify no more than one '
+     "CIDR for each IP family", "ValidateNode"),
+    ("node-pod-cidrs-twice", "nodes", {"spec": {"podCIDRs": ["fd00::/64", "fd00::/64"]}},
+     "spec.podCIDRs[1]", 'Duplicate value: "fd00::/64"', "ValidateNode"),
     ("node-capacity-negative", "nodes", {"status": {"capacity": {"cpu": "-1"}}},
      "status.capacity.cpu", bad("-1", IS_NEGATIVE), "ValidateNodeResources"),
     ("node-capacity-pods-fraction", "nodes", {"status": {"capacity": {"pods": "1.5"}}},
