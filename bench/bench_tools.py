@@ -132,7 +132,7 @@ def doctor_child(source: str) -> dict[str, float]:
 
 
 def doctor(source: str, timeout: float) -> dict[str, float]:
-    wall, rss, out = run_child([sys.executable, str(HERE), "--doctor-child", source], timeout)
+    wall, _rss, out = run_child([sys.executable, str(HERE), "--doctor-child", source], timeout)
     result: dict[str, float] = json.loads(out.decode().strip().splitlines()[-1])
     result["wall_s"] = wall
     return result
