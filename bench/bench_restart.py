@@ -15,7 +15,7 @@ holds take; its RSS also counts the pages of the database file it read through S
 memory map, page cache the kernel may drop, printed apart), a bare Python dict of the same
 N objects decoded by orjson, and the baseline commit's figures (printed as new/old ratios).
 
-Usage: python bench/bench_restart.py --objects 50000 200000 --baseline main
+Usage: python bench/bench_restart.py --objects 50000 200000 --baseline main~5
 """
 
 from __future__ import annotations
@@ -187,7 +187,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--objects", type=int, nargs="+", default=[50_000])
     parser.add_argument("--baseline", help="a git revision to measure in the same run")
+    parser.add_argument("--quick", action="store_true", help="5,000 ConfigMaps (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.objects = [5_000]
     if max(args.objects) > 300_000:
         raise SystemExit("at most 300,000 objects on a shared machine")
     header("bench_restart", "kubegc serve, all controllers, SQLite FULL, N ConfigMaps")

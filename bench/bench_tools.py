@@ -103,7 +103,9 @@ async def write_dump(serve: Serve, path: Path) -> int:
 
 
 def doctor_child(source: str) -> dict[str, float]:
-    """In a child process: read the inventory, then diagnose it."""
+    """In a child process: read the inventory, then diagnose it, with Python's cyclic
+    collector set up as ``kubegc doctor`` sets it up in its own process."""
+    from kubegc.cli import tune_cyclic_gc
     from kubegc.client.dump import DumpClient
     from kubegc.tools.doctor import diagnose
     from kubegc.tools.inventory import read_inventory
@@ -123,13 +125,14 @@ def doctor_child(source: str) -> dict[str, float]:
         return {"read_s": read, "diagnose_s": time.perf_counter() - start,
                 "objects": len(inv.objects), "findings": len(report.findings)}
 
+    tune_cyclic_gc()
     out = asyncio.run(main())
     out["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return out
 
 
 def doctor(source: str, timeout: float) -> dict[str, float]:
-    wall, rss, out = run_child([sys.executable, str(HERE), "--doctor-child", source], timeout)
+    wall, _rss, out = run_child([sys.executable, str(HERE), "--doctor-child", source], timeout)
     result: dict[str, float] = json.loads(out.decode().strip().splitlines()[-1])
     result["wall_s"] = wall
     return result

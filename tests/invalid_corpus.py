@@ -457,6 +457,21 @@ KIND_CASES: list[tuple[Any, ...]] = [
      "ValidateConfigMap (IsConfigMapKey)"),
     ("configmap-key-dotdot", "configmaps", {"data": {"..a": "x"}}, "data[..a]",
      bad("..a", "must not start with '..'"), "ValidateConfigMap (IsConfigMapKey)"),
+    ("configmap-key-dot", "configmaps", {"data": {".": "x"}}, "data[.]",
+     bad(".", "must not be '.'"), "ValidateConfigMap (IsConfigMapKey)"),
+    ("configmap-key-dotdot-only", "configmaps", {"data": {"..": "x"}}, "data[..]",
+     bad("..", "must not be '..'"), "ValidateConfigMap (IsConfigMapKey)"),
+    ("configmap-key-long", "configmaps", {"data": {"k" * 254: "x"}}, f"data[{'k' * 254}]",
+     bad("k" * 254, "must be no more than 253 characters"),
+     "ValidateConfigMap (IsConfigMapKey)"),
+    ("secret-key-dotdot", "secrets", {"data": {"..a": "eA=="}}, "data[..a]",
+     bad("..a", "must not start with '..'"), "ValidateSecret (IsConfigMapKey)"),
+    ("configmap-annotations-size", "configmaps", {"metadata": {"annotations": {
+        "a": "x" * (256 * 1024)}}}, "metadata.annotations",
+     "Too long: may not be more than 262144 bytes", "ValidateAnnotationsSize"),
+    ("pod-annotations-size", "pods", {"metadata": {"annotations": {
+        "a": "x" * (128 * 1024), "b": "y" * (128 * 1024)}}}, "metadata.annotations",
+     "Too long: may not be more than 262144 bytes", "ValidateAnnotationsSize"),
     ("configmap-binary-key", "configmaps", {"binaryData": {"a/b": "eA=="}}, "binaryData[a/b]",
      bad("a/b", CONFIG_KEY), "ValidateConfigMap"),
     ("configmap-key-in-both", "configmaps", {"data": {"k": "x"}, "binaryData": {"k": "eA=="}},
@@ -490,6 +505,18 @@ KIND_CASES: list[tuple[Any, ...]] = [
      "spec.selector", bad("a b", NAME_PART), "ValidateService"),
     ("service-external-name", "services", {"spec": {"type": "ExternalName", "ports": []}},
      "spec.externalName", "Required value", "ValidateService"),
+    ("service-external-name-upper", "services", {"spec": {
+        "type": "ExternalName", "externalName": "DB.example.com."}}, "spec.externalName",
+     bad("DB.example.com", SUBDOMAIN), "ValidateService (ValidateDNS1123Subdomain)"),
+    ("service-external-ip", "services", {"spec": {"externalIPs": ["1.2.3.4.5"]}},
+     "spec.externalIPs[0]", bad("1.2.3.4.5", IP), "ValidateService (IsValidIP)"),
+    ("service-external-ip-loopback", "services", {"spec": {"externalIPs": ["127.0.0.1"]}},
+     "spec.externalIPs[0]", bad("127.0.0.1", "may not be in the loopback range "
+                                             "(127.0.0.0/8, ::1/128)"),
+     "ValidateService (ValidateNonSpecialIP)"),
+    ("service-external-ip-unspecified", "services", {"spec": {"externalIPs": ["::"]}},
+     "spec.externalIPs[0]", bad("::", "may not be unspecified (::)"),
+     "ValidateService (ValidateNonSpecialIP)"),
     ("service-session-affinity", "services", {"spec": {"sessionAffinity": "Sticky"}},
      "spec.sessionAffinity", 'Unsupported value: "Sticky"', "ValidateService"),
     ("pvc-access-modes", "persistentvolumeclaims", {"spec": {"accessModes": []}},
@@ -519,6 +546,30 @@ KIND_CASES: list[tuple[Any, ...]] = [
     ("pv-reclaim-policy", "persistentvolumes", {"spec": {
         "persistentVolumeReclaimPolicy": "Keep"}}, "spec.persistentVolumeReclaimPolicy",
      'Unsupported value: "Keep"', "ValidatePersistentVolumeSpec"),
+    ("pv-capacity-zero", "persistentvolumes", {"spec": {"capacity": {"storage": "0"}}},
+     "spec.capacity[storage]", bad("0", "must be greater than zero"),
+     "ValidatePersistentVolumeSpec (ValidatePositiveQuantityValue)"),
+    ("pv-capacity-negative", "persistentvolumes", {"spec": {"capacity": {"storage": "-1Gi"}}},
+     "spec.capacity[storage]", "Invalid value: -1073741824: must be a valid resource quantity",
+     "validateBasicResource"),
+    ("pv-capacity-cpu", "persistentvolumes", {"spec": {"capacity": {"cpu": "1"}}},
+     "spec.capacity", "Unsupported value: ", "ValidatePersistentVolumeSpec", 422,
+     'supported values: "storage"'),
+    ("pv-access-mode", "persistentvolumes", {"spec": {"accessModes": ["ReadSometimes"]}},
+     "spec.accessModes", 'Unsupported value: "ReadSometimes": supported values: '
+     '"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"',
+     "ValidatePersistentVolumeSpec"),
+    ("pv-rwop-with-others", "persistentvolumes", {"spec": {"accessModes": [
+        "ReadWriteOnce", "ReadWriteOncePod"]}}, "spec.accessModes",
+     "Forbidden: may not use ReadWriteOncePod with other access modes",
+     "ValidatePersistentVolumeSpec"),
+    ("pv-storage-class", "persistentvolumes", {"spec": {"storageClassName": "Slow_1"}},
+     "spec.storageClassName", bad("Slow_1", SUBDOMAIN), "ValidateClassName"),
+    ("pv-host-path", "persistentvolumes", {"spec": {"hostPath": {"path": ""}}},
+     "spec.hostPath.path", "Required value", "validateHostPathVolumeSource"),
+    ("pv-volume-mode", "persistentvolumes", {"spec": {"volumeMode": "Raw"}}, "spec.volumeMode",
+     'Unsupported value: "Raw": supported values: "Block", "Filesystem"',
+     "ValidatePersistentVolumeSpec"),
     ("pv-no-source", "persistentvolumes", {"spec": {"hostPath": None}}, "spec",
      "Required value: must specify a volume type", "ValidatePersistentVolumeSpec"),
     ("rc-replicas", "replicationcontrollers", {"spec": {"replicas": -1}}, "spec.replicas",
@@ -575,6 +626,31 @@ KIND_CASES: list[tuple[Any, ...]] = [
         {"type": "Container", "max": {"foo": "1"}}]}}, "spec.limits[0].max[foo]",
      bad("foo", "must be a standard resource type or fully qualified"),
      "validateLimitRangeResourceName"),
+    ("limit-range-type", "limitranges", {"spec": {"limits": [{"type": "Node"}]}},
+     "spec.limits[0].type", bad("Node", "must be a standard limit type or fully qualified"),
+     "validateLimitRangeTypeName"),
+    ("limit-range-type-twice", "limitranges", {"spec": {"limits": [
+        {"type": "Container"}, {"type": "Container"}]}}, "spec.limits[1].type",
+     'Duplicate value: "Container"', "ValidateLimitRange"),
+    ("limit-range-pod-default", "limitranges", {"spec": {"limits": [
+        {"type": "Pod", "default": {"cpu": "1"}}]}}, "spec.limits[0].default",
+     "Forbidden: may not be specified when `type` is 'Pod'", "ValidateLimitRange"),
+    ("limit-range-claim-storage", "limitranges", {"spec": {"limits": [
+        {"type": "PersistentVolumeClaim", "max": {"cpu": "1"}}]}}, "spec.limits[0].limits",
+     "Required value: either minimum or maximum storage value is required, but neither was "
+     "provided", "ValidateLimitRange"),
+    ("limit-range-min-over-max", "limitranges", {"spec": {"limits": [
+        {"type": "Pod", "min": {"cpu": "2"}, "max": {"cpu": "1"}}]}},
+     "spec.limits[0].min[cpu]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": min value 2 is greater than max value 1"),
+    ("limit-range-default-over-max", "limitranges", {"spec": {"limits": [
+        {"type": "Container", "default": {"memory": "2Gi"}, "max": {"memory": "1Gi"}}]}},
+     "spec.limits[0].default[memory]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": default value 2Gi is greater than max value 1Gi"),
+    ("limit-range-ratio", "limitranges", {"spec": {"limits": [
+        {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}]}},
+     "spec.limits[0].maxLimitRequestRatio[cpu]", "Invalid value: ", "ValidateLimitRange", 422,
+     ": ratio 500m is less than 1"),
     ("quota-resource", "resourcequotas", {"spec": {"hard": {"storage": "1Gi"}}},
      "spec.hard[storage]", bad("storage", "must be a standard resource for quota"),
      "ValidateResourceQuotaResourceName"),
@@ -600,6 +676,18 @@ KIND_CASES: list[tuple[Any, ...]] = [
      "metadata.taints[1]", 'Duplicate value: core.Taint{Key:"k", Value:"w", '
      'Effect:"NoSchedule", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and '
      "effect pair", "validateNodeTaints"),
+    ("node-pod-cidr", "nodes", {"spec": {"podCIDRs": ["10.244.0.0/33"]}}, "spec.podCIDRs[0]",
+     bad("10.244.0.0/33", "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"),
+     "ValidateNode (IsValidCIDR)"),
+    ("node-pod-cidr-not-cidr", "nodes", {"spec": {"podCIDRs": ["10.244.0.1"]}},
+     "spec.podCIDRs[0]", bad("10.244.0.1", "must be a valid CIDR value, (e.g. 10.9.8.0/24 or "
+                                           "2001:db8::/64)"), "ValidateNode (IsValidCIDR)"),
+    ("node-pod-cidrs-one-family", "nodes", {"spec": {"podCIDRs": [
+        "10.244.0.0/24", "10.245.0.0/24"]}}, "spec.podCIDRs",
+     'Invalid value: []string{"10.244.0.0/24", "10.245.0.0/24"}: may specify no more than one '
+     "CIDR for each IP family", "ValidateNode"),
+    ("node-pod-cidrs-twice", "nodes", {"spec": {"podCIDRs": ["fd00::/64", "fd00::/64"]}},
+     "spec.podCIDRs[1]", 'Duplicate value: "fd00::/64"', "ValidateNode"),
     ("node-capacity-negative", "nodes", {"status": {"capacity": {"cpu": "-1"}}},
      "status.capacity.cpu", bad("-1", IS_NEGATIVE), "ValidateNodeResources"),
     ("node-capacity-pods-fraction", "nodes", {"status": {"capacity": {"pods": "1.5"}}},

@@ -290,3 +290,5 @@ def test_kubegc_as_a_backend_believes_requestheaders_from_the_front_proxy_only(
     assert review["status"]["userInfo"]["username"] == "bob"
     status, review = whoami(agg_server, proxy, token)  # no username header: the token's
     assert review["status"]["userInfo"]["username"] not in ("front-proxy-client", "alice")
+    status, review = whoami(agg_server, proxy, {})  # the certificate alone: refused
+    assert (status, review["reason"]) == (401, "Unauthorized")

@@ -257,6 +257,27 @@ def parse_ip_sloppy(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address
     return ip
 
 
+CIDR_MSG = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+
+
+def parse_cidr_sloppy(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """``netutils.ParseCIDRSloppy``: an address (read as ``parse_ip_sloppy`` does) and a
+    prefix length; host bits may be set."""
+    address, slash, length = value.partition("/")
+    ip = parse_ip_sloppy(address) if slash and length.isascii() and length.isdigit() else None
+    if ip is None or (":" in address and ip.version == 4):
+        return None
+    try:
+        return ipaddress.ip_network(f"{ip}/{int(length)}", strict=False)
+    except ValueError:
+        return None
+
+
+def is_valid_cidr(value: str) -> list[str]:
+    """``validation.IsValidCIDR``."""
+    return [] if parse_cidr_sloppy(value) is not None else [CIDR_MSG]
+
+
 def is_valid_ip(value: str) -> list[str]:
     """``validation.IsValidIP`` (the sloppy parse the core API's legacy fields use)."""
     return [] if parse_ip_sloppy(value) is not None else [IP_MSG]

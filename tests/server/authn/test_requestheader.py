@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cryptography.hazmat.primitives import serialization
 
+from kubegc.api.auth import ADMIN
+from kubegc.api.authenticator import AuthenticationError
+from kubegc.api.errors import StatusError
+from kubegc.server.authn import Authentication, static_token
 from kubegc.server.authn.requestheader import request_header_authenticator
-from kubegc.server.authn.x509 import x509_authenticator
+from kubegc.server.authn.x509 import UNKNOWN_AUTHORITY, x509_authenticator
 from kubegc.server.frontproxy import FrontProxy
 from kubegc.server.http import Headers, Request
 from kubegc.server.tls import CertificateAuthority, client_certificate, ensure_ca
@@ -46,13 +51,36 @@ async def test_the_headers_of_an_allowed_front_proxy_are_the_user(tmp_path: Path
     user = await authenticate(request(der(front, "front-proxy-client"), asserted))
     assert user is not None and (user.name, user.groups) == ("alice", ("a", "b"))
     assert user.extra == {"acme.com/scopes": ("x", "y")}
-    for cert in (der(front, "someone-else"), der(kubegc, "front-proxy-client"), None):
-        assert await authenticate(request(cert, asserted)) is None
+    for cert, refusal in ((der(front, "someone-else"),
+                           "x509: subject with cn=someone-else is not in the allowed list"),
+                          (der(kubegc, "front-proxy-client"), UNKNOWN_AUTHORITY)):
+        with pytest.raises(AuthenticationError, match=refusal):
+            await authenticate(request(cert, asserted))
+    assert await authenticate(request(None, asserted)) is None
     assert await authenticate(request(der(front, "front-proxy-client"), {})) is None
     kubegc_pem = kubegc.cert.public_bytes(serialization.Encoding.PEM)
     by_certificate = x509_authenticator(kubegc_pem)
-    assert await by_certificate(request(der(front, "front-proxy-client"), {})) is None
+    with pytest.raises(AuthenticationError, match=UNKNOWN_AUTHORITY):
+        await by_certificate(request(der(front, "front-proxy-client"), {}))
     assert (await by_certificate(request(der(kubegc, "bob"), {}))).name == "bob"  # type: ignore[union-attr]
+
+
+async def test_a_refused_certificate_is_a_401_unless_another_credential_is_accepted(
+        tmp_path: Path) -> None:
+    """union.NewFailOnError: no anonymous after a certificate's refusal; a token still
+    counts."""
+    front, kubegc = authority(tmp_path, "front"), authority(tmp_path, "kubegc")
+    authentication = Authentication(
+        request_authenticators=[x509_authenticator(kubegc.cert.public_bytes(
+            serialization.Encoding.PEM))],
+        token_authenticators=[static_token("t")], anonymous=True)
+    with pytest.raises(StatusError) as refused:
+        await authentication.authenticate(request(der(front, "front-proxy-client"), {}))
+    assert refused.value.code == 401
+    user = await authentication.authenticate(request(der(front, "front-proxy-client"),
+                                                     {"Authorization": ["Bearer t"]}))
+    assert user.name == ADMIN.name
+    assert (await authentication.authenticate(request(None, {}))).name == "system:anonymous"
 
 
 def test_no_requestheader_ca_no_authenticator(tmp_path: Path) -> None:

@@ -6,9 +6,10 @@ request whose client certificate the TLS layer verified, signed by the
 username header that has a value, every value of the group headers, and each header
 under an extra prefix (``X-Remote-Extra-Scopes: a`` → extra ``scopes`` = ``["a"]``, the
 key lower-cased and unescaped, as ``newExtra`` does). Without a username header it names
-nobody and the request goes on to the other authenticators; so does a certificate of
-another CA or common name (upstream's union does too, but remembers its verifier's error:
-with no other credential the request is then a 401 there, anonymous here).
+nobody and the request goes on to the other authenticators. A certificate of another CA or
+common name is refused as ``NewDynamicCAVerifier`` refuses it (``AuthenticationError``):
+the request may still be another authenticator's (kubegc's own client certificates, a
+token), else it is a 401.
 Runs first, as upstream's union puts it before the client-certificate authenticator.
 """
 
@@ -17,8 +18,9 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from kubegc.api.auth import UserInfo
+from kubegc.api.authenticator import AuthenticationError
 from kubegc.server.authn import RequestAuthenticator
-from kubegc.server.authn.x509 import common_name, issued_by
+from kubegc.server.authn.x509 import UNKNOWN_AUTHORITY, common_name, issued_by
 from kubegc.server.frontproxy import FrontProxy
 from kubegc.server.http import Request
 
@@ -50,16 +52,20 @@ def request_header_authenticator(front_proxy: FrontProxy) -> RequestAuthenticato
 
     async def authenticate(request: Request) -> UserInfo | None:
         der = request.peer_certificate
-        if der is None or not issued_by(der, ca_pem):
+        if der is None:
             return None
-        if allowed and common_name(der) not in allowed:
-            return None
-        name = _first(request, front_proxy.username_headers)
-        if not name:
+        if not issued_by(der, ca_pem):
+            raise AuthenticationError(UNKNOWN_AUTHORITY)
+        name = common_name(der)
+        if allowed and name not in allowed:
+            raise AuthenticationError(f"x509: subject with cn={name} is not in the allowed "
+                                      f"list")
+        user = _first(request, front_proxy.username_headers)
+        if not user:
             return None
         groups = tuple(value for header in front_proxy.group_headers
                        for value in request.headers.getall(header))
-        return UserInfo(name, groups=groups,
+        return UserInfo(user, groups=groups,
                         extra=_extra(request, front_proxy.extra_headers_prefix))
 
     return authenticate

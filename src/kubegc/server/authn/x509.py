@@ -21,11 +21,14 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.x509.oid import NameOID
 
 from kubegc.api.auth import UserInfo
+from kubegc.api.authenticator import AuthenticationError
 from kubegc.server.authn import RequestAuthenticator
 from kubegc.server.http import Request
 
 #: ``user.CredentialIDKey``: the extra that says which credential authenticated the user
 CREDENTIAL_ID_KEY = "authentication.kubernetes.io/credential-id"
+#: Go's error for a certificate no CA of the verifier signed
+UNKNOWN_AUTHORITY = "x509: certificate signed by unknown authority"
 #: certificates converted and kept (a client presents the same one on every request)
 _CACHED = 1024
 
@@ -73,8 +76,10 @@ def x509_authenticator(ca_pem: bytes | None = None) -> RequestAuthenticator:
 
     async def authenticate(request: Request) -> UserInfo | None:
         der = request.peer_certificate
-        if der is None or (ca_pem is not None and not issued_by(der, ca_pem)):
+        if der is None:
             return None
+        if ca_pem is not None and not issued_by(der, ca_pem):
+            raise AuthenticationError(UNKNOWN_AUTHORITY)
         return common_name_user(der)
 
     return authenticate

@@ -165,3 +165,18 @@ def test_affinity_terms() -> None:
         "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In",
                                                 "values": ["n1"]}]}]}}}
     assert validate_affinity(valid, "spec.affinity") == []
+
+
+def test_node_update_keeps_pod_cidrs_and_provider_id() -> None:
+    """``ValidateNodeUpdate``: set once (from "" to a value), then fixed."""
+    from kubegc.registry.groups.core.validation_node import validate_node_update
+
+    old = {"spec": {"podCIDRs": ["10.244.1.0/24"], "providerID": "kubegc://n1"}}
+    assert validate_node_update(old, old) == []
+    assert validate_node_update(old, {"spec": {}}) == []
+    changed = {"spec": {"podCIDRs": ["10.244.2.0/24"], "providerID": "other://n1"}}
+    assert [(c.field, c.message) for c in validate_node_update(changed, old)] == [
+        ("spec.podCIDRs", 'Forbidden: node updates may not change podCIDR except from "" to '
+                          "valid"),
+        ("spec.providerID", 'Forbidden: node updates may not change providerID except from '
+                            '"" to valid')]

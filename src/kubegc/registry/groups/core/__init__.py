@@ -109,7 +109,8 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
             defaulter=keeping_zero_status(defaults.default_replicationcontroller, _RC_STATUS)),
             status=True, scale=True, table=printers.REPLICATION_CONTROLLER),
         stored(ctx, builtin("", "nodes"), Strategy(
-            tracks_generation=False, validate=nv.validate_node), status=True,
+            tracks_generation=False, validate=nv.validate_node,
+            validate_update=nv.validate_node_update), status=True,
             table=printers.NODE),
         stored(ctx, builtin("", "persistentvolumes"), Strategy(
             tracks_generation=False, return_deleted_object=True,

@@ -10,17 +10,26 @@ from typing import Any
 from kubegc.api.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
+    is_valid_cidr,
     is_valid_ip,
     is_valid_label_value,
     is_valid_port_num,
     non_special_ip,
+    parse_cidr_sloppy,
 )
 from kubegc.api.errors import field_error
 from kubegc.registry.groups.core.validation_resources import (
     validate_qualified_key,
     validate_resource_quantity,
 )
-from kubegc.registry.validation.common import Causes, invalid, mapping, not_supported, required
+from kubegc.registry.validation.common import (
+    Causes,
+    forbidden,
+    invalid,
+    mapping,
+    not_supported,
+    required,
+)
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 UNIQUE_TAINTS = "taints must be unique by key and effect pair"
@@ -31,10 +40,43 @@ def validate_node(obj: dict[str, Any]) -> Causes:
     allocatable quantities. Upstream names the taints' path under ``metadata``
     (``fldPath.Child("taints")`` of the metadata path), and so does kubegc."""
     causes = _taints(mapping(obj, "spec").get("taints"))
+    causes += _pod_cidrs(mapping(obj, "spec").get("podCIDRs"))
     for part in ("capacity", "allocatable"):
         for name, quantity in mapping(obj, "status", part).items():
             # field.NewPath("status", part, name): a child, not a key
             causes += validate_resource_quantity(str(name), quantity, f"status.{part}.{name}")
+    return causes
+
+
+def validate_node_update(new: dict[str, Any], old: dict[str, Any]) -> Causes:
+    """``ValidateNodeUpdate``: a pod CIDR and a provider ID, once set, stay."""
+    causes = validate_node(new)
+    old_cidrs = mapping(old, "spec").get("podCIDRs") or []
+    if old_cidrs and (mapping(new, "spec").get("podCIDRs") or []) != old_cidrs:
+        causes.append(forbidden("spec.podCIDRs", 'node updates may not change podCIDR except '
+                                                 'from "" to valid'))
+    old_id = mapping(old, "spec").get("providerID") or ""
+    if old_id and mapping(new, "spec").get("providerID") != old_id:
+        causes.append(forbidden("spec.providerID", 'node updates may not change providerID '
+                                                   'except from "" to valid'))
+    return causes
+
+
+def _pod_cidrs(cidrs: Any) -> Causes:
+    """``ValidateNode``'s pod CIDRs: valid, one per IP family, none twice."""
+    cidrs = [str(c) for c in cidrs] if isinstance(cidrs, list) else []
+    causes: Causes = []
+    families = []
+    for i, cidr in enumerate(cidrs):
+        causes += [invalid(f"spec.podCIDRs[{i}]", cidr, msg) for msg in is_valid_cidr(cidr)]
+        network = parse_cidr_sloppy(cidr)
+        families.append(network.version if network is not None else 0)
+    if len(cidrs) > 1 and (len(cidrs) > 2 or set(families) != {4, 6}) and not causes:
+        causes.append(invalid("spec.podCIDRs", cidrs, "may specify no more than one CIDR for "
+                                                      "each IP family", "[]string"))
+    if len(cidrs) > 1:
+        causes += [field_error("FieldValueDuplicate", f"spec.podCIDRs[{i}]", "", cidr)
+                   for i, cidr in enumerate(cidrs) if cidr in cidrs[:i]]
     return causes
 
 
