@@ -157,6 +157,8 @@ ENV_NAME = ("a valid environment variable name must consist only of printable AS
             "characters other than '='")
 CONFIG_KEY = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.'")
 SYSCTL = "must have at most 253 characters and match regex"
+#: ``IsValidUserID`` / ``IsValidGroupID``
+ID_RANGE = "must be between 0 and 2147483647, inclusive"
 
 
 def q(value: str) -> str:
@@ -527,6 +529,61 @@ POD_SPEC_CASES: list[tuple[Any, ...]] = [
                                   "subPathExpr": "$(POD)"}])]},
      "containers[0].volumeMounts[0].subPathExpr",
      bad("$(POD)", "subPathExpr and subPath are mutually exclusive"), "ValidateVolumeMounts"),
+    ("pod-run-as-user", {"securityContext": {"runAsUser": -1}}, "securityContext.runAsUser",
+     f"Invalid value: -1: {ID_RANGE}", "validatePodSpecSecurityContext"),
+    ("pod-run-as-group", {"securityContext": {"runAsGroup": 2147483648}},
+     "securityContext.runAsGroup", f"Invalid value: 2147483648: {ID_RANGE}",
+     "validatePodSpecSecurityContext"),
+    ("pod-fs-group", {"securityContext": {"fsGroup": -5}}, "securityContext.fsGroup",
+     f"Invalid value: -5: {ID_RANGE}", "validatePodSpecSecurityContext"),
+    ("pod-supplemental-group", {"securityContext": {"supplementalGroups": [1000, -1]}},
+     "securityContext.supplementalGroups[1]", f"Invalid value: -1: {ID_RANGE}",
+     "validatePodSpecSecurityContext"),
+    ("pod-fs-group-change-policy", {"securityContext": {"fsGroupChangePolicy": "Sometimes"}},
+     "securityContext.fsGroupChangePolicy", 'Unsupported value: "Sometimes": supported '
+     'values: "Always", "OnRootMismatch"', "validateFSGroupChangePolicy"),
+    ("share-process-namespace-host-pid", {"hostPID": True, "shareProcessNamespace": True},
+     "securityContext.shareProcessNamespace",
+     "Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled",
+     "validatePodSpecSecurityContext"),
+    ("pod-seccomp-type", {"securityContext": {"seccompProfile": {"type": "Strict"}}},
+     "securityContext.seccompProfile.type", 'Unsupported value: "Strict": supported values: '
+     '"Localhost", "RuntimeDefault", "Unconfined"', "validateSeccompProfileType"),
+    ("pod-seccomp-no-type", {"securityContext": {"seccompProfile": {}}},
+     "securityContext.seccompProfile.type",
+     "Required value: type is required when seccompProfile is set",
+     "validateSeccompProfileType"),
+    ("container-run-as-user", {"containers": [_container(securityContext={"runAsUser": -1})]},
+     "containers[0].securityContext.runAsUser", f"Invalid value: -1: {ID_RANGE}",
+     "ValidateSecurityContext"),
+    ("container-run-as-group", {"initContainers": [_container(name="i", securityContext={
+        "runAsGroup": -2})]}, "initContainers[0].securityContext.runAsGroup",
+     f"Invalid value: -2: {ID_RANGE}", "ValidateSecurityContext"),
+    ("privileged-without-escalation", {"containers": [_container(securityContext={
+        "privileged": True, "allowPrivilegeEscalation": False})]},
+     "containers[0].securityContext", "Invalid value: ", "ValidateSecurityContext", 422,
+     ": cannot set `allowPrivilegeEscalation` to false and `privileged` to true"),
+    ("sys-admin-without-escalation", {"containers": [_container(securityContext={
+        "allowPrivilegeEscalation": False, "capabilities": {"add": ["CAP_SYS_ADMIN"]}})]},
+     "containers[0].securityContext", "Invalid value: ", "ValidateSecurityContext", 422,
+     ": cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"),
+    ("proc-mount", {"containers": [_container(securityContext={"procMount": "Masked"})]},
+     "containers[0].securityContext.procMount",
+     'Unsupported value: "Masked": supported values: "Default", "Unmasked"',
+     "ValidateProcMountType"),
+    ("proc-mount-unmasked-host-users", {"containers": [_container(securityContext={
+        "procMount": "Unmasked"})]}, "containers[0].securityContext.procMount",
+     'Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`',
+     "ValidateSecurityContext"),
+    ("container-seccomp-localhost-path", {"containers": [_container(securityContext={
+        "seccompProfile": {"type": "Localhost", "localhostProfile": "../p.json"}})]},
+     "containers[0].securityContext.seccompProfile.localhostProfile",
+     bad("../p.json", "must not contain '..'"), "validateSeccompProfileField"),
+    ("container-seccomp-localhost-missing", {"containers": [_container(securityContext={
+        "seccompProfile": {"type": "Localhost"}})]},
+     "containers[0].securityContext.seccompProfile.localhostProfile",
+     "Required value: must be set when seccomp type is Localhost",
+     "validateSeccompProfileField"),
     ("volume-name", {"volumes": [{"name": "V_1", "emptyDir": {}}]}, "volumes[0].name",
      bad("V_1", LABEL), "ValidateVolumes"),
     ("volume-duplicate", {"volumes": [{"name": "v", "emptyDir": {}},
