@@ -34,25 +34,37 @@ SERVICES = GroupVersionResource("", "v1", "services")
 ENDPOINTS = GroupVersionResource("", "v1", "endpoints")
 SERVICE_ACCOUNTS = GroupVersionResource("", "v1", "serviceaccounts")
 PVCS = GroupVersionResource("", "v1", "persistentvolumeclaims")
+STATEFULSETS = GroupVersionResource("apps", "v1", "statefulsets")
+DAEMONSETS = GroupVersionResource("apps", "v1", "daemonsets")
+REVISIONS = GroupVersionResource("apps", "v1", "controllerrevisions")
+WEBHOOKS = GroupVersionResource("admissionregistration.k8s.io", "v1",
+                                "validatingwebhookconfigurations")
 GVR = {"ConfigMap": CM, "Secret": SECRETS, "Pod": PODS, "ClusterOwner": OWNERS,
        "ReplicaSet": RS, "Deployment": DEPLOYMENTS, "Job": JOBS, "Service": SERVICES,
        "Endpoints": ENDPOINTS, "ServiceAccount": SERVICE_ACCOUNTS,
-       "PersistentVolumeClaim": PVCS}
+       "PersistentVolumeClaim": PVCS, "StatefulSet": STATEFULSETS, "DaemonSet": DAEMONSETS,
+       "ControllerRevision": REVISIONS, "ValidatingWebhookConfiguration": WEBHOOKS}
 API = {"ConfigMap": "v1", "Secret": "v1", "Pod": "v1", "ClusterOwner": f"{GROUP}/v1",
        "ReplicaSet": "apps/v1", "Deployment": "apps/v1", "Job": "batch/v1",
        "Service": "v1", "Endpoints": "v1", "ServiceAccount": "v1",
-       "PersistentVolumeClaim": "v1"}
+       "PersistentVolumeClaim": "v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
+       "ControllerRevision": "apps/v1",
+       "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1"}
 CLUSTER_SCOPED = frozenset({"ClusterOwner"})
 #: kinds that own nothing in a scenario
 OWN_NOTHING = frozenset({"Pod"})
 #: kinds whose controllers make pods (through a ReplicaSet for a Deployment)
-WORKLOADS = frozenset({"ReplicaSet", "Deployment", "Job"})
+WORKLOADS = frozenset({"ReplicaSet", "Deployment", "Job", "StatefulSet", "DaemonSet"})
 POLICIES = ("Background", "Foreground", "Orphan")
 #: what a scenario's delete targets: one of its objects, its first namespace (the namespace
 #: controller deletes the content), or its own CRD (the API server deletes the instances
 #: and waits for them)
 TARGETS = ("object", "namespace", "crd")
 NODE = "kubegc-node-1"  # the simulated kubelet's node
+#: the in-process admission webhooks a scenario's configuration may name (``plan_reality``
+#: registers them): one refuses every DELETE it is asked about (a scenario guards only its
+#: target with it), one allows it
+GUARDS = ("deny", "allow")
 
 
 def gadget_group(ident: int) -> str:
@@ -88,6 +100,7 @@ class Node:
     job: dict[str, Any] = field(default_factory=dict)  # run seconds, ttlSecondsAfterFinished
     claim: int = -1  # a Pod's volume: the PersistentVolumeClaim node it names
     selects: int = -1  # a Service's selector: the workload node whose pods it selects
+    guarded: bool = False  # the scenario's admission webhook is asked about its DELETE
 
     def describe(self, graph: Graph) -> str:
         refs = ", ".join(f"{graph.nodes[i].name}{'!' if b else ''}{'*' if c else ''}"
@@ -100,7 +113,8 @@ class Node:
                 + (f" replicas={self.replicas}" if self.replicas else "")
                 + (f" job={self.job}" if self.job else "")
                 + (f" claim={graph.nodes[self.claim].name}" if self.claim >= 0 else "")
-                + (f" selects={graph.nodes[self.selects].name}" if self.selects >= 0 else ""))
+                + (f" selects={graph.nodes[self.selects].name}" if self.selects >= 0 else "")
+                + (" guarded" if self.guarded else ""))
 
 
 @dataclass
@@ -117,6 +131,9 @@ class Graph:
     #: the target is not the target node itself but one of the pods its controller made
     #: (a workload's: the first by name)
     target_pod: bool = False
+    #: a ValidatingWebhookConfiguration taking DELETEs of the guarded ConfigMaps and
+    #: Secrets: "" none, else the webhook of ``GUARDS`` it names
+    webhook: str = ""
 
     @property
     def label(self) -> str:
@@ -149,7 +166,9 @@ class Graph:
         what = f"a pod of {self.target_name}" if self.target_pod else self.target_name
         lines = [f"scenario {self.ident}: delete {self.target_kind} {what} "
                  f"--cascade={self.policy.lower()}{pre}",
-                 "  (owner! = blockOwnerDeletion, owner* = controller)"]
+                 "  (owner! = blockOwnerDeletion, owner* = controller)"
+                 + (f"; a webhook that will {self.webhook} DELETEs of the guarded"
+                    if self.webhook else "")]
         lines += [f"  {i}: {n.describe(self)}" for i, n in enumerate(self.nodes)]
         lines += [f"  Gadget {self.namespaces[0]}/g{self.ident}-{name}"
                   + (f" fin={fin}" if fin else "") for name, fin in self.gadgets]
@@ -161,7 +180,8 @@ class Graph:
 
 KINDS = (["ConfigMap"] * 3 + ["Secret", "Pod", "Pod", "ClusterOwner", "ReplicaSet",
                                 "ReplicaSet", "Deployment", "Job", "Service", "ServiceAccount",
-                                "PersistentVolumeClaim", "PersistentVolumeClaim"])
+                                "PersistentVolumeClaim", "PersistentVolumeClaim",
+                                "StatefulSet", "DaemonSet"])
 FINALIZERS = [""] * 6 + [CLEANUP] * 2 + [STUCK]
 
 
@@ -204,11 +224,13 @@ def _node(draw: st.DrawFn, i: int, nodes: list[Node]) -> Node:
                   if n.kind == "PersistentVolumeClaim" and n.namespace == namespace]
         if claims and draw(st.integers(0, 9)) < 6:
             node.claim = draw(st.sampled_from(claims))
-    if kind in ("ReplicaSet", "Deployment"):
+    if kind in ("ReplicaSet", "Deployment", "StatefulSet"):
         node.replicas = draw(st.sampled_from([0, 1, 1, 2]))
     if kind == "Job":  # finished at once or running; deleted some seconds after it finished
         node.job = {"run": draw(st.sampled_from(["0.2", "0.2", "600"])),
                     "ttl": draw(st.sampled_from([None, None, 0, 3]))}
+    if kind in ("Secret", "ConfigMap"):
+        node.guarded = draw(st.integers(0, 9)) < 2
     if kind == "Service":
         workloads = [j for j, n in enumerate(nodes)
                      if n.kind in WORKLOADS and n.namespace == namespace]
@@ -240,8 +262,18 @@ def scenarios(draw: st.DrawFn) -> Graph:
         gadgets = [(f"gadget-{i}", draw(st.sampled_from(["", "", "", STUCK])))
                    for i in range(draw(st.integers(1, 3)))]
     graph = Graph(nodes, pre, target, draw(st.sampled_from(POLICIES)), target_kind, gadgets)
+    if any(n.guarded for n in nodes):
+        graph.webhook = draw(st.sampled_from(["", "", "allow"]))
+    chosen = nodes[target]
+    if (target_kind == "object" and chosen.kind in ("ConfigMap", "Secret") and pre is None
+            and not chosen.owners and draw(st.integers(0, 9)) < 3):
+        # the user's DELETE refused; only the target: a DELETE of the garbage collector's
+        # or the namespace controller's refused is retried for ever (kubegc never settles)
+        for node in nodes:
+            node.guarded = node is chosen
+        graph.webhook = "deny"
     if target_kind == "object" and nodes[target].kind in WORKLOADS and (
-            nodes[target].replicas or nodes[target].job):
+            nodes[target].replicas or nodes[target].job or nodes[target].kind == "DaemonSet"):
         graph.target_pod = draw(st.booleans())
     return graph
 
@@ -311,9 +343,15 @@ def _template(graph: Graph, node: Node, **annotations: str) -> dict[str, Any]:
 
 def _spec(graph: Graph, node: Node) -> dict[str, Any] | None:
     """The spec of a kind that has one (typed objects: their updates are validated whole)."""
-    if node.kind in ("ReplicaSet", "Deployment"):
-        return {"replicas": node.replicas, "selector": {"matchLabels": {
-            "app": graph.name(node)}}, "template": _template(graph, node)}
+    spec: dict[str, Any]
+    if node.kind in ("ReplicaSet", "Deployment", "StatefulSet", "DaemonSet"):
+        spec = {"selector": {"matchLabels": {"app": graph.name(node)}},
+                "template": _template(graph, node)}
+        if node.kind != "DaemonSet":  # one pod on the one simulated node
+            spec["replicas"] = node.replicas
+        if node.kind == "StatefulSet":
+            spec["serviceName"] = graph.name(node)
+        return spec
     if node.kind == "Job":
         spec = {"backoffLimit": 0, "template": _template(
             graph, node, **{"kubegc.io/run-seconds": node.job["run"]})}
@@ -331,6 +369,8 @@ def _spec(graph: Graph, node: Node) -> dict[str, Any] | None:
 
 def body(graph: Graph, node: Node, uids: dict[int, str]) -> Obj:
     meta: dict[str, Any] = {"name": graph.name(node), "labels": {"plan-graph": graph.label}}
+    if node.guarded:
+        meta["labels"]["guarded"] = "yes"
     refs = _refs(graph, node, uids)
     if refs:
         meta["ownerReferences"] = refs
@@ -341,6 +381,22 @@ def body(graph: Graph, node: Node, uids: dict[int, str]) -> Obj:
     if spec is not None:
         obj["spec"] = spec
     return obj
+
+
+def webhook_configuration(graph: Graph, url: str) -> Obj:
+    """The scenario's ValidatingWebhookConfiguration: DELETEs of its guarded objects go to
+    the webhook at ``url`` (failurePolicy Fail)."""
+    return {"apiVersion": API["ValidatingWebhookConfiguration"],
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": f"g{graph.ident}-guard", "labels": {"plan-graph": graph.label}},
+            "webhooks": [{"name": "guard.test.kubegc.io", "clientConfig": {"url": url},
+                          "rules": [{"operations": ["DELETE"], "apiGroups": [""],
+                                     "apiVersions": ["v1"],
+                                     "resources": ["configmaps", "secrets"]}],
+                          "objectSelector": {"matchLabels": {"plan-graph": graph.label,
+                                                             "guarded": "yes"}},
+                          "failurePolicy": "Fail", "sideEffects": "None",
+                          "admissionReviewVersions": ["v1"]}]}
 
 
 def token_secret(graph: Graph, node: Node, uid: str) -> Obj:
