@@ -37,19 +37,21 @@ PVCS = GroupVersionResource("", "v1", "persistentvolumeclaims")
 STATEFULSETS = GroupVersionResource("apps", "v1", "statefulsets")
 DAEMONSETS = GroupVersionResource("apps", "v1", "daemonsets")
 REVISIONS = GroupVersionResource("apps", "v1", "controllerrevisions")
+NODES = GroupVersionResource("", "v1", "nodes")
 WEBHOOKS = GroupVersionResource("admissionregistration.k8s.io", "v1",
                                 "validatingwebhookconfigurations")
 GVR = {"ConfigMap": CM, "Secret": SECRETS, "Pod": PODS, "ClusterOwner": OWNERS,
        "ReplicaSet": RS, "Deployment": DEPLOYMENTS, "Job": JOBS, "Service": SERVICES,
        "Endpoints": ENDPOINTS, "ServiceAccount": SERVICE_ACCOUNTS,
        "PersistentVolumeClaim": PVCS, "StatefulSet": STATEFULSETS, "DaemonSet": DAEMONSETS,
-       "ControllerRevision": REVISIONS, "ValidatingWebhookConfiguration": WEBHOOKS}
+       "ControllerRevision": REVISIONS, "ValidatingWebhookConfiguration": WEBHOOKS,
+       "Node": NODES}
 API = {"ConfigMap": "v1", "Secret": "v1", "Pod": "v1", "ClusterOwner": f"{GROUP}/v1",
        "ReplicaSet": "apps/v1", "Deployment": "apps/v1", "Job": "batch/v1",
        "Service": "v1", "Endpoints": "v1", "ServiceAccount": "v1",
        "PersistentVolumeClaim": "v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
        "ControllerRevision": "apps/v1",
-       "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1"}
+       "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1", "Node": "v1"}
 CLUSTER_SCOPED = frozenset({"ClusterOwner"})
 #: kinds that own nothing in a scenario
 OWN_NOTHING = frozenset({"Pod"})
@@ -57,9 +59,10 @@ OWN_NOTHING = frozenset({"Pod"})
 WORKLOADS = frozenset({"ReplicaSet", "Deployment", "Job", "StatefulSet", "DaemonSet"})
 POLICIES = ("Background", "Foreground", "Orphan")
 #: what a scenario's delete targets: one of its objects, its first namespace (the namespace
-#: controller deletes the content), or its own CRD (the API server deletes the instances
-#: and waits for them)
-TARGETS = ("object", "namespace", "crd")
+#: controller deletes the content), its own CRD (the API server deletes the instances and
+#: waits for them) or its own Node (no kubelet runs it; pod GC deletes its pods once it is
+#: gone)
+TARGETS = ("object", "namespace", "crd", "node")
 NODE = "kubegc-node-1"  # the simulated kubelet's node
 #: the in-process admission webhooks a scenario's configuration may name (``plan_reality``
 #: registers them): one refuses every DELETE it is asked about (a scenario guards only its
@@ -101,6 +104,7 @@ class Node:
     claim: int = -1  # a Pod's volume: the PersistentVolumeClaim node it names
     selects: int = -1  # a Service's selector: the workload node whose pods it selects
     guarded: bool = False  # the scenario's admission webhook is asked about its DELETE
+    own_node: bool = False  # a Pod bound to the scenario's Node (which no kubelet runs)
 
     def describe(self, graph: Graph) -> str:
         refs = ", ".join(f"{graph.nodes[i].name}{'!' if b else ''}{'*' if c else ''}"
@@ -114,7 +118,8 @@ class Node:
                 + (f" job={self.job}" if self.job else "")
                 + (f" claim={graph.nodes[self.claim].name}" if self.claim >= 0 else "")
                 + (f" selects={graph.nodes[self.selects].name}" if self.selects >= 0 else "")
-                + (" guarded" if self.guarded else ""))
+                + (" guarded" if self.guarded else "")
+                + (" on the scenario's node" if self.own_node else ""))
 
 
 @dataclass
@@ -155,7 +160,13 @@ class Graph:
             return self.namespaces[0]
         if self.target_kind == "crd":
             return f"gadgets.{gadget_group(self.ident)}"
+        if self.target_kind == "node":
+            return self.node_name
         return self.name(self.nodes[self.target])
+
+    @property
+    def node_name(self) -> str:
+        return f"g{self.ident}-node"
 
     def workload_label(self, node: Node) -> dict[str, str]:
         return {"plan-graph": self.label, "app": self.name(node)}
@@ -256,7 +267,12 @@ def scenarios(draw: st.DrawFn) -> Graph:
         target = draw(st.sampled_from(owners))
     else:
         target = draw(st.integers(0, len(nodes) - 1))
-    target_kind = draw(st.sampled_from(["object"] * 16 + ["namespace"] * 3 + ["crd"] * 2))
+    target_kind = draw(st.sampled_from(["object"] * 16 + ["namespace"] * 3 + ["crd"] * 2
+                                       + ["node"] * 2))
+    if target_kind == "node":  # pods without owners (a graceful delete would never end)
+        pre = None
+        for node in nodes:
+            node.own_node = node.kind == "Pod" and not node.owners and draw(st.booleans())
     gadgets: list[tuple[str, str]] = []
     if target_kind == "crd" or draw(st.integers(0, 9)) == 0:
         gadgets = [(f"gadget-{i}", draw(st.sampled_from(["", "", "", STUCK])))
@@ -315,6 +331,12 @@ def _refs(graph: Graph, node: Node, uids: dict[int, str]) -> list[dict[str, Any]
     return refs
 
 
+def own_node(graph: Graph) -> Obj:
+    """The scenario's Node: no kubelet runs it (its pods never start)."""
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": graph.node_name, "labels": {"plan-graph": graph.label}}}
+
+
 def _pod_spec(graph: Graph, node: Node, meta: dict[str, Any]) -> dict[str, Any]:
     meta["annotations"] = {"kubegc.io/exit-delay-seconds": node.pod["exit"]}
     if node.pod["ignore_term"]:
@@ -323,7 +345,7 @@ def _pod_spec(graph: Graph, node: Node, meta: dict[str, Any]) -> dict[str, Any]:
     if node.pod.get("prestop"):  # a preStop hook that runs that long (the kubelet's)
         meta["annotations"]["kubegc.io/prestop-seconds"] = node.pod["prestop"]
         container["lifecycle"] = {"preStop": {"exec": {"command": ["sleep", "1"]}}}
-    spec: dict[str, Any] = {"nodeName": NODE,
+    spec: dict[str, Any] = {"nodeName": graph.node_name if node.own_node else NODE,
                             "terminationGracePeriodSeconds": node.pod["grace"],
                             "containers": [container]}
     if node.claim >= 0:
