@@ -33,7 +33,7 @@ from kubegc.tools.plan import (
 from kubegc.tools.resolve import resolve_kind
 
 from .plan_compare import compare
-from .plan_settle import settled_but_for_virtual_owners, unsettled
+from .plan_settle import unsettled
 from .scenarios import (
     CLEANUP,
     CRDS,
@@ -204,14 +204,12 @@ async def quiet(cluster: Cluster, client: Client, graph: Graph) -> None:
     """Wait (with a deadline) until kubegc has settled and nothing is left to do."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + QUIET_TIMEOUT
-    almost = 0  # times seen settled but for virtual owners verified again and again
     async with aiohttp.ClientSession() as http:
         while True:
-            async with http.get(f"{cluster.url}/debug/kubegc/settle?timeout=2") as resp:
+            async with http.get(f"{cluster.url}/debug/kubegc/settle?timeout=10") as resp:
                 settled = resp.status == 200
-            almost += not settled and settled_but_for_virtual_owners(cluster)
             busy = _busy(await _graph_objects(client, graph))
-            if (settled or almost >= 3) and not busy:
+            if settled and not busy:
                 return
             if loop.time() > deadline:
                 raise AssertionError(f"not quiet after {QUIET_TIMEOUT}s: {busy}"

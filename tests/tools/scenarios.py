@@ -196,17 +196,29 @@ KINDS = (["ConfigMap"] * 3 + ["Secret", "Pod", "Pod", "ClusterOwner", "ReplicaSe
 FINALIZERS = [""] * 6 + [CLEANUP] * 2 + [STUCK]
 
 
-def _owners(draw: st.DrawFn, nodes: list[Node], cluster_scoped: bool) -> list[
+def _named_from(nodes: list[Node], j: int) -> set[int]:
+    """The namespaces (-1: cluster-scoped) of the objects that name ``nodes[j]`` an owner."""
+    return {n.namespace for n in nodes if any(k == j for k, _, _ in n.owners)}
+
+
+def _owners(draw: st.DrawFn, nodes: list[Node], namespace: int) -> list[
         tuple[int, bool, bool]]:
+    """A node's owners. A namespaced owner is never named from two namespaces (or from its
+    namespace and by a cluster-scoped object): once it is collected, the garbage collector
+    verifies it again and again under each identity for as long as such dependents exist
+    (upstream ``processGraphChanges``, ``getAlternateOwnerIdentity``), so neither kubegc nor
+    the plan's simulation ever settles (the plan takes minutes)."""
     candidates = draw(st.permutations(range(len(nodes))))
     count = draw(st.sampled_from([0, 1, 1, 1, 2, 2, 3]))
     out: list[tuple[int, bool, bool]] = []
     controller_taken = False
     for j in candidates[:count]:
         owner = nodes[j]
-        if owner.kind in OWN_NOTHING or (cluster_scoped and owner.namespace >= 0 and draw(
+        if owner.kind in OWN_NOTHING or (namespace < 0 and owner.namespace >= 0 and draw(
                 st.integers(0, 9)) < 7):
             continue  # mostly valid cluster-scoped references
+        if owner.namespace >= 0 and _named_from(nodes, j) - {namespace}:
+            continue
         controller = not controller_taken and draw(st.integers(0, 9)) < 4
         controller_taken |= controller
         out.append((j, draw(st.integers(0, 9)) < 6, controller))
@@ -227,7 +239,7 @@ def _node(draw: st.DrawFn, i: int, nodes: list[Node]) -> Node:
     kind = draw(st.sampled_from(KINDS))
     namespace = -1 if kind in CLUSTER_SCOPED else draw(st.sampled_from([0] * 6 + [1]))
     node = Node(f"{i}-{kind.lower()}", kind, namespace)
-    node.owners = _owners(draw, nodes, namespace < 0)
+    node.owners = _owners(draw, nodes, namespace)
     node.finalizer = draw(st.sampled_from(FINALIZERS))
     if kind == "Pod":
         node.pod = _pod(draw)

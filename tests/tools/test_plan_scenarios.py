@@ -14,7 +14,7 @@ from kubegc.testing import Cluster
 from kubegc.tools.plan import PlanReport
 
 from .plan_reality import run_graph, scenario_cluster
-from .scenarios import CLEANUP, STUCK, Graph, Node
+from .scenarios import CLEANUP, Graph, Node
 
 IDENTS = count(10_000)  # apart from test_plan_random's, should both run on one cluster
 
@@ -82,25 +82,3 @@ def test_a_node_deleted_takes_its_pods_with_it(cluster: Cluster) -> None:
     assert {r.name for r in report.deleted} == {graph.node_name, graph.name(graph.nodes[0]),
                                                 graph.name(graph.nodes[2])}
 
-
-def test_an_owner_named_from_two_namespaces_keeps_the_gc_verifying(cluster: Cluster) -> None:
-    """A PersistentVolumeClaim, collected, was named as owner from its own namespace and from
-    the other one by dependents a finalizer nobody removes keeps: the garbage collector
-    verifies that virtual owner again and again under each identity, as upstream does, so
-    kubegc never settles; the scenario then counts it as settled (``plan_settle``) and the
-    plan of the namespace's delete matches reality."""
-    pod = {"grace": 1, "exit": "0", "ignore_term": False}
-    graph = Graph([Node("0-replicaset", "ReplicaSet", 1, replicas=1),
-                   Node("1-persistentvolumeclaim", "PersistentVolumeClaim", 0,
-                        owners=[(0, False, True)], finalizer=CLEANUP),
-                   Node("2-serviceaccount", "ServiceAccount", 1, owners=[(1, True, False)],
-                        finalizer=STUCK),
-                   Node("3-replicaset", "ReplicaSet", 0, replicas=1,
-                        owners=[(0, True, False), (1, True, False), (2, False, True)]),
-                   Node("4-pod", "Pod", 0, owners=[(2, True, False), (0, False, True)],
-                        finalizer=STUCK, pod=pod),
-                   Node("5-replicaset", "ReplicaSet", 0, finalizer=STUCK,
-                        owners=[(0, True, True), (1, False, False)]),
-                   Node("7-configmap", "ConfigMap", 0, owners=[(2, True, False)])],
-                  pre_delete=None, target=0, policy="Background", target_kind="namespace")
-    run(cluster, graph)
