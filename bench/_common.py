@@ -139,6 +139,10 @@ def raw_deletes(directory: str, n: int, per_txn: int, value: bytes,
     return n / elapsed
 
 
+#: Rows per commit of the "what the disk allows" tombstone baseline.
+TOMBSTONE_BATCH = 1000
+
+
 def raw_tombstones(directory: str, n: int, per_txn: int, value: bytes, *,
                    runs: int = 3) -> float:
     """Issue 27's baseline, "the raw durable SQLite tombstone rate": rows/s writing ``n``
@@ -251,6 +255,43 @@ def rss_bytes(pid: int | str = "self") -> int:
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
+def rss_anon_bytes(pid: int | str = "self") -> int:
+    """The anonymous part of a process's RSS (its heap: without the pages of files it maps,
+    such as SQLite's memory-mapped database, which the kernel drops under pressure)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) * 1024
+    return rss_bytes(pid)
+
+
+class PeakSampler:
+    """The highest anonymous RSS of process ``pid`` while the ``with`` block runs, sampled
+    every ``period`` seconds from a thread."""
+
+    def __init__(self, pid: int, period: float = 0.002) -> None:
+        import threading
+
+        self.pid, self.period = pid, period
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, rss_anon_bytes(self.pid))
+            self._stop.wait(self.period)
+
+    def __enter__(self) -> PeakSampler:
+        self.peak = rss_anon_bytes(self.pid)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss_anon_bytes(self.pid))
+
+
 async def wait_ready(url: str, proc: Any, log: Path, *, path: str = "/readyz",
                      timeout: float = 30.0) -> None:
     """Until the server at ``url`` answers ``path`` with 200; exits with the end of its
@@ -294,3 +335,128 @@ def stop_processes(procs: Sequence[Any]) -> None:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+# -- kubegc serve over HTTP -----------------------------------------------------------------------
+
+
+class Serve:
+    """A ``kubegc serve`` process (SQLite, every controller, plain HTTP) on ``root``/data:
+    a fresh temporary directory unless ``root`` is given (which ``stop`` then leaves, so
+    that another ``Serve`` can restart on it). ``extra`` flags are appended."""
+
+    def __init__(self, *extra: str, root: Path | None = None, prefix: str = "bench-") -> None:
+        import subprocess
+
+        self.tmp = None if root is not None else tempfile.TemporaryDirectory(prefix=prefix)
+        self.root = root if root is not None else Path(self.tmp.name)  # type: ignore[union-attr]
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.data = self.root / "data"
+        from kubegc.storage import DataDir
+
+        self.files = DataDir(self.data)
+        self.kubeconfig = self.files.kubeconfig
+        self.log = (self.root / "serve.log").open("ab")
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kubegc.cli", "serve", "--insecure-http", "--port",
+             str(self.port), "--data-dir", str(self.data), "--storage", "sqlite", *extra],
+            stdout=self.log, stderr=subprocess.STDOUT, env=child_env())
+
+    async def ready(self, timeout: float = 60.0) -> float:
+        """Seconds from the process's start to ``/readyz`` 200 (and its kubeconfig)."""
+        import contextlib
+
+        import aiohttp
+
+        deadline = time.monotonic() + timeout
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    raise RuntimeError("kubegc serve exited:\n" + self.log_tail())
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(self.url + "/readyz") as resp:
+                        if resp.status == 200 and self.kubeconfig.exists():
+                            return time.perf_counter() - self.started
+                await asyncio.sleep(0.05)
+        raise RuntimeError("kubegc serve not ready:\n" + self.log_tail())
+
+    async def settle(self, timeout: float) -> None:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session, session.get(
+                f"{self.url}/debug/kubegc/settle?timeout={timeout}",
+                timeout=aiohttp.ClientTimeout(total=timeout + 30)) as resp:
+            if resp.status != 200:
+                raise RuntimeError(f"kubegc serve did not settle: {await resp.text()}")
+
+    def rss(self) -> int:
+        return rss_bytes(self.proc.pid)
+
+    def rss_anon(self) -> int:
+        return rss_anon_bytes(self.proc.pid)
+
+    def store_bytes(self) -> int:
+        """The SQLite database file's size (its WAL apart)."""
+        return self.files.store.stat().st_size
+
+    def log_tail(self, chars: int = 3000) -> str:
+        self.log.flush()
+        return (self.root / "serve.log").read_text(errors="replace")[-chars:]
+
+    def stop(self) -> None:
+        import subprocess
+
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        if self.tmp is not None:
+            self.tmp.cleanup()
+
+
+async def real_cascade(serve: Serve, n: int, policy: str, timeout: float, *,
+                       namespace: str, owner: str = "owner") -> float:
+    """Seconds from the DELETE of ConfigMap ``owner`` (``policy`` propagation) to the last
+    of its ``n`` dependents' DELETED watch event, on ``serve`` over HTTP."""
+    from kubegc.api.resources import GroupVersionResource
+    from kubegc.client.interface import DeleteOptions, ListOptions, WatchOptions
+    from kubegc.client.kubeconfig import load_kubeconfig
+    from kubegc.client.rest import RestClient
+
+    configmaps = GroupVersionResource("", "v1", "configmaps")
+    client = RestClient(load_kubeconfig(str(serve.kubeconfig)))
+    try:
+        listed = await client.list(configmaps, namespace=namespace,
+                                   options=ListOptions(limit=1))
+        rv = listed["metadata"]["resourceVersion"]
+        gone = 0
+        done = asyncio.Event()
+        last = 0.0
+
+        async def observe() -> None:
+            nonlocal gone, last
+            async for event in client.watch(configmaps, namespace=namespace,
+                                            options=WatchOptions(resource_version=rv)):
+                if event.type == "DELETED" and event.object["metadata"]["name"] != owner:
+                    gone += 1
+                    last = time.perf_counter()
+                    if gone == n:
+                        done.set()
+                        return
+
+        watcher = asyncio.create_task(observe())
+        await asyncio.sleep(0.2)  # the watch is open
+        start = time.perf_counter()
+        await client.delete(configmaps, owner, namespace=namespace,
+                            options=DeleteOptions(propagation_policy=policy))
+        await asyncio.wait_for(done.wait(), timeout)
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+        return last - start
+    finally:
+        await client.close()

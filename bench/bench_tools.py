@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import resource
@@ -39,15 +38,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import aiohttp
-from _common import child_env, configmap, free_port, header, timed, verdict
+from _common import Serve, child_env, configmap, header, real_cascade, timed, verdict
 
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
-from kubegc.client.interface import DeleteOptions, WatchOptions
 from kubegc.client.kubeconfig import load_kubeconfig
 from kubegc.client.rest import RestClient
-from kubegc.storage import DataDir
 
 HERE = Path(__file__).resolve()
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
@@ -80,49 +76,6 @@ def run_child(argv: list[str], timeout: float) -> tuple[float, int, bytes]:
         return wall, usage.ru_maxrss * 1024, out.read()
 
 
-class Serve:
-    """A ``kubegc serve`` process on a fresh data directory."""
-
-    def __init__(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory(prefix="bench-tools-")
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        data = Path(self.tmp.name) / "data"
-        self.kubeconfig = DataDir(data).kubeconfig
-        self.log = (Path(self.tmp.name) / "serve.log").open("wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kubegc.cli", "serve", "--insecure-http", "--port",
-             str(self.port), "--data-dir", str(data), "--storage", "sqlite"],
-            stdout=self.log, stderr=subprocess.STDOUT, env=child_env())
-
-    async def ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        async with aiohttp.ClientSession() as session:
-            while time.monotonic() < deadline:
-                with contextlib.suppress(aiohttp.ClientError):
-                    async with session.get(self.url + "/readyz") as resp:
-                        if resp.status == 200 and self.kubeconfig.exists():
-                            return
-                await asyncio.sleep(0.05)
-        raise RuntimeError("kubegc serve not ready")
-
-    async def settle(self, timeout: float) -> None:
-        async with aiohttp.ClientSession() as session, session.get(
-                f"{self.url}/debug/kubegc/settle?timeout={timeout}") as resp:
-            if resp.status != 200:
-                raise RuntimeError(f"kubegc serve did not settle: {await resp.text()}")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
-        self.tmp.cleanup()
-
-
 async def populate(serve: Serve, n: int, timeout: float) -> None:
     client = RestClient(load_kubeconfig(str(serve.kubeconfig)))
     try:
@@ -149,42 +102,10 @@ async def write_dump(serve: Serve, path: Path) -> int:
     return len(inv.objects)
 
 
-async def real_cascade(serve: Serve, n: int, policy: str, timeout: float) -> float:
-    """Seconds from the owner's DELETE to the last dependent's DELETED event."""
-    client = RestClient(load_kubeconfig(str(serve.kubeconfig)))
-    try:
-        listed = await client.list(CONFIGMAPS, namespace=NS)
-        rv = listed["metadata"]["resourceVersion"]
-        gone = 0
-        done = asyncio.Event()
-        last = 0.0
-
-        async def observe() -> None:
-            nonlocal gone, last
-            async for event in client.watch(CONFIGMAPS, namespace=NS,
-                                            options=WatchOptions(resource_version=rv)):
-                if event.type == "DELETED" and event.object["metadata"]["name"] != "owner":
-                    gone += 1
-                    last = time.perf_counter()
-                    if gone == n:
-                        done.set()
-                        return
-
-        watcher = asyncio.create_task(observe())
-        await asyncio.sleep(0.2)  # the watch is open
-        start = time.perf_counter()
-        await client.delete(CONFIGMAPS, "owner", namespace=NS,
-                            options=DeleteOptions(propagation_policy=policy))
-        await asyncio.wait_for(done.wait(), timeout)
-        watcher.cancel()
-        await asyncio.gather(watcher, return_exceptions=True)
-        return last - start
-    finally:
-        await client.close()
-
-
 def doctor_child(source: str) -> dict[str, float]:
-    """In a child process: read the inventory, then diagnose it."""
+    """In a child process: read the inventory, then diagnose it, with Python's cyclic
+    collector set up as ``kubegc doctor`` sets it up in its own process."""
+    from kubegc.cli import tune_cyclic_gc
     from kubegc.client.dump import DumpClient
     from kubegc.tools.doctor import diagnose
     from kubegc.tools.inventory import read_inventory
@@ -204,13 +125,14 @@ def doctor_child(source: str) -> dict[str, float]:
         return {"read_s": read, "diagnose_s": time.perf_counter() - start,
                 "objects": len(inv.objects), "findings": len(report.findings)}
 
+    tune_cyclic_gc()
     out = asyncio.run(main())
     out["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return out
 
 
 def doctor(source: str, timeout: float) -> dict[str, float]:
-    wall, rss, out = run_child([sys.executable, str(HERE), "--doctor-child", source], timeout)
+    wall, _rss, out = run_child([sys.executable, str(HERE), "--doctor-child", source], timeout)
     result: dict[str, float] = json.loads(out.decode().strip().splitlines()[-1])
     result["wall_s"] = wall
     return result
@@ -225,7 +147,7 @@ def plan(args: list[str], timeout: float) -> dict[str, float]:
 
 
 def one_size(n: int, policy: str, timeout: float) -> dict[str, Any]:
-    serve = Serve()
+    serve = Serve(prefix="bench-tools-")
     try:
         asyncio.run(serve.ready())
         started = time.perf_counter()
@@ -240,7 +162,7 @@ def one_size(n: int, policy: str, timeout: float) -> dict[str, Any]:
         results["plan_dump"] = plan(["--cascade", cascade, "--from", str(dump)], timeout)
         results["doctor_dump"] = doctor(str(dump), timeout)
         results["doctor_live"] = doctor(str(serve.kubeconfig), timeout)
-        results["real_s"] = asyncio.run(real_cascade(serve, n, policy, timeout))
+        results["real_s"] = asyncio.run(real_cascade(serve, n, policy, timeout, namespace=NS))
         return results
     finally:
         serve.stop()

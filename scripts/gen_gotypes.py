@@ -158,6 +158,34 @@ def field_type(schema: dict[str, Any]) -> str:
     return "string"
 
 
+#: definitions the 1.32 source lacks, copied from a package of the same shape: the types 1.33
+#: promoted to GA, whose shape is their 1.32 beta's (KEP-1880's networking.k8s.io/v1
+#: ServiceCIDR and IPAddress), and flowcontrol v1beta3, which 1.32 stopped serving
+#: (``--emulated-version`` 1.30 and 1.31 serve it) and whose shape is v1's:
+#: (source package, target package, type names; empty: every type of the source package)
+COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("io.k8s.api.networking.v1beta1.", "io.k8s.api.networking.v1.", (
+        "IPAddress", "IPAddressList", "IPAddressSpec", "ParentReference", "ServiceCIDR",
+        "ServiceCIDRList", "ServiceCIDRSpec", "ServiceCIDRStatus")),
+    ("io.k8s.api.flowcontrol.v1.", "io.k8s.api.flowcontrol.v1beta3.", ()),
+)
+
+
+def promote(table: dict[str, Any]) -> dict[str, Any]:
+    """``table`` with ``COPIES``'s copies (references inside renamed likewise)."""
+    for source, target, names in COPIES:
+        renamed = {name: target + name.removeprefix(source) for name in list(table)
+                   if name.startswith(source) and "." not in name.removeprefix(source)
+                   and (not names or name.removeprefix(source) in names)}
+        for old, new in renamed.items():
+            entry = json.loads(json.dumps(table[old]))
+            entry["go"] = go_name(new)
+            for prop, typ in entry.get("fields", {}).items():
+                entry["fields"][prop] = typ.replace("@" + source, "@" + target)
+            table[new] = entry
+    return table
+
+
 def build(defs: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, schema in sorted(defs.items()):
@@ -189,7 +217,7 @@ def main() -> None:
         with zipfile.ZipFile(package.parent) as z:
             raw = z.read(SOURCE)
     defs = json.loads(raw)["$defs"]
-    table = build(defs)
+    table = promote(build(defs))
     OUTPUT.write_bytes(gzip.compress(
         json.dumps(table, sort_keys=True, separators=(",", ":")).encode(), mtime=0))
     print(f"wrote {OUTPUT.relative_to(ROOT)}: {len(table)} definitions")

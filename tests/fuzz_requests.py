@@ -5,8 +5,10 @@ status. Used by ``tests/e2e/test_fuzz.py`` (bounded, in CI) and ``bench/fuzz_htt
 
 A request is built from a valid object of one of the built-in kinds (``TEMPLATES``) with a
 few values replaced by arbitrary JSON, sent as a create, an update or one of the four
-patch types, or it is a read, list, watch or delete with arbitrary query parameters, or a
-body of arbitrary bytes.
+patch types (and the same body through the other write paths: ``FuzzRequest.also``), or
+it is a read, list, watch or delete with arbitrary query parameters, or a body of
+arbitrary bytes, or an object of the invalid corpus (``tests/invalid_corpus.py``), which
+must be refused.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from hypothesis import strategies as st
+
+from tests.invalid_corpus import BASES, CORPUS, Invalid
 
 POD_SPEC = {"containers": [{"name": "c", "image": "busybox", "ports": [{"containerPort": 80}],
                             "resources": {"limits": {"cpu": "100m"}}}]}
@@ -146,6 +150,10 @@ class FuzzRequest:
     path: str  # with the namespace placeholder filled
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    #: the corpus case this request sends (``tests/invalid_corpus.py``): it must be refused
+    invalid: Invalid | None = None
+    #: the same body through the other write paths, sent after this request
+    also: list[FuzzRequest] = field(default_factory=list)
 
     def __str__(self) -> str:
         return f"{self.method} {self.path} {self.headers} {self.body[:300]!r}"
@@ -202,7 +210,8 @@ def requests(draw: st.DrawFn, namespace: str) -> FuzzRequest:
     item = f"{collection}/{_quote(name) if isinstance(name, str) and name else 'seed'}"
     query = _query(draw)
     suffix = f"?{query}" if query else ""
-    what = draw(st.sampled_from(["create", "update", "patch", "read", "delete", "bytes"]))
+    what = draw(st.sampled_from(["create", "update", "patch", "read", "delete", "bytes",
+                                 "invalid"]))
     # JSON is YAML too: a body is sent as either
     json_header = {"Content-Type": draw(st.sampled_from(["application/json"] * 3
                                                         + ["application/yaml"]))}
@@ -210,10 +219,14 @@ def requests(draw: st.DrawFn, namespace: str) -> FuzzRequest:
     if draw(st.integers(0, 9)) == 0:  # valid JSON that is not an object
         whole = draw(st.one_of(scalars, st.lists(json_values, max_size=3), deep_values()))
     if what == "create":
-        return FuzzRequest("POST", collection + suffix, json_header, _dumps(whole))
+        return FuzzRequest("POST", collection + suffix, json_header, _dumps(whole),
+                           also=_writes(item, suffix, _dumps(whole), json_header))
     if what == "update":
         target = draw(st.sampled_from([item, item + "/status", item + "/scale"]))
-        return FuzzRequest("PUT", target + suffix, json_header, _dumps(whole))
+        return FuzzRequest("PUT", target + suffix, json_header, _dumps(whole),
+                           also=_writes(item, suffix, _dumps(whole), json_header))
+    if what == "invalid":
+        return invalid_request(draw(st.sampled_from(range(len(CORPUS)))), namespace)
     if what == "patch":
         patch_type = draw(st.sampled_from(PATCH_TYPES))
         body: Any = obj
@@ -251,10 +264,52 @@ def requests(draw: st.DrawFn, namespace: str) -> FuzzRequest:
                        {"Content-Type": content_type}, draw(st.binary(max_size=64)))
 
 
+def _writes(item: str, suffix: str, body: bytes, headers: dict[str, str]) -> list[FuzzRequest]:
+    """One body through the write paths beside the one drawn: an update of the object and
+    of its status, and the three patch types that take an object (fuzzing every decoder
+    with the same input costs one draw)."""
+    manager = suffix or "?fieldManager=fuzz"
+    return [FuzzRequest("PUT", item + suffix, headers, body),
+            FuzzRequest("PUT", item + "/status" + suffix, headers, body),
+            *(FuzzRequest("PATCH", item + manager, {"Content-Type": patch_type}, body)
+              for patch_type in PATCH_TYPES if not patch_type.endswith("json-patch+json"))]
+
+
+def invalid_request(index: int, namespace: str) -> FuzzRequest:
+    """The create of corpus case ``index`` (named ``inv-<index>`` unless the case is about
+    the name), and the same object through the other ways to create it — as YAML, as a
+    dry run, by server-side apply: each must be refused the same way."""
+    case = CORPUS[index]
+    collection = "/" + BASES[case.resource].path.format(ns=namespace)
+    body = case.body(f"inv-{index}")
+    data = json.dumps(body).encode()
+    item = f"{collection}/{_quote(str(body['metadata']['name']))}"
+    return FuzzRequest("POST", collection, {"Content-Type": "application/json"}, data,
+                       invalid=case, also=[
+                           FuzzRequest("POST", collection, {"Content-Type": "application/yaml"},
+                                       data, invalid=case),
+                           FuzzRequest("POST", collection + "?dryRun=All",
+                                       {"Content-Type": "application/json"}, data,
+                                       invalid=case),
+                           FuzzRequest("PATCH", item + "?fieldManager=fuzz&force=true",
+                                       {"Content-Type": "application/apply-patch+yaml"}, data,
+                                       invalid=case)])
+
+
+def invalid_requests(namespace: str) -> list[FuzzRequest]:
+    """Every case of the corpus, once."""
+    return [invalid_request(i, namespace) for i in range(len(CORPUS))]
+
+
 class Connection:
     """A keep-alive HTTPS (or HTTP) connection to kubegc with its bearer token."""
 
-    def __init__(self, url: str, token: str | None, ca_file: str | None) -> None:
+    def __init__(self, url: str, token: str | None, ca_file: str | None, *,
+                 read_watches: bool = True) -> None:
+        """``read_watches``: read a watch's stream to its end; False: its status and
+        headers only, then drop the connection (the stream is not checked, and a bounded
+        run need not wait out each watch's timeout)."""
+        self.read_watches = read_watches
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 443
         self.tls = parts.scheme == "https"
@@ -281,8 +336,12 @@ class Connection:
                 conn.request(request.method, request.path, body=request.body or None,
                              headers=headers)
                 response = conn.getresponse()
-                return (response.status, response.read(),
-                        response.getheader("Content-Type") or "")
+                content_type = response.getheader("Content-Type") or ""
+                if (not self.read_watches and response.status == 200
+                        and "watch=1" in request.path):
+                    self.close()
+                    return response.status, b"", content_type
+                return response.status, response.read(), content_type
             except (http.client.HTTPException, ConnectionError, OSError):
                 conn.close()
                 self._conn = None
@@ -293,6 +352,7 @@ class Connection:
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
+            self._conn = None
 
 
 #: a 5xx kube-apiserver answers to a client's input: a resourceVersion from the future,
@@ -319,8 +379,16 @@ def upstreams_5xx(status: int, body: bytes) -> bool:
 
 
 def check_answer(request: FuzzRequest, status: int, body: bytes, content_type: str) -> None:
-    """What every answer must be: no 5xx kube-apiserver would not answer, and every error
-    answered with a ``Status`` of its code."""
+    """What every answer must be: no 5xx kube-apiserver would not answer, every error
+    answered with a ``Status`` of its code, and a corpus case refused with its code."""
+    if request.invalid is not None and status != request.invalid.code and (
+            status < 400 or not upstreams_5xx(status, body)):
+        # refused with its code; server-side apply refuses some before validation, with the
+        # 500 upstream gives (duplicate keys of a list map: "failed to create typed patch
+        # object")
+        raise AssertionError(f"invalid object answered {status}, not {request.invalid.code} "
+                             f"({request.invalid.id}, {request.invalid.upstream}): "
+                             f"{body[:300]!r}")
     if status >= 500 and not upstreams_5xx(status, body):
         raise AssertionError(f"{status} for {request}: {body[:500]!r}")
     if status < 400:

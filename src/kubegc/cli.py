@@ -5,6 +5,8 @@
     kubegc doctor [-n NS | -A] [--kubeconfig K | --from FILE] [-o text|json|dot|svg]
     kubegc doctor KIND/NAME [-n NS] | -f FILE  [--as USER [--as-group G]...] [-o text|json]
     kubegc plan delete KIND/NAME [-n NS] [--cascade background|foreground|orphan]
+    kubegc plan evict pod/P [-n NS] | drain node/N [--ignore-daemonsets] [--force] ...
+    kubegc plan taint node/N key[=value]:Effect | stop-kubelet node/N
     kubegc tree KIND/NAME [-n NS] [--owners]
     kubegc why KIND/NAME [-n NS] [--uid UID]
     kubegc ui [--kubeconfig K | --context C | --from FILE] [--port P] [--open]
@@ -137,6 +139,7 @@ def build_parser(*, plugin: bool = False) -> argparse.ArgumentParser:
                 "kubegc serve                       run a cluster (kubectl-compatible)",
                 "kubegc doctor -A                   what is stuck deleting, and why",
                 "kubegc plan delete deployment/web  what a delete would do",
+                "kubegc plan drain node/worker-1    what kubectl drain would do",
                 'eval "$(kubegc completion bash)"   complete kubegc in bash (or zsh, fish)',
                 "kubegc COMMAND --help              a command's flags and examples"))
     parser.add_argument("--version", action="version", version=cliflags.version())

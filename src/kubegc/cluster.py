@@ -51,6 +51,7 @@ from kubegc.registry.groups.rbac.modes import build_authorizer, build_rule_resol
 from kubegc.server import APIServer, ServingOptions, serving_credentials
 from kubegc.server.audit import Auditor, LogBackend, LogOptions, load_policy
 from kubegc.server.authn import UNSECURED
+from kubegc.server.authn.requestheader import request_header_authenticator
 from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.authn.x509 import x509_authenticator
@@ -209,8 +210,10 @@ class Cluster:
             self._compactor = asyncio.create_task(run_compactor(
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
                 clock=self.clock), name="compactor")
-        self.registry = (Registry(self.kv, clock=self.clock) if config.watch_cache_capacity is None
-                         else Registry(self.kv, clock=self.clock,
+        version = config.effective_version.emulation
+        self.registry = (Registry(self.kv, clock=self.clock, version=version)
+                         if config.watch_cache_capacity is None
+                         else Registry(self.kv, clock=self.clock, version=version,
                                        watch_cache_capacity=config.watch_cache_capacity))
         rbac = self.registry.rbac_authorizer
         self.registry.authorizer = build_authorizer(config.authorization_mode, rbac)
@@ -258,9 +261,13 @@ class Cluster:
             creds = serving_credentials(directory, [config.host])
             options.ssl_context = creds.ssl_context()
             options.token = creds.token
-            options.request_authenticators.append(x509_authenticator())
             options.client_ca_pem = creds.ca_cert_pem
-            options.front_proxy = front_proxy(config.request_header, directory)
+            options.front_proxy = proxy = front_proxy(config.request_header, directory)
+            by_header = request_header_authenticator(proxy)
+            if by_header is not None and proxy.client_ca_pem is not None:
+                options.ssl_context.load_verify_locations(cadata=proxy.client_ca_pem.decode())
+                options.request_authenticators.append(by_header)
+            options.request_authenticators.append(x509_authenticator(creds.ca_cert_pem))
             self.token, self.ca_pem = creds.token, creds.ca_cert_pem
             self.ca = load_ca(directory)
         self.server = APIServer(self.registry, clock=self.clock, options=options)

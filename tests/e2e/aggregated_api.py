@@ -1,8 +1,9 @@
 """A tiny aggregated API server for tests: HTTPS on loopback with a self-signed
 certificate, serving ``metrics.example.io/v1beta1`` as metrics-server serves
 metrics.k8s.io: ``podmetrics`` (namespaced, get/list) and ``widgets`` (namespaced,
-get/list/watch; ``add_widget`` adds one and sends its ADDED event to every open watch,
-``end_watches`` ends them, ``watches`` counts those open), with its OpenAPI v2 and v3
+get/list/watch/delete; ``add_widget`` adds one and sends its ADDED event to the watches
+of its namespace and of all namespaces, ``delete_widget`` its DELETED event,
+``end_watches`` ends them, ``watches_in`` counts those open), with its OpenAPI v2 and v3
 (the Widget's schema). It records the requestheader
 user of each request and can be stopped and started again on the same port (a backend
 going down and back).
@@ -28,6 +29,7 @@ import socket
 import ssl
 import tempfile
 import threading
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,7 @@ RESOURCES = [
     {"name": "podmetrics", "singularName": "", "namespaced": True, "kind": "PodMetrics",
      "verbs": ["get", "list"]},
     {"name": "widgets", "singularName": "widget", "namespaced": True, "kind": "Widget",
-     "verbs": ["get", "list", "watch"]},
+     "verbs": ["delete", "get", "list", "watch"]},
 ]
 #: the Widget's schema, as the backend's OpenAPI (v2 and v3) gives it
 WIDGET = "io.example.metrics.v1beta1.Widget"
@@ -115,7 +117,8 @@ class AggregatedAPI:
         self.cert_file, self.key_file, self.cert_pem = self_signed(self.directory, dns_name)
         self.requests: list[dict[str, Any]] = []
         self.widgets: dict[tuple[str, str], dict[str, Any]] = {}
-        self._watchers: list[queue.Queue[dict[str, Any] | None]] = []
+        #: the open watches: (namespace, or "" for all, their events)
+        self._watchers: list[tuple[str, queue.Queue[dict[str, Any] | None]]] = []
         self._lock = threading.Lock()
         self._connections: set[Any] = set()  # open keep-alive connections, closed by stop
         self._server: ThreadingHTTPServer | None = None
@@ -125,22 +128,36 @@ class AggregatedAPI:
     def ca_bundle(self) -> str:
         return base64.b64encode(self.cert_pem).decode()
 
-    @property
-    def watches(self) -> int:
+    def watches_in(self, namespace: str) -> int:
+        """The open watches of ``namespace`` ("": of all namespaces)."""
         with self._lock:
-            return len(self._watchers)
+            return sum(1 for ns, _ in self._watchers if ns == namespace)
 
-    def add_widget(self, namespace: str, name: str) -> None:
+    def add_widget(self, namespace: str, name: str) -> dict[str, Any]:
         widget = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Widget",
-                  "metadata": {"name": name, "namespace": namespace}}
+                  "metadata": {"name": name, "namespace": namespace,
+                               "uid": str(uuid.uuid4())}}
         with self._lock:
             self.widgets[(namespace, name)] = widget
-            for watcher in self._watchers:
-                watcher.put({"type": "ADDED", "object": widget})
+        self._send(namespace, {"type": "ADDED", "object": widget})
+        return widget
+
+    def delete_widget(self, namespace: str, name: str) -> dict[str, Any] | None:
+        with self._lock:
+            widget = self.widgets.pop((namespace, name), None)
+        if widget is not None:
+            self._send(namespace, {"type": "DELETED", "object": widget})
+        return widget
+
+    def _send(self, namespace: str, event: dict[str, Any]) -> None:
+        with self._lock:
+            for ns, watcher in self._watchers:
+                if ns in ("", namespace):
+                    watcher.put(event)
 
     def end_watches(self) -> None:
         with self._lock:
-            for watcher in self._watchers:
+            for _, watcher in self._watchers:
                 watcher.put(None)
 
     def start(self) -> None:
@@ -178,6 +195,21 @@ class AggregatedAPI:
                     api.serve_watch(self, path)
                     return
                 api.reply(self, *api.answer(path))
+
+            def do_DELETE(self) -> None:
+                proxy = api.front_proxy(self.connection)
+                api.requests.append({"path": self.path, "front_proxy": proxy,
+                                     "method": "DELETE",
+                                     "user": self.headers.get("X-Remote-User")})
+                parts = self.path.partition("?")[0].split("/")
+                if api.trust is not None and proxy is None:
+                    api.reply(self, 401, {"kind": "Status", "code": 401})
+                    return
+                if len(parts) == 8 and api.delete_widget(parts[5], parts[7]) is not None:
+                    api.reply(self, 200, {"kind": "Status", "apiVersion": "v1",
+                                          "status": "Success", "code": 200})
+                    return
+                api.reply(self, *api.answer(self.path.partition("?")[0]))
 
         ThreadingHTTPServer.allow_reuse_address = True
         server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
@@ -227,9 +259,9 @@ class AggregatedAPI:
         namespace = path.split("/namespaces/")[1].split("/")[0] if "/namespaces/" in path else ""
         with self._lock:
             for (ns, _), widget in self.widgets.items():
-                if ns == namespace:
+                if namespace in ("", ns):
                     events.put({"type": "ADDED", "object": widget})
-            self._watchers.append(events)
+            self._watchers.append((namespace, events))
         handler.send_response(200)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Transfer-Encoding", "chunked")
@@ -254,7 +286,7 @@ class AggregatedAPI:
         finally:
             handler.close_connection = True
             with self._lock:
-                self._watchers.remove(events)
+                self._watchers.remove((namespace, events))
 
     def answer(self, path: str) -> tuple[int, dict[str, Any]]:
         if path in self.openapi:

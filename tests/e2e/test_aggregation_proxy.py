@@ -3,7 +3,8 @@ streamed (each event reaches the client as the backend writes it; the client's d
 closes the backend's connection; the backend's end of the stream ends the client's: real
 kubectl get --watch and the official Python client's watch), and the front-proxy client
 certificate presented to a backend that trusts requestheader identities only from it, as
-the ``extension-apiserver-authentication`` ConfigMap says; the backend's OpenAPI merged into
+the ``extension-apiserver-authentication`` ConfigMap says (and kubegc, as a backend,
+believing requestheaders from that certificate only); the backend's OpenAPI merged into
 ``/openapi/v2`` and ``/openapi/v3`` (kubectl explain, kubectl apply's client-side
 validation) and downloaded again when its APIService changes."""
 
@@ -16,8 +17,10 @@ import subprocess
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
+from kubegc.server.tls import client_certificate, load_ca
 from tests.e2e.aggregated_api import GROUP, VERSION, WIDGET, AggregatedAPI
 from tests.e2e.aggregation_setup import (
     API_SERVICE,
@@ -55,7 +58,8 @@ def test_kubectl_watch_of_a_remote_kind_is_streamed_and_its_end_closes_the_backe
          "-o", "name"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         printed = lines_of(kubectl)
-        eventually(lambda: backend.watches == 1, what="the backend's watch opened")
+        eventually(lambda: backend.watches_in("watching") == 1,
+                   what="the backend's watch opened")
         backend.add_widget("watching", "during")
         eventually(lambda: f"widget.{GROUP}/during" in printed,
                    what="the event printed while the watch is open")
@@ -67,7 +71,8 @@ def test_kubectl_watch_of_a_remote_kind_is_streamed_and_its_end_closes_the_backe
     finally:
         kubectl.terminate()
         kubectl.wait(timeout=10)
-    eventually(lambda: backend.watches == 0, what="the backend's connection closed")
+    eventually(lambda: backend.watches_in("watching") == 0,
+               what="the backend's connection closed")
 
 
 def test_python_client_watch_ends_when_the_backend_ends_it(
@@ -94,7 +99,8 @@ def test_python_client_watch_ends_when_the_backend_ends_it(
         ended.set()
 
     threading.Thread(target=run, daemon=True).start()
-    eventually(lambda: backend.watches == 1 or failures, what="the backend's watch opened")
+    eventually(lambda: backend.watches_in("py-watching") == 1 or failures,
+               what="the backend's watch opened")
     assert not failures
     backend.add_widget("py-watching", "w1")
     eventually(lambda: events, what="the ADDED event")
@@ -103,7 +109,8 @@ def test_python_client_watch_ends_when_the_backend_ends_it(
     # the widgets carry no resourceVersion: the client does not watch again once it ends
     backend.end_watches()
     assert ended.wait(timeout=30), "the client's watch ended with the backend's"
-    eventually(lambda: backend.watches == 0, what="the backend's watch gone")
+    eventually(lambda: backend.watches_in("py-watching") == 0,
+               what="the backend's watch gone")
 
 
 def test_a_protocol_upgrade_is_refused(agg_server: Server, registered: str) -> None:
@@ -216,3 +223,72 @@ def test_the_openapi_is_downloaded_again_when_the_apiservice_changes(
                    what="the new OpenAPI")
     finally:
         agg_server.kubectl("label", "apiservice", API_SERVICE, "openapi-")
+
+
+def test_the_gc_watches_a_remote_kind_and_collects_the_dependents_of_one_deleted(
+        agg_server: Server, backend: AggregatedAPI, registered: str) -> None:
+    """The GC's monitor of a deletable remote kind is a watch streamed through the proxy
+    (as kube-controller-manager's over HTTP): the backend's DELETED event of an owner is
+    what makes the GC look at its dependents (without it, the owner was seen present once
+    and its dependent would stay)."""
+    ns = "gc-watching"
+    agg_server.kubectl("create", "namespace", ns)
+    eventually(lambda: backend.watches_in("") >= 1, timeout=60,
+               what="the GC's monitor of widgets watching")
+    owner = backend.add_widget(ns, "owner")
+    reference = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Widget", "name": "owner",
+                 "uid": owner["metadata"]["uid"]}
+    agg_server.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "of-widget", "ownerReferences": [reference]}}))
+    assert agg_server.kubectl("get", "cm", "of-widget", "-n", ns).returncode == 0
+    backend.delete_widget(ns, "owner")
+    eventually(lambda: agg_server.kubectl("get", "cm", "of-widget", "-n", ns,
+                                          check=False).returncode != 0,
+               timeout=60, what="the dependent of the deleted widget collected")
+
+
+def whoami(server: Server, cert: tuple[Path, Path] | None,
+           headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    """A SelfSubjectReview sent with ``cert`` (or none) and ``headers``."""
+    context = ssl.create_default_context(cafile=str(server.ca_file))
+    if cert is not None:
+        context.load_cert_chain(*cert)
+    request = urllib.request.Request(
+        server.url + "/apis/authentication.k8s.io/v1/selfsubjectreviews", method="POST",
+        data=json.dumps({"apiVersion": "authentication.k8s.io/v1",
+                         "kind": "SelfSubjectReview"}).encode(),
+        headers={"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_kubegc_as_a_backend_believes_requestheaders_from_the_front_proxy_only(
+        agg_server: Server, tmp_path: Path) -> None:
+    """kube-apiserver's requestheader authenticator: the front-proxy certificate (signed by
+    the requestheader CA, an allowed name) makes the headers the user; kubegc's own client
+    certificates and tokens do not, and the front-proxy certificate alone names nobody."""
+    pki = agg_server.data_dir / "pki"
+    proxy = (pki / "front-proxy-client.crt", pki / "front-proxy-client.key")
+    asserted = {"X-Remote-User": "alice", "X-Remote-Group": "devs",
+                "X-Remote-Extra-Scopes": "read"}
+    status, review = whoami(agg_server, proxy, asserted)
+    assert status == 201, review
+    assert review["status"]["userInfo"] == {
+        "username": "alice", "groups": ["devs", "system:authenticated"],
+        "extra": {"scopes": ["read"]}}
+    token = {"Authorization": f"Bearer {agg_server.token}"}
+    status, review = whoami(agg_server, None, {**asserted, **token})
+    assert review["status"]["userInfo"]["username"] != "alice"
+    made = client_certificate(load_ca(agg_server.data_dir), "bob")  # type: ignore[arg-type]
+    (tmp_path / "bob.crt").write_bytes(made.cert_pem)
+    (tmp_path / "bob.key").write_bytes(made.key_pem)
+    status, review = whoami(agg_server, (tmp_path / "bob.crt", tmp_path / "bob.key"), asserted)
+    assert review["status"]["userInfo"]["username"] == "bob"
+    status, review = whoami(agg_server, proxy, token)  # no username header: the token's
+    assert review["status"]["userInfo"]["username"] not in ("front-proxy-client", "alice")
+    status, review = whoami(agg_server, proxy, {})  # the certificate alone: refused
+    assert (status, review["reason"]) == (401, "Unauthorized")

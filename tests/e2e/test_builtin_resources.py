@@ -1,5 +1,6 @@
-"""Every built-in resource of a v1.32 kube-apiserver, as kubectl sees them: discovery
-(``kubectl api-resources``) matches a real cluster's;
+"""Every built-in resource of a v1.33 kube-apiserver, as kubectl sees them: discovery
+(``kubectl api-resources``) matches a real cluster's (a v1.32 one's, plus what 1.33 serves
+by default beyond it; ``--emulated-version`` 1.32 and older: tests/e2e/test_served_apis.py);
 Helm-chart style manifests of every kind apply, read back with what was sent, re-apply,
 print as tables, explain, and are garbage-collected as owners."""
 
@@ -25,6 +26,13 @@ TESTDATA = Path(__file__).parent / "testdata"
 #: What a v1.32 cluster lists and kubegc does not serve: nothing (the review APIs are
 #: answered, not stored).
 NOT_SERVED: set[str] = set()
+#: What a v1.33 cluster serves by default beyond a v1.32 one's (KEP-1880 GA)
+ADDED_IN_1_33 = [
+    ("ipaddresses", "ip", "networking.k8s.io/v1", "false", "IPAddress",
+     "create,delete,deletecollection,get,list,patch,update,watch", ""),
+    ("servicecidrs", "", "networking.k8s.io/v1", "false", "ServiceCIDR",
+     "create,delete,deletecollection,get,list,patch,update,watch", ""),
+]
 KUBEGC_OWN = [("deletionrecords", "dr", "kubegc.io/v1", "false", "DeletionRecord",
                "create,delete,deletecollection,get,list,patch,update,watch", "")]
 
@@ -46,11 +54,12 @@ def _parse_table(text: str) -> list[tuple[str, ...]]:
 
 
 @pytest.mark.parametrize(("version", "binary"), BINARIES, ids=[v for v, _ in BINARIES])
-def test_api_resources_match_a_v1_32_cluster(server: Server, tmp_path: Path, version: str,
+def test_api_resources_match_a_v1_33_cluster(server: Server, tmp_path: Path, version: str,
                                               binary: str) -> None:
     out = server.kubectl("api-resources", "-o", "wide", "--cache-dir", str(tmp_path),
                          binary=binary).stdout
-    expected = [r for r in _upstream_rows() if r[0] not in NOT_SERVED] + KUBEGC_OWN
+    expected = ([r for r in _upstream_rows() if r[0] not in NOT_SERVED] + ADDED_IN_1_33
+                + KUBEGC_OWN)
     assert sorted(_parse_table(out)) == sorted(expected)
 
 

@@ -5,13 +5,13 @@ message, and nothing written."""
 from __future__ import annotations
 
 import base64
-import copy
 import json
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import Server
+from tests.invalid_corpus import merged
 
 JSON = {"Content-Type": "application/json"}
 MERGE = {"Content-Type": "application/merge-patch+json"}
@@ -63,16 +63,6 @@ CM_KEY = ("a valid config key must consist of alphanumeric characters, '-', '_' 
 DNS_LABEL = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters"
 QUALIFIED = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must "
              "start and end with an alphanumeric character")
-
-
-def merged(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(base)
-    for key, value in change.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merged(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def create(kind: str, change: dict[str, Any], text: str, **kw: Any) -> Any:
@@ -279,9 +269,9 @@ CASES = [
            ' subsets[0].ports[1].protocol: Unsupported value: "XYZ": supported values: "SCTP",'
            ' "TCP", "UDP"]', id="endpoints-ports"),
     create("nodes", {"spec": {"taints": [{"key": "a b", "effect": "NoSchedule"}]}},
-           f'spec.taints[0].key: Invalid value: "a b": {QUALIFIED}', id="node-taint-key"),
+           f'metadata.taints[0].key: Invalid value: "a b": {QUALIFIED}', id="node-taint-key"),
     update("nodes", {"spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},
-           'spec.taints[0].effect: Unsupported value: "Sometimes": supported values: '
+           'metadata.taints[0].effect: Unsupported value: "Sometimes": supported values: '
            '"NoSchedule", "PreferNoSchedule", "NoExecute"', id="node-taint-effect-by-patch"),
     create("leases", {"spec": {"leaseDurationSeconds": 0}}, "spec.leaseDurationSeconds: "
            "Invalid value: 0: must be greater than 0", id="lease-zero-duration"),

@@ -19,14 +19,28 @@ def aggregation(v2: dict[str, Any] | None, v3: dict[str, Any] | None) -> Aggrega
     return out
 
 
-def test_v2_adds_the_backends_paths_and_definitions_and_keeps_its_own() -> None:
+def test_v2_adds_the_backends_paths_and_renames_a_conflicting_definition() -> None:
+    """kube-openapi's mergeSpecs: kubegc's paths win; a different definition of the same
+    name becomes ``_v2`` (``_v3`` when that is taken), the backend's references follow;
+    an identical one is shared; definitions no kept path uses are left out."""
     ours = {"swagger": "2.0", "paths": {"/api/v1/pods": {"get": {}}},
-            "definitions": {"Shared": {"description": "ours"}}}
-    theirs = {"paths": {"/api/v1/pods": {"get": {"x": 1}}, "/apis/metrics.example.io/v1/w": {}},
-              "definitions": {"Shared": {"description": "theirs"}, "W": {"type": "object"}}}
+            "definitions": {"Shared": {"description": "ours"}, "Same": {"type": "string"},
+                            "Shared_v2": {"description": "taken"}}}
+    theirs = {
+        "paths": {"/api/v1/pods": {"get": {"x": 1}},
+                  "/apis/metrics.example.io/v1/w": {"get": {"responses": {"200": {
+                      "schema": {"$ref": "#/definitions/W"}}}}}},
+        "definitions": {"W": {"properties": {"a": {"$ref": "#/definitions/Shared"},
+                                             "b": {"$ref": "#/definitions/Same"}}},
+                        "Shared": {"description": "theirs"}, "Same": {"type": "string"},
+                        "Unused": {"type": "object"}}}
     merged = merge_v2(ours, aggregation(theirs, None))
-    assert merged["paths"] == {"/api/v1/pods": {"get": {}}, "/apis/metrics.example.io/v1/w": {}}
-    assert merged["definitions"] == {"Shared": {"description": "ours"}, "W": {"type": "object"}}
+    assert merged["paths"]["/api/v1/pods"] == {"get": {}}
+    assert merged["definitions"]["Shared"] == {"description": "ours"}
+    assert merged["definitions"]["Shared_v3"] == {"description": "theirs"}
+    assert merged["definitions"]["W"] == {"properties": {
+        "a": {"$ref": "#/definitions/Shared_v3"}, "b": {"$ref": "#/definitions/Same"}}}
+    assert "Unused" not in merged["definitions"]
     assert merge_v2(ours, aggregation(None, None)) == ours
 
 

@@ -112,18 +112,19 @@ def test_restart_api_server_drops_watches_and_keeps_state(cluster: Cluster, core
     from kubernetes import watch
 
     core.create_namespaced_config_map("default", configmap("kept"))
-    ended = threading.Event()
+    opened, ended = threading.Event(), threading.Event()
 
     def watching() -> None:
         try:
             for _ in watch.Watch().stream(core.list_namespaced_config_map, "default",
                                           timeout_seconds=60):
-                pass
+                opened.set()  # the initial ADDED of "kept": the watch is open
         except Exception:
             pass
         ended.set()
 
     threading.Thread(target=watching, daemon=True).start()
+    assert opened.wait(10)  # else the watch could start after the restart, and not end
     with cluster.faults.inject({"action": {"type": "delay", "seconds": 0}}):
         cluster.restart_api_server()
         assert cluster.faults.items() == []  # a fault never outlives the server

@@ -11,10 +11,9 @@ the registry's admission and the review APIs learn who is asking.
 
 from __future__ import annotations
 
-import contextlib
 import enum
-from collections.abc import Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -187,14 +186,24 @@ def request_user() -> UserInfo | None:
     return _request_user.get()
 
 
-@contextlib.contextmanager
-def as_user(user: UserInfo | None) -> Iterator[None]:
-    """Serve what runs inside as ``user`` (``request.WithUser``)."""
-    token = _request_user.set(user)
-    try:
-        yield
-    finally:
-        _request_user.reset(token)
+class as_user:  # a function to its callers: ``with as_user(user):``
+    """Serve what runs inside as ``user`` (``request.WithUser``). A class rather than a
+    ``contextlib.contextmanager`` generator: every in-process client call enters one
+    (~2 us less each, thousands per GC cascade)."""
+
+    __slots__ = ("_token", "_user")
+
+    def __init__(self, user: UserInfo | None) -> None:
+        self._user = user
+        self._token: Token[UserInfo | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _request_user.set(self._user)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _request_user.reset(self._token)
+            self._token = None
 
 
 def forbidden_message(attrs: Attributes) -> str:

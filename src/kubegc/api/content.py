@@ -12,6 +12,7 @@ May import: the standard library.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
@@ -34,13 +35,30 @@ DNS1123_SUBDOMAIN_MSG = (
 )
 
 
-def is_dns1123_label(value: str) -> list[str]:
+def _label(value: str, pattern: re.Pattern[str], message: str) -> list[str]:
     errs = []
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
-    if not _DNS1123_LABEL.fullmatch(value):
-        errs.append(DNS1123_LABEL_MSG)
+    if not pattern.fullmatch(value):
+        errs.append(message)
     return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    return _label(value, _DNS1123_LABEL, DNS1123_LABEL_MSG)
+
+
+_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
+    "an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``IsDNS1035Label``: a label that starts with a letter (Service names)."""
+    return _label(value, _DNS1035_LABEL, DNS1035_LABEL_MSG)
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
@@ -153,10 +171,12 @@ def is_valid_label_value(value: str) -> tuple[str, ...]:
 
 
 __all__ = [
+    "DNS1035_LABEL_MSG",
     "DNS1123_LABEL_MSG",
     "DNS1123_SUBDOMAIN_MSG",
     "LABEL_VALUE_MAX_LENGTH",
     "QUALIFIED_NAME_MAX_LENGTH",
+    "is_dns1035_label",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_path_segment_name",
@@ -211,3 +231,85 @@ def is_valid_port_name(port: str) -> list[str]:
 def is_valid_port_num(port: int) -> list[str]:
     """``IsValidPortNum``."""
     return [] if 1 <= port <= 65535 else ["must be between 1 and 65535, inclusive"]
+
+
+_HTTP_HEADER_NAME = re.compile(r"^[-A-Za-z0-9]+$")
+HTTP_HEADER_NAME_MSG = ("a valid HTTP header must consist of alphanumeric characters or '-' "
+                        "(e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')")
+
+
+def is_http_header_name(value: str) -> list[str]:
+    """``IsHTTPHeaderName``."""
+    return [] if _HTTP_HEADER_NAME.match(value) else [HTTP_HEADER_NAME_MSG]
+
+
+IP_MSG = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+
+
+def parse_ip_sloppy(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``netutils.ParseIPSloppy``: Go's ``net.ParseIP`` that also reads IPv4 octets with
+    leading zeros as decimal; no zone (``%eth0``), no CIDR. An IPv4-mapped IPv6 address
+    reads as its IPv4 address, as Go's ``net.IP`` does."""
+    if not value or "%" in value or "/" in value:
+        return None
+    text = value
+    if ":" not in value and value.count(".") == 3:
+        octets = value.split(".")
+        if not all(o.isascii() and o.isdigit() and len(o) <= 3 for o in octets):
+            return None
+        text = ".".join(str(int(o)) for o in octets)
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+CIDR_MSG = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+
+
+def parse_cidr_sloppy(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """``netutils.ParseCIDRSloppy``: an address (read as ``parse_ip_sloppy`` does) and a
+    prefix length; host bits may be set."""
+    address, slash, length = value.partition("/")
+    ip = parse_ip_sloppy(address) if slash and length.isascii() and length.isdigit() else None
+    if ip is None or (":" in address and ip.version == 4):
+        return None
+    try:
+        return ipaddress.ip_network(f"{ip}/{int(length)}", strict=False)
+    except ValueError:
+        return None
+
+
+def is_valid_cidr(value: str) -> list[str]:
+    """``validation.IsValidCIDR``."""
+    return [] if parse_cidr_sloppy(value) is not None else [CIDR_MSG]
+
+
+def is_valid_ip(value: str) -> list[str]:
+    """``validation.IsValidIP`` (the sloppy parse the core API's legacy fields use)."""
+    return [] if parse_ip_sloppy(value) is not None else [IP_MSG]
+
+
+def non_special_ip(value: str) -> list[str]:
+    """``ValidateNonSpecialIP`` of ``pkg/apis/core/validation`` (Endpoints, EndpointSlices,
+    external IPs): not unspecified, loopback, link-local or link-local multicast."""
+    ip = parse_ip_sloppy(value)
+    if ip is None:
+        return ["must be a valid IP address"]
+    errs = []
+    if ip.is_unspecified:
+        errs.append(f"may not be unspecified ({value})")
+    if ip.is_loopback:
+        errs.append("may not be in the loopback range (127.0.0.0/8, ::1/128)")
+    if ip.is_link_local:
+        errs.append("may not be in the link-local range (169.254.0.0/16, fe80::/10)")
+    if (ip.version == 4 and ip in _LINK_LOCAL_MULTICAST_V4) or (
+            ip.version == 6 and ip.packed[0] == 0xFF and ip.packed[1] & 0x0F == 0x02):
+        errs.append("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)")
+    return errs
+
+
+_LINK_LOCAL_MULTICAST_V4 = ipaddress.ip_network("224.0.0.0/24")

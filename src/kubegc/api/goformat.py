@@ -37,6 +37,10 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Controller", "controller", "*bool"),
         ("BlockOwnerDeletion", "blockOwnerDeletion", "*bool"),
     ),
+    "core.Taint": (
+        ("Key", "key", "string"), ("Value", "value", "string"),
+        ("Effect", "effect", "string"), ("TimeAdded", "timeAdded", "*v1.Time"),
+    ),
     "rbac.RoleRef": (
         ("APIGroup", "apiGroup", "string"), ("Kind", "kind", "string"),
         ("Name", "name", "string"),
@@ -51,6 +55,11 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "v1.LabelSelector": (
         ("MatchLabels", "matchLabels", "map[string]string"),
         ("MatchExpressions", "matchExpressions", "[]v1.LabelSelectorRequirement"),
+    ),
+    "networking.ServiceCIDRSpec": (("CIDRs", "cidrs", "[]string"),),
+    "networking.ParentReference": (
+        ("Group", "group", "string"), ("Resource", "resource", "string"),
+        ("Namespace", "namespace", "string"), ("Name", "name", "string"),
     ),
     "authorization.NonResourceAttributes": (
         ("Path", "path", "string"), ("Verb", "verb", "string"),

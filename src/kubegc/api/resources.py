@@ -8,9 +8,10 @@ are added and removed at runtime when CustomResourceDefinitions are established 
 deleted.
 
 ``BUILTIN_RESOURCES`` is vocabulary: the names of the built-in resources kubegc serves as a
-v1.32 cluster's discovery names them (group, versions, plural, kind, scope, short names,
+v1.33 cluster's discovery names them (group, versions, plural, kind, scope, short names,
 categories), for whoever must map kinds to resources without a server (a dump, a plan);
-it says nothing of verbs (see ``kubegc.registry.builtin_catalog`` for the served ones).
+it says nothing of verbs (see ``kubegc.registry.builtin_catalog`` for the served ones), nor
+of the emulated versions that serve each (``kubegc.api.lifecycle``).
 
 Ownership: the registry's CRD handling is the only writer after start-up; every other
 component reads. Readers get immutable ``ResourceInfo`` values.
@@ -185,6 +186,9 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
     _r("networking.k8s.io", "v1", "ingresses", "Ingress", short="ing"),
     _r("networking.k8s.io", "v1", "ingressclasses", "IngressClass", namespaced=False),
     _r("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", short="netpol"),
+    # 1.33+ (docs/versions.md: kubegc.api.lifecycle says at which versions each is served)
+    _r("networking.k8s.io", "v1", "ipaddresses", "IPAddress", namespaced=False, short="ip"),
+    _r("networking.k8s.io", "v1", "servicecidrs", "ServiceCIDR", namespaced=False),
     _r("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),
     _r("storage.k8s.io", "v1", "storageclasses", "StorageClass", namespaced=False, short="sc"),
     _r("storage.k8s.io", "v1", "csidrivers", "CSIDriver", namespaced=False),
@@ -211,8 +215,10 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
        "ValidatingWebhookConfiguration", namespaced=False, categories="api-extensions"),
     _r("apiregistration.k8s.io", "v1", "apiservices", "APIService", namespaced=False,
        categories="api-extensions"),
-    _r("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", namespaced=False),
-    _r("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations",
+    # v1beta3 until 1.32 (kubegc.api.lifecycle)
+    _r("flowcontrol.apiserver.k8s.io", "v1 v1beta3", "flowschemas", "FlowSchema",
+       namespaced=False),
+    _r("flowcontrol.apiserver.k8s.io", "v1 v1beta3", "prioritylevelconfigurations",
        "PriorityLevelConfiguration", namespaced=False),
     # authentication.k8s.io: create-only reviews, not stored
     _r("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", namespaced=False),

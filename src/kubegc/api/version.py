@@ -71,6 +71,13 @@ class EffectiveVersion:
     def min_compatibility(self) -> MajorMinor:
         return self.emulation.subtract_minor(1)
 
+    @property
+    def openapi_info_version(self) -> str:
+        """OpenAPI's ``info.version`` (v2 and v3): the emulation version as util/version
+        writes a major.minor, ``1.32`` (``Config.Complete``'s ``completeOpenAPI`` and
+        ``completeOpenAPIV3`` with ``EffectiveVersion.EmulationVersion()``, 1.31+)."""
+        return str(self.emulation)
+
     def validate(self) -> list[str]:
         """Upstream's ``effectiveVersion.Validate`` messages (empty: valid)."""
         floor = self.binary.subtract_minor(3)

@@ -19,7 +19,7 @@ from kubegc.api.meta import EventType
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj, clone
 from kubegc.api.version import EffectiveVersion
-from kubegc.client.aggregated import is_remote, remote_call
+from kubegc.client.aggregated import is_remote, remote_call, remote_watch
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -189,6 +189,11 @@ class LocalClient(Client):
         self, gvr: GroupVersionResource, *, namespace: str = "",
         options: WatchOptions | None = None,
     ) -> AsyncIterator[WatchEvent]:
+        if is_remote(self.registry, gvr):
+            async for event in remote_watch(self.registry, self.user, gvr, namespace=namespace,
+                                            options=options):
+                yield event
+            return
         o = options or WatchOptions()
         watch = self.registry.watch(self._target(gvr, namespace, "watch"), WatchRequest(
             label_selector=o.label_selector, field_selector=o.field_selector,

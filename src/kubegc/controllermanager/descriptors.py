@@ -46,6 +46,7 @@ from kubegc.controllers.podgc import PodGCController
 from kubegc.controllers.replicaset import ReplicaSetController
 from kubegc.controllers.replication import ReplicationManager
 from kubegc.controllers.serviceaccount import ServiceAccountsController, TokensController
+from kubegc.controllers.servicecidrs import ServiceCIDRsController
 from kubegc.controllers.statefulset import StatefulSetController
 from kubegc.controllers.tainteviction import TaintEvictionController
 from kubegc.controllers.ttlafterfinished import TTLAfterFinishedController
@@ -145,4 +146,6 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
         PVCProtectionController, service_account="pvc-protection-controller"),
     "persistentvolume-protection-controller": ControllerDescriptor(
         PVProtectionController, service_account="pv-protection-controller"),
+    "service-cidr-controller": ControllerDescriptor(
+        ServiceCIDRsController, service_account="service-cidrs-controller"),
 }

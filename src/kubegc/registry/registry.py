@@ -16,19 +16,23 @@ import asyncio
 import builtins
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 
 from kubegc.api import errors
 from kubegc.api.auth import Authorizer, Privileged, Union
 from kubegc.api.authenticator import TokenAuthenticator
 from kubegc.api.clock import Clock
+from kubegc.api.lifecycle import served_versions
 from kubegc.api.resources import BUILTIN_RESOURCES, Catalog, GroupVersionKind
 from kubegc.api.types import Obj, clone
+from kubegc.api.version import BINARY_VERSION, MajorMinor
 from kubegc.authz.rules import GROUP as RBAC_GROUP
 from kubegc.authz.rules import RuleResolver
 from kubegc.registry import printers
 from kubegc.registry.admission import Admission
 from kubegc.registry.admission.webhook import GROUP as WEBHOOK_GROUP
 from kubegc.registry.admission.webhook import MUTATING, VALIDATING
+from kubegc.registry.default_service_cidr import DefaultServiceCIDRController
 from kubegc.registry.facade import PolicyWriter, Verbs, not_allowed
 from kubegc.registry.generic.rest import Resource, Storage
 from kubegc.registry.generic.standard import StorageContext
@@ -39,6 +43,7 @@ from kubegc.registry.groups import Services, builtin_resources
 from kubegc.registry.groups.apiextensions.crd import CustomResourceInfo
 from kubegc.registry.groups.apiextensions.handler import CRDHandler
 from kubegc.registry.groups.apiregistration.aggregation import Aggregation
+from kubegc.registry.groups.core import KUBERNETES_SERVICE_IP, SERVICE_CLUSTER_IP_RANGE
 from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac import (
     STORE_NAMES,
@@ -71,9 +76,13 @@ class Registry(Verbs):
     """
 
     def __init__(self, kv: KV, *, clock: Clock,
-                 watch_cache_capacity: int = DEFAULT_CAPACITY) -> None:
+                 watch_cache_capacity: int = DEFAULT_CAPACITY,
+                 version: MajorMinor = BINARY_VERSION) -> None:
         self.kv = kv
         self.clock = clock
+        #: the emulated version: the built-in resource versions served are its
+        #: (``kubegc.api.lifecycle``)
+        self.version = version
         self.catalog = Catalog()
         #: the admission plugins that run (the composition root sets
         #: ``--enable-admission-plugins``'s); they ask ``authorizer`` as it is at each write
@@ -94,6 +103,8 @@ class Registry(Verbs):
         #: which rules a user holds (SelfSubjectRulesReview), the same modes'
         self.rule_resolver: RuleResolver = self.rbac_authorizer
         self._rbac_relist: asyncio.Task[None] | None = None
+        #: the default ServiceCIDR's keeper, at the versions that serve ServiceCIDRs
+        self._default_service_cidr: DefaultServiceCIDRController | None = None
         #: the TokenRequest issuer of ``serviceaccounts/token`` (the composition root sets
         #: it with the ServiceAccount key); None: the subresource answers 404
         self.token_issuer: TokenIssuer | None = None
@@ -114,7 +125,9 @@ class Registry(Verbs):
                                            "customresourcedefinitions"))
         for resource in sorted(builtin_resources(self._context, self._services()),
                                key=lambda r: _ORDER.get((r.info.group, r.info.resource), 0)):
-            self.install(resource)
+            versions = served_versions(resource.info, version)
+            if versions:  # as upstream's installer skips what shouldServe refuses
+                self.install(replace(resource, info=replace(resource.info, versions=versions)))
 
     def _services(self) -> Services:
         policy = RBACPolicy(DefaultRuleResolver(self.rbac, STORE_NAMES), lambda: self.authorizer)
@@ -158,6 +171,10 @@ class Registry(Verbs):
         if bootstrap:
             await self._bootstrap()
             await self.ensure_rbac_policy()
+            if self.resource("networking.k8s.io", "servicecidrs") is not None:
+                self._default_service_cidr = DefaultServiceCIDRController(
+                    self, self.clock, [SERVICE_CLUSTER_IP_RANGE])
+                await self._default_service_cidr.start()
 
     def _relist_rbac(self) -> None:
         """The watch cache lost events: read the RBAC policy from storage again."""
@@ -170,6 +187,8 @@ class Registry(Verbs):
         await ensure_policy(PolicyWriter(self))
 
     async def stop(self) -> None:
+        if self._default_service_cidr is not None:
+            await self._default_service_cidr.stop()
         await self.admission.webhooks.client.close()
         await self.custom.stop()
         await self.cache.stop()
@@ -184,7 +203,7 @@ class Registry(Verbs):
         await self._create_if_absent(self.target("", "v1", "services", "default"), {
             "metadata": {"name": "kubernetes", "labels": {
                 "component": "apiserver", "provider": "kubernetes"}},
-            "spec": {"clusterIP": "10.96.0.1", "ports": [
+            "spec": {"clusterIP": KUBERNETES_SERVICE_IP, "ports": [
                 {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
         })
 
@@ -313,13 +332,14 @@ class Registry(Verbs):
                 log.exception("catalog listener failed")
 
 
-def builtin_catalog() -> Catalog:
-    """The catalog of the built-in resources, with the verbs and subresources their
-    storages serve (for clients that need it without a server: the fake client, tests)."""
+def builtin_catalog(version: MajorMinor = BINARY_VERSION) -> Catalog:
+    """The catalog of the built-in resources served at ``version``, with the verbs and
+    subresources their storages serve (for clients that need it without a server: the fake
+    client, tests)."""
     from kubegc.api.clock import RealClock
     from kubegc.storage.memory import MemoryKV
 
-    return Registry(MemoryKV(), clock=RealClock()).catalog
+    return Registry(MemoryKV(), clock=RealClock(), version=version).catalog
 
 
 __all__ = ["CustomResourceInfo", "Registry", "builtin_catalog", "not_allowed"]

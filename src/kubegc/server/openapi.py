@@ -38,13 +38,14 @@ from typing import Any
 import orjson
 
 from kubegc.api.resources import Catalog, ResourceInfo, Subresource
-from kubegc.api.version import BINARY_VERSION
+from kubegc.api.version import EffectiveVersion
 from kubegc.registry import definitions as schema
 from kubegc.registry.fieldmanager import has_strategic_schema
 
 CrdSchemas = Mapping[tuple[str, str, str], Mapping[str, Any]]
 
-KUBERNETES_VERSION = f"v{BINARY_VERSION}.0"
+#: ``info.version`` when no emulated version is given: the binary's (``1.33``)
+KUBERNETES_VERSION = EffectiveVersion().openapi_info_version
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1"
 _STATUS, _DELETE_OPTIONS, _PATCH = f"{_META}.Status", f"{_META}.DeleteOptions", f"{_META}.Patch"
 _OBJECT_META, _LIST_META = f"{_META}.ObjectMeta", f"{_META}.ListMeta"
@@ -76,12 +77,14 @@ def document_hash(document: Mapping[str, Any]) -> str:
     return hashlib.sha512(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest().upper()
 
 
-def openapi_v3_index(catalog: Catalog, crd_schemas: CrdSchemas | None = None) -> dict[str, Any]:
+def openapi_v3_index(catalog: Catalog, crd_schemas: CrdSchemas | None = None, *,
+                     kubernetes_version: str = KUBERNETES_VERSION) -> dict[str, Any]:
     """``GET /openapi/v3``: one ``serverRelativeURL`` (with content hash) per group-version."""
     paths: dict[str, Any] = {}
     for group, versions in catalog.groups():
         for version in versions:
-            document = openapi_v3_group_version(catalog, group, version, crd_schemas)
+            document = openapi_v3_group_version(catalog, group, version, crd_schemas,
+                                                kubernetes_version=kubernetes_version)
             if document is not None:
                 key = group_version_path(group, version)
                 url = f"/openapi/v3/{key}?hash={document_hash(document)}"

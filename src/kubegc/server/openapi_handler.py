@@ -99,14 +99,19 @@ def _document(ctx: ServerContext, path: str) -> _Document | None:
 
 def _build(ctx: ServerContext, path: str) -> Any:
     catalog, aggregation = ctx.registry.catalog, ctx.registry.aggregation
+    version = ctx.version.openapi_info_version
     if path == "/openapi/v2":
-        return merge_v2(openapi_v2(catalog, crd_schemas(ctx)), aggregation)
+        return merge_v2(openapi_v2(catalog, crd_schemas(ctx), kubernetes_version=version),
+                        aggregation)
     if path == "/openapi/v3":
-        return merge_v3_index(openapi.openapi_v3_index(catalog, crd_schemas(ctx)), aggregation)
+        return merge_v3_index(openapi.openapi_v3_index(catalog, crd_schemas(ctx),
+                                                       kubernetes_version=version),
+                              aggregation)
     if path.startswith("/openapi/v3/"):
         gv = openapi.parse_group_version_path(path[len("/openapi/v3/"):])
         if gv is not None:
-            return (openapi.openapi_v3_group_version(catalog, gv[0], gv[1], crd_schemas(ctx))
+            return (openapi.openapi_v3_group_version(catalog, gv[0], gv[1], crd_schemas(ctx),
+                                                     kubernetes_version=version)
                     or remote_v3(aggregation, *gv))
     return None
 

@@ -54,7 +54,8 @@ def openapi_v2(catalog: Catalog, crd_schemas: CrdSchemas | None = None, *,
     definitions: dict[str, Any] = {}
     for group, versions in catalog.groups():
         for version in versions:
-            doc = openapi_v3_group_version(catalog, group, version, crd_schemas)
+            doc = openapi_v3_group_version(catalog, group, version, crd_schemas,
+                                           kubernetes_version=kubernetes_version)
             if doc is None:
                 continue
             paths.update((p, _path_item(item)) for p, item in doc["paths"].items())

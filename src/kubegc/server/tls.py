@@ -51,7 +51,9 @@ class ServingCredentials:
         (``tls.RequestClientCert``) but verifies in its x509 authenticator, answering 401
         for a certificate it cannot verify; Python's ``ssl`` has no "ask without
         verifying", so here such a certificate fails the handshake
-        (``tls: unknown certificate authority`` on the client's side)."""
+        (``tls: unknown certificate authority`` on the client's side). The composition root
+        adds the front-proxy CA (``--requestheader-client-ca-file``); each authenticator
+        then checks which CA signed the certificate (``authn.x509.issued_by``)."""
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH,
                                          cadata=self.ca_cert_pem.decode())
         ctx.verify_mode = ssl.CERT_OPTIONAL

@@ -36,7 +36,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import aetcd
-import grpc  # type: ignore[import-untyped]  # no stubs; see pyproject overrides
+import grpc  # type: ignore[import-untyped,unused-ignore]  # no stubs; see pyproject overrides
 from aetcd import rpc
 
 from kubegc.api.clock import Clock, RealClock

@@ -55,9 +55,12 @@ def vacuum_step(conn: sqlite3.Connection, pages: int = VACUUM_STEP_PAGES) -> int
 
 def checkpoint(conn: sqlite3.Connection) -> None:
     """Copy the WAL into the database file now (``PASSIVE``: never waits for a reader), so
-    that the truncation of a vacuum shows in the file's size."""
+    that the truncation of a vacuum shows in the file's size; and let go of the page cache
+    (``shrink_memory``: up to ``cache_size`` of pages of what is gone; it refills as
+    reads need)."""
     try:
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        conn.execute("PRAGMA shrink_memory")
     except sqlite3.Error as exc:
         raise StorageError(f"sqlite: checkpoint: {exc}") from exc
 

@@ -10,9 +10,11 @@ Lease called ``8f2a1c.backup.example.com`` says nothing about ``example.com/hold
 * the well-known upstream finalizers: ``orphan`` / ``foregroundDeletion`` — the garbage
   collector; ``kubernetes`` — the namespace controller; ``kubernetes.io/pv-protection`` /
   ``pvc-protection`` (said of the object: the pods using the claim, the claim of the
-  volume, ``volumes``), ``batch.kubernetes.io/job-tracking`` — other kube-controller-manager
-  controllers (evidence: the ``kube-system/kube-controller-manager`` leader-election Lease,
-  or, on kubegc, which serves ``kubegc.io``, the kubegc process itself);
+  volume, ``volumes``), ``batch.kubernetes.io/job-tracking``,
+  ``networking.k8s.io/service-cidr-finalizer`` (said of the object: the IPAddresses that
+  hold it, ``servicecidrs``) — other kube-controller-manager controllers (evidence: the
+  ``kube-system/kube-controller-manager`` leader-election Lease, or, on kubegc, which
+  serves ``kubegc.io``, the kubegc process itself);
   ``customresourcecleanup.apiextensions.k8s.io`` — the API server (alive: it answered);
 * a controller that publishes the finalizers it removes: a Lease or Deployment annotated
   ``kubegc.io/removes-finalizers`` with a comma-separated list of finalizer names (or
@@ -36,10 +38,12 @@ from typing import Any
 import yaml
 
 from kubegc.api.clock import format_time
+from kubegc.api.servicecidrs import SERVICE_CIDR_FINALIZER
 from kubegc.api.types import Obj
 from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import ObjRef, age, human_duration, timestamp
+from kubegc.tools.servicecidrs import service_cidr_when
 from kubegc.tools.volumes import pv_protection_when, pvc_protection_when
 
 CONTROLLER_MANAGER = "kube-controller-manager"
@@ -189,6 +193,11 @@ _BUILTIN: dict[str, tuple[str, str, str]] = {
     "batch.kubernetes.io/job-tracking": (
         "the job controller (kube-controller-manager)",
         "once the Job has counted the pod's outcome", "the Job's accounting of this pod"),
+    SERVICE_CIDR_FINALIZER: (
+        "the service-cidr controller (kube-controller-manager)",
+        "once no IPAddress allocated from its range is left outside another ServiceCIDR",
+        "the protection of the Service IPs allocated from its range: their IPAddresses are "
+        "left in no ServiceCIDR"),
     "customresourcecleanup.apiextensions.k8s.io": (
         "the API server (apiextensions-apiserver)",
         "once every instance of the custom resource is deleted",
@@ -218,6 +227,8 @@ def _removes_when(finalizer: str, obj: Obj, inv: Inventory, default: str) -> str
         return pvc_protection_when(obj, inv)
     if finalizer == PV_PROTECTION_FINALIZER and obj.get("kind") == "PersistentVolume":
         return pv_protection_when(obj)
+    if finalizer == SERVICE_CIDR_FINALIZER and obj.get("kind") == "ServiceCIDR":
+        return service_cidr_when(obj, inv)
     return default
 
 

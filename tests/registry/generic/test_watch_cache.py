@@ -48,6 +48,16 @@ def test_an_event_is_decoded_once_while_recent_and_forgotten_after() -> None:
     assert len(window) == 2
 
 
+def test_a_forgotten_event_drops_its_watch_lines_too() -> None:
+    window = DecodedWindow(capacity=1)
+    first, second = (_event(r, window) for r in (1, 2))
+    line = first.line("ADDED")
+    assert first.obj is not None and first.lines == {"ADDED": line}
+    assert second.obj is not None  # first forgets
+    assert first.lines is None
+    assert first.line("ADDED") == line  # encoded again when asked for
+
+
 async def test_in_process_informers_share_the_watch_caches_objects(
         registry: Registry, clock: ManualClock) -> None:
     """Two informers of ConfigMaps (two controller managers' factories) hold the same dict,

@@ -200,12 +200,14 @@ class SharedInformer:
         self._dispatching = True
         try:
             listed: set[str] = set()
+            indexer = self._indexer
             for i, obj in enumerate(objs):
                 if i and i % REPLACE_CHUNK == 0:
                     await asyncio.sleep(0)
-                listed.add(self._indexer.key_of(obj))
-                old = self._indexer.get(obj)
-                self._indexer.add(obj)
+                key = indexer.key_of(obj)
+                listed.add(key)
+                old = indexer.get_by_key(key)
+                indexer.add(obj, key=key)
                 if old is None:
                     self._distribute_add(obj, initial)
                 else:

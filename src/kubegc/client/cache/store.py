@@ -91,9 +91,10 @@ class Indexer:
     def key_of(self, obj: Obj) -> str:
         return self._key_func(obj)
 
-    def add(self, obj: Obj) -> None:
-        """Insert or replace ``obj`` under its key."""
-        key = self._key_func(obj)
+    def add(self, obj: Obj, *, key: str | None = None) -> None:
+        """Insert or replace ``obj`` under its key (``key``: the caller computed it)."""
+        if key is None:
+            key = self._key_func(obj)
         old = self._items.get(key)
         self._items[key] = obj
         self._update_indices(key, old, obj)

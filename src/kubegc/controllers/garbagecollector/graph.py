@@ -136,11 +136,28 @@ def parse_owner_refs(obj: Mapping[str, Any]
     good: list[OwnerRef] = []
     bad: list[tuple[int, Any]] = []
     for i, ref in enumerate(refs):
-        if is_owner_reference(ref):
+        owner = _decoded_owner_ref(ref) if type(ref) is dict else None
+        if owner is not None:
+            good.append(owner)
+        elif is_owner_reference(ref):
             good.append(OwnerRef.from_dict(ref))
         else:
             bad.append((i, ref))
     return tuple(good), bad
+
+
+def _decoded_owner_ref(ref: dict[str, Any]) -> OwnerRef | None:
+    """``OwnerRef.from_dict`` of a decoded entry that ``is_owner_reference``, in one
+    reading of its fields (the common case of ``parse_owner_refs``); None otherwise."""
+    api_version, kind, name, uid = (ref.get("apiVersion"), ref.get("kind"), ref.get("name"),
+                                    ref.get("uid"))
+    controller, block = ref.get("controller"), ref.get("blockOwnerDeletion")
+    if (type(api_version) is str and type(kind) is str and type(name) is str
+            and type(uid) is str and api_version and kind and name and uid
+            and (controller is None or type(controller) is bool)
+            and (block is None or type(block) is bool)):
+        return OwnerRef(api_version, kind, name, uid, controller, block)
+    return None
 
 
 D = TypeVar("D")

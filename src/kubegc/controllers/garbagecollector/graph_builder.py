@@ -283,6 +283,8 @@ class GraphBuilder:
     def process_transitions(self, old: Obj | None, new: Obj, node: Node) -> None:
         """Queue an owner that just started deleting with a GC finalizer
         (cf. ``processTransitions``)."""
+        if not metaonly.being_deleted(new):  # most events: no transition to look for
+            return
         if metaonly.deletion_starts_with_finalizer(old, new, FINALIZER_ORPHAN_DEPENDENTS):
             log.debug("add %s to attemptToOrphan", node.identity)
             self.attempt_to_orphan.add(node)

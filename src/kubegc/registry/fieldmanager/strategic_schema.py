@@ -219,6 +219,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("autoscaling", "HorizontalPodAutoscaler"): "ConditionedObject",
     ("flowcontrol.apiserver.k8s.io", "FlowSchema"): "ConditionedObject",
     ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): "ConditionedObject",
+    ("networking.k8s.io", "ServiceCIDR"): "ConditionedObject",
     ("apps", "Deployment"): "Deployment",
     ("apps", "ReplicaSet"): "Workload",
     ("apps", "StatefulSet"): "Workload",

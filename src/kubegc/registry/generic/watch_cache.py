@@ -114,8 +114,11 @@ class CachedEvent:
         return prev
 
     def forget(self) -> None:
-        """Drop the decoded objects (the bytes stay): the next reader decodes again."""
+        """Drop the decoded objects and the encoded watch lines (the bytes stay): the next
+        reader decodes or encodes again. A line is as big as the stored bytes, and every
+        HTTP watcher takes it right after the dispatch."""
         self._obj = self._prev = None
+        self.lines = None
 
     def line(self, event_type: str) -> bytes:
         """The watch line ``{"type":..,"object":..}\\n`` for the stored version, as Go's

@@ -116,6 +116,9 @@ INGRESS_CLASS = TableHandler(
 NETWORK_POLICY = TableHandler(
     networking.NETWORK_POLICY_COLUMN_DEFINITIONS,
     networking.print_network_policy)
+SERVICE_CIDR = TableHandler(networking.SERVICE_CIDR_COLUMN_DEFINITIONS,
+                            networking.print_service_cidr)
+IP_ADDRESS = TableHandler(networking.IP_ADDRESS_COLUMN_DEFINITIONS, networking.print_ip_address)
 ENDPOINT_SLICE = TableHandler(
     networking.ENDPOINT_SLICE_COLUMN_DEFINITIONS,
     networking.print_endpoint_slice)

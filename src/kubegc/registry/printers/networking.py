@@ -1,5 +1,6 @@
-"""Printers of Ingresses, IngressClasses, NetworkPolicies and EndpointSlices
-(``printIngress``, ``printIngressClass``, ``printNetworkPolicy``, ``printEndpointSlice``).
+"""Printers of Ingresses, IngressClasses, NetworkPolicies, EndpointSlices, ServiceCIDRs
+and IPAddresses (``printIngress``, ``printIngressClass``, ``printNetworkPolicy``,
+``printEndpointSlice``, ``printServiceCIDR``, ``printIPAddress``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,16 @@ ENDPOINT_SLICE_COLUMN_DEFINITIONS = [
     column("Ports", "ports specifies the list of network ports exposed by each endpoint in"
            " this slice."),
     column("Endpoints", "endpoints is a list of unique endpoints in this slice."), AGE,
+]
+
+SERVICE_CIDR_COLUMN_DEFINITIONS = [
+    NAME, column("CIDRs", "CIDRs defines the IP blocks in CIDR notation (e.g. "
+                 '"192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster '
+                 "IPs."), AGE,
+]
+IP_ADDRESS_COLUMN_DEFINITIONS = [
+    NAME, column("ParentRef", "ParentRef references the resource that an IPAddress is "
+                 "attached to."), AGE,
 ]
 
 
@@ -110,3 +121,23 @@ def _addresses(obj: Obj) -> str:
 
 
 print_endpoint_slice = name_and(lambda o: o.get("addressType") or "", _ports, _addresses)
+
+
+def _cidrs(obj: Obj) -> str:
+    return ",".join(str(c) for c in lookup(obj, "spec", "cidrs") or [])
+
+
+def _parent_ref(obj: Obj) -> str:
+    """``printIPAddress``: ``resource.group[/namespace]/name`` (lower case), ``<none>``."""
+    ref = lookup(obj, "spec", "parentRef")
+    if not isinstance(ref, dict):
+        return "<none>"
+    resource, group = str(ref.get("resource") or ""), str(ref.get("group") or "")
+    text = (f"{resource}.{group}" if group else resource).lower()
+    if ref.get("namespace"):
+        text += f"/{ref['namespace']}"
+    return f"{text}/{ref.get('name') or ''}"
+
+
+print_service_cidr = name_and(_cidrs)
+print_ip_address = name_and(_parent_ref)

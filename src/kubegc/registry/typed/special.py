@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from fractions import Fraction
 
 SPLIT_RE = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT_WRONG = f"quantities must match the regular expression '{SPLIT_RE}'"
@@ -37,6 +38,27 @@ def check_quantity(text: str) -> str | None:
     if suffix not in _SUFFIXES and not _EXPONENT.match(suffix):
         return ERR_SUFFIX
     return None
+
+
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15,
+            "E": 18}
+
+
+def quantity_value(text: str) -> Fraction | None:
+    """The exact value of a quantity (``resource.Quantity``'s ``Cmp`` compares these), or
+    None when ``check_quantity`` refuses it."""
+    text = text.strip()
+    if check_quantity(text) is not None:
+        return None
+    match = _SPLIT.match(text)
+    if match is None:
+        return Fraction(0)
+    number, suffix = Fraction(match.group(1)), match.group(2)
+    if suffix in _DECIMAL:
+        return number * Fraction(10) ** _DECIMAL[suffix]
+    if suffix.endswith("i"):
+        return number * Fraction(1024) ** ("KMGTPE".index(suffix[0]) + 1)
+    return number * Fraction(10) ** int(suffix[1:])
 
 
 RFC3339 = "2006-01-02T15:04:05Z07:00"

@@ -10,19 +10,27 @@ API servers (cf. staging/src/k8s.io/kube-aggregator).
 * ``openapi_controller``: the remote groups' OpenAPI documents, downloaded for
   ``/openapi/v2`` and ``/openapi/v3`` to merge.
 
-``Aggregator`` runs the controller as a task of the server and proxies for the server's
-routes and for the in-process client (``Registry.aggregation.proxy``).
+``Aggregator`` runs the controllers as tasks of the server and proxies for the server's
+routes and for the in-process client (``Registry.aggregation.proxy``, and ``.stream`` for
+its watches).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 
+import aiohttp
+
+from kubegc.api import errors
 from kubegc.api.auth import UserInfo
 from kubegc.api.clock import Clock
 from kubegc.registry import Registry
-from kubegc.registry.groups.apiregistration.aggregation import RemoteGroupVersion
+from kubegc.registry.groups.apiregistration.aggregation import (
+    RemoteGroupVersion,
+    response_error,
+)
 from kubegc.server.aggregator.available_controller import AvailableConditionController
 from kubegc.server.aggregator.openapi_controller import OpenAPIAggregationController
 from kubegc.server.aggregator.proxy import BackendProxy, Call
@@ -50,12 +58,14 @@ class Aggregator:
     async def start(self) -> None:
         await self.controller.sync_all()
         self.registry.aggregation.proxy = self.proxy
+        self.registry.aggregation.stream = self.stream
         self._tasks = [
             asyncio.create_task(self.controller.run(), name="apiservice-availability"),
             asyncio.create_task(self.openapi.run(), name="apiservice-openapi")]
 
     async def stop(self) -> None:
         self.registry.aggregation.proxy = None
+        self.registry.aggregation.stream = None
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -78,6 +88,23 @@ class Aggregator:
         call = Call(method, path_qs, body, user, {"Accept": "application/json",
                                                   "Content-Type": "application/json"})
         return await self.backends.forward(self.controller.session(), remote, call)
+
+    async def stream(self, path_qs: str, user: UserInfo | None) -> AsyncIterator[bytes]:
+        """The lines of a streamed GET (a watch) of a remote resource, as they come."""
+        remote = self.remote_for(path_qs.partition("?")[0])
+        if remote is None:
+            raise errors.route_not_found()
+        call = Call("GET", path_qs, b"", user, {"Accept": "application/json"})
+        async with self.backends.open(self.controller.session(), remote, call) as resp:
+            if resp is None or not remote.available:
+                raise response_error(503, b"")
+            if resp.status != 200:
+                raise response_error(resp.status, await resp.read())
+            try:
+                async for line in resp.content:
+                    yield line
+            except (aiohttp.ClientError, OSError, TimeoutError):
+                return  # the backend went: the watch ends, as over HTTP
 
     async def serve(self, request: Request, remote: RemoteGroupVersion,
                     user: UserInfo | None) -> AnyResponse:

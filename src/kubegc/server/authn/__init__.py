@@ -52,7 +52,9 @@ from kubegc.server.http import Request
 #: the token and refuses it
 TokenAuthenticator = Callable[[str], Awaitable[UserInfo | Response | None]]
 #: a request → its user from a credential other than a bearer token (a client
-#: certificate), or None when it carries none this authenticator knows
+#: certificate), or None when it carries none this authenticator knows;
+#: ``AuthenticationError`` when it refuses the one it carries (another authenticator may
+#: still accept the request; if none does, it is a 401, never anonymous)
 RequestAuthenticator = Callable[[Request], Awaitable[UserInfo | None]]
 
 #: ``bearertoken``'s error for a token no authenticator accepted
@@ -106,8 +108,13 @@ class Authentication:
     async def authenticate(self, request: Request) -> UserInfo:
         """The request's user; raises the 401 ``Unauthorized`` Status for a credential
         nobody recognises, or for none when anonymous requests are off."""
+        refused = False  # a client certificate recognised and refused
         for authenticate_request in self.request_authenticators:
-            user = await authenticate_request(request)
+            try:
+                user = await authenticate_request(request)
+            except AuthenticationError:
+                refused = True
+                continue
             if user is not None:
                 return with_authenticated_group(user)
         token = bearer_token(request)
@@ -116,6 +123,8 @@ class Authentication:
             if result.response is None:
                 raise errors.unauthorized()
             return result.response.user
+        if refused:  # union.NewFailOnError: no anonymous after an authenticator's error
+            raise errors.unauthorized()
         if self.unsecured:
             return UNSECURED
         if self.anonymous:

@@ -62,7 +62,8 @@ class DrainOperation(Operation):
     inv: Inventory | None = None
     error: str = ""
     evictions: dict[str, _Eviction] = field(default_factory=dict)
-    started: float = 0.0
+    started: float = 0.0  # the clock when the evictions began (``origin``: the request)
+    origin: float = 0.0
     timed_out: bool = False
     _timers: list[asyncio.Task[None]] = field(default_factory=list)
 
@@ -105,7 +106,7 @@ class DrainOperation(Operation):
         for pod, status in chosen.skipped():
             self.add_step(ctx, StepAction.SKIPPED, ObjRef.of(pod), status.message
                           or "a mirror pod", "kubectl drain")
-        self.started = ctx.clock.monotonic()
+        self.started, self.origin = ctx.clock.monotonic(), ctx.origin
         self.evictions = {uid_of(p): _Eviction(p, self.started) for p in chosen.pods()}
         await self._attempt(ctx)
         return ""
@@ -172,6 +173,7 @@ class DrainOperation(Operation):
                            f"nothing: {self.error}", error=self.error)
         self._replacement_notes()
         blocked = [e for e in self.evictions.values() if e.evicted_at is None]
+        self._race_note(blocked)
         if blocked:
             return self._blocked(blocked)
         evicted = {uid_of(e.pod) for e in self.evictions.values()}
@@ -209,6 +211,17 @@ class DrainOperation(Operation):
                        f"evictions refused {first.refusals} times, retried every "
                        f"{int(RETRY_SECONDS)} s {how})",
                        error="global timeout reached" if self.options.timeout else "")
+
+    def _race_note(self, blocked: list[_Eviction]) -> None:
+        """A budget that let some of the node's pods go at once and refused others: which
+        ones is a race of kubectl's concurrent evictions (the plan sent them in order)."""
+        first = [e for e in self.evictions.values() if e.evicted_at is not None
+                 and e.evicted_at <= self.started - self.origin]
+        if first and any(e.refusals for e in blocked):
+            self.notes.append(
+                "kubectl drain sends the node's evictions concurrently: which pods a budget "
+                "lets go first is a race; the plan sent them in the node's pod order ("
+                + ", ".join(ObjRef.of(e.pod).short for e in first) + " went first)")
 
     def _replacement_notes(self) -> None:
         owners: dict[str, int] = {}

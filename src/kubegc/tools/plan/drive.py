@@ -23,6 +23,7 @@ from kubegc.api.meta import (
     name_of,
     namespace_of,
 )
+from kubegc.api.servicecidrs import SERVICE_CIDR_FINALIZER
 from kubegc.api.types import Obj
 from kubegc.api.volumes import PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER
 from kubegc.client.interface import PatchType
@@ -51,7 +52,8 @@ NOT_ASSUMED = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS, FINALIZ
 #: Finalizers the simulation handles when it runs that controller (``PLAN_CONTROLLERS``):
 #: released on the controller's own rule (a claim once no pod uses it), never assumed.
 SIMULATED_BY = {PVC_PROTECTION_FINALIZER: "persistentvolumeclaim-protection-controller",
-                PV_PROTECTION_FINALIZER: "persistentvolume-protection-controller"}
+                PV_PROTECTION_FINALIZER: "persistentvolume-protection-controller",
+                SERVICE_CIDR_FINALIZER: "service-cidr-controller"}
 
 
 async def settle(sim: Simulation, timeout: float) -> bool:

@@ -16,7 +16,9 @@ being deleted brings its instances (upstream's CRD finalizer deletes them and wa
 Node brings the pods bound to it (pod GC deletes them once it is gone).
 A PersistentVolumeClaim brings the pods of its namespace whose volumes name it, and a pod
 the claims it names: the pvc-protection controller releases a claim being deleted only once
-no pod uses it (``kubegc.tools.volumes``). Every CRD is loaded (instances need it to be
+no pod uses it (``kubegc.tools.volumes``). A ServiceCIDR brings every ServiceCIDR and the
+allocator's IPAddresses in its range (the service-cidr controller holds it while they need
+it). Every CRD is loaded (instances need it to be
 served), every APIService with a ``spec.service`` (an unavailable one fails discovery,
 which holds every namespace being deleted), a Service's Endpoints and a ServiceAccount's
 token Secrets (their controllers delete them with it), and the Namespace of each object
@@ -38,9 +40,12 @@ from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
 from kubegc.api.volumes import claim_names
 from kubegc.controllers.serviceaccount.tokens_controller import is_service_account_token
+from kubegc.controllers.servicecidrs import allocated_address, contains_address
 from kubegc.tools.inventory import Inventory
 from kubegc.tools.model import group_of
 from kubegc.tools.ownership import OwnerGraph
+
+NETWORKING = "networking.k8s.io"
 
 
 def _is(obj: Obj, group: str, kind: str) -> bool:
@@ -102,6 +107,18 @@ class _Scope:
         if _is(obj, "apiextensions.k8s.io", "CustomResourceDefinition") and (
                 is_being_deleted(obj) or id(obj) == self.target):
             self.add_instances(obj)
+        if _is(obj, NETWORKING, "ServiceCIDR"):
+            self.add_service_cidr_holders(obj)
+
+    def add_service_cidr_holders(self, service_cidr: Obj) -> None:
+        """What decides when a ServiceCIDR goes: the other ServiceCIDRs (one containing its
+        range releases it) and the allocator's IPAddresses in its range."""
+        for other in self.inv.of_kind(NETWORKING, "ServiceCIDR"):
+            self.add(other)
+        for ip in self.inv.of_kind(NETWORKING, "IPAddress"):
+            address = allocated_address(ip)
+            if address is not None and contains_address([service_cidr], address):
+                self.add(ip)
 
     def add_instances(self, crd: Obj) -> None:
         """A CRD's instances: deleting it deletes them first and waits until they are gone

@@ -35,12 +35,14 @@ from kubegc.controllers.garbagecollector.records import DeletionRecord
 #: The taint-eviction controller deletes the pods of nodes tainted NoExecute (already in the
 #: source, or by ``plan taint``), the node lifecycle controller taints a node whose kubelet
 #: stopped (``plan stop-kubelet``), and the disruption controller keeps the budgets' status
-#: that ``pods/eviction`` decides on (``plan evict``, ``plan drain``).
+#: that ``pods/eviction`` decides on (``plan evict``, ``plan drain``). The service-cidr
+#: controller holds a deleted ServiceCIDR while IPAddresses of its range need it (1.33+).
 PLAN_CONTROLLERS = ("garbagecollector", "kubelet", "namespace", "podgc",
                     "persistentvolumeclaim-protection-controller",
                     "persistentvolume-protection-controller",
                     "ttl-after-finished-controller", "endpoints", "serviceaccount-token",
-                    "taint-eviction-controller", "nodelifecycle", "disruption")
+                    "taint-eviction-controller", "nodelifecycle", "disruption",
+                    "service-cidr-controller")
 
 
 class Simulation(Protocol):

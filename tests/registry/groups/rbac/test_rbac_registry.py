@@ -75,8 +75,8 @@ async def test_a_binding_is_in_force_when_its_write_returns(registry: Registry) 
 async def test_a_remembered_grant_ends_with_the_policy_that_made_it(
         registry: Registry) -> None:
     """The authorizer remembers grants of rules without resourceNames across object names
-    (the GC deletes thousands as one user); a policy change forgets them, and a grant bound
-    to names never covers another name."""
+    (the GC deletes thousands as one user); a policy change forgets them, a grant bound to
+    names never covers another name, and the reason is always the full evaluation's."""
     authorizer = registry.authorizer
     delete_any = {"verbs": ["delete"], "apiGroups": [""], "resources": ["pods"]}
     delete_a = {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"],
@@ -96,6 +96,20 @@ async def test_a_remembered_grant_ends_with_the_policy_that_made_it(
     assert authorizer.authorize(Attributes(
         user=BOB, verb="delete", resource="pods", namespace="ns", name="d"))[0] is (
         Decision.NO_OPINION)
+    # cluster role bindings are visited first: a name-bound grant there precedes the
+    # namespace's grant of every name, so the answer (its reason) depends on the name
+    get_a = {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"], "resourceNames": ["a"]}
+    get_any = {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}
+    await registry.create(t(registry, "clusterroles"), role("get-a", get_a, namespace=""))
+    await registry.create(t(registry, "clusterrolebindings"),
+                          binding("cb", "ClusterRole", "get-a"))
+    await registry.create(t(registry, "roles", "ns"), role("getter", get_any))
+    await registry.create(t(registry, "rolebindings", "ns"), binding("g", "Role", "getter"))
+    for name, by in (("c", 'RoleBinding "g/ns"'), ("a", 'ClusterRoleBinding "cb"'),
+                     ("d", 'RoleBinding "g/ns"')):
+        assert authorizer.authorize(Attributes(
+            user=BOB, verb="get", resource="pods", namespace="ns", name=name))[1].startswith(
+            f"RBAC: allowed by {by}")
 
 
 def test_older_news_never_undoes_a_newer_write() -> None:

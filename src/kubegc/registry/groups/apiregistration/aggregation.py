@@ -9,15 +9,36 @@ discovery. One entry per APIService with a ``spec.service``; ``available`` follo
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
+from kubegc.api import errors
 from kubegc.api.auth import UserInfo
 
 #: (method, path with query, body, user) -> (status, content type, body): a request sent to
 #: the backend of a remote group (set by the server; None: nothing proxies)
 ProxyFn = Callable[[str, str, bytes, UserInfo | None], Awaitable[tuple[int, str, bytes]]]
+#: (path with query, user) -> the lines of the backend's streamed answer (a watch), as they
+#: come; raises the answer's ``StatusError`` when it is not a 200
+StreamFn = Callable[[str, UserInfo | None], AsyncIterator[bytes]]
+
+
+def response_error(status: int, payload: bytes) -> errors.StatusError:
+    """The ``StatusError`` of a backend's failed answer: its Status when it sent one, else
+    503 ServiceUnavailable (the proxy's plain "service unavailable") or the text."""
+    try:
+        decoded = orjson.loads(payload) if payload else {}
+    except orjson.JSONDecodeError:
+        decoded = {}
+    if isinstance(decoded, dict) and decoded.get("kind") == "Status":
+        return errors.StatusError.from_status(decoded, code=status)
+    if status == 503:
+        return errors.StatusError(503, "ServiceUnavailable",
+                                  "the server is currently unable to handle the request")
+    return errors.StatusError(status, "InternalError", payload.decode(errors="replace"))
 
 
 @dataclass(slots=True)
@@ -59,6 +80,7 @@ class Aggregation:
     def __init__(self) -> None:
         self.remote: dict[tuple[str, str], RemoteGroupVersion] = {}
         self.proxy: ProxyFn | None = None
+        self.stream: StreamFn | None = None
         #: counts the changes of the remote OpenAPI documents (the served documents are
         #: built again when it moves)
         self.openapi_generation = 0

@@ -80,9 +80,18 @@ def validate_job_update(new: dict[str, Any], old: dict[str, Any]) -> Causes:
     return causes
 
 
+#: ``DNS1035LabelMaxLength - 11``: the controller appends ``-<11 digits>`` to name a Job
+CRON_JOB_NAME_MAX = 52
+
+
 def validate_cron_job(obj: dict[str, Any]) -> Causes:
+    """``ValidateCronJobCreate``: the name leaves room for the Jobs' suffix, the spec."""
     spec = mapping(obj, "spec")
     causes: Causes = []
+    name = str(mapping(obj, "metadata").get("name") or "")
+    if len(name) > CRON_JOB_NAME_MAX:
+        causes.append(invalid("metadata.name", name,
+                              f"must be no more than {CRON_JOB_NAME_MAX} characters"))
     schedule = spec.get("schedule") or ""
     if not schedule:
         causes.append(required("spec.schedule"))

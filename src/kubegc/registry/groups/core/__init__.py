@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from kubegc.api.content import is_dns1123_label, is_path_segment_name
+from kubegc.api.content import is_dns1035_label, is_path_segment_name
 from kubegc.api.resources import builtin
 from kubegc.api.types import Obj
 from kubegc.api.zero_status import zero_status_fields
@@ -27,6 +27,7 @@ from kubegc.registry.generic.strategy import (
 )
 from kubegc.registry.groups.core import defaults, namespace, pod, quota
 from kubegc.registry.groups.core import validation as v
+from kubegc.registry.groups.core import validation_node as nv
 from kubegc.registry.groups.core import validation_pods as pv
 from kubegc.registry.groups.core import validation_resources as rv
 from kubegc.registry.groups.core import validation_volumes as vv
@@ -39,9 +40,17 @@ from kubegc.registry.validation.paths import empty_status
 _RC_STATUS = zero_status_fields("", "replicationcontrollers")
 
 
+#: the Service IP range ClusterIPs are allocated from (kube-apiserver's
+#: ``--service-cluster-ip-range``; the default ServiceCIDR's, 1.33+) and the ``kubernetes``
+#: Service's IP, its first address
+SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16"
+KUBERNETES_SERVICE_IP = "10.96.0.1"
+
+
 def _service_create(obj: Obj) -> None:
-    """``PrepareForCreate`` and the IP allocator: a ClusterIP from 10.96.0.0/16 (derived
-    from the uid, so stable), an empty load-balancer status."""
+    """``PrepareForCreate`` and the IP allocator: a ClusterIP from
+    ``SERVICE_CLUSTER_IP_RANGE`` (derived from the uid, so stable; no IPAddress object is
+    written), an empty load-balancer status."""
     spec = obj.setdefault("spec", {})
     if spec.get("type") != "ExternalName" and not spec.get("clusterIP"):
         digest = hashlib.sha256(obj["metadata"]["uid"].encode()).digest()
@@ -74,13 +83,13 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
                 table=printers.NAMESPACE),
         pods,
         stored(ctx, builtin("", "services"), Strategy(
-            name_validator=is_dns1123_label, prepare_for_create=_service_create,
+            name_validator=is_dns1035_label, prepare_for_create=_service_create,
             tracks_generation=False, return_deleted_object=True,
             validate=v.validate_service, defaulter=defaults.default_service), status=True,
                 table=printers.SERVICE),
         stored(ctx, builtin("", "endpoints"), Strategy(
             allow_create_on_update=True, tracks_generation=False,
-            validate=rv.validate_endpoints, defaulter=defaults.default_endpoints),
+            validate=nv.validate_endpoints, defaulter=defaults.default_endpoints),
                                                            table=printers.ENDPOINTS),
         stored(ctx, builtin("", "configmaps"), Strategy(
             tracks_generation=False, validate=v.validate_config_map,
@@ -100,7 +109,8 @@ def resources(ctx: StorageContext, *, admission: Admission, healthy: Callable[[]
             defaulter=keeping_zero_status(defaults.default_replicationcontroller, _RC_STATUS)),
             status=True, scale=True, table=printers.REPLICATION_CONTROLLER),
         stored(ctx, builtin("", "nodes"), Strategy(
-            tracks_generation=False, validate=rv.validate_node), status=True,
+            tracks_generation=False, validate=nv.validate_node,
+            validate_update=nv.validate_node_update), status=True,
             table=printers.NODE),
         stored(ctx, builtin("", "persistentvolumes"), Strategy(
             tracks_generation=False, return_deleted_object=True,

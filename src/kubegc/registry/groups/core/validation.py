@@ -11,9 +11,12 @@ from typing import Any
 from kubegc.api.content import (
     is_config_map_key,
     is_dns1123_label,
+    is_dns1123_subdomain,
     is_qualified_name,
+    is_valid_ip,
     is_valid_port_name,
     is_valid_port_num,
+    non_special_ip,
 )
 from kubegc.api.errors import field_error
 from kubegc.api.limits import MAX_CONFIG_MAP_SIZE, MAX_SECRET_SIZE
@@ -128,13 +131,33 @@ def validate_service(obj: dict[str, Any]) -> Causes:
     ports = spec.get("ports") or []
     if not ports and spec.get("clusterIP") != "None" and kind != "ExternalName":
         causes.append(required("spec.ports"))
-    if kind == "ExternalName" and not spec.get("externalName"):
-        causes.append(required("spec.externalName"))
+    if kind == "ExternalName":
+        causes += _external_name(str(spec.get("externalName") or ""))
+    causes += _external_ips(spec.get("externalIPs"))
     names: set[str] = set()
     for i, port in enumerate(ports):
         causes += _service_port(port, f"spec.ports[{i}]", len(ports) > 1, names)
     causes += validate_labels(spec.get("selector"), "spec.selector")
     causes += one_of(spec.get("sessionAffinity"), "spec.sessionAffinity", ("ClientIP", "None"))
+    return causes
+
+
+def _external_name(name: str) -> Causes:
+    """``ValidateService`` of an ExternalName Service: a DNS-1123 subdomain (a trailing dot
+    allowed: a fully qualified CNAME)."""
+    cname = name.removesuffix(".")
+    if not cname:
+        return [required("spec.externalName")]
+    return [invalid("spec.externalName", cname, msg) for msg in is_dns1123_subdomain(cname)]
+
+
+def _external_ips(ips: Any) -> Causes:
+    """``ValidateService``'s external IPs: valid, and not special (``ValidateNonSpecialIP``)."""
+    causes: Causes = []
+    for i, ip in enumerate(ips if isinstance(ips, list) else []):
+        path, text = f"spec.externalIPs[{i}]", str(ip)
+        messages = is_valid_ip(text)
+        causes += [invalid(path, text, msg) for msg in messages or non_special_ip(text)]
     return causes
 
 

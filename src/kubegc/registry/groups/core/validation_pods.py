@@ -4,11 +4,13 @@ the scheduler and the workload controllers read: containers (names, images, port
 policies, resource names and quantities, environment variable names), volumes' names and
 sources, restart and DNS policies, ``activeDeadlineSeconds``, node and service account
 names, the keys of ``nodeSelector``, tolerations and topology spread constraints, affinity
-(``validation_affinity``).
+(``validation_affinity``), host aliases (``ValidateHostAliases``), sysctls
+(``validateSysctls``) and the pod's ``overhead`` (``validateOverhead``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -16,16 +18,24 @@ import orjson
 from kubegc.api.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
+    is_valid_ip,
     is_valid_port_name,
     is_valid_port_num,
 )
 from kubegc.api.errors import field_error
 from kubegc.api.memo import Memo
 from kubegc.registry.groups.core.validation_affinity import validate_affinity
+from kubegc.registry.groups.core.validation_podspec import (
+    valid_volume_names,
+    validate_env_sources,
+    validate_pod_references,
+    validate_volume_mounts,
+)
+from kubegc.registry.groups.core.validation_probes import validate_container_hooks
 from kubegc.registry.groups.core.validation_resources import (
-    validate_container_resource_name,
     validate_env_names,
     validate_qualified_key,
+    validate_resource_requirements,
     validate_topology_key,
 )
 from kubegc.registry.validation.common import (
@@ -68,12 +78,22 @@ def validate_pod_spec(spec: Any, path: str) -> Causes:
 
 def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
     seen: set[str] = set()
+    volumes = valid_volume_names(spec.get("volumes"))
+    grace = spec.get("terminationGracePeriodSeconds")
     causes = _containers(spec.get("initContainers") or [], f"{path}.initContainers", seen,
-                         required_list=False)
-    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen)
+                         volumes, grace, init=True)
+    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen, volumes,
+                          grace)
+    causes += validate_pod_references(spec, path)
     causes += _volumes(spec.get("volumes") or [], f"{path}.volumes")
     causes += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     causes += _scheduling_keys(spec, path)
+    causes += _host_aliases(spec.get("hostAliases"), f"{path}.hostAliases")
+    causes += _sysctls(mapping(spec, "securityContext").get("sysctls"),
+                       f"{path}.securityContext.sysctls")
+    if isinstance(spec.get("overhead"), dict):  # validateOverhead: the overhead as limits
+        causes += validate_resource_requirements({"limits": spec["overhead"]},
+                                                 f"{path}.overhead")
     causes += validate_affinity(spec.get("affinity"), f"{path}.affinity")
     restart = spec.get("restartPolicy")
     if restart is not None:
@@ -103,6 +123,41 @@ def _scheduling_keys(spec: dict[str, Any], path: str) -> Causes:
     return causes
 
 
+def _host_aliases(aliases: Any, path: str) -> Causes:
+    """``ValidateHostAliases``: each IP valid, each hostname a DNS-1123 subdomain."""
+    causes: Causes = []
+    for i, alias in _items(aliases):
+        ip = str(alias.get("ip") or "")
+        causes += [invalid(f"{path}[{i}].ip", ip, msg) for msg in is_valid_ip(ip)]
+        hostnames = alias.get("hostnames")
+        for j, name in enumerate(hostnames if isinstance(hostnames, list) else []):
+            causes += [invalid(f"{path}[{i}].hostnames[{j}]", name, msg)
+                       for msg in is_dns1123_subdomain(str(name))]
+    return causes
+
+
+SYSCTL_MAX_LENGTH = 253
+SYSCTL_FMT = r"^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"
+_SYSCTL = re.compile(SYSCTL_FMT)
+SYSCTL_MSG = f"must have at most {SYSCTL_MAX_LENGTH} characters and match regex {SYSCTL_FMT}"
+
+
+def _sysctls(sysctls: Any, path: str) -> Causes:
+    """``validateSysctls``: each name given, valid (``IsValidSysctlName``), and once."""
+    causes: Causes = []
+    seen: set[str] = set()
+    for i, sysctl in _items(sysctls):
+        name, where = str(sysctl.get("name") or ""), f"{path}[{i}].name"
+        if not name:
+            causes.append(required(where))
+        elif len(name) > SYSCTL_MAX_LENGTH or not _SYSCTL.match(name):
+            causes.append(invalid(where, name, SYSCTL_MSG))
+        elif name in seen:
+            causes.append(field_error("FieldValueDuplicate", where, "", name))
+        seen.add(name)
+    return causes
+
+
 def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
     """The (index, map) items of a list (what is not a map is the decoder's to refuse)."""
     if not isinstance(value, list):
@@ -110,10 +165,10 @@ def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
     return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
 
 
-def _containers(containers: list[Any], path: str, seen: set[str], *,
-                required_list: bool = True) -> Causes:
+def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[str],
+                grace: Any, *, init: bool = False) -> Causes:
     if not containers:
-        return [required(path)] if required_list else []
+        return [] if init else [required(path)]
     causes: Causes = []
     for i, container in enumerate(containers):
         item = f"{path}[{i}]"
@@ -126,7 +181,12 @@ def _containers(containers: list[Any], path: str, seen: set[str], *,
                          f"{item}.terminationMessagePolicy", TERMINATION_MESSAGE_POLICIES)
         causes += _ports(container.get("ports") or [], f"{item}.ports")
         causes += validate_env_names(container.get("env"), f"{item}.env")
-        causes += _resources(mapping(container, "resources"), f"{item}.resources")
+        causes += validate_env_sources(container, item)
+        causes += validate_volume_mounts(container.get("volumeMounts"), volumes,
+                                         f"{item}.volumeMounts")
+        causes += validate_resource_requirements(mapping(container, "resources"),
+                                                 f"{item}.resources")
+        causes += validate_container_hooks(container, grace, item, init=init)
     return causes
 
 
@@ -142,12 +202,18 @@ def unique_label(name: str, path: str, seen: set[str]) -> Causes:
 
 
 def _ports(ports: list[Any], path: str) -> Causes:
+    """``validateContainerPorts``: names valid and unique, numbers in range, protocols."""
     causes: Causes = []
+    names: set[str] = set()
     for i, port in enumerate(ports):
         item = f"{path}[{i}]"
         name = port.get("name")
         if name:
-            causes += [invalid(f"{item}.name", name, msg) for msg in is_valid_port_name(name)]
+            messages = is_valid_port_name(name)
+            causes += [invalid(f"{item}.name", name, msg) for msg in messages]
+            if not messages and name in names:
+                causes.append(field_error("FieldValueDuplicate", f"{item}.name", "", name))
+            names.add(name)
         number = port.get("containerPort") or 0
         if number == 0:
             causes.append(required(f"{item}.containerPort"))
@@ -161,19 +227,6 @@ def _ports(ports: list[Any], path: str) -> Causes:
         if protocol is not None and protocol not in PROTOCOLS:
             causes.append(required(f"{item}.protocol") if protocol == "" else
                           not_supported(f"{item}.protocol", protocol, PROTOCOLS))
-    return causes
-
-
-def _resources(resources: dict[str, Any], path: str) -> Causes:
-    """``ValidateContainerResourceRequirements``: container resource names, quantities
-    not negative (``ValidateNonnegativeQuantity``)."""
-    causes: Causes = []
-    for part in ("limits", "requests"):
-        for name, quantity in mapping(resources, part).items():
-            causes += validate_container_resource_name(str(name), f"{path}.{part}[{name}]")
-            if str(quantity).strip().startswith("-"):
-                causes.append(invalid(f"{path}.{part}[{name}]", str(quantity),
-                                      "must be greater than or equal to 0"))
     return causes
 
 

@@ -1,8 +1,9 @@
 """Resource names and the other map keys of pod specs, as ``pkg/apis/core/validation``
 checks them: ``validateResourceName``, ``validateContainerResourceName`` (container
 ``limits``/``requests``), ``validateResourceQuotaResourceName`` (a quota's ``hard``),
-``validateLimitRangeResourceName``, a node's taint keys (``validateNodeTaints``), Endpoints'
-ports (``validateEndpointPort``), with the name sets of ``pkg/apis/core/helper``
+``validateLimitRangeResourceName``; quantities (``ValidateResourceQuantityValue``) and
+resource requirements (``validateResourceRequirements``), with the name sets of
+``pkg/apis/core/helper``
 (``IsStandardResourceName``, ``IsStandardContainerResourceName``,
 ``IsStandardQuotaResourceName``, ``IsNativeResource``, ``IsExtendedResourceName``); and
 ``ValidateEnv``'s variable names (``IsRelaxedEnvVarName``: the
@@ -11,10 +12,12 @@ ports (``validateEndpointPort``), with the name sets of ``pkg/apis/core/helper``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from kubegc.api.content import is_dns1123_label, is_qualified_name, is_valid_port_num
-from kubegc.registry.validation.common import Causes, invalid, not_supported, required
+from kubegc.api.content import is_qualified_name
+from kubegc.registry.typed.special import quantity_value
+from kubegc.registry.validation.common import Causes, invalid, mapping, required
 
 STANDARD_CONTAINER_RESOURCES = frozenset(("cpu", "memory", "ephemeral-storage"))
 _COUNTED = ("pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
@@ -46,6 +49,74 @@ def _native(name: str) -> bool:
 def _extended(name: str) -> bool:
     return (not _native(name) and not name.startswith(REQUESTS)
             and not is_qualified_name(REQUESTS + name))
+
+
+#: ``helper.IsIntegerResourceName``'s standard names (extended resources are integers too)
+INTEGER_RESOURCES = frozenset(("pods", "resourcequotas", "services", "replicationcontrollers",
+                               "secrets", "configmaps", "persistentvolumeclaims",
+                               "services.nodeports", "services.loadbalancers"))
+NOT_INTEGER = "must be an integer"
+IS_NEGATIVE = "must be greater than or equal to 0"
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """``helper.IsOvercommitAllowed``: native resources but huge pages."""
+    return _native(name) and not _huge_pages(name)
+
+
+def validate_resource_quantity(name: str, quantity: Any, path: str) -> Causes:
+    """``ValidateResourceQuantityValue``: not negative (``ValidateNonnegativeQuantity``), and
+    whole for an integer resource. The value shown is the quantity as written (upstream
+    prints its canonical form, the same for canonical input; for ``must be an integer``
+    it prints the Go struct)."""
+    text = str(quantity).strip()
+    value = quantity_value(text)
+    if value is None:  # the decoder refuses it first
+        return []
+    causes = [invalid(path, text, IS_NEGATIVE)] if value < 0 else []
+    if (name in INTEGER_RESOURCES or _extended(name)) and value.denominator != 1:
+        causes.append(invalid(path, text, NOT_INTEGER))
+    return causes
+
+
+NameCheck = Callable[[str, str], Causes]
+
+
+def validate_resource_requirements(resources: Any, path: str,
+                                   name_check: NameCheck | None = None) -> Causes:
+    """``validateResourceRequirements`` (containers: ``ValidateContainerResourceRequirements``;
+    a pod's ``overhead`` as its limits): names, quantities, each request at most its limit
+    (equal to it for resources that cannot be overcommitted, whose limit is required)."""
+    check = name_check or validate_container_resource_name
+    limits, requests = mapping(resources, "limits"), mapping(resources, "requests")
+    causes: Causes = []
+    for name, quantity in limits.items():
+        causes += check(str(name), f"{path}.limits[{name}]")
+        causes += validate_resource_quantity(str(name), quantity, f"{path}.limits[{name}]")
+    for name, quantity in requests.items():
+        causes += check(str(name), f"{path}.requests[{name}]")
+        causes += validate_resource_quantity(str(name), quantity, f"{path}.requests[{name}]")
+        causes += _request_within_limit(str(name), quantity, limits, path)
+    return causes
+
+
+def _request_within_limit(name: str, quantity: Any, limits: dict[str, Any], path: str) -> Causes:
+    request = quantity_value(str(quantity))
+    if name not in limits:
+        if _overcommit_allowed(name):
+            return []
+        return [required(f"{path}.limits", "Limit must be set for non overcommitable resources")]
+    limit = quantity_value(str(limits[name]))
+    if request is None or limit is None:
+        return []
+    text, limit_text = str(quantity).strip(), str(limits[name]).strip()
+    if request != limit and not _overcommit_allowed(name):
+        return [invalid(f"{path}.requests", text,
+                        f"must be equal to {name} limit of {limit_text}")]
+    if request > limit:
+        return [invalid(f"{path}.requests", text,
+                        f"must be less than or equal to {name} limit of {limit_text}")]
+    return []
 
 
 def validate_resource_name(name: str, path: str) -> Causes:
@@ -98,6 +169,11 @@ def validate_topology_key(key: Any, path: str) -> Causes:
     return [invalid(path, key, ";".join(messages))] if messages else []
 
 
+def is_relaxed_env_var_name(name: str) -> bool:
+    """``IsRelaxedEnvVarName``: printable ASCII but '='."""
+    return all(c.isascii() and c.isprintable() and c != "=" for c in name)
+
+
 def validate_env_names(env: Any, path: str) -> Causes:
     """``ValidateEnv``'s names: required, then ``IsRelaxedEnvVarName``."""
     causes: Causes = []
@@ -106,72 +182,15 @@ def validate_env_names(env: Any, path: str) -> Causes:
         where = f"{path}[{i}].name"
         if not name:
             causes.append(required(where))
-        elif any(ord(c) > 127 or not c.isprintable() or c == "=" for c in str(name)):
+        elif not is_relaxed_env_var_name(str(name)):
             causes.append(invalid(where, name, RELAXED_ENV_NAME))
     return causes
 
 
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-
-def validate_node(obj: dict[str, Any]) -> Causes:
-    """``ValidateNode``'s taints (``validateNodeTaints``): a qualified key, a known effect."""
-    spec = obj.get("spec")
-    taints = spec.get("taints") if isinstance(spec, dict) else None
-    causes: Causes = []
-    for i, taint in enumerate(taints if isinstance(taints, list) else []):
-        if not isinstance(taint, dict):
-            continue
-        where = f"spec.taints[{i}]"
-        causes += validate_qualified_key(taint.get("key") or "", f"{where}.key")
-        effect = taint.get("effect") or ""
-        if not effect:
-            causes.append(required(f"{where}.effect"))
-        elif effect not in TAINT_EFFECTS:
-            causes.append(not_supported(f"{where}.effect", effect, TAINT_EFFECTS))
-    return causes
-
-
 def validate_resource_quota(obj: dict[str, Any]) -> Causes:
-    """``ValidateResourceQuotaSpec``'s resource names (``spec.hard``)."""
-    spec = obj.get("spec")
-    hard = spec.get("hard") if isinstance(spec, dict) else None
+    """``ValidateResourceQuotaSpec``'s resource names and quantities (``spec.hard``)."""
     causes: Causes = []
-    for name in hard if isinstance(hard, dict) else {}:
+    for name, quantity in mapping(obj, "spec", "hard").items():
         causes += validate_quota_resource_name(str(name), f"spec.hard[{name}]")
-    return causes
-
-
-ENDPOINT_PROTOCOLS = ("SCTP", "TCP", "UDP")  # sets.List: sorted
-
-
-def validate_endpoints(obj: dict[str, Any]) -> Causes:
-    """``ValidateEndpoints``' ports (``validateEndpointPort``): a DNS-1123 label name
-    (required when a subset has several ports), a valid number, a known protocol."""
-    causes: Causes = []
-    subsets = obj.get("subsets")
-    for i, subset in enumerate(subsets if isinstance(subsets, list) else []):
-        ports = subset.get("ports") if isinstance(subset, dict) else None
-        ports = ports if isinstance(ports, list) else []
-        for j, port in enumerate(ports):
-            if isinstance(port, dict):
-                causes += _endpoint_port(port, f"subsets[{i}].ports[{j}]", len(ports) > 1)
-    return causes
-
-
-def _endpoint_port(port: dict[str, Any], path: str, require_name: bool) -> Causes:
-    name = port.get("name") or ""
-    causes: Causes = []
-    if require_name and not name:
-        causes.append(required(f"{path}.name"))
-    elif name:
-        causes += [invalid(f"{path}.name", name, msg) for msg in is_dns1123_label(str(name))]
-    number = port.get("port") or 0
-    if isinstance(number, int):
-        causes += [invalid(f"{path}.port", number, msg) for msg in is_valid_port_num(number)]
-    protocol = port.get("protocol") or ""
-    if not protocol:
-        causes.append(required(f"{path}.protocol"))
-    elif protocol not in ENDPOINT_PROTOCOLS:
-        causes.append(not_supported(f"{path}.protocol", protocol, ENDPOINT_PROTOCOLS))
+        causes += validate_resource_quantity(str(name), quantity, f"spec.hard[{name}]")
     return causes

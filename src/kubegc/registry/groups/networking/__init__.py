@@ -1,8 +1,9 @@
-"""Ingresses, IngressClasses and NetworkPolicies (cf. pkg/registry/networking and
-pkg/apis/networking/{v1/defaults.go,validation}).
+"""Ingresses, IngressClasses, NetworkPolicies, ServiceCIDRs and IPAddresses (cf.
+pkg/registry/networking and pkg/apis/networking/{v1/defaults.go,validation}).
 
 Stored only: no ingress controller routes traffic or writes ``status.loadBalancer``, and
-no network plugin enforces a policy.
+no network plugin enforces a policy. ServiceCIDRs and IPAddresses (1.33+,
+``servicecidr``) are served only at the versions ``kubegc.api.lifecycle`` says.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from kubegc.registry import printers
 from kubegc.registry.generic.rest import Resource
 from kubegc.registry.generic.standard import StorageContext, stored
 from kubegc.registry.generic.strategy import Strategy
-from kubegc.registry.validation.paths import immutable, items, one_of, required, value_at
+from kubegc.registry.groups.networking import servicecidr
+from kubegc.registry.validation.paths import (
+    empty_status,
+    immutable,
+    items,
+    one_of,
+    required,
+    value_at,
+)
 
 _PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
 _POLICY_TYPES = ("Egress", "Ingress")
@@ -135,4 +144,14 @@ def resources(ctx: StorageContext) -> list[Resource]:
         stored(ctx, builtin(group, "networkpolicies"), Strategy(
             validate=validate_network_policy, defaulter=default_network_policy),
                 table=printers.NETWORK_POLICY),
+        stored(ctx, builtin(group, "ipaddresses"), Strategy(
+            name_validator=servicecidr.validate_ip_address_name, tracks_generation=False,
+            validate=servicecidr.validate_ip_address,
+            validate_update=servicecidr.validate_ip_address_update),
+                table=printers.IP_ADDRESS),
+        stored(ctx, builtin(group, "servicecidrs"), Strategy(
+            prepare_for_create=empty_status, tracks_generation=False,
+            validate=servicecidr.validate_service_cidr,
+            validate_update=servicecidr.validate_service_cidr_update,
+            validate_status=lambda new, old: []), status=True, table=printers.SERVICE_CIDR),
     ]

@@ -131,6 +131,12 @@ CONTROLLER_ROLES: dict[str, tuple[PolicyRule, ...]] = {
     "service-account-controller": (
         rule("create", "", "serviceaccounts"),
         events_rule()),
+    "service-cidrs-controller": (
+        rule("get list watch patch update", "networking.k8s.io", "servicecidrs"),
+        rule("patch update", "networking.k8s.io", "servicecidrs/finalizers"),
+        rule("patch update", "networking.k8s.io", "servicecidrs/status"),
+        rule("get list watch", "networking.k8s.io", "ipaddresses"),
+        events_rule()),
     "statefulset-controller": (
         rule("list watch", "", "pods"),
         rule(READ, "apps", "statefulsets"),
