@@ -31,6 +31,7 @@ from kubegc.registry.groups.core.validation_podspec import (
     validate_pod_references,
     validate_volume_mounts,
 )
+from kubegc.registry.groups.core.validation_probes import validate_container_hooks
 from kubegc.registry.groups.core.validation_resources import (
     validate_env_names,
     validate_qualified_key,
@@ -78,9 +79,11 @@ def validate_pod_spec(spec: Any, path: str) -> Causes:
 def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
     seen: set[str] = set()
     volumes = valid_volume_names(spec.get("volumes"))
+    grace = spec.get("terminationGracePeriodSeconds")
     causes = _containers(spec.get("initContainers") or [], f"{path}.initContainers", seen,
-                         volumes, required_list=False)
-    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen, volumes)
+                         volumes, grace, init=True)
+    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen, volumes,
+                          grace)
     causes += validate_pod_references(spec, path)
     causes += _volumes(spec.get("volumes") or [], f"{path}.volumes")
     causes += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
@@ -162,10 +165,10 @@ def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
     return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
 
 
-def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[str], *,
-                required_list: bool = True) -> Causes:
+def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[str],
+                grace: Any, *, init: bool = False) -> Causes:
     if not containers:
-        return [required(path)] if required_list else []
+        return [] if init else [required(path)]
     causes: Causes = []
     for i, container in enumerate(containers):
         item = f"{path}[{i}]"
@@ -183,6 +186,7 @@ def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[s
                                          f"{item}.volumeMounts")
         causes += validate_resource_requirements(mapping(container, "resources"),
                                                  f"{item}.resources")
+        causes += validate_container_hooks(container, grace, item, init=init)
     return causes
 
 
