@@ -60,7 +60,6 @@ GROUP_PACKAGES = {
     "events.k8s.io": "io.k8s.api.events",
     "scheduling.k8s.io": "io.k8s.api.scheduling",
     "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
-    "authentication.k8s.io": "io.k8s.api.authentication",
     "admissionregistration.k8s.io": "io.k8s.api.admissionregistration",
     "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
     "authorization.k8s.io": "io.k8s.api.authorization",
