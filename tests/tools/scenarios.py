@@ -30,6 +30,7 @@ CRDS = GroupVersionResource("apiextensions.k8s.io", "v1", "customresourcedefinit
 RS = GroupVersionResource("apps", "v1", "replicasets")
 DEPLOYMENTS = GroupVersionResource("apps", "v1", "deployments")
 JOBS = GroupVersionResource("batch", "v1", "jobs")
+CRONJOBS = GroupVersionResource("batch", "v1", "cronjobs")
 SERVICES = GroupVersionResource("", "v1", "services")
 ENDPOINTS = GroupVersionResource("", "v1", "endpoints")
 SERVICE_ACCOUNTS = GroupVersionResource("", "v1", "serviceaccounts")
@@ -41,13 +42,15 @@ NODES = GroupVersionResource("", "v1", "nodes")
 WEBHOOKS = GroupVersionResource("admissionregistration.k8s.io", "v1",
                                 "validatingwebhookconfigurations")
 GVR = {"ConfigMap": CM, "Secret": SECRETS, "Pod": PODS, "ClusterOwner": OWNERS,
-       "ReplicaSet": RS, "Deployment": DEPLOYMENTS, "Job": JOBS, "Service": SERVICES,
+       "ReplicaSet": RS, "Deployment": DEPLOYMENTS, "Job": JOBS, "CronJob": CRONJOBS,
+       "Service": SERVICES,
        "Endpoints": ENDPOINTS, "ServiceAccount": SERVICE_ACCOUNTS,
        "PersistentVolumeClaim": PVCS, "StatefulSet": STATEFULSETS, "DaemonSet": DAEMONSETS,
        "ControllerRevision": REVISIONS, "ValidatingWebhookConfiguration": WEBHOOKS,
        "Node": NODES}
 API = {"ConfigMap": "v1", "Secret": "v1", "Pod": "v1", "ClusterOwner": f"{GROUP}/v1",
        "ReplicaSet": "apps/v1", "Deployment": "apps/v1", "Job": "batch/v1",
+       "CronJob": "batch/v1",
        "Service": "v1", "Endpoints": "v1", "ServiceAccount": "v1",
        "PersistentVolumeClaim": "v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
        "ControllerRevision": "apps/v1",
@@ -105,6 +108,7 @@ class Node:
     selects: int = -1  # a Service's selector: the workload node whose pods it selects
     guarded: bool = False  # the scenario's admission webhook is asked about its DELETE
     own_node: bool = False  # a Pod bound to the scenario's Node (which no kubelet runs)
+    history: tuple[int, int] = (3, 1)  # a CronJob's successful and failed Jobs kept
 
     def describe(self, graph: Graph) -> str:
         refs = ", ".join(f"{graph.nodes[i].name}{'!' if b else ''}{'*' if c else ''}"
@@ -116,6 +120,7 @@ class Node:
                 + (f" pod={self.pod}" if self.pod else "")
                 + (f" replicas={self.replicas}" if self.replicas else "")
                 + (f" job={self.job}" if self.job else "")
+                + (f" history={self.history}" if self.kind == "CronJob" else "")
                 + (f" claim={graph.nodes[self.claim].name}" if self.claim >= 0 else "")
                 + (f" selects={graph.nodes[self.selects].name}" if self.selects >= 0 else "")
                 + (" guarded" if self.guarded else "")
@@ -192,7 +197,7 @@ class Graph:
 KINDS = (["ConfigMap"] * 3 + ["Secret", "Pod", "Pod", "ClusterOwner", "ReplicaSet",
                                 "ReplicaSet", "Deployment", "Job", "Service", "ServiceAccount",
                                 "PersistentVolumeClaim", "PersistentVolumeClaim",
-                                "StatefulSet", "DaemonSet"])
+                                "StatefulSet", "DaemonSet", "CronJob"])
 FINALIZERS = [""] * 6 + [CLEANUP] * 2 + [STUCK]
 
 
@@ -235,6 +240,21 @@ def _pod(draw: st.DrawFn) -> dict[str, Any]:
     return pod
 
 
+def _job(draw: st.DrawFn) -> dict[str, Any]:
+    """Finished at once or running; deleted some seconds after it finished (or never)."""
+    return {"run": draw(st.sampled_from(["0.2", "0.2", "600"])),
+            "ttl": draw(st.sampled_from([None, None, 0, 3]))}
+
+
+def _jobs_of(draw: st.DrawFn, nodes: list[Node], cronjob: int) -> list[Node]:
+    """0-3 Jobs a CronJob made (it is their controller): the CronJob controller deletes
+    the finished ones beyond its history limits."""
+    namespace = nodes[cronjob].namespace
+    return [Node(f"{len(nodes) + k}-job", "Job", namespace, owners=[(cronjob, True, True)],
+                 finalizer=draw(st.sampled_from(FINALIZERS)), job=_job(draw))
+            for k in range(draw(st.sampled_from([0, 1, 2, 3])))]
+
+
 def _node(draw: st.DrawFn, i: int, nodes: list[Node]) -> Node:
     kind = draw(st.sampled_from(KINDS))
     namespace = -1 if kind in CLUSTER_SCOPED else draw(st.sampled_from([0] * 6 + [1]))
@@ -249,9 +269,10 @@ def _node(draw: st.DrawFn, i: int, nodes: list[Node]) -> Node:
             node.claim = draw(st.sampled_from(claims))
     if kind in ("ReplicaSet", "Deployment", "StatefulSet"):
         node.replicas = draw(st.sampled_from([0, 1, 1, 2]))
-    if kind == "Job":  # finished at once or running; deleted some seconds after it finished
-        node.job = {"run": draw(st.sampled_from(["0.2", "0.2", "600"])),
-                    "ttl": draw(st.sampled_from([None, None, 0, 3]))}
+    if kind == "Job":
+        node.job = _job(draw)
+    if kind == "CronJob":  # its history limits: the finished Jobs it owns that it keeps
+        node.history = (draw(st.sampled_from([0, 1, 3])), draw(st.sampled_from([0, 1])))
     if kind in ("Secret", "ConfigMap"):
         node.guarded = draw(st.integers(0, 9)) < 2
     if kind == "Service":
@@ -269,8 +290,10 @@ def scenarios(draw: st.DrawFn) -> Graph:
     hooks, sometimes an earlier delete, sometimes a CRD of its own with instances; the
     target (mostly an owner) and the policy."""
     nodes: list[Node] = []
-    for i in range(draw(st.integers(3, 8))):
-        nodes.append(_node(draw, i, nodes))
+    for _ in range(draw(st.integers(3, 8))):
+        nodes.append(_node(draw, len(nodes), nodes))
+        if nodes[-1].kind == "CronJob":
+            nodes += _jobs_of(draw, nodes, len(nodes) - 1)
     pre = None
     if draw(st.integers(0, 9)) < 3:
         pre = (draw(st.integers(0, len(nodes) - 1)), draw(st.sampled_from(POLICIES)))
@@ -368,7 +391,7 @@ def _pod_spec(graph: Graph, node: Node, meta: dict[str, Any]) -> dict[str, Any]:
 
 def _template(graph: Graph, node: Node, **annotations: str) -> dict[str, Any]:
     """A workload's pods: on the simulated node, quick to stop."""
-    restart = "Never" if node.kind == "Job" else "Always"
+    restart = "Never" if node.kind in ("Job", "CronJob") else "Always"
     return {"metadata": {"labels": graph.workload_label(node), "annotations": {
                 "kubegc.io/exit-delay-seconds": "0", **annotations}},
             "spec": {"nodeName": NODE, "terminationGracePeriodSeconds": 1,
@@ -392,6 +415,10 @@ def _spec(graph: Graph, node: Node) -> dict[str, Any] | None:
         if node.job["ttl"] is not None:
             spec["ttlSecondsAfterFinished"] = node.job["ttl"]
         return spec
+    if node.kind == "CronJob":  # never due while a scenario runs (1 January, midnight)
+        return {"schedule": "0 0 1 1 *", "successfulJobsHistoryLimit": node.history[0],
+                "failedJobsHistoryLimit": node.history[1], "jobTemplate": {"spec": {
+                    "template": _template(graph, node)}}}
     if node.kind == "Service":
         selected = graph.nodes[node.selects] if node.selects >= 0 else node
         return {"selector": {"app": graph.name(selected)}, "ports": [{"port": 80}]}

@@ -14,7 +14,7 @@ from kubegc.testing import Cluster
 from kubegc.tools.plan import PlanReport
 
 from .plan_reality import run_graph, scenario_cluster
-from .scenarios import CLEANUP, Graph, Node
+from .scenarios import CLEANUP, STUCK, Graph, Node
 
 IDENTS = count(10_000)  # apart from test_plan_random's, should both run on one cluster
 
@@ -68,6 +68,21 @@ def test_a_delete_a_webhook_refuses_is_named_by_the_plan(cluster: Cluster) -> No
     assert any(f"ValidatingWebhookConfiguration/g{graph.ident}-guard" in note
                for note in report.notes), report.notes
     assert {r.name for r in report.deleted} == {graph.name(n) for n in graph.nodes}
+
+
+def test_a_refused_delete_of_an_object_that_never_goes_is_named_by_the_plan(
+        cluster: Cluster) -> None:
+    """Found by the generator (seed 2): the guarded target keeps a finalizer nobody removes,
+    so the plan never deletes it, only sets its deletionTimestamp and orphans its
+    dependents; the note named the webhooks of what the plan deletes only, so it named none,
+    while the webhook refuses the DELETE itself and reality orphans nothing."""
+    graph = Graph([Node("0-configmap", "ConfigMap", 0, guarded=True, finalizer=STUCK),
+                   Node("1-configmap", "ConfigMap", 0, owners=[(0, True, False)])],
+                  pre_delete=None, target=0, policy="Orphan", webhook="deny")
+    report = run(cluster, graph)
+    assert report.deleted == []
+    assert any(f"ValidatingWebhookConfiguration/g{graph.ident}-guard" in note
+               for note in report.notes), report.notes
 
 
 def test_a_node_deleted_takes_its_pods_with_it(cluster: Cluster) -> None:

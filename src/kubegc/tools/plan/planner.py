@@ -50,7 +50,14 @@ from kubegc.tools.plan.lost_node import StopKubeletOperation
 from kubegc.tools.plan.operations import DeleteOperation, Operation
 from kubegc.tools.plan.races import order_dependent
 from kubegc.tools.plan.recorder import Recorder
-from kubegc.tools.plan.report import OrderDependent, Outcome, PlanReport, Reference, Step
+from kubegc.tools.plan.report import (
+    OrderDependent,
+    Outcome,
+    PlanReport,
+    Reference,
+    Step,
+    StepAction,
+)
 from kubegc.tools.plan.scope import cascade_scope
 from kubegc.tools.plan.simulation import PLAN_CONTROLLERS, OpContext, SimulationFactory
 from kubegc.tools.plan.snapshot import prepare_snapshot
@@ -61,6 +68,8 @@ from kubegc.tools.plan.workloads import reactions
 from kubegc.tools.wellformed import problem_notes
 
 DEFAULT_GRACE = 30
+#: the steps that show a DELETE was sent for an object (which a webhook may refuse)
+DELETE_SENT = frozenset({StepAction.REQUESTED, StepAction.DELETION_STARTED})
 #: Never simulate more than this (a grace period of hours is not waited for).
 MAX_HORIZON = 3 * 3600.0
 
@@ -208,7 +217,9 @@ async def _simulate(inv: Inventory, op: Operation, factory: SimulationFactory,
                         records=records, deletions=deletions, assumed=assumed)
     report.steps = _steps(op, report.target, timeline, origin)
     report.deleted = timeline.deleted()
-    report.notes.extend(webhook_notes(inv, report.deleted))
+    # the webhooks are asked about every DELETE sent, also of what never goes
+    report.notes.extend(webhook_notes(inv, [*report.deleted, *(
+        s.object for s in report.steps if s.action in DELETE_SENT)]))
     report.constraints = timeline.constraints()
     report.notes.extend(_cycle_notes(graph, timeline))
     if is_being_deleted(target):

@@ -35,7 +35,8 @@ def _hooks(config: Obj) -> list[dict[str, Any]]:
 
 
 def webhook_notes(inv: Inventory, deleted: list[ObjRef]) -> list[str]:
-    """One note naming the webhooks that may be asked about the plan's DELETEs."""
+    """One note naming the webhooks that may be asked about the plan's DELETEs (of
+    ``deleted``: what it deletes, and what it sends a DELETE for that never goes)."""
     resources: set[tuple[str, str]] = set()
     for ref in deleted:
         group = ref.group
