@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -43,6 +44,35 @@ TYPED = {"apiVersion": "v1", "kind": "PodList",
 ])
 def test_parse_dump_flattens_lists(text: str, names: list[str]) -> None:
     assert [o["metadata"]["name"] for o in parse_dump(text)] == names
+    # a file's bytes (``from_file``) read as its text
+    assert [o["metadata"]["name"] for o in parse_dump(text.encode())] == names
+
+
+def test_parse_dump_shares_the_strings_objects_repeat() -> None:
+    """Issue 27: a million decoded objects held their own "v1", namespace, label values
+    and owner's coordinates; the dump's objects share them (``api.interning``)."""
+    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1",
+           "uid": "uid-of-the-owner-1234"}
+    items = [{**cm(name, "team-a", app="web-frontend"),
+              "metadata": {**cm(name, "team-a", app="web-frontend")["metadata"],
+                           "ownerReferences": [dict(ref)]}} for name in ("one", "two")]
+    dump = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
+    one, two = parse_dump(dump)
+    for path in (("apiVersion",), ("kind",), ("metadata", "namespace"),
+                 ("metadata", "labels", "app"), ("metadata", "ownerReferences", 0, "uid"),
+                 ("metadata", "ownerReferences", 0, "name")):
+        a, b = one, two
+        for step in path:
+            a, b = a[step], b[step]
+        assert a == b and a is b, path
+    assert one["metadata"]["uid"] != two["metadata"]["uid"]
+
+
+def test_a_dump_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "dump.yaml"
+    path.write_bytes(b"kind: \xff\xfe\n")
+    with pytest.raises(ValueError):
+        DumpClient.from_file(path)
 
 
 @pytest.mark.parametrize("text", [
