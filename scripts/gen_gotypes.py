@@ -158,25 +158,31 @@ def field_type(schema: dict[str, Any]) -> str:
     return "string"
 
 
-#: the types 1.33 promoted to a GA version whose shape is their 1.32 beta's (KEP-1880's
-#: networking.k8s.io/v1 ServiceCIDR and IPAddress): the source is 1.32's, so each is copied
-#: from its beta under the GA name (``<package>.v1beta1.X`` → ``<package>.v1.X``)
-PROMOTED = tuple(f"io.k8s.api.networking.v1beta1.{name}" for name in (
-    "IPAddress", "IPAddressList", "IPAddressSpec", "ParentReference", "ServiceCIDR",
-    "ServiceCIDRList", "ServiceCIDRSpec", "ServiceCIDRStatus"))
+#: definitions the 1.32 source lacks, copied from a package of the same shape: the types 1.33
+#: promoted to GA, whose shape is their 1.32 beta's (KEP-1880's networking.k8s.io/v1
+#: ServiceCIDR and IPAddress), and flowcontrol v1beta3, which 1.32 stopped serving
+#: (``--emulated-version`` 1.30 and 1.31 serve it) and whose shape is v1's:
+#: (source package, target package, type names; empty: every type of the source package)
+COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("io.k8s.api.networking.v1beta1.", "io.k8s.api.networking.v1.", (
+        "IPAddress", "IPAddressList", "IPAddressSpec", "ParentReference", "ServiceCIDR",
+        "ServiceCIDRList", "ServiceCIDRSpec", "ServiceCIDRStatus")),
+    ("io.k8s.api.flowcontrol.v1.", "io.k8s.api.flowcontrol.v1beta3.", ()),
+)
 
 
 def promote(table: dict[str, Any]) -> dict[str, Any]:
-    """``table`` with ``PROMOTED``'s GA copies (references renamed likewise)."""
-    renamed = {beta: beta.replace(".v1beta1.", ".v1.") for beta in PROMOTED}
-    for beta, ga in renamed.items():
-        entry = json.loads(json.dumps(table[beta]))
-        entry["go"] = go_name(ga)
-        for prop, typ in entry.get("fields", {}).items():
-            for old, new in renamed.items():
-                typ = typ.replace("@" + old, "@" + new)
-            entry["fields"][prop] = typ
-        table[ga] = entry
+    """``table`` with ``COPIES``'s copies (references inside renamed likewise)."""
+    for source, target, names in COPIES:
+        renamed = {name: target + name.removeprefix(source) for name in list(table)
+                   if name.startswith(source) and "." not in name.removeprefix(source)
+                   and (not names or name.removeprefix(source) in names)}
+        for old, new in renamed.items():
+            entry = json.loads(json.dumps(table[old]))
+            entry["go"] = go_name(new)
+            for prop, typ in entry.get("fields", {}).items():
+                entry["fields"][prop] = typ.replace("@" + source, "@" + target)
+            table[new] = entry
     return table
 
 

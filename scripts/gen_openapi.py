@@ -60,7 +60,6 @@ GROUP_PACKAGES = {
     "events.k8s.io": "io.k8s.api.events",
     "scheduling.k8s.io": "io.k8s.api.scheduling",
     "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
-    "authentication.k8s.io": "io.k8s.api.authentication",
     "admissionregistration.k8s.io": "io.k8s.api.admissionregistration",
     "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
     "authorization.k8s.io": "io.k8s.api.authorization",
@@ -526,6 +525,29 @@ def kubegc_definitions(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]
     return {f"{KUBEGC}DeletionRecord": record, f"{KUBEGC}DeletionRecordList": record_list}
 
 
+#: group-versions an older emulated version serves that the client (1.33) has no models
+#: for, with the package of the same shape their definitions are copied from:
+#: flowcontrol v1beta3 (served by default until 1.32, ``--emulated-version`` 1.30 and 1.31)
+REMOVED_COPIES = {"io.k8s.api.flowcontrol.v1beta3.": "io.k8s.api.flowcontrol.v1."}
+
+
+def removed_versions(definitions: dict[str, Any]) -> dict[str, Any]:
+    """``REMOVED_COPIES``'s definitions: every type of the source package under the
+    target's name, references and ``x-kubernetes-group-version-kind`` renamed likewise."""
+    out: dict[str, Any] = {}
+    for target, source in REMOVED_COPIES.items():
+        version = target.rstrip(".").rpartition(".")[2]
+        for name, schema in definitions.items():
+            if not name.startswith(source) or "." in name.removeprefix(source):
+                continue
+            text = json.dumps(schema).replace(f"{REF_PREFIX}{source}", f"{REF_PREFIX}{target}")
+            copy = json.loads(text)
+            for gvk in copy.get("x-kubernetes-group-version-kind") or []:
+                gvk["version"] = version
+            out[target + name.removeprefix(source)] = copy
+    return out
+
+
 def generate() -> dict[str, Any]:
     roots_by_group: dict[str, list[str]] = {}
     kinds: dict[str, tuple[str, str, str]] = {}
@@ -561,6 +583,7 @@ def generate() -> dict[str, Any]:
                        "PATCH request body.",
     }
     add_patch_meta(definitions)
+    definitions.update(removed_versions(definitions))
     definitions.update(kubegc_definitions(definitions))
     return {
         "source": f"kubernetes=={kubernetes.__version__} (official Python client models)",

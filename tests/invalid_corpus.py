@@ -157,6 +157,8 @@ ENV_NAME = ("a valid environment variable name must consist only of printable AS
             "characters other than '='")
 CONFIG_KEY = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.'")
 SYSCTL = "must have at most 253 characters and match regex"
+#: ``IsValidUserID`` / ``IsValidGroupID``
+ID_RANGE = "must be between 0 and 2147483647, inclusive"
 
 
 def q(value: str) -> str:
@@ -416,6 +418,172 @@ POD_SPEC_CASES: list[tuple[Any, ...]] = [
         "1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4"]}}, "dnsConfig.nameservers",
      'Invalid value: []string{"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4"}: must not have more '
      "than 3 nameservers", "validatePodDNSConfig"),
+    ("probe-no-handler", {"containers": [_container(livenessProbe={"periodSeconds": 5})]},
+     "containers[0].livenessProbe", "Required value: must specify a handler type",
+     "validateHandler"),
+    ("probe-two-handlers", {"containers": [_container(readinessProbe={
+        "exec": {"command": ["true"]}, "tcpSocket": {"port": 80}})]},
+     "containers[0].readinessProbe.tcpSocket",
+     "Forbidden: may not specify more than 1 handler type", "validateHandler"),
+    ("probe-exec-no-command", {"containers": [_container(startupProbe={"exec": {}})]},
+     "containers[0].startupProbe.exec.command", "Required value", "validateExecAction"),
+    ("probe-http-port-range", {"containers": [_container(livenessProbe={
+        "httpGet": {"path": "/", "port": 70000}})]},
+     "containers[0].livenessProbe.httpGet.port", f"Invalid value: 70000: {PORT_RANGE}",
+     "ValidatePortNumOrName"),
+    ("probe-http-port-missing", {"containers": [_container(livenessProbe={"httpGet": {}})]},
+     "containers[0].livenessProbe.httpGet.port", f"Invalid value: 0: {PORT_RANGE}",
+     "ValidatePortNumOrName"),
+    ("probe-http-port-name", {"containers": [_container(readinessProbe={
+        "httpGet": {"path": "/", "port": "Web_1"}})]},
+     "containers[0].readinessProbe.httpGet.port", bad("Web_1", PORT_NAME),
+     "ValidatePortNumOrName"),
+    ("probe-http-scheme", {"containers": [_container(livenessProbe={
+        "httpGet": {"port": 80, "scheme": "FTP"}})]},
+     "containers[0].livenessProbe.httpGet.scheme",
+     'Unsupported value: "FTP": supported values: "HTTP", "HTTPS"', "validateHTTPGetAction"),
+    ("probe-http-header", {"containers": [_container(livenessProbe={"httpGet": {
+        "port": 80, "httpHeaders": [{"name": "X Bad", "value": "v"}]}})]},
+     "containers[0].livenessProbe.httpGet.httpHeaders",
+     bad("X Bad", "a valid HTTP header must consist of alphanumeric characters or '-'"),
+     "validateHTTPGetAction"),
+    ("probe-tcp-port", {"containers": [_container(livenessProbe={"tcpSocket": {"port": 0}})]},
+     "containers[0].livenessProbe.tcpSocket.port", f"Invalid value: 0: {PORT_RANGE}",
+     "validateTCPSocketAction"),
+    ("probe-grpc-port", {"containers": [_container(livenessProbe={"grpc": {"port": 70000}})]},
+     "containers[0].livenessProbe.grpc.port", f"Invalid value: 70000: {PORT_RANGE}",
+     "validateGRPCAction"),
+    ("probe-period-negative", {"containers": [_container(readinessProbe={
+        "tcpSocket": {"port": 80}, "periodSeconds": -1})]},
+     "containers[0].readinessProbe.periodSeconds", f"Invalid value: -1: {IS_NEGATIVE}",
+     "validateProbe"),
+    ("probe-timeout-negative", {"containers": [_container(readinessProbe={
+        "tcpSocket": {"port": 80}, "timeoutSeconds": -1})]},
+     "containers[0].readinessProbe.timeoutSeconds", f"Invalid value: -1: {IS_NEGATIVE}",
+     "validateProbe"),
+    ("probe-failure-threshold-negative", {"containers": [_container(startupProbe={
+        "tcpSocket": {"port": 80}, "failureThreshold": -3})]},
+     "containers[0].startupProbe.failureThreshold", f"Invalid value: -3: {IS_NEGATIVE}",
+     "validateProbe"),
+    ("liveness-success-threshold", {"containers": [_container(livenessProbe={
+        "tcpSocket": {"port": 80}, "successThreshold": 2})]},
+     "containers[0].livenessProbe.successThreshold", "Invalid value: 2: must be 1",
+     "validateLivenessProbe"),
+    ("startup-success-threshold", {"containers": [_container(startupProbe={
+        "tcpSocket": {"port": 80}, "successThreshold": 3})]},
+     "containers[0].startupProbe.successThreshold", "Invalid value: 3: must be 1",
+     "validateStartupProbe"),
+    ("probe-termination-grace", {"containers": [_container(livenessProbe={
+        "tcpSocket": {"port": 80}, "terminationGracePeriodSeconds": 0})]},
+     "containers[0].livenessProbe.terminationGracePeriodSeconds",
+     "Invalid value: 0: must be greater than 0", "validateProbe"),
+    ("readiness-termination-grace", {"containers": [_container(readinessProbe={
+        "tcpSocket": {"port": 80}, "terminationGracePeriodSeconds": 5})]},
+     "containers[0].readinessProbe.terminationGracePeriodSeconds",
+     "Invalid value: 5: must not be set for readinessProbes", "validateReadinessProbe"),
+    ("init-container-probe", {"initContainers": [_container(name="i", readinessProbe={
+        "tcpSocket": {"port": 80}})]}, "initContainers[0].readinessProbe",
+     "Forbidden: may not be set for init containers without restartPolicy=Always",
+     "validateInitContainers"),
+    ("sidecar-probe", {"initContainers": [_container(name="i", restartPolicy="Always",
+                                                     livenessProbe={"exec": {}})]},
+     "initContainers[0].livenessProbe.exec.command", "Required value", "validateInitContainers"),
+    ("lifecycle-no-handler", {"containers": [_container(lifecycle={"preStop": {}})]},
+     "containers[0].lifecycle.preStop", "Required value: must specify a handler type",
+     "validateLifecycle"),
+    ("lifecycle-two-handlers", {"containers": [_container(lifecycle={"postStart": {
+        "exec": {"command": ["true"]}, "sleep": {"seconds": 1}}})]},
+     "containers[0].lifecycle.postStart.sleep",
+     "Forbidden: may not specify more than 1 handler type", "validateHandler"),
+    ("lifecycle-http-port", {"containers": [_container(lifecycle={"preStop": {
+        "httpGet": {"port": "a--b"}}})]}, "containers[0].lifecycle.preStop.httpGet.port",
+     'Invalid value: "a--b": must not contain consecutive hyphens', "ValidatePortNumOrName"),
+    ("lifecycle-sleep-negative", {"containers": [_container(lifecycle={"preStop": {
+        "sleep": {"seconds": -1}}})]}, "containers[0].lifecycle.preStop.sleep",
+     "Invalid value: -1: must be non-negative and less than terminationGracePeriodSeconds "
+     "(30)", "validateSleepAction"),
+    ("lifecycle-sleep-over-grace", {"terminationGracePeriodSeconds": 10, "containers": [
+        _container(lifecycle={"preStop": {"sleep": {"seconds": 11}}})]},
+     "containers[0].lifecycle.preStop.sleep",
+     "Invalid value: 11: must be non-negative and less than terminationGracePeriodSeconds "
+     "(10)", "validateSleepAction"),
+    ("init-container-lifecycle", {"initContainers": [_container(name="i", lifecycle={
+        "preStop": {"exec": {"command": ["true"]}}})]}, "initContainers[0].lifecycle",
+     "Forbidden: may not be set for init containers without restartPolicy=Always",
+     "validateInitContainers"),
+    ("sub-path-absolute", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v", "mountPath": "/m", "subPath": "/etc"}])]},
+     "containers[0].volumeMounts.subPath", bad("/etc", "must be a relative path"),
+     "validateLocalDescendingPath"),
+    ("sub-path-backstep", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v", "mountPath": "/m", "subPath": "a/../.."}])]},
+     "containers[0].volumeMounts.subPath", bad("a/../..", "must not contain '..'"),
+     "validatePathNoBacksteps"),
+    ("sub-path-expr-backstep", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v", "mountPath": "/m",
+                                  "subPathExpr": "../$(POD)"}])]},
+     "containers[0].volumeMounts.subPathExpr", bad("../$(POD)", "must not contain '..'"),
+     "validateLocalDescendingPath"),
+    ("sub-path-and-expr", {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [
+        _container(volumeMounts=[{"name": "v", "mountPath": "/m", "subPath": "a",
+                                  "subPathExpr": "$(POD)"}])]},
+     "containers[0].volumeMounts[0].subPathExpr",
+     bad("$(POD)", "subPathExpr and subPath are mutually exclusive"), "ValidateVolumeMounts"),
+    ("pod-run-as-user", {"securityContext": {"runAsUser": -1}}, "securityContext.runAsUser",
+     f"Invalid value: -1: {ID_RANGE}", "validatePodSpecSecurityContext"),
+    ("pod-run-as-group", {"securityContext": {"runAsGroup": 2147483648}},
+     "securityContext.runAsGroup", f"Invalid value: 2147483648: {ID_RANGE}",
+     "validatePodSpecSecurityContext"),
+    ("pod-fs-group", {"securityContext": {"fsGroup": -5}}, "securityContext.fsGroup",
+     f"Invalid value: -5: {ID_RANGE}", "validatePodSpecSecurityContext"),
+    ("pod-supplemental-group", {"securityContext": {"supplementalGroups": [1000, -1]}},
+     "securityContext.supplementalGroups[1]", f"Invalid value: -1: {ID_RANGE}",
+     "validatePodSpecSecurityContext"),
+    ("pod-fs-group-change-policy", {"securityContext": {"fsGroupChangePolicy": "Sometimes"}},
+     "securityContext.fsGroupChangePolicy", 'Unsupported value: "Sometimes": supported '
+     'values: "Always", "OnRootMismatch"', "validateFSGroupChangePolicy"),
+    ("share-process-namespace-host-pid", {"hostPID": True, "shareProcessNamespace": True},
+     "securityContext.shareProcessNamespace",
+     "Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled",
+     "validatePodSpecSecurityContext"),
+    ("pod-seccomp-type", {"securityContext": {"seccompProfile": {"type": "Strict"}}},
+     "securityContext.seccompProfile.type", 'Unsupported value: "Strict": supported values: '
+     '"Localhost", "RuntimeDefault", "Unconfined"', "validateSeccompProfileType"),
+    ("pod-seccomp-no-type", {"securityContext": {"seccompProfile": {}}},
+     "securityContext.seccompProfile.type",
+     "Required value: type is required when seccompProfile is set",
+     "validateSeccompProfileType"),
+    ("container-run-as-user", {"containers": [_container(securityContext={"runAsUser": -1})]},
+     "containers[0].securityContext.runAsUser", f"Invalid value: -1: {ID_RANGE}",
+     "ValidateSecurityContext"),
+    ("container-run-as-group", {"initContainers": [_container(name="i", securityContext={
+        "runAsGroup": -2})]}, "initContainers[0].securityContext.runAsGroup",
+     f"Invalid value: -2: {ID_RANGE}", "ValidateSecurityContext"),
+    ("privileged-without-escalation", {"containers": [_container(securityContext={
+        "privileged": True, "allowPrivilegeEscalation": False})]},
+     "containers[0].securityContext", "Invalid value: ", "ValidateSecurityContext", 422,
+     ": cannot set `allowPrivilegeEscalation` to false and `privileged` to true"),
+    ("sys-admin-without-escalation", {"containers": [_container(securityContext={
+        "allowPrivilegeEscalation": False, "capabilities": {"add": ["CAP_SYS_ADMIN"]}})]},
+     "containers[0].securityContext", "Invalid value: ", "ValidateSecurityContext", 422,
+     ": cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"),
+    ("proc-mount", {"containers": [_container(securityContext={"procMount": "Masked"})]},
+     "containers[0].securityContext.procMount",
+     'Unsupported value: "Masked": supported values: "Default", "Unmasked"',
+     "ValidateProcMountType"),
+    ("proc-mount-unmasked-host-users", {"containers": [_container(securityContext={
+        "procMount": "Unmasked"})]}, "containers[0].securityContext.procMount",
+     'Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`',
+     "ValidateSecurityContext"),
+    ("container-seccomp-localhost-path", {"containers": [_container(securityContext={
+        "seccompProfile": {"type": "Localhost", "localhostProfile": "../p.json"}})]},
+     "containers[0].securityContext.seccompProfile.localhostProfile",
+     bad("../p.json", "must not contain '..'"), "validateSeccompProfileField"),
+    ("container-seccomp-localhost-missing", {"containers": [_container(securityContext={
+        "seccompProfile": {"type": "Localhost"}})]},
+     "containers[0].securityContext.seccompProfile.localhostProfile",
+     "Required value: must be set when seccomp type is Localhost",
+     "validateSeccompProfileField"),
     ("volume-name", {"volumes": [{"name": "V_1", "emptyDir": {}}]}, "volumes[0].name",
      bad("V_1", LABEL), "ValidateVolumes"),
     ("volume-duplicate", {"volumes": [{"name": "v", "emptyDir": {}},

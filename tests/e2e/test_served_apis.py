@@ -7,7 +7,8 @@ Service range, and the service-cidr controller's finalizer: a ServiceCIDR delete
 allocator-owned IPAddress of its range exists stays, ``Ready=False`` reason ``Terminating``,
 until the IPAddress goes (then 10 s, upstream's grace period), and the doctor names the
 remover. At 1.32 and 1.30 neither resource is served: discovery, OpenAPI and the REST
-routes (404) say so. OpenAPI's ``info.version`` is the emulated version.
+routes (404) say so. ``flowcontrol.apiserver.k8s.io/v1beta3`` (removed in 1.32) is served
+beside ``v1`` at 1.30 only. OpenAPI's ``info.version`` is the emulated version.
 """
 
 from __future__ import annotations
@@ -170,3 +171,24 @@ def test_service_cidr_validation(emulated: tuple[str, Server]) -> None:
     assert got.returncode != 0
     assert 'metadata.name: Invalid value: "10.0.0.01": ParseAddr("10.0.0.01")' in got.stderr
     assert "spec.parentRef: Required value" in got.stderr, got.stderr
+
+
+def test_flowcontrol_v1beta3_until_1_32(emulated: tuple[str, Server]) -> None:
+    version, server = emulated
+    served = version < "1.32"
+    group = _json(server, "/apis/flowcontrol.apiserver.k8s.io")
+    assert [v["version"] for v in group["versions"]] == (["v1", "v1beta3"] if served
+                                                          else ["v1"])
+    assert group["preferredVersion"]["version"] == "v1"
+    flow_schema = json.dumps({
+        "apiVersion": "flowcontrol.apiserver.k8s.io/v1beta3", "kind": "FlowSchema",
+        "metadata": {"name": "legacy"},
+        "spec": {"priorityLevelConfiguration": {"name": "global-default"}}})
+    got = server.kubectl("create", "-f", "-", input=flow_schema, check=False)
+    assert (got.returncode == 0) is served, got.stderr
+    status, _ = server.http("GET", "/apis/flowcontrol.apiserver.k8s.io/v1beta3/flowschemas")
+    assert status == (200 if served else 404)
+    if served:  # one object, both versions
+        read = _json(server, "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/legacy")
+        assert read["apiVersion"] == "flowcontrol.apiserver.k8s.io/v1"
+        assert read["spec"]["matchingPrecedence"] == 1000

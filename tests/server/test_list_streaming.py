@@ -141,3 +141,30 @@ async def test_a_watch_list_sends_every_initial_event_then_the_bookmark_then_cha
         assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "later")
         assert int(event["object"]["metadata"]["resourceVersion"]) > int(
             bookmark["resourceVersion"])
+
+
+async def test_a_list_overtaken_by_compaction_is_cut_short_with_one_line_logged(
+        http: Http, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from kubegc.api.errors import resource_expired
+    from kubegc.registry.generic import listing
+
+    select = listing._select
+    calls = 0
+
+    async def compacted_after_the_first_page(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            raise resource_expired("The provided continue parameter is too old to display "
+                                   "a consistent list result.")
+        return await select(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(listing, "_select", compacted_after_the_first_page)
+    with pytest.raises(aiohttp.ClientPayloadError):  # a broken answer: the client relists
+        await _get(http, CM)
+    cut = [r for r in caplog.records if "cut short" in r.getMessage()]
+    assert len(cut) == 1 and cut[0].exc_info is None
+    assert not [r for r in caplog.records if "unhandled error" in r.getMessage()]
+    monkeypatch.undo()
+    status, _, body = await _get(http, "/api/v1/namespaces/empty/configmaps")
+    assert status == 200 and orjson.loads(body)["items"] == []  # the server goes on

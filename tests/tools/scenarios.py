@@ -34,25 +34,40 @@ SERVICES = GroupVersionResource("", "v1", "services")
 ENDPOINTS = GroupVersionResource("", "v1", "endpoints")
 SERVICE_ACCOUNTS = GroupVersionResource("", "v1", "serviceaccounts")
 PVCS = GroupVersionResource("", "v1", "persistentvolumeclaims")
+STATEFULSETS = GroupVersionResource("apps", "v1", "statefulsets")
+DAEMONSETS = GroupVersionResource("apps", "v1", "daemonsets")
+REVISIONS = GroupVersionResource("apps", "v1", "controllerrevisions")
+NODES = GroupVersionResource("", "v1", "nodes")
+WEBHOOKS = GroupVersionResource("admissionregistration.k8s.io", "v1",
+                                "validatingwebhookconfigurations")
 GVR = {"ConfigMap": CM, "Secret": SECRETS, "Pod": PODS, "ClusterOwner": OWNERS,
        "ReplicaSet": RS, "Deployment": DEPLOYMENTS, "Job": JOBS, "Service": SERVICES,
        "Endpoints": ENDPOINTS, "ServiceAccount": SERVICE_ACCOUNTS,
-       "PersistentVolumeClaim": PVCS}
+       "PersistentVolumeClaim": PVCS, "StatefulSet": STATEFULSETS, "DaemonSet": DAEMONSETS,
+       "ControllerRevision": REVISIONS, "ValidatingWebhookConfiguration": WEBHOOKS,
+       "Node": NODES}
 API = {"ConfigMap": "v1", "Secret": "v1", "Pod": "v1", "ClusterOwner": f"{GROUP}/v1",
        "ReplicaSet": "apps/v1", "Deployment": "apps/v1", "Job": "batch/v1",
        "Service": "v1", "Endpoints": "v1", "ServiceAccount": "v1",
-       "PersistentVolumeClaim": "v1"}
+       "PersistentVolumeClaim": "v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
+       "ControllerRevision": "apps/v1",
+       "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1", "Node": "v1"}
 CLUSTER_SCOPED = frozenset({"ClusterOwner"})
 #: kinds that own nothing in a scenario
 OWN_NOTHING = frozenset({"Pod"})
 #: kinds whose controllers make pods (through a ReplicaSet for a Deployment)
-WORKLOADS = frozenset({"ReplicaSet", "Deployment", "Job"})
+WORKLOADS = frozenset({"ReplicaSet", "Deployment", "Job", "StatefulSet", "DaemonSet"})
 POLICIES = ("Background", "Foreground", "Orphan")
 #: what a scenario's delete targets: one of its objects, its first namespace (the namespace
-#: controller deletes the content), or its own CRD (the API server deletes the instances
-#: and waits for them)
-TARGETS = ("object", "namespace", "crd")
+#: controller deletes the content), its own CRD (the API server deletes the instances and
+#: waits for them) or its own Node (no kubelet runs it; pod GC deletes its pods once it is
+#: gone)
+TARGETS = ("object", "namespace", "crd", "node")
 NODE = "kubegc-node-1"  # the simulated kubelet's node
+#: the in-process admission webhooks a scenario's configuration may name (``plan_reality``
+#: registers them): one refuses every DELETE it is asked about (a scenario guards only its
+#: target with it), one allows it
+GUARDS = ("deny", "allow")
 
 
 def gadget_group(ident: int) -> str:
@@ -88,6 +103,8 @@ class Node:
     job: dict[str, Any] = field(default_factory=dict)  # run seconds, ttlSecondsAfterFinished
     claim: int = -1  # a Pod's volume: the PersistentVolumeClaim node it names
     selects: int = -1  # a Service's selector: the workload node whose pods it selects
+    guarded: bool = False  # the scenario's admission webhook is asked about its DELETE
+    own_node: bool = False  # a Pod bound to the scenario's Node (which no kubelet runs)
 
     def describe(self, graph: Graph) -> str:
         refs = ", ".join(f"{graph.nodes[i].name}{'!' if b else ''}{'*' if c else ''}"
@@ -100,7 +117,9 @@ class Node:
                 + (f" replicas={self.replicas}" if self.replicas else "")
                 + (f" job={self.job}" if self.job else "")
                 + (f" claim={graph.nodes[self.claim].name}" if self.claim >= 0 else "")
-                + (f" selects={graph.nodes[self.selects].name}" if self.selects >= 0 else ""))
+                + (f" selects={graph.nodes[self.selects].name}" if self.selects >= 0 else "")
+                + (" guarded" if self.guarded else "")
+                + (" on the scenario's node" if self.own_node else ""))
 
 
 @dataclass
@@ -117,6 +136,9 @@ class Graph:
     #: the target is not the target node itself but one of the pods its controller made
     #: (a workload's: the first by name)
     target_pod: bool = False
+    #: a ValidatingWebhookConfiguration taking DELETEs of the guarded ConfigMaps and
+    #: Secrets: "" none, else the webhook of ``GUARDS`` it names
+    webhook: str = ""
 
     @property
     def label(self) -> str:
@@ -138,7 +160,13 @@ class Graph:
             return self.namespaces[0]
         if self.target_kind == "crd":
             return f"gadgets.{gadget_group(self.ident)}"
+        if self.target_kind == "node":
+            return self.node_name
         return self.name(self.nodes[self.target])
+
+    @property
+    def node_name(self) -> str:
+        return f"g{self.ident}-node"
 
     def workload_label(self, node: Node) -> dict[str, str]:
         return {"plan-graph": self.label, "app": self.name(node)}
@@ -149,7 +177,9 @@ class Graph:
         what = f"a pod of {self.target_name}" if self.target_pod else self.target_name
         lines = [f"scenario {self.ident}: delete {self.target_kind} {what} "
                  f"--cascade={self.policy.lower()}{pre}",
-                 "  (owner! = blockOwnerDeletion, owner* = controller)"]
+                 "  (owner! = blockOwnerDeletion, owner* = controller)"
+                 + (f"; a webhook that will {self.webhook} DELETEs of the guarded"
+                    if self.webhook else "")]
         lines += [f"  {i}: {n.describe(self)}" for i, n in enumerate(self.nodes)]
         lines += [f"  Gadget {self.namespaces[0]}/g{self.ident}-{name}"
                   + (f" fin={fin}" if fin else "") for name, fin in self.gadgets]
@@ -161,21 +191,34 @@ class Graph:
 
 KINDS = (["ConfigMap"] * 3 + ["Secret", "Pod", "Pod", "ClusterOwner", "ReplicaSet",
                                 "ReplicaSet", "Deployment", "Job", "Service", "ServiceAccount",
-                                "PersistentVolumeClaim", "PersistentVolumeClaim"])
+                                "PersistentVolumeClaim", "PersistentVolumeClaim",
+                                "StatefulSet", "DaemonSet"])
 FINALIZERS = [""] * 6 + [CLEANUP] * 2 + [STUCK]
 
 
-def _owners(draw: st.DrawFn, nodes: list[Node], cluster_scoped: bool) -> list[
+def _named_from(nodes: list[Node], j: int) -> set[int]:
+    """The namespaces (-1: cluster-scoped) of the objects that name ``nodes[j]`` an owner."""
+    return {n.namespace for n in nodes if any(k == j for k, _, _ in n.owners)}
+
+
+def _owners(draw: st.DrawFn, nodes: list[Node], namespace: int) -> list[
         tuple[int, bool, bool]]:
+    """A node's owners. A namespaced owner is never named from two namespaces (or from its
+    namespace and by a cluster-scoped object): once it is collected, the garbage collector
+    verifies it again and again under each identity for as long as such dependents exist
+    (upstream ``processGraphChanges``, ``getAlternateOwnerIdentity``), so neither kubegc nor
+    the plan's simulation ever settles (the plan takes minutes)."""
     candidates = draw(st.permutations(range(len(nodes))))
     count = draw(st.sampled_from([0, 1, 1, 1, 2, 2, 3]))
     out: list[tuple[int, bool, bool]] = []
     controller_taken = False
     for j in candidates[:count]:
         owner = nodes[j]
-        if owner.kind in OWN_NOTHING or (cluster_scoped and owner.namespace >= 0 and draw(
+        if owner.kind in OWN_NOTHING or (namespace < 0 and owner.namespace >= 0 and draw(
                 st.integers(0, 9)) < 7):
             continue  # mostly valid cluster-scoped references
+        if owner.namespace >= 0 and _named_from(nodes, j) - {namespace}:
+            continue
         controller = not controller_taken and draw(st.integers(0, 9)) < 4
         controller_taken |= controller
         out.append((j, draw(st.integers(0, 9)) < 6, controller))
@@ -196,7 +239,7 @@ def _node(draw: st.DrawFn, i: int, nodes: list[Node]) -> Node:
     kind = draw(st.sampled_from(KINDS))
     namespace = -1 if kind in CLUSTER_SCOPED else draw(st.sampled_from([0] * 6 + [1]))
     node = Node(f"{i}-{kind.lower()}", kind, namespace)
-    node.owners = _owners(draw, nodes, namespace < 0)
+    node.owners = _owners(draw, nodes, namespace)
     node.finalizer = draw(st.sampled_from(FINALIZERS))
     if kind == "Pod":
         node.pod = _pod(draw)
@@ -204,11 +247,13 @@ def _node(draw: st.DrawFn, i: int, nodes: list[Node]) -> Node:
                   if n.kind == "PersistentVolumeClaim" and n.namespace == namespace]
         if claims and draw(st.integers(0, 9)) < 6:
             node.claim = draw(st.sampled_from(claims))
-    if kind in ("ReplicaSet", "Deployment"):
+    if kind in ("ReplicaSet", "Deployment", "StatefulSet"):
         node.replicas = draw(st.sampled_from([0, 1, 1, 2]))
     if kind == "Job":  # finished at once or running; deleted some seconds after it finished
         node.job = {"run": draw(st.sampled_from(["0.2", "0.2", "600"])),
                     "ttl": draw(st.sampled_from([None, None, 0, 3]))}
+    if kind in ("Secret", "ConfigMap"):
+        node.guarded = draw(st.integers(0, 9)) < 2
     if kind == "Service":
         workloads = [j for j, n in enumerate(nodes)
                      if n.kind in WORKLOADS and n.namespace == namespace]
@@ -234,14 +279,29 @@ def scenarios(draw: st.DrawFn) -> Graph:
         target = draw(st.sampled_from(owners))
     else:
         target = draw(st.integers(0, len(nodes) - 1))
-    target_kind = draw(st.sampled_from(["object"] * 16 + ["namespace"] * 3 + ["crd"] * 2))
+    target_kind = draw(st.sampled_from(["object"] * 16 + ["namespace"] * 3 + ["crd"] * 2
+                                       + ["node"] * 2))
+    if target_kind == "node":  # pods without owners (a graceful delete would never end)
+        pre = None
+        for node in nodes:
+            node.own_node = node.kind == "Pod" and not node.owners and draw(st.booleans())
     gadgets: list[tuple[str, str]] = []
     if target_kind == "crd" or draw(st.integers(0, 9)) == 0:
         gadgets = [(f"gadget-{i}", draw(st.sampled_from(["", "", "", STUCK])))
                    for i in range(draw(st.integers(1, 3)))]
     graph = Graph(nodes, pre, target, draw(st.sampled_from(POLICIES)), target_kind, gadgets)
+    if any(n.guarded for n in nodes):
+        graph.webhook = draw(st.sampled_from(["", "", "allow"]))
+    chosen = nodes[target]
+    if (target_kind == "object" and chosen.kind in ("ConfigMap", "Secret") and pre is None
+            and not chosen.owners and draw(st.integers(0, 9)) < 3):
+        # the user's DELETE refused; only the target: a DELETE of the garbage collector's
+        # or the namespace controller's refused is retried for ever (kubegc never settles)
+        for node in nodes:
+            node.guarded = node is chosen
+        graph.webhook = "deny"
     if target_kind == "object" and nodes[target].kind in WORKLOADS and (
-            nodes[target].replicas or nodes[target].job):
+            nodes[target].replicas or nodes[target].job or nodes[target].kind == "DaemonSet"):
         graph.target_pod = draw(st.booleans())
     return graph
 
@@ -283,6 +343,12 @@ def _refs(graph: Graph, node: Node, uids: dict[int, str]) -> list[dict[str, Any]
     return refs
 
 
+def own_node(graph: Graph) -> Obj:
+    """The scenario's Node: no kubelet runs it (its pods never start)."""
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": graph.node_name, "labels": {"plan-graph": graph.label}}}
+
+
 def _pod_spec(graph: Graph, node: Node, meta: dict[str, Any]) -> dict[str, Any]:
     meta["annotations"] = {"kubegc.io/exit-delay-seconds": node.pod["exit"]}
     if node.pod["ignore_term"]:
@@ -291,7 +357,7 @@ def _pod_spec(graph: Graph, node: Node, meta: dict[str, Any]) -> dict[str, Any]:
     if node.pod.get("prestop"):  # a preStop hook that runs that long (the kubelet's)
         meta["annotations"]["kubegc.io/prestop-seconds"] = node.pod["prestop"]
         container["lifecycle"] = {"preStop": {"exec": {"command": ["sleep", "1"]}}}
-    spec: dict[str, Any] = {"nodeName": NODE,
+    spec: dict[str, Any] = {"nodeName": graph.node_name if node.own_node else NODE,
                             "terminationGracePeriodSeconds": node.pod["grace"],
                             "containers": [container]}
     if node.claim >= 0:
@@ -311,9 +377,15 @@ def _template(graph: Graph, node: Node, **annotations: str) -> dict[str, Any]:
 
 def _spec(graph: Graph, node: Node) -> dict[str, Any] | None:
     """The spec of a kind that has one (typed objects: their updates are validated whole)."""
-    if node.kind in ("ReplicaSet", "Deployment"):
-        return {"replicas": node.replicas, "selector": {"matchLabels": {
-            "app": graph.name(node)}}, "template": _template(graph, node)}
+    spec: dict[str, Any]
+    if node.kind in ("ReplicaSet", "Deployment", "StatefulSet", "DaemonSet"):
+        spec = {"selector": {"matchLabels": {"app": graph.name(node)}},
+                "template": _template(graph, node)}
+        if node.kind != "DaemonSet":  # one pod on the one simulated node
+            spec["replicas"] = node.replicas
+        if node.kind == "StatefulSet":
+            spec["serviceName"] = graph.name(node)
+        return spec
     if node.kind == "Job":
         spec = {"backoffLimit": 0, "template": _template(
             graph, node, **{"kubegc.io/run-seconds": node.job["run"]})}
@@ -331,6 +403,8 @@ def _spec(graph: Graph, node: Node) -> dict[str, Any] | None:
 
 def body(graph: Graph, node: Node, uids: dict[int, str]) -> Obj:
     meta: dict[str, Any] = {"name": graph.name(node), "labels": {"plan-graph": graph.label}}
+    if node.guarded:
+        meta["labels"]["guarded"] = "yes"
     refs = _refs(graph, node, uids)
     if refs:
         meta["ownerReferences"] = refs
@@ -341,6 +415,22 @@ def body(graph: Graph, node: Node, uids: dict[int, str]) -> Obj:
     if spec is not None:
         obj["spec"] = spec
     return obj
+
+
+def webhook_configuration(graph: Graph, url: str) -> Obj:
+    """The scenario's ValidatingWebhookConfiguration: DELETEs of its guarded objects go to
+    the webhook at ``url`` (failurePolicy Fail)."""
+    return {"apiVersion": API["ValidatingWebhookConfiguration"],
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": f"g{graph.ident}-guard", "labels": {"plan-graph": graph.label}},
+            "webhooks": [{"name": "guard.test.kubegc.io", "clientConfig": {"url": url},
+                          "rules": [{"operations": ["DELETE"], "apiGroups": [""],
+                                     "apiVersions": ["v1"],
+                                     "resources": ["configmaps", "secrets"]}],
+                          "objectSelector": {"matchLabels": {"plan-graph": graph.label,
+                                                             "guarded": "yes"}},
+                          "failurePolicy": "Fail", "sideEffects": "None",
+                          "admissionReviewVersions": ["v1"]}]}
 
 
 def token_secret(graph: Graph, node: Node, uid: str) -> Obj:

@@ -44,3 +44,41 @@ def test_a_jobs_pod_deleted_fails_the_job_and_its_ttl_deletes_it(cluster: Cluste
     report = run(cluster, graph)
     assert [r.workload.name for r in report.reactions] == [graph.name(graph.nodes[0])]
     assert "past backoffLimit 0, fails" in report.reactions[0].why
+
+
+def test_a_statefulsets_pod_deleted_is_made_again(cluster: Cluster) -> None:
+    """Deleting a StatefulSet's pod: its controller makes it again, with the same name (a
+    new uid); the plan names that reaction, and the comparison requires it."""
+    graph = Graph([Node("0-statefulset", "StatefulSet", 0, replicas=1)],
+                  pre_delete=None, target=0, policy="Background", target_pod=True)
+    report = run(cluster, graph)
+    (reaction,) = report.reactions
+    assert reaction.workload.kind == "StatefulSet"
+    assert "makes each pod again, with the same name" in reaction.why
+
+
+def test_a_delete_a_webhook_refuses_is_named_by_the_plan(cluster: Cluster) -> None:
+    """A webhook refuses the DELETE of a guarded ConfigMap: reality deletes nothing, the
+    plan — which calls no webhook — deletes it and its dependent, and the comparison
+    accepts that only because the plan's note names the webhook configuration."""
+    graph = Graph([Node("0-configmap", "ConfigMap", 0, guarded=True),
+                   Node("1-configmap", "ConfigMap", 0, owners=[(0, True, False)])],
+                  pre_delete=None, target=0, policy="Foreground", webhook="deny")
+    report = run(cluster, graph)
+    assert any(f"ValidatingWebhookConfiguration/g{graph.ident}-guard" in note
+               for note in report.notes), report.notes
+    assert {r.name for r in report.deleted} == {graph.name(n) for n in graph.nodes}
+
+
+def test_a_node_deleted_takes_its_pods_with_it(cluster: Cluster) -> None:
+    """Deleting a Node no kubelet runs: pod GC deletes its pods (after its quarantine: the
+    plan says when, reality here is sooner), a pod on another node stays."""
+    graph = Graph([Node("0-pod", "Pod", 0, pod={"grace": 1, "exit": "0", "ignore_term": False},
+                        own_node=True),
+                   Node("1-pod", "Pod", 0, pod={"grace": 1, "exit": "0", "ignore_term": False}),
+                   Node("2-configmap", "ConfigMap", 0, owners=[(0, False, False)])],
+                  pre_delete=None, target=0, policy="Background", target_kind="node")
+    report = run(cluster, graph)
+    assert {r.name for r in report.deleted} == {graph.node_name, graph.name(graph.nodes[0]),
+                                                graph.name(graph.nodes[2])}
+

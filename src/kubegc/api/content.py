@@ -233,6 +233,16 @@ def is_valid_port_num(port: int) -> list[str]:
     return [] if 1 <= port <= 65535 else ["must be between 1 and 65535, inclusive"]
 
 
+_HTTP_HEADER_NAME = re.compile(r"^[-A-Za-z0-9]+$")
+HTTP_HEADER_NAME_MSG = ("a valid HTTP header must consist of alphanumeric characters or '-' "
+                        "(e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')")
+
+
+def is_http_header_name(value: str) -> list[str]:
+    """``IsHTTPHeaderName``."""
+    return [] if _HTTP_HEADER_NAME.match(value) else [HTTP_HEADER_NAME_MSG]
+
+
 IP_MSG = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
 

@@ -50,6 +50,13 @@ API_LIFECYCLE: dict[tuple[str, str, str], Lifecycle] = {
     # default; kubegc does not serve it)
     ("networking.k8s.io", "v1", "ipaddresses"): Lifecycle(introduced=MajorMinor(1, 33)),
     ("networking.k8s.io", "v1", "servicecidrs"): Lifecycle(introduced=MajorMinor(1, 33)),
+    # flowcontrol v1beta3: in pkg/controlplane's legacyBetaEnabledByDefaultResources
+    # ("deprecate in 1.29, remove in 1.32"), tagged ``removed=1.32``: served by default
+    # beside v1 until then
+    ("flowcontrol.apiserver.k8s.io", "v1beta3", "flowschemas"):
+        Lifecycle(removed=MajorMinor(1, 32)),
+    ("flowcontrol.apiserver.k8s.io", "v1beta3", "prioritylevelconfigurations"):
+        Lifecycle(removed=MajorMinor(1, 32)),
 }
 
 

@@ -215,8 +215,10 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
        "ValidatingWebhookConfiguration", namespaced=False, categories="api-extensions"),
     _r("apiregistration.k8s.io", "v1", "apiservices", "APIService", namespaced=False,
        categories="api-extensions"),
-    _r("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", namespaced=False),
-    _r("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations",
+    # v1beta3 until 1.32 (kubegc.api.lifecycle)
+    _r("flowcontrol.apiserver.k8s.io", "v1 v1beta3", "flowschemas", "FlowSchema",
+       namespaced=False),
+    _r("flowcontrol.apiserver.k8s.io", "v1 v1beta3", "prioritylevelconfigurations",
        "PriorityLevelConfiguration", namespaced=False),
     # authentication.k8s.io: create-only reviews, not stored
     _r("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", namespaced=False),

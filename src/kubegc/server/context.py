@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 DebugHandler = Callable[[Request], Awaitable[AnyResponse]]
 
 JSON = "application/json"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -78,7 +81,8 @@ async def encoded_stream_response(request: Request, pieces: AsyncIterator[bytes]
                                   ) -> StreamResponse:
     """``encoded_response`` of the concatenation of ``pieces``, each escaped and written
     (chunked, with back-pressure) as it comes: the same bytes, never held whole. A piece
-    that fails after the head was sent cuts the answer short (the connection is closed)."""
+    that fails after the head was sent (compaction overtook the list) cuts the answer short:
+    the connection is closed, and one line is logged."""
     response = StreamResponse(status=200, content_type=JSON)
     await response.prepare(request)
     try:
@@ -87,6 +91,11 @@ async def encoded_stream_response(request: Request, pieces: AsyncIterator[bytes]
         await response.write(b"\n")
     except ConnectionResetError:
         return response  # the client went away
+    except StatusError as e:
+        log.warning("%s %s cut short after its head was sent: %s", request.method,
+                    request.path_qs, e.message)
+        response.abort()
+        return response
     await response.write_eof()
     return response
 

@@ -39,6 +39,7 @@ PRIORITIES: dict[tuple[str, str], tuple[int, int]] = {
     ("node.k8s.io", "v1"): (16300, 15),
     ("discovery.k8s.io", "v1"): (16200, 15),
     ("flowcontrol.apiserver.k8s.io", "v1"): (16100, 21),
+    ("flowcontrol.apiserver.k8s.io", "v1beta3"): (16100, 18),
     ("apiregistration.k8s.io", "v1"): (16000, 15),
 }
 #: a group-version missing from the table (a CRD's: ``crdregistration``'s values)

@@ -160,6 +160,15 @@ class StreamResponse:
         conn.write(b"%x\r\n%b\r\n" % (len(data), data))
         await conn.drain()
 
+    def abort(self) -> None:
+        """Cut the answer short after its head was sent: the connection is closed without
+        the last chunk, so the client sees a broken response (Go's handlers panic with
+        ``http.ErrAbortHandler``, which net/http does not log as an error)."""
+        if self._done or self._request is None:
+            return
+        self._done = True
+        _connection(self._request).close()
+
     async def write_eof(self) -> None:
         if self._done or self._request is None:
             return
@@ -178,6 +187,7 @@ class _Connection(Protocol):
     async def drain(self) -> None: ...
     def end_stream(self) -> None: ...
     def date_line(self) -> bytes: ...
+    def close(self) -> None: ...
 
 
 def _connection(request: Request) -> _Connection:

@@ -5,7 +5,8 @@ policies, resource names and quantities, environment variable names), volumes' n
 sources, restart and DNS policies, ``activeDeadlineSeconds``, node and service account
 names, the keys of ``nodeSelector``, tolerations and topology spread constraints, affinity
 (``validation_affinity``), host aliases (``ValidateHostAliases``), sysctls
-(``validateSysctls``) and the pod's ``overhead`` (``validateOverhead``).
+(``validateSysctls``) and the pod's ``overhead`` (``validateOverhead``); probes and hooks are
+``validation_probes``', security contexts ``validation_security``'.
 """
 
 from __future__ import annotations
@@ -31,11 +32,16 @@ from kubegc.registry.groups.core.validation_podspec import (
     validate_pod_references,
     validate_volume_mounts,
 )
+from kubegc.registry.groups.core.validation_probes import validate_container_hooks
 from kubegc.registry.groups.core.validation_resources import (
     validate_env_names,
     validate_qualified_key,
     validate_resource_requirements,
     validate_topology_key,
+)
+from kubegc.registry.groups.core.validation_security import (
+    validate_container_security_context,
+    validate_pod_security_context,
 )
 from kubegc.registry.validation.common import (
     Causes,
@@ -79,13 +85,15 @@ def _validate_pod_spec(spec: dict[str, Any], path: str) -> Causes:
     seen: set[str] = set()
     volumes = valid_volume_names(spec.get("volumes"))
     causes = _containers(spec.get("initContainers") or [], f"{path}.initContainers", seen,
-                         volumes, required_list=False)
-    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen, volumes)
+                         volumes, spec, init=True)
+    causes += _containers(spec.get("containers") or [], f"{path}.containers", seen, volumes,
+                          spec)
     causes += validate_pod_references(spec, path)
     causes += _volumes(spec.get("volumes") or [], f"{path}.volumes")
     causes += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     causes += _scheduling_keys(spec, path)
     causes += _host_aliases(spec.get("hostAliases"), f"{path}.hostAliases")
+    causes += validate_pod_security_context(spec, f"{path}.securityContext")
     causes += _sysctls(mapping(spec, "securityContext").get("sysctls"),
                        f"{path}.securityContext.sysctls")
     if isinstance(spec.get("overhead"), dict):  # validateOverhead: the overhead as limits
@@ -162,10 +170,13 @@ def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
     return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
 
 
-def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[str], *,
-                required_list: bool = True) -> Causes:
+def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[str],
+                spec: dict[str, Any], *, init: bool = False) -> Causes:
+    """``validateContainers`` / ``validateInitContainers`` (``spec``: the pod's, for its
+    grace period and ``hostUsers``)."""
     if not containers:
-        return [required(path)] if required_list else []
+        return [] if init else [required(path)]
+    grace, host_users = spec.get("terminationGracePeriodSeconds"), spec.get("hostUsers")
     causes: Causes = []
     for i, container in enumerate(containers):
         item = f"{path}[{i}]"
@@ -183,6 +194,10 @@ def _containers(containers: list[Any], path: str, seen: set[str], volumes: set[s
                                          f"{item}.volumeMounts")
         causes += validate_resource_requirements(mapping(container, "resources"),
                                                  f"{item}.resources")
+        causes += validate_container_hooks(container, grace, item, init=init)
+        causes += validate_container_security_context(container.get("securityContext"),
+                                                      host_users is not False,
+                                                      f"{item}.securityContext")
     return causes
 
 

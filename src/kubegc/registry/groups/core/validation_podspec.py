@@ -1,5 +1,6 @@
 """The references and small lists of a pod spec (``pkg/apis/core/validation``): containers'
-volume mounts (``ValidateVolumeMounts``), environment sources (``ValidateEnvFrom``, the key
+volume mounts (``ValidateVolumeMounts``, their sub-paths ``validateLocalDescendingPath``),
+environment sources (``ValidateEnvFrom``, the key
 selectors of ``validateEnvVarValueFrom``), and the pod's class names, readiness and
 scheduling gates (``validateReadinessGates``, ``validateSchedulingGates``) and DNS config
 (``validatePodDNSConfig``).
@@ -59,6 +60,30 @@ def validate_volume_mounts(mounts: Any, volumes: set[str], path: str) -> Causes:
         if mount_path in paths:
             causes.append(invalid(f"{where}.mountPath", mount_path, "must be unique"))
         paths.add(mount_path)
+        causes += _sub_paths(mount, where, path)
+    return causes
+
+
+def _sub_paths(mount: dict[str, Any], where: str, path: str) -> Causes:
+    """``ValidateVolumeMounts``' ``subPath`` and ``subPathExpr``: local descending paths,
+    not both. Upstream reports a bad path under the list's path, without the index
+    (``fldPath.Child("subPath")``), and the conflict under the mount's."""
+    sub_path, expr = str(mount.get("subPath") or ""), str(mount.get("subPathExpr") or "")
+    causes = validate_local_descending_path(sub_path, f"{path}.subPath") if sub_path else []
+    if expr:
+        if sub_path:
+            causes.append(invalid(f"{where}.subPathExpr", expr,
+                                  "subPathExpr and subPath are mutually exclusive"))
+        causes += validate_local_descending_path(expr, f"{path}.subPathExpr")
+    return causes
+
+
+def validate_local_descending_path(target: str, path: str) -> Causes:
+    """``validateLocalDescendingPath``: relative, and no ``..`` element
+    (``validatePathNoBacksteps``)."""
+    causes = [invalid(path, target, "must be a relative path")] if target.startswith("/") else []
+    if ".." in target.split("/"):
+        causes.append(invalid(path, target, "must not contain '..'"))
     return causes
 
 
