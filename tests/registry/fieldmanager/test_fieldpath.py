@@ -148,3 +148,16 @@ def test_edited_fields_equal_rendering_the_edited_set(
 
 def _reversed(tree: dict[str, Any]) -> dict[str, Any]:
     return {k: _reversed(tree[k]) for k in reversed(tree)}
+
+
+def test_labels_given_as_a_list_do_not_share_the_memo_of_a_map_of_the_same_keys() -> None:
+    """Found by the property above (in a full run, where the memo is shared): ``f:metadata``
+    was memoized with labels reduced to the list of their keys, which is also what
+    ``labels: ["a"]`` (a list, no field below) looks like, so ``{"a": None}`` then got
+    ``f:labels`` without ``f:a``."""
+    for labels in (["a"], {"a": None}, {"a": "x"}, ["a"]):
+        obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": labels}}
+        root = _root(obj, None, BUILTIN_SCHEMA)
+        general = fp.compare({}, obj, BUILTIN_SCHEMA, root).added
+        expected = fp.encode_fields(general - fp.STRIPPED) if general - fp.STRIPPED else {}
+        assert orjson.dumps(created_fields(obj, BUILTIN_SCHEMA, root)) == orjson.dumps(expected)

@@ -100,7 +100,7 @@ def _metadata_shape(value: Any) -> tuple[dict[str, Any], bytes] | None:
         kept[k] = v
         if k in _KEYED_ONLY and type(v) is dict and all(type(x) in _SCALARS
                                                         for x in v.values()):
-            shape[k] = list(v)
+            shape[k] = dict.fromkeys(v, "")  # a map still: a list value is another shape
         else:
             shape[k] = v
     try:

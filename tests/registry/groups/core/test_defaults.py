@@ -37,3 +37,24 @@ async def test_volume_defaults(registry: Registry) -> None:
     assert created["status"] == {"phase": "Pending"}
     assert created["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
     assert created["spec"]["volumeMode"] == "Filesystem"
+
+
+async def test_probes_and_http_hooks_read_back_defaulted(registry: Registry) -> None:
+    """``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction``: what a real API server gives
+    back (a zero field is an unset one); what was set stays."""
+    t = registry.target("", "v1", "pods", "default")
+    container = {"name": "c", "image": "busybox",
+                 "livenessProbe": {"httpGet": {"port": 8080}, "periodSeconds": 5},
+                 "startupProbe": {"exec": {"command": ["true"]}, "failureThreshold": 0},
+                 "lifecycle": {"preStop": {"httpGet": {"port": "http", "path": "/quit"}}}}
+    created = await registry.create(t, {"metadata": {"name": "probed"},
+                                        "spec": {"containers": [container]}})
+    got = created["spec"]["containers"][0]
+    assert got["livenessProbe"] == {
+        "httpGet": {"port": 8080, "path": "/", "scheme": "HTTP"}, "periodSeconds": 5,
+        "timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
+    assert got["startupProbe"] == {"exec": {"command": ["true"]}, "timeoutSeconds": 1,
+                                   "periodSeconds": 10, "successThreshold": 1,
+                                   "failureThreshold": 3}
+    assert got["lifecycle"]["preStop"]["httpGet"] == {"port": "http", "path": "/quit",
+                                                     "scheme": "HTTP"}

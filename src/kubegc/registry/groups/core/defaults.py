@@ -44,6 +44,35 @@ def _default_container(container: dict[str, Any]) -> None:
     for port in container.get("ports") or []:
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")
+    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
+        if isinstance(container.get(key), dict):
+            _default_probe(container[key])
+    lifecycle = container.get("lifecycle")
+    for hook in ("postStart", "preStop"):
+        handler = lifecycle.get(hook) if isinstance(lifecycle, dict) else None
+        if isinstance(handler, dict) and isinstance(handler.get("httpGet"), dict):
+            _default_http_get(handler["httpGet"])
+
+
+#: ``SetDefaults_Probe``: what a zero (or absent) field becomes
+PROBE_DEFAULTS = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1,
+                  "failureThreshold": 3}
+
+
+def _default_probe(probe: dict[str, Any]) -> None:
+    for key, value in PROBE_DEFAULTS.items():
+        if not probe.get(key):
+            probe[key] = value
+    if isinstance(probe.get("httpGet"), dict):
+        _default_http_get(probe["httpGet"])
+
+
+def _default_http_get(action: dict[str, Any]) -> None:
+    """``SetDefaults_HTTPGetAction``: path ``/``, scheme ``HTTP``."""
+    if not action.get("path"):
+        action["path"] = "/"
+    if not action.get("scheme"):
+        action["scheme"] = "HTTP"
 
 
 def default_pod_spec(spec: dict[str, Any]) -> None:
