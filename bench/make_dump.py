@@ -43,10 +43,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("objects", type=int, help="dependent ConfigMaps (<= 300000)")
     parser.add_argument("out", type=Path)
+    parser.add_argument("--indent", action="store_true",
+                        help="indented, as kubectl prints it (by 2; kubectl indents by 4)")
     args = parser.parse_args()
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
            "items": configmaps(min(args.objects, 300_000))}
-    args.out.write_bytes(orjson.dumps(doc))
+    args.out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2 if args.indent else 0))
 
 
 if __name__ == "__main__":

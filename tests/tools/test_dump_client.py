@@ -13,6 +13,7 @@ import pytest
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.dump import DumpClient, guess_plural, parse_dump
+from kubegc.client.dump_items import list_items
 from kubegc.client.interface import DeleteOptions, ListOptions
 
 CM = GroupVersionResource("", "v1", "configmaps")
@@ -206,3 +207,31 @@ async def test_discovery_of_a_dump_carries_short_names() -> None:
     short = {r.resource: r.short_names for r in await client.discover()}
     assert "deploy" in short["deployments"] and "cm" in short["configmaps"]
     assert short["widgets"] == ("wd",)
+
+
+NESTED = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [
+    {**cm("one"), "data": {"tricky": "\n        },\n        {", "n": {"deep": [{}, {"x": 1}]}}},
+    {"apiVersion": "v1", "kind": "List", "items": [cm("inner", "b")]},
+    TYPED, cm("last", "c")]}
+
+
+@pytest.mark.parametrize("indent", [1, 2, 4, 8])
+def test_an_indented_list_decodes_an_item_at_a_time_as_a_whole(indent: int) -> None:
+    """Issue 27: kubectl's indented List is decoded an item at a time (the doctor's peak
+    memory); the objects are those of decoding the whole file."""
+    data = json.dumps(NESTED, indent=indent).encode()
+    assert list_items(data) is not None
+    assert parse_dump(data) == parse_dump(json.dumps(NESTED))
+    assert [o["metadata"]["name"] for o in parse_dump(data)] == ["one", "inner", "p", "last"]
+
+
+@pytest.mark.parametrize("data", [
+    pytest.param(json.dumps(NESTED).encode(), id="compact"),
+    pytest.param(json.dumps(cm("x"), indent=4).encode(), id="one-object"),
+    pytest.param(json.dumps({**NESTED, "items": []}, indent=4).encode(), id="empty"),
+    pytest.param(json.dumps(NESTED, indent=4).encode().replace(b'\n        }', b'\n       }', 1),
+                 id="indented-unevenly"),
+])
+def test_other_shapes_are_decoded_whole(data: bytes) -> None:
+    assert list_items(data) is None
+    assert parse_dump(data) == parse_dump(data.decode())

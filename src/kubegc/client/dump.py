@@ -39,6 +39,7 @@ from kubegc.api.interning import intern_common
 from kubegc.api.labels import parse_label_selector
 from kubegc.api.resources import BUILTIN_RESOURCES, GroupVersionResource, split_api_version
 from kubegc.api.types import Obj
+from kubegc.client.dump_items import list_items
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -129,6 +130,10 @@ def _text(data: str | bytes) -> str:
 
 
 def _json_documents(data: str | bytes) -> list[Any]:
+    if isinstance(data, bytes):  # a file: kubectl's indented List, an item at a time
+        doc = list_items(data)
+        if doc is not None:
+            return [doc]
     try:
         return [orjson.loads(data)]  # one document: the common case, and ~5x faster
     except orjson.JSONDecodeError:
