@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.dump import DumpClient, guess_plural, parse_dump
+from kubegc.client.dump_items import list_items
 from kubegc.client.interface import DeleteOptions, ListOptions
 
 CM = GroupVersionResource("", "v1", "configmaps")
@@ -43,6 +45,35 @@ TYPED = {"apiVersion": "v1", "kind": "PodList",
 ])
 def test_parse_dump_flattens_lists(text: str, names: list[str]) -> None:
     assert [o["metadata"]["name"] for o in parse_dump(text)] == names
+    # a file's bytes (``from_file``) read as its text
+    assert [o["metadata"]["name"] for o in parse_dump(text.encode())] == names
+
+
+def test_parse_dump_shares_the_strings_objects_repeat() -> None:
+    """Issue 27: a million decoded objects held their own "v1", namespace, label values
+    and owner's coordinates; the dump's objects share them (``api.interning``)."""
+    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1",
+           "uid": "uid-of-the-owner-1234"}
+    items = [{**cm(name, "team-a", app="web-frontend"),
+              "metadata": {**cm(name, "team-a", app="web-frontend")["metadata"],
+                           "ownerReferences": [dict(ref)]}} for name in ("one", "two")]
+    dump = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
+    one, two = parse_dump(dump)
+    for path in (("apiVersion",), ("kind",), ("metadata", "namespace"),
+                 ("metadata", "labels", "app"), ("metadata", "ownerReferences", 0, "uid"),
+                 ("metadata", "ownerReferences", 0, "name")):
+        a, b = one, two
+        for step in path:
+            a, b = a[step], b[step]
+        assert a == b and a is b, path
+    assert one["metadata"]["uid"] != two["metadata"]["uid"]
+
+
+def test_a_dump_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "dump.yaml"
+    path.write_bytes(b"kind: \xff\xfe\n")
+    with pytest.raises(ValueError):
+        DumpClient.from_file(path)
 
 
 @pytest.mark.parametrize("text", [
@@ -176,3 +207,31 @@ async def test_discovery_of_a_dump_carries_short_names() -> None:
     short = {r.resource: r.short_names for r in await client.discover()}
     assert "deploy" in short["deployments"] and "cm" in short["configmaps"]
     assert short["widgets"] == ("wd",)
+
+
+NESTED = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [
+    {**cm("one"), "data": {"tricky": "\n        },\n        {", "n": {"deep": [{}, {"x": 1}]}}},
+    {"apiVersion": "v1", "kind": "List", "items": [cm("inner", "b")]},
+    TYPED, cm("last", "c")]}
+
+
+@pytest.mark.parametrize("indent", [1, 2, 4, 8])
+def test_an_indented_list_decodes_an_item_at_a_time_as_a_whole(indent: int) -> None:
+    """Issue 27: kubectl's indented List is decoded an item at a time (the doctor's peak
+    memory); the objects are those of decoding the whole file."""
+    data = json.dumps(NESTED, indent=indent).encode()
+    assert list_items(data) is not None
+    assert parse_dump(data) == parse_dump(json.dumps(NESTED))
+    assert [o["metadata"]["name"] for o in parse_dump(data)] == ["one", "inner", "p", "last"]
+
+
+@pytest.mark.parametrize("data", [
+    pytest.param(json.dumps(NESTED).encode(), id="compact"),
+    pytest.param(json.dumps(cm("x"), indent=4).encode(), id="one-object"),
+    pytest.param(json.dumps({**NESTED, "items": []}, indent=4).encode(), id="empty"),
+    pytest.param(json.dumps(NESTED, indent=4).encode().replace(b'\n        }', b'\n       }', 1),
+                 id="indented-unevenly"),
+])
+def test_other_shapes_are_decoded_whole(data: bytes) -> None:
+    assert list_items(data) is None
+    assert parse_dump(data) == parse_dump(data.decode())

@@ -35,9 +35,11 @@ import yaml
 
 from kubegc.api import errors
 from kubegc.api.fields import object_fields, parse_field_selector
+from kubegc.api.interning import intern_common
 from kubegc.api.labels import parse_label_selector
 from kubegc.api.resources import BUILTIN_RESOURCES, GroupVersionResource, split_api_version
 from kubegc.api.types import Obj
+from kubegc.client.dump_items import list_items
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -89,19 +91,21 @@ def _labels(obj: Obj) -> dict[str, str] | None:
     return labels if isinstance(labels, dict) else None
 
 
-def parse_dump(text: str) -> list[Obj]:
+def parse_dump(text: str | bytes) -> list[Obj]:
     """The objects of a dump (see the module docstring), lists flattened, in file order.
 
-    Raises ``ValueError`` when the text is neither JSON documents nor YAML, or holds no
-    Kubernetes object and no List (an empty file, ``{}``, a shell error message: what a
-    failed ``kubectl get ... > dump.json`` leaves behind)."""
+    ``text`` may be the file's bytes (UTF-8): a JSON dump is then decoded without a ``str``
+    copy of the whole file (issue 27: the peak memory of the doctor on a big dump).
+    Raises ``ValueError`` when the text is neither JSON documents nor YAML (or not UTF-8),
+    or holds no Kubernetes object and no List (an empty file, ``{}``, a shell error
+    message: what a failed ``kubectl get ... > dump.json`` leaves behind)."""
     stripped = text.lstrip()
     docs: list[Any]
-    if stripped[:1] in ("{", "["):
+    if stripped[:1] in ("{", "[", b"{", b"["):
         docs = _json_documents(stripped)
     else:
         try:
-            docs = list(yaml.safe_load_all(text))
+            docs = list(yaml.safe_load_all(_text(text)))
         except yaml.YAMLError as e:
             raise ValueError(f"not a JSON or YAML dump: {e}") from e
     out: list[Obj] = []
@@ -120,11 +124,21 @@ def _is_list(doc: Any) -> bool:
             and str(doc.get("kind") or "").endswith("List") and bool(doc.get("apiVersion")))
 
 
-def _json_documents(text: str) -> list[Any]:
+def _text(data: str | bytes) -> str:
+    """``data`` as text (a ``UnicodeDecodeError``, a ``ValueError``, if it is not UTF-8)."""
+    return data.decode() if isinstance(data, bytes) else data
+
+
+def _json_documents(data: str | bytes) -> list[Any]:
+    if isinstance(data, bytes):  # a file: kubectl's indented List, an item at a time
+        doc = list_items(data)
+        if doc is not None:
+            return [doc]
     try:
-        return [orjson.loads(text)]  # one document: the common case, and ~5x faster
+        return [orjson.loads(data)]  # one document: the common case, and ~5x faster
     except orjson.JSONDecodeError:
         pass  # several documents one after the other, or not JSON at all
+    text = _text(data)
     decoder = json.JSONDecoder()
     docs: list[Any] = []
     pos = 0
@@ -159,7 +173,9 @@ def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
         if not doc.get("apiVersion") and api_version:
             doc = {**doc, "apiVersion": api_version}
     if doc.get("kind") and doc.get("apiVersion") and "metadata" in doc:
-        out.append(doc)  # one whose metadata is no object is kept aside (``malformed``)
+        # one whose metadata is no object is kept aside (``malformed``); the strings
+        # objects repeat are held once (``intern_common``: a tenth of decoding them)
+        out.append(intern_common(doc))
 
 
 T = TypeVar("T")
@@ -251,7 +267,7 @@ class DumpClient(Client):
     def from_file(cls, path: str | Path) -> DumpClient:
         """Read a dump file (``-`` is not supported: pass the text to ``from_text``)."""
         file = Path(path)
-        return cls(parse_dump(file.read_text()), source=str(file))
+        return cls(parse_dump(file.read_bytes()), source=str(file))
 
     @classmethod
     def from_text(cls, text: str, *, source: str = "") -> DumpClient:

@@ -102,7 +102,8 @@ class Inventory:
 
     def __post_init__(self) -> None:
         self._by_uid: dict[str, Obj] = {}
-        self._by_key: dict[tuple[str, str, str, str], Obj] = {}
+        #: (group, kind, namespace) -> name -> object: no tuple per object (~120 B each)
+        self._by_key: dict[tuple[str, str, str], dict[str, Obj]] = {}
         self._by_kind: dict[tuple[str, str], APIResource] = {}
         self._of_kind: dict[tuple[str, str], list[Obj]] = {}
         self._in_namespace: dict[str, list[Obj]] = {}
@@ -122,7 +123,10 @@ class Inventory:
             of_kind.setdefault((group, kind), []).append(obj)
             if namespace:
                 in_ns.setdefault(namespace, []).append(obj)
-            by_key[(group, kind, namespace, str(meta.get("name") or ""))] = obj
+            named = by_key.get((group, kind, namespace))
+            if named is None:
+                named = by_key[(group, kind, namespace)] = {}
+            named[str(meta.get("name") or "")] = obj
             if kind in ("Event", "DeletionRecord"):
                 self._remember(obj)
 
@@ -147,7 +151,8 @@ class Inventory:
         return self._by_uid.get(uid)
 
     def find(self, group: str, kind: str, namespace: str, name: str) -> Obj | None:
-        return self._by_key.get((group, kind, namespace, name))
+        named = self._by_key.get((group, kind, namespace))
+        return named.get(name) if named is not None else None
 
     def resource_for_kind(self, group: str, kind: str) -> APIResource | None:
         return self._by_kind.get((group, kind))

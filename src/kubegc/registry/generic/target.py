@@ -17,9 +17,9 @@ import orjson
 
 from kubegc.api import errors
 from kubegc.api.errors import GroupResource
+from kubegc.api.interning import intern_common
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
-from kubegc.registry.generic.interning import intern_common
 from kubegc.registry.generic.keys import key_for, key_root
 from kubegc.registry.generic.strategy import Strategy
 from kubegc.storage import KeyValue

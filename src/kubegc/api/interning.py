@@ -9,8 +9,10 @@ the decoded object, before anyone else holds it. An object's own name and uid ar
 most are unique, and the interned table's entry (~50 B) would cost more than it saves.
 
 It runs where decoded objects start to live long: the watch cache's events and the
-in-process LISTs the informers fill their caches from (~1 µs per object, a tenth of
-decoding it); values only, never a key or the shape of the object.
+in-process LISTs the informers fill their caches from (``registry/generic/target.py``),
+and the objects of a dump the tools read (``client/dump.py``: ``kubegc doctor --from``);
+~1 µs per object, a tenth of decoding it; values only, never a key or the shape of the
+object. It lives in ``kubegc.api`` so that both the server and the client may use it.
 """
 
 from __future__ import annotations
