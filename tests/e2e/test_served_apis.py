@@ -120,10 +120,9 @@ def _get(server: Server, *args: str) -> dict[str, Any] | None:
     return json.loads(got.stdout) if got.returncode == 0 else None
 
 
+@pytest.mark.parametrize("emulated", ["1.33"], indirect=True)  # served from 1.33
 def test_deleting_a_service_cidr_in_use(emulated: tuple[str, Server], tmp_path: Path) -> None:
-    version, server = emulated
-    if not _served(version):
-        pytest.skip("ServiceCIDRs are served from 1.33")
+    _, server = emulated
     server.kubectl("apply", "-f", "-", input=_manifest())
     eventually(lambda: FINALIZER in ((_get(server, "servicecidr", "extra") or {}).get(
         "metadata", {}).get("finalizers") or []), what="the controller's finalizer")
@@ -154,10 +153,9 @@ def test_deleting_a_service_cidr_in_use(emulated: tuple[str, Server], tmp_path: 
                what="the ServiceCIDR gone once its IPAddress is (10 s grace period)")
 
 
+@pytest.mark.parametrize("emulated", ["1.33"], indirect=True)  # served from 1.33
 def test_service_cidr_validation(emulated: tuple[str, Server]) -> None:
-    version, server = emulated
-    if not _served(version):
-        pytest.skip("ServiceCIDRs are served from 1.33")
+    _, server = emulated
     bad = json.dumps({"apiVersion": "networking.k8s.io/v1", "kind": "ServiceCIDR",
                       "metadata": {"name": "bad"},
                       "spec": {"cidrs": ["10.0.0.1/24", "10.1.0.0/16"]}})
