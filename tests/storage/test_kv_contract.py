@@ -11,6 +11,7 @@ import pytest
 
 from kubegc.storage import (
     KV,
+    BatchWrite,
     CompactedError,
     ConflictError,
     Event,
@@ -21,6 +22,7 @@ from kubegc.storage import (
     KeyValue,
     StorageClosedError,
     StorageError,
+    WriteKind,
     prefix_end,
 )
 
@@ -408,3 +410,29 @@ async def test_random_history_matches_a_model(kv: KV, seed: int) -> None:
     events = await collect_until(kv.watch("/m/", start_revision=compact_at + 1), last)
     assert [(e.type.value, e.kv.key, e.revision) for e in events] == [
         ev for ev in expected_events if ev[2] > compact_at]
+
+
+async def test_a_write_batch_is_each_write_on_its_own(kv: KV) -> None:
+    """``write_batch``: in order, each write its own revision and event, a failed check
+    failing only its own write (the error its own call would raise, in its place)."""
+    a = await kv.create("/b/a", b"a")
+    c = await kv.create("/b/c", b"c")
+    watch = kv.watch("/b/", start_revision=c + 1)
+    outcomes = await kv.write_batch([
+        BatchWrite(WriteKind.DELETE, "/b/a", expected_mod_revision=a),
+        BatchWrite(WriteKind.DELETE, "/b/gone", expected_mod_revision=1),
+        BatchWrite(WriteKind.UPDATE, "/b/c", b"c2", expected_mod_revision=a),
+        BatchWrite(WriteKind.CREATE, "/b/c", b"again"),
+        BatchWrite(WriteKind.UPDATE, "/b/c", b"c2", expected_mod_revision=c),
+        BatchWrite(WriteKind.CREATE, "/b/d", b"d"),
+    ])
+    assert [type(o) for o in outcomes] == [int, KeyNotFoundError, ConflictError,
+                                           KeyExistsError, int, int]
+    assert outcomes[0] == c + 1 and outcomes[4] == c + 2 and outcomes[5] == c + 3
+    assert summary(await collect_until(watch, c + 3)) == [
+        ("DELETE", "/b/a", b"a", a, c + 1, a),
+        ("PUT", "/b/c", b"c2", c, c + 2, c),
+        ("PUT", "/b/d", b"d", c + 3, c + 3, None),
+    ]
+    assert await kv.get("/b/a") is None
+    assert await kv.write_batch([]) == []

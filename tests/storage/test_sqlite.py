@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kubegc.storage import (
+    BatchWrite,
     CompactedError,
     ConflictError,
     Event,
@@ -22,6 +23,7 @@ from kubegc.storage import (
     SqliteKV,
     StorageClosedError,
     StorageError,
+    WriteKind,
     sqlite_schema,
     sqlite_vacuum,
     sqlite_writer,
@@ -166,6 +168,53 @@ async def test_failed_commit_fails_every_write_of_the_batch(db: Path) -> None:
         kv._conn.execute("PRAGMA query_only=0")
         assert await kv.create("/b", b"") == r1 + 1
         assert await kv.get("/a") == KeyValue("/a", b"", r1, r1)
+    finally:
+        await kv.close()
+
+
+async def test_a_write_batch_is_one_commit(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        revs = [await kv.create(f"/k{i}", b"v") for i in range(300)]
+        before = kv.writer_stats.commits
+        outcomes = await kv.write_batch([
+            BatchWrite(WriteKind.DELETE, f"/k{i}", expected_mod_revision=r)
+            for i, r in enumerate(revs)])
+        assert outcomes == list(range(revs[-1] + 1, revs[-1] + 301))
+        assert kv.writer_stats.commits == before + 1
+    finally:
+        await kv.close()
+
+
+async def test_a_failed_commit_leaves_nothing_of_a_write_batch(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        revs = [await kv.create(f"/k{i}", b"v") for i in range(100)]
+        kv._conn.execute("PRAGMA query_only=1")  # the next commit fails: read-only
+        with pytest.raises(StorageError):
+            await kv.write_batch([
+                BatchWrite(WriteKind.DELETE, f"/k{i}", expected_mod_revision=r)
+                for i, r in enumerate(revs)])
+        kv._conn.execute("PRAGMA query_only=0")
+        assert kv.current_revision == revs[-1]
+        assert len((await kv.range("/k", prefix=True)).kvs) == 100
+    finally:
+        await kv.close()
+
+
+async def test_a_cancelled_write_batch_applies_none_of_its_writes(db: Path) -> None:
+    kv = SqliteKV(db)
+    try:
+        r1 = await kv.create("/a", b"")
+        doomed = asyncio.ensure_future(kv.write_batch([
+            BatchWrite(WriteKind.CREATE, "/x", b""), BatchWrite(WriteKind.CREATE, "/y", b""),
+            BatchWrite(WriteKind.DELETE, "/a", expected_mod_revision=r1)]))
+        await asyncio.sleep(0)  # the writes are queued, the flush not run yet
+        doomed.cancel()
+        assert await kv.create("/kept", b"") == r1 + 1
+        with pytest.raises(asyncio.CancelledError):
+            await doomed
+        assert [kv_.key for kv_ in (await kv.range("/", prefix=True)).kvs] == ["/a", "/kept"]
     finally:
         await kv.close()
 

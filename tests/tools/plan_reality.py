@@ -33,7 +33,6 @@ from kubegc.tools.plan import (
 from kubegc.tools.resolve import resolve_kind
 
 from .plan_compare import compare
-from .plan_settle import unsettled
 from .scenarios import (
     CLEANUP,
     CRDS,
@@ -208,12 +207,12 @@ async def quiet(cluster: Cluster, client: Client, graph: Graph) -> None:
         while True:
             async with http.get(f"{cluster.url}/debug/kubegc/settle?timeout=10") as resp:
                 settled = resp.status == 200
+                unsettled = "" if settled else "; " + await resp.text()  # what is busy
             busy = _busy(await _graph_objects(client, graph))
             if settled and not busy:
                 return
             if loop.time() > deadline:
-                raise AssertionError(f"not quiet after {QUIET_TIMEOUT}s: {busy}"
-                                     f"{'' if settled else unsettled(cluster)}\n"
+                raise AssertionError(f"not quiet after {QUIET_TIMEOUT}s: {busy}{unsettled}\n"
                                      + graph.describe())
             await asyncio.sleep(0.02)
 

@@ -77,7 +77,7 @@ def requests_handler(faults: FaultRegistry) -> DebugHandler:
                 raise errors.bad_request(f"since: not an RFC 3339 time: {q['since']!r}"
                                          ) from None
         entries = faults.log.select(user=q.get("user") or None, since=since)
-        return json_response({"items": [e.to_dict() for e in entries]})
+        return json_response({"items": list(entries)})
     return handle
 
 

@@ -28,7 +28,17 @@ from kubegc.storage.errors import (
     StorageClosedError,
     StorageError,
 )
-from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, prefix_end
+from kubegc.storage.kv import (
+    KV,
+    BatchOutcome,
+    BatchWrite,
+    Event,
+    EventType,
+    KeyValue,
+    RangeResult,
+    WriteKind,
+    prefix_end,
+)
 from kubegc.storage.memory import MemoryKV
 from kubegc.storage.open import connect_kv, open_kv, require_driver
 from kubegc.storage.sqlite import SqliteKV
@@ -38,6 +48,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KV",
+    "BatchOutcome",
+    "BatchWrite",
     "CompactedError",
     "ConflictError",
     "DataDir",
@@ -56,6 +68,7 @@ __all__ = [
     "StorageEndpointError",
     "StorageError",
     "StorageKind",
+    "WriteKind",
     "compact_once",
     "connect_kv",
     "default_data_dir",

@@ -13,6 +13,10 @@
   before r fail with ``CompactedError``. Current values are never compacted.
 * A write that returned is durable to the degree the backend promises (SQLite FULL: it
   survives kill -9 and power loss once acknowledged).
+* ``write_batch`` applies several writes as if each were its own call, in order (each its
+  own revision and event; a failed check fails only that write); a backend that can
+  commits them together (``SqliteKV``: one transaction, so a failed commit leaves none of
+  them written).
 
 Keys are ``str`` (``/registry/<group>/<resource>/<namespace>/<name>``), values ``bytes``.
 """
@@ -21,9 +25,11 @@ from __future__ import annotations
 
 import enum
 from abc import abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+from kubegc.storage.errors import ConflictError, KeyExistsError, KeyNotFoundError, StorageError
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +69,29 @@ class Event:
     @property
     def is_create(self) -> bool:
         return self.type is EventType.PUT and self.kv.create_revision == self.kv.mod_revision
+
+
+class WriteKind(enum.IntEnum):
+    """What one write of a ``write_batch`` does (the values are ``sqlite_writer``'s)."""
+
+    CREATE = 0
+    UPDATE = 1
+    DELETE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class BatchWrite:
+    """One write of a ``write_batch``: ``value`` is unused by a DELETE, and
+    ``expected_mod_revision`` by a CREATE."""
+
+    kind: WriteKind
+    key: str
+    value: bytes = b""
+    expected_mod_revision: int = 0
+
+
+#: The outcome of one write of a batch: its revision, or the error its own call would raise.
+BatchOutcome = int | StorageError
 
 
 def prefix_end(prefix: str) -> str:
@@ -123,6 +152,31 @@ class KV(Protocol):
     async def delete(self, key: str, *, expected_mod_revision: int) -> int:
         """Delete ``key`` if its mod revision is ``expected_mod_revision``; return the
         deletion's revision. ``KeyNotFoundError`` if absent, ``ConflictError`` if modified."""
+
+    async def write_batch(self, writes: Sequence[BatchWrite]) -> list[BatchOutcome]:
+        """Apply ``writes`` in order, each as its own ``create``/``update``/``delete`` would
+        (its own revision and watch event; a write whose check fails gets its
+        ``KeyExistsError`` / ``KeyNotFoundError`` / ``ConflictError`` in its place and
+        does not stop the others). A write the backend could not make at all
+        (``StorageError``: a failed commit, a closed store) is raised instead.
+
+        By default one write after the other; ``SqliteKV`` queues them all for ONE group
+        commit, so they share one fsync and a failed commit leaves none of them written."""
+        outcomes: list[BatchOutcome] = []
+        for w in writes:
+            try:
+                outcomes.append(await self._write_one(w))
+            except (KeyExistsError, KeyNotFoundError, ConflictError) as exc:
+                outcomes.append(exc)
+        return outcomes
+
+    async def _write_one(self, w: BatchWrite) -> int:
+        if w.kind is WriteKind.CREATE:
+            return await self.create(w.key, w.value)
+        if w.kind is WriteKind.UPDATE:
+            return await self.update(w.key, w.value,
+                                     expected_mod_revision=w.expected_mod_revision)
+        return await self.delete(w.key, expected_mod_revision=w.expected_mod_revision)
 
     @abstractmethod
     def watch(self, prefix: str, *, start_revision: int) -> AsyncIterator[list[Event]]:

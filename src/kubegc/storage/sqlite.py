@@ -30,14 +30,30 @@ Contract beyond ``kv``:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from kubegc.api.clock import Clock, RealClock
 from kubegc.storage import sqlite_schema as sql
 from kubegc.storage import sqlite_vacuum as vacuum
-from kubegc.storage.errors import StorageClosedError, StorageError
-from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, key_bounds
+from kubegc.storage.errors import (
+    ConflictError,
+    KeyExistsError,
+    KeyNotFoundError,
+    StorageClosedError,
+    StorageError,
+)
+from kubegc.storage.kv import (
+    KV,
+    BatchOutcome,
+    BatchWrite,
+    Event,
+    EventType,
+    KeyValue,
+    RangeResult,
+    key_bounds,
+)
 from kubegc.storage.revisions import Revisions
 from kubegc.storage.sqlite_writer import (
     CREATE,
@@ -172,6 +188,22 @@ class SqliteKV(Revisions, KV):
 
     async def delete(self, key: str, *, expected_mod_revision: int) -> int:
         return await self._submit(DELETE, key, b"", expected_mod_revision)
+
+    async def write_batch(self, writes: Sequence[BatchWrite]) -> list[BatchOutcome]:
+        """See ``KV.write_batch``: every write is queued before the flush runs, so they are
+        all decided and written by ONE flush, in one transaction (with whatever else was
+        queued); a failed commit fails them all, a cancelled caller applies none."""
+        futures = [self._submit(w.kind, w.key, w.value, w.expected_mod_revision)
+                   for w in writes]
+        # gather: cancelling the caller cancels every future at once, before the flush
+        results = await asyncio.gather(*futures, return_exceptions=True)
+        outcomes: list[BatchOutcome] = []
+        for result in results:
+            if isinstance(result, BaseException) and not isinstance(
+                    result, KeyExistsError | KeyNotFoundError | ConflictError):
+                raise result
+            outcomes.append(result)
+        return outcomes
 
     def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[int]:
         self._check_open()

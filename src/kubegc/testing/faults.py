@@ -152,7 +152,7 @@ def stale_reads_action(revisions_behind: int, seconds: float) -> dict[str, Any]:
 
 def request_items(registry: FaultRegistry, user: str | None, since: datetime | None
                   ) -> list[dict[str, Any]]:
-    return [e.to_dict() for e in registry.log.select(user=user, since=since)]
+    return list(registry.log.select(user=user, since=since))
 
 
 def rfc3339(t: datetime) -> str:

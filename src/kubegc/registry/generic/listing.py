@@ -81,7 +81,9 @@ def decode_continue(token: str) -> tuple[int, str]:
 
 
 @dataclass(slots=True)
-class _Page:
+class Page:
+    """The stored key-values a LIST selected, the revision it read, its continue token."""
+
     kvs: list[KeyValue]
     revision: int
     continue_: str
@@ -90,7 +92,7 @@ class _Page:
 async def _select(
     store: Store, t: Target, predicate: Filter | None, *, limit: int, continue_: str,
     resource_version: str, resource_version_match: str,
-) -> _Page:
+) -> Page:
     """The stored key-values a LIST returns (``predicate`` None: every object)."""
     prefix = t.key_root()
     start, revision = prefix, 0
@@ -134,10 +136,10 @@ async def _select(
         raise errors.too_large_resource_version(
             revision, store.kv.current_revision) from None
     token = encode_continue(revision, next_start) if next_start else ""
-    return _Page(selected, revision, token)
+    return Page(selected, revision, token)
 
 
-def _list_metadata(page: _Page) -> dict[str, Any]:
+def _list_metadata(page: Page) -> dict[str, Any]:
     metadata: dict[str, Any] = {"resourceVersion": str(page.revision)}
     if page.continue_:
         metadata["continue"] = page.continue_
@@ -149,11 +151,27 @@ async def list_objects(
     limit: int = 0, continue_: str = "", resource_version: str = "",
     resource_version_match: str = "",
 ) -> Obj:
+    page = await select(store, t, label_selector=label_selector, field_selector=field_selector,
+                        limit=limit, continue_=continue_, resource_version=resource_version,
+                        resource_version_match=resource_version_match)
+    return list_answer(t, page, [store.present(t, decode(kv)) for kv in page.kvs])
+
+
+async def select(
+    store: Store, t: Target, *, label_selector: str = "", field_selector: str = "",
+    limit: int = 0, continue_: str = "", resource_version: str = "",
+    resource_version_match: str = "",
+) -> Page:
+    """The stored key-values a LIST with these options returns (``list_objects`` decodes
+    them; DeleteCollection also writes against their mod revisions)."""
     predicate = Filter(t, label_selector, field_selector)
-    page = await _select(store, t, None if predicate.empty else predicate, limit=limit,
+    return await _select(store, t, None if predicate.empty else predicate, limit=limit,
                          continue_=continue_, resource_version=resource_version,
                          resource_version_match=resource_version_match)
-    items = [store.present(t, decode(kv)) for kv in page.kvs]
+
+
+def list_answer(t: Target, page: Page, items: list[Obj]) -> Obj:
+    """The List object of ``items``, the objects of ``page`` as served."""
     for item in items:
         item.setdefault("apiVersion", t.info.api_version(t.version))
         item.setdefault("kind", t.info.kind)
@@ -165,7 +183,7 @@ async def list_objects(
     }
 
 
-def _encoded_head(t: Target, page: _Page) -> bytes:
+def _encoded_head(t: Target, page: Page) -> bytes:
     """The list's JSON up to its first item: ``{"kind":..,"metadata":{..},"items":[``."""
     head = orjson.dumps({"kind": t.info.list_kind_name,
                          "apiVersion": t.info.api_version(t.version),
@@ -209,11 +227,11 @@ async def list_encoded_stream(
     page = await _select(store, t, None, limit=STREAM_PAGE, continue_="",
                          resource_version=resource_version,
                          resource_version_match=resource_version_match)
-    first = _encoded_head(t, _Page([], page.revision, "")) + _encoded_items(page.kvs)
+    first = _encoded_head(t, Page([], page.revision, "")) + _encoded_items(page.kvs)
     return _encoded_pages(store, t, first, page)
 
 
-async def _encoded_pages(store: Store, t: Target, first: bytes, page: _Page
+async def _encoded_pages(store: Store, t: Target, first: bytes, page: Page
                          ) -> AsyncIterator[bytes]:
     yield first
     sent = bool(page.kvs)

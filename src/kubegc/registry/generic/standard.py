@@ -9,16 +9,15 @@ its own class with the interfaces it serves. ``StatusREST`` serves ``<resource>/
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
-from kubegc.api import errors
 from kubegc.api.meta import DeleteOptions
 from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.registry import printers
-from kubegc.registry.generic.deletion import check_delete_options, delete
+from kubegc.registry.generic.collection import delete_collection
+from kubegc.registry.generic.deletion import delete
 from kubegc.registry.generic.listing import list_encoded, list_encoded_stream, list_objects
 from kubegc.registry.generic.patching import patch
 from kubegc.registry.generic.rest import (
@@ -41,9 +40,6 @@ from kubegc.registry.generic.target import Created, Target
 from kubegc.registry.generic.watch_cache import WatchCache
 from kubegc.registry.generic.watching import RegistryWatch, WatchRequest
 from kubegc.registry.printers import TableConvertor
-
-#: objects a DeleteCollection deletes at once (one group commit's worth, or a few)
-DELETE_COLLECTION_CHUNK = 1000
 
 
 @dataclass(frozen=True)
@@ -152,31 +148,13 @@ class StoredResource:
 
     async def delete_collection(self, t: Target, options: DeleteOptions,
                                 list_options: ListOptions) -> Obj:
-        """``DeleteCollection`` (cf. ``Store.DeleteCollection``): list, then delete each
-        object with ``options`` (one gone meanwhile is no failure); answers the list as it
-        was listed, as upstream's (``return listObj``). The deletes of a chunk are issued
-        together, so that the store's group commit writes them in a few durable commits
-        rather than one each (upstream spreads them over ``--delete-collection-workers``);
-        the first other failure is the answer, as upstream's."""
-        check_delete_options(options)
-        listed = await self.list(t, list_options)
-        pending = list(listed["items"])
-        for start in range(0, len(pending), DELETE_COLLECTION_CHUNK):
-            chunk = pending[start:start + DELETE_COLLECTION_CHUNK]
-            results = await asyncio.gather(
-                *(self._delete_listed(t, item, options) for item in chunk),
-                return_exceptions=True)
-            for result in results:
-                if isinstance(result, BaseException) and not (
-                        isinstance(result, errors.StatusError) and errors.is_not_found(result)):
-                    raise result
-        return listed
-
-    async def _delete_listed(self, t: Target, item: Obj, options: DeleteOptions) -> Obj:
-        meta = item["metadata"]
-        obj, _ = await self.delete(t.in_namespace(str(meta.get("namespace", ""))),
-                                   meta["name"], options)
-        return obj
+        """``DeleteCollection`` (``collection.delete_collection``): the listed objects'
+        removals written a chunk per write batch, unless this storage deletes an object
+        its own way (or lists its own way): then each by its ``delete``."""
+        own = (type(self).delete is not StoredResource.delete
+               or type(self).list is not StoredResource.list)
+        return await delete_collection(self.store, self, t, options, list_options,
+                                       batched=not own)
 
 
 class StandardREST(StoredResource, EncodedGetter, EncodedLister, Watcher, Creater, Updater,

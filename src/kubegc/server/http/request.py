@@ -75,6 +75,16 @@ class Query(Mapping[str, str]):
     def __getitem__(self, key: str) -> str:
         return self._items[key][0]
 
+    @overload  # type: ignore[override]
+    def get(self, key: str) -> str | None: ...
+    @overload
+    def get(self, key: str, default: str) -> str: ...
+    def get(self, key: str, default: str | None = None) -> str | None:
+        # Mapping.get raises and catches a KeyError for a parameter not sent: the usual
+        # case, on every request (bench/bench_faults.py)
+        values = self._items.get(key)
+        return default if values is None else values[0]
+
     def getall(self, key: str, default: list[str] | None = None) -> list[str]:
         values = self._items.get(key)
         if values is None:
@@ -106,6 +116,7 @@ class Request:
         "headers",
         "keep_alive",
         "method",
+        "named",
         "on_stream",
         "path_qs",
         "peer_certificate",
@@ -133,6 +144,9 @@ class Request:
         #: ``req.TLS.PeerCertificates[0]``; a certificate that fails verification fails
         #: the handshake, see ``tls_sniff``)
         self.peer_certificate = peer_certificate
+        #: the name a create's body gives, noted by the create verb (which decodes the
+        #: body anyway) for the request log (``server/faults/requestlog.py``)
+        self.named = ""
         #: called with the status when a streaming response sends its head (the audit
         #: filter's ``ResponseStarted``), or None
         self.on_stream: Callable[[int], None] | None = None

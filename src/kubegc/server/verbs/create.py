@@ -39,7 +39,7 @@ async def create(ctx: ServerContext, request: Request, storage: Storage, t: Targ
     if not isinstance(storage, Creater):
         raise errors.method_not_supported(t.gr, "create")
     body = await body_object(request, t.info.kind)
-    note_created_name(body)  # for the request log (server/faults/requestlog.py)
+    note_created_name(request, body)  # for the request log (server/faults/requestlog.py)
     options = write_options(request)
     created = await storage.create(t, body, options)
     response = (encoded_response(created.encoded(), 201) if isinstance(created, Created)

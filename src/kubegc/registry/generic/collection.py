@@ -1,0 +1,156 @@
+"""DeleteCollection (cf. the generic ``Store.DeleteCollection``): list, then delete each
+listed object with the request's options; an object gone meanwhile is no failure, the
+first other failure is the answer, and the answer is the list as it was listed (upstream's
+``return listObj``).
+
+Upstream spreads the deletes over ``--delete-collection-workers``, each a full
+``Store.Delete`` (a read, the update, a CAS write). Here the deletes of a chunk of
+``DELETE_COLLECTION_CHUNK`` listed objects are decided on the listed copies and written in
+ONE ``KV.write_batch`` (SQLite: one transaction, one fsync), each with the mod revision
+it was listed at as its precondition — the listed copy plays the part of the cached
+object upstream's ``Cacher.Delete`` hands etcd3's ``store.Delete`` as
+``cachedExistingObject``: if the object changed since the list (a CAS conflict), it is
+decided again on its current state by the per-object path (``StoredResource.delete``),
+exactly as ``GuaranteedUpdate`` retries with a fresh read. Each object still gets its own
+revision, its own watch event and its ``after_write``; a failed commit fails the whole
+chunk and leaves none of it deleted.
+
+The per-object path serves every object the batch does not: a delete that keeps the object
+(graceful deletion, finalizers pending: an update, not a removal), a dry run, and any
+request while admission webhooks are configured (they see each object's deletion).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from kubegc.api import errors
+from kubegc.api.meta import DeleteOptions
+from kubegc.api.types import Obj
+from kubegc.registry.generic.deletion import (
+    check_delete_options,
+    update_for_graceful_deletion_and_finalizers,
+)
+from kubegc.registry.generic.listing import list_answer, select
+from kubegc.registry.generic.rest import ListOptions
+from kubegc.registry.generic.store import Store, UpdateFn
+from kubegc.registry.generic.target import DELETE, Target, decode
+from kubegc.storage import BatchWrite, ConflictError, KeyNotFoundError, KeyValue, WriteKind
+
+#: Listed objects deleted together: one write batch (one commit), or as many concurrent
+#: per-object deletes (which the store's group commit writes in a few commits).
+DELETE_COLLECTION_CHUNK = 1000
+
+
+class ObjectDeleter(Protocol):
+    """What DeleteCollection deletes through: the storage's own DELETE of one object, and
+    its hook after a write (``StoredResource``)."""
+
+    async def delete(self, t: Target, name: str, options: DeleteOptions) -> tuple[Obj, bool]:
+        ...
+
+    def after_write(self, t: Target, obj: Obj, *, removed: bool) -> None:
+        ...
+
+
+@dataclass
+class _Chunk:
+    """One chunk's listed objects (as served, and as stored) and what became of them."""
+
+    items: list[Obj]
+    kvs: list[KeyValue]
+    failures: list[BaseException] = field(default_factory=list)
+    each: list[int] = field(default_factory=list)  # left to the per-object path
+
+
+async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
+                            options: DeleteOptions, list_options: ListOptions, *,
+                            batched: bool = True) -> Obj:
+    """DeleteCollection of what ``list_options`` selects under ``t`` (see the module
+    docstring); ``batched`` False deletes every object by the per-object path."""
+    check_delete_options(options)
+    page = await select(
+        store, t, label_selector=list_options.label_selector,
+        field_selector=list_options.field_selector, limit=list_options.limit,
+        continue_=list_options.continue_, resource_version=list_options.resource_version,
+        resource_version_match=list_options.resource_version_match)
+    items = [store.present(t, decode(kv)) for kv in page.kvs]
+    listed = list_answer(t, page, items)
+    batched = batched and not options.dry_run and not store.admission.webhooks_active()
+    targets = _Targets(store, t, options)
+    for start in range(0, len(items), DELETE_COLLECTION_CHUNK):
+        end = start + DELETE_COLLECTION_CHUNK
+        chunk = _Chunk(items[start:end], page.kvs[start:end])
+        if batched:
+            await _delete_batch(store, deleter, targets, chunk)
+        else:
+            chunk.each = list(range(len(chunk.items)))
+        await _delete_each(deleter, targets, options, chunk)
+        for failure in chunk.failures:
+            if not (isinstance(failure, errors.StatusError) and errors.is_not_found(failure)):
+                raise failure
+    return listed
+
+
+class _Targets:
+    """The request's target in each listed object's namespace, with its delete update."""
+
+    def __init__(self, store: Store, t: Target, options: DeleteOptions) -> None:
+        self._store, self._t, self._options = store, t, options
+        self._by_namespace: dict[str, tuple[Target, UpdateFn]] = {}
+
+    def of(self, item: Obj) -> tuple[Target, UpdateFn]:
+        namespace = str(item["metadata"].get("namespace", ""))
+        found = self._by_namespace.get(namespace)
+        if found is None:
+            t = self._t.in_namespace(namespace)
+            update = update_for_graceful_deletion_and_finalizers(
+                self._store, t, t.strategy, self._options)
+            found = self._by_namespace[namespace] = (t, update)
+        return found
+
+
+async def _delete_batch(store: Store, deleter: ObjectDeleter, targets: _Targets,
+                        chunk: _Chunk) -> None:
+    """Decide each object of ``chunk`` on its listed copy and write the removals in one
+    batch; the rest goes to ``chunk.each``."""
+    writes: list[BatchWrite] = []
+    written: list[int] = []
+    for i, (item, kv) in enumerate(zip(chunk.items, chunk.kvs, strict=True)):
+        _, update = targets.of(item)
+        try:
+            outcome = await update(decode(kv))  # a copy of its own: the update may edit it
+        except errors.StatusError as exc:  # a precondition that does not hold
+            chunk.failures.append(exc)
+            continue
+        if outcome is DELETE:
+            writes.append(BatchWrite(WriteKind.DELETE, kv.key,
+                                     expected_mod_revision=kv.mod_revision))
+            written.append(i)
+        else:
+            chunk.each.append(i)
+    outcomes = await store.kv.write_batch(writes)
+    for i, outcome in zip(written, outcomes, strict=True):
+        if isinstance(outcome, int):
+            deleter.after_write(targets.of(chunk.items[i])[0], chunk.items[i], removed=True)
+        elif isinstance(outcome, ConflictError):
+            chunk.each.append(i)  # changed since the list: decided again on its state
+        elif not isinstance(outcome, KeyNotFoundError):  # gone meanwhile: no failure
+            raise outcome
+
+
+async def _delete_each(deleter: ObjectDeleter, targets: _Targets, options: DeleteOptions,
+                       chunk: _Chunk) -> None:
+    """The objects of ``chunk.each`` by the per-object DELETE, concurrently (so that the
+    store's group commit writes them in a few commits)."""
+    results = await asyncio.gather(
+        *(deleter.delete(targets.of(chunk.items[i])[0],
+                         chunk.items[i]["metadata"]["name"], options)
+          for i in sorted(chunk.each)),
+        return_exceptions=True)
+    chunk.failures += [r for r in results if isinstance(r, BaseException)]
+
+
+__all__ = ["DELETE_COLLECTION_CHUNK", "ObjectDeleter", "delete_collection"]
