@@ -364,6 +364,12 @@ def test_a_refused_delete_of_the_garbage_collector_is_named_by_settle(
     assert body.decode().startswith("cluster is stuck: all it does is retry, each item after "
                                     "failing 2 times or more in a row with the same error:")
     assert any(item.match(line) for line in body.decode().splitlines()[1:])
+    # the doctor cannot see the refusals (nothing upstream records them on the object); it
+    # names the webhooks that may be asked about the DELETE the garbage collector is to send
+    finding = next(f for f in server.kubegc_json("doctor", "-n", ns)["findings"]
+                   if f["object"]["name"] == "x")
+    assert any(f'ValidatingWebhookConfiguration/{name} (webhook "keep.kubegc.test"' in fact
+               and "retries it for ever" in fact for fact in finding["facts"]), finding
     status, body = server.http("GET", "/debug/kubegc/settle?stuckAfter=0")
     assert (status, body) == (400, b"stuckAfter: not a positive integer: '0'")
     hooks.handlers["/keep"] = allow
