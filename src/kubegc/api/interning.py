@@ -18,6 +18,7 @@ object. It lives in ``kubegc.api`` so that both the server and the client may us
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from kubegc.api.types import Obj
 
@@ -27,6 +28,16 @@ _REF_FIELDS = ("apiVersion", "kind", "name", "uid")
 
 def intern_common(obj: Obj) -> Obj:
     """``obj`` with its commonly repeated string values interned (in place)."""
+    meta = intern_identity(obj)
+    if meta is not None:
+        intern_labels(meta.get("labels"))
+        intern_refs(meta.get("ownerReferences"))
+    return obj
+
+
+def intern_identity(obj: Obj) -> dict[str, Any] | None:
+    """``obj``'s apiVersion, kind, namespace and creation time interned (in place); its
+    metadata (None if it is no map)."""
     intern = sys.intern
     for field in ("apiVersion", "kind"):
         value = obj.get(field)
@@ -34,25 +45,33 @@ def intern_common(obj: Obj) -> Obj:
             obj[field] = intern(value)
     meta = obj.get("metadata")
     if type(meta) is not dict:
-        return obj
+        return None
     for field in ("namespace", "creationTimestamp"):
         value = meta.get(field)
         if type(value) is str:
             meta[field] = intern(value)
-    labels = meta.get("labels")
+    return meta
+
+
+def intern_labels(labels: object) -> None:
+    """The values of a labels map interned (in place)."""
     if labels and type(labels) is dict:
+        intern = sys.intern
         for key, value in labels.items():
             if type(value) is str:
                 labels[key] = intern(value)
-    refs = meta.get("ownerReferences")
+
+
+def intern_refs(refs: object) -> None:
+    """The shared fields of a list of ownerReferences interned (in place)."""
     if refs and type(refs) is list:
+        intern = sys.intern
         for ref in refs:
             if type(ref) is dict:
                 for field in _REF_FIELDS:
                     value = ref.get(field)
                     if type(value) is str:
                         ref[field] = intern(value)
-    return obj
 
 
 #: the scalar values a shared map or list may hold: ``True == 1`` must never let a bool

@@ -234,8 +234,10 @@ class GarbageCollector:
         other = []
         changes = self.graph_builder.graph_changes
         count = len(changes) + changes.processing_count() + changes.waiting_count()
-        if count or not self.graph_builder.is_idle():
+        if count:
             other.append(f"{count} graph change{'' if count == 1 else 's'}")
+        elif not self.graph_builder.is_idle():
+            other.append("its informers delivering events")
         return Pending("garbagecollector", items=max(0, items - len(self._parked)),
                        retrying=self.errors.retrying(_item_key), other=tuple(other))
 

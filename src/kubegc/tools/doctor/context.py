@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from kubegc.api.meta import finalizers_of
 from kubegc.api.types import Obj
 from kubegc.kubelet.nodes import KUBELET_ANNOTATION, is_kubelet_stopped
+from kubegc.tools.delete_webhooks import delete_webhooks
 from kubegc.tools.finalizers import (
     Alive,
     ControllerMap,
@@ -40,6 +41,8 @@ class Context:
     _removers: dict[str, Remover] = field(default_factory=dict)
     #: id(object) -> its owner references looked up (the inventory outlives the context)
     _checks: dict[int, list[RefCheck]] = field(default_factory=dict)
+    #: (group, kind) -> the webhooks taking DELETEs of that kind's resource
+    _delete_webhooks: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def remover(self, finalizer: str, obj: Obj) -> Remover:
         found = self._removers.get(finalizer)
@@ -53,6 +56,17 @@ class Context:
         found = self._checks.get(id(obj))
         if found is None:
             found = self._checks[id(obj)] = check_refs(self.inv, obj)
+        return found
+
+    def delete_webhooks(self, ref: ObjRef) -> list[str]:
+        """The admission webhooks whose rules take DELETEs of ``ref``'s resource
+        (``kubegc.tools.delete_webhooks``), once per kind."""
+        key = (ref.group, ref.kind)
+        found = self._delete_webhooks.get(key)
+        if found is None:
+            res = self.inv.resource_for_kind(*key)
+            found = self._delete_webhooks[key] = (
+                delete_webhooks(self.inv, [(ref.group, res.resource)]) if res else [])
         return found
 
     def removers(self, obj: Obj, *, skip: tuple[str, ...] = ()) -> list[Remover]:

@@ -96,6 +96,8 @@ def _ref_finding(ctx: Context, obj: Obj, index: int, check: RefCheck, checks: li
         related.append(ObjRef.of(check.found))
     kind = _finding_kind(check)
     next_steps = [_next(ref, verdict, checks)]
+    if verdict.action is Action.DELETE:
+        facts.extend(_refusing(ctx, ref))
     what = _CAUSE[kind] + (" (no object with that uid)"
                            if check.state is RefState.UID_MISMATCH and not check.recreated
                            else "")
@@ -106,6 +108,17 @@ def _ref_finding(ctx: Context, obj: Obj, index: int, check: RefCheck, checks: li
 
 
 _KEEP = "to keep an object that must live on, remove its reference first"
+
+
+def _refusing(ctx: Context, ref: ObjRef) -> list[str]:
+    """The webhooks that may refuse the garbage collector's DELETE of ``ref``: it would
+    retry it for ever (as upstream), and the object stays."""
+    hooks = ctx.delete_webhooks(ref)
+    if not hooks:
+        return []
+    return ["admission webhooks may be asked about its DELETE: " + "; ".join(hooks)
+            + f"; if one refuses the garbage collector's, {ref.short} stays and the garbage "
+            "collector retries it for ever (its log: 'error syncing item' with the refusal)"]
 
 
 def _cause_detail(obj: Obj, index: int, check: RefCheck, ref: ObjRef, next_steps: list[str],
