@@ -173,3 +173,41 @@ def test_serve_on_a_damaged_data_dir_is_one_line_with_the_fix(tmp_path: Path) ->
     assert done.stderr == (f"kubegc: cannot open the database {data / 'kubegc.db'} (file is "
                            "not a database): move it aside to start with an empty cluster, "
                            "or pass another --data-dir\n")
+
+
+class _Settling:
+    """A cluster whose ``settle`` ends as told (returns, or times out)."""
+
+    def __init__(self, settles: bool) -> None:
+        self.settles = settles
+        self.asked: list[float] = []
+        self.server = None
+
+    async def settle(self, timeout: float) -> None:
+        self.asked.append(timeout)
+        if not self.settles:
+            raise TimeoutError("not settled")
+
+
+@pytest.mark.parametrize("settles", [True, False])
+def test_the_cyclic_gc_held_off_while_serve_starts_comes_back_tuned(settles: bool) -> None:
+    """``kubegc serve`` starts with Python's cyclic GC off (its caches fill: issue 27) and
+    turns it back on, tuned, once the cluster settled — or after the hold, if it never
+    does."""
+    import asyncio
+    import gc
+
+    from kubegc.cli import CYCLIC_GC_THRESHOLDS, collect_once_settled
+
+    thresholds, enabled = gc.get_threshold(), gc.isenabled()
+    cluster = _Settling(settles)
+    try:
+        gc.disable()
+        asyncio.run(collect_once_settled(cluster, hold=7.0))  # type: ignore[arg-type]
+        assert gc.isenabled()
+        assert gc.get_threshold() == CYCLIC_GC_THRESHOLDS
+        assert cluster.asked == [7.0]
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        (gc.enable if enabled else gc.disable)()

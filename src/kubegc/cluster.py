@@ -36,6 +36,7 @@ from kubegc.component.config import (
     RootCACertPublisherConfiguration,
     ServiceAccountTokenControllerConfiguration,
 )
+from kubegc.component.pending import Pending, wait_quiet
 from kubegc.controllermanager import ControllerManager
 from kubegc.data_dir_state import (
     CLOCK_SAVE_PERIOD,
@@ -360,14 +361,18 @@ class Cluster:
                         content_type="application/json")
 
     async def _settle_handler(self, request: Request) -> Response:
-        """``GET /debug/kubegc/settle?timeout=30``: returns once the cluster is quiet (for
-        tests driving a ``kubegc serve`` process over HTTP); 504 on timeout."""
+        """``GET /debug/kubegc/settle?timeout=30[&stuckAfter=N]``: returns once the cluster
+        is quiet (for tests driving a ``kubegc serve`` process over HTTP); 504 with what
+        keeps it busy on timeout, or as soon as it is stuck (``settle``'s ``stuck_after``)."""
         try:
             timeout = float(request.query.get("timeout", "30"))
         except ValueError:
             timeout = 30.0
+        stuck = request.query.get("stuckAfter")
+        if stuck is not None and not (stuck.isdigit() and int(stuck) > 0):
+            return Response(status=400, text=f"stuckAfter: not a positive integer: {stuck!r}")
         try:
-            await self.settle(timeout)
+            await self.settle(timeout, stuck_after=int(stuck) if stuck else None)
         except TimeoutError as e:
             return Response(status=504, text=str(e))
         return Response(text="settled")
@@ -397,18 +402,29 @@ class Cluster:
             self._lock.close()  # releases the flock
             self._lock = None
 
-    async def settle(self, timeout: float = 30.0, *, quiet_rounds: int = 3) -> None:
+    async def settle(self, timeout: float = 30.0, *, quiet_rounds: int = 3,
+                     stuck_after: int | None = None) -> None:
         """Wait until every write is dispatched to every watcher, every informer has
         processed what it received, and every controller queue is drained — ``quiet_rounds``
-        times in a row (a controller's write starts a new round)."""
-        loop = asyncio.get_running_loop()
-        real_deadline = loop.time() + timeout
-        quiet = 0
-        while quiet < quiet_rounds:
-            idle = self.registry is not None and self.registry.cache.is_idle()
-            if self.controller_manager is not None:
-                idle = idle and self.controller_manager.is_idle()
-            quiet = quiet + 1 if idle else 0
-            if loop.time() > real_deadline:
-                raise TimeoutError(f"cluster did not settle within {timeout} s")
-            await asyncio.sleep(0.001 if quiet else 0.005)
+        times in a row (a controller's write starts a new round). After ``timeout`` real
+        seconds raise ``NotSettledError`` (a ``TimeoutError``) naming what keeps the
+        cluster busy (``pending``); with ``stuck_after``, raise ``StuckError`` as soon as
+        all it does is retry items that failed that many times in a row with one error
+        (a DELETE an admission webhook refuses is retried for ever, as upstream)."""
+        await wait_quiet(self._is_idle, self.pending, timeout, quiet_rounds=quiet_rounds,
+                         stuck_after=stuck_after)
+
+    def _is_idle(self) -> bool:
+        idle = self.registry is not None and self.registry.cache.is_idle()
+        if self.controller_manager is not None:
+            idle = idle and self.controller_manager.is_idle()
+        return idle
+
+    def pending(self) -> list[Pending]:
+        """What keeps the cluster from settling: one entry per busy part."""
+        out = []
+        if self.registry is None or not self.registry.cache.is_idle():
+            out.append(Pending("watch cache", other=("writes not yet sent to every watcher",)))
+        if self.controller_manager is not None:
+            out += self.controller_manager.pending()
+        return out

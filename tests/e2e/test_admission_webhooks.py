@@ -6,6 +6,7 @@ the webhook was sent (AdmissionReview v1: object, oldObject, options, dryRun).""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -324,3 +325,53 @@ def test_unreachable_delete_webhook_holds_the_namespace_until_removed(
     server.kubectl("delete", "validatingwebhookconfiguration", name)
     eventually(lambda: server.kubectl("get", "namespace", ns, check=False).returncode != 0,
                timeout=60, what="namespace deleted")
+
+
+def test_a_refused_delete_of_the_garbage_collector_is_named_by_settle(
+        server: Server, ns: str, hooks: WebhookServer, configs: Configs) -> None:
+    """The webhook refuses the GC's DELETE of a dependent (not the user's of its owner):
+    the GC retries it for ever, as upstream; the plan (which calls no webhook) ends and
+    names the webhook; ``/debug/kubegc/settle`` answers 504 with the item and the refusal,
+    at once with ``stuckAfter``; allowed again, the next retry deletes it."""
+    hooks.handlers["/keep"] = deny("precious things stay")
+    name = configs.install("ValidatingWebhookConfiguration", [_validating(
+        hooks, "keep.kubegc.test", "/keep", ns, [_rule(["DELETE"], ["configmaps"])],
+        objectSelector={"matchLabels": {"keep": "yes"}})])
+    server.kubectl("create", "configmap", "owner", "-n", ns)
+    uid = server.kubectl("get", "configmap", "owner", "-n", ns,
+                         "-o", "jsonpath={.metadata.uid}").stdout
+    server.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "x", "labels": {"keep": "yes"}, "ownerReferences": [
+                {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": uid}]}}))
+    server.settle()
+    planned = server.kubegc_json("plan", "delete", "configmap/owner", "-n", ns)
+    assert {o["name"] for o in planned["deleted"]} == {"owner", "x"}
+    assert any(f'ValidatingWebhookConfiguration/{name} (webhook "keep.kubegc.test", '
+               "failurePolicy Fail: DELETE of configmaps)" in note for note in planned["notes"])
+    server.kubectl("delete", "configmap", "owner", "-n", ns)
+    refusal = 'admission webhook "keep.kubegc.test" denied the request: precious things stay'
+    item = re.compile(rf"  garbagecollector: \d+ items?(, \d+)? retrying: .*v1/ConfigMap {ns}/x"
+                      rf"( \(failed \d+ times in a row\))?: {re.escape(refusal)}")
+    status, body = server.http("GET", "/debug/kubegc/settle?timeout=60&stuckAfter=2",
+                               timeout=70)
+    assert status == 504
+    assert body.decode().startswith("cluster is stuck: all it does is retry, each item after "
+                                    "failing 2 times or more in a row with the same error:")
+    assert any(item.match(line) for line in body.decode().splitlines()[1:])
+    status, body = server.http("GET", "/debug/kubegc/settle?timeout=1", timeout=30)
+    assert status == 504
+    lines = body.decode().splitlines()
+    assert lines[0] == "cluster did not settle within 1.0 s; still busy:"
+    assert any(item.match(line) for line in lines[1:]), lines
+    # the doctor cannot see the refusals (nothing upstream records them on the object); it
+    # names the webhooks that may be asked about the DELETE the garbage collector is to send
+    finding = next(f for f in server.kubegc_json("doctor", "-n", ns)["findings"]
+                   if f["object"]["name"] == "x")
+    assert any(f'ValidatingWebhookConfiguration/{name} (webhook "keep.kubegc.test"' in fact
+               and "retries it for ever" in fact for fact in finding["facts"]), finding
+    status, body = server.http("GET", "/debug/kubegc/settle?stuckAfter=0")
+    assert (status, body) == (400, b"stuckAfter: not a positive integer: '0'")
+    hooks.handlers["/keep"] = allow
+    server.settle()
+    assert server.kubectl("get", "configmap", "x", "-n", ns, check=False).returncode != 0

@@ -22,7 +22,8 @@ def recipe_files() -> dict[str, str]:
 def test_the_page_has_the_kopf_recipe() -> None:
     assert set(recipe_files()) == {"mirror_operator.py", "test_operator.py",
                                    "test_service_account.py", "test_in_process_webhook.py",
-                                   "admission_operator.py", "test_admission.py"}
+                                   "admission_operator.py", "test_admission.py",
+                                   "test_settle_stuck.py"}
 
 
 @pytest.mark.slow
@@ -49,9 +50,11 @@ def test_the_service_account_recipe_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("test_file", ["test_in_process_webhook.py", "test_admission.py"])
+@pytest.mark.parametrize("test_file", ["test_in_process_webhook.py", "test_admission.py",
+                                       "test_settle_stuck.py"])
 def test_the_admission_webhook_recipes_pass(tmp_path: Path, test_file: str) -> None:
-    """An in-process webhook, and kopf's admission handlers with its own HTTPS server."""
+    """An in-process webhook, kopf's admission handlers with its own HTTPS server, and a
+    ``settle()`` stuck on the garbage collector's DELETE an in-process webhook refuses."""
     for name, text in recipe_files().items():
         (tmp_path / name).write_text(text)
     proc = subprocess.run(

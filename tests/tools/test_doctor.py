@@ -256,3 +256,33 @@ async def test_a_namespace_deleting_pods_first_says_the_rest_waits_for_them(
         assert "1 other object waits for 1 pod" in said
         assert finding.next[0] == ("the rest of the content is deleted once these pods are "
                                    "gone: Pod/web -n shop")
+
+
+async def test_an_absent_owner_names_the_webhooks_that_may_refuse_the_gcs_delete() -> None:
+    """The garbage collector is to delete ConfigMap/x, whose owner is gone; a webhook takes
+    DELETEs of configmaps: if it refuses, x stays and the GC retries for ever (as upstream),
+    so the finding names it. A webhook of other resources is not named, nor one for x's
+    neighbour whose owner exists."""
+    def cm(name: str, owner: str = "") -> dict[str, object]:
+        meta: dict[str, object] = {"name": name, "namespace": "ns", "uid": f"uid-{name}"}
+        if owner:
+            meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "ConfigMap", "name": owner,
+                                        "uid": f"uid-{owner}"}]
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
+
+    def config(name: str, resources: list[str]) -> dict[str, object]:
+        return {"apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": "ValidatingWebhookConfiguration", "metadata": {"name": name},
+                "webhooks": [{"name": f"{name}.example.com", "rules": [{
+                    "operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
+                    "resources": resources}]}]}
+
+    inv = await inventory_of([cm("owner"), cm("kept", "owner"), cm("x", "gone"),
+                              config("keep", ["configmaps"]), config("pods", ["pods"])])
+    facts = find(diagnose(inv), FindingKind.OWNER_ABSENT, "x").facts
+    assert ('admission webhooks may be asked about its DELETE: ValidatingWebhookConfiguration/'
+            'keep (webhook "keep.example.com", failurePolicy Fail: DELETE of configmaps); if '
+            "one refuses the garbage collector's, ConfigMap/x stays and the garbage collector "
+            "retries it for ever") in " ".join(facts)
+    assert "pods.example.com" not in " ".join(facts)
+    assert not [f for f in diagnose(inv).findings if f.object.name == "kept"]

@@ -12,7 +12,8 @@ import pytest
 
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
-from kubegc.client.dump import DumpClient, guess_plural, parse_dump
+from kubegc.client import dump_items
+from kubegc.client.dump import DumpClient, guess_plural, parse_dump, read_dump
 from kubegc.client.dump_items import list_items
 from kubegc.client.interface import DeleteOptions, ListOptions
 
@@ -227,11 +228,51 @@ def test_an_indented_list_decodes_an_item_at_a_time_as_a_whole(indent: int) -> N
 
 @pytest.mark.parametrize("data", [
     pytest.param(json.dumps(NESTED).encode(), id="compact"),
-    pytest.param(json.dumps(cm("x"), indent=4).encode(), id="one-object"),
+    pytest.param(json.dumps(NESTED, separators=(",", ":")).encode(), id="compact-no-spaces"),
     pytest.param(json.dumps({**NESTED, "items": []}, indent=4).encode(), id="empty"),
     pytest.param(json.dumps(NESTED, indent=4).encode().replace(b'\n        }', b'\n       }', 1),
                  id="indented-unevenly"),
 ])
-def test_other_shapes_are_decoded_whole(data: bytes) -> None:
-    assert list_items(data) is None
+def test_other_list_shapes_decode_a_chunk_at_a_time_as_a_whole(data: bytes) -> None:
+    """Issue 27: a compact List too (``make_dump.py``, ``json.dumps``) is decoded a chunk
+    at a time, whatever its separators or indentation."""
+    assert list_items(data) is not None
     assert parse_dump(data) == parse_dump(data.decode())
+
+
+@pytest.mark.parametrize("data", [
+    pytest.param(json.dumps(cm("x"), indent=4).encode(), id="one-object"),
+    pytest.param(json.dumps(NESTED).encode()[:-5], id="truncated"),
+    pytest.param(json.dumps(NESTED).encode() + json.dumps(NESTED).encode(), id="two-lists"),
+    pytest.param(json.dumps({"kind": "X", "spec": {"items": [1]}, "items": []}).encode(),
+                 id="items-of-something-inside"),
+])
+def test_what_is_not_one_list_is_decoded_whole(data: bytes) -> None:
+    assert list_items(data) is None
+
+
+def _owned(i: int) -> dict[str, object]:
+    """A Pod whose lists of objects (two ownerReferences, conditions) hold the same
+    separator as the List's items, and whose strings are not all ASCII."""
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": f"o{j}", "uid": f"u{j}"}
+            for j in range(i % 3)]
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"p{i}-é€", "namespace": "a", "ownerReferences": refs},
+            "status": {"conditions": [{"type": "Ready"}, {"type": "Initialized"}]},
+            "spec": {"note": "},{\"apiVersion\": " * (i % 5)}}
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_chunks_end_after_whole_items(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                      indent: int | None) -> None:
+    """A chunk's end is only ever after a whole item: where a compact List's separator
+    belongs to a list inside an item, the items up to it are decoded one at a time."""
+    monkeypatch.setattr(dump_items, "CHUNK", 2048)
+    doc = {"apiVersion": "v1", "kind": "List", "items": [_owned(i) for i in range(300)],
+           "metadata": {"resourceVersion": ""}}
+    data = json.dumps(doc, indent=indent, ensure_ascii=False).encode()
+    path = tmp_path / "dump.json"
+    path.write_bytes(data)
+    with path.open("rb") as file:
+        assert dump_items.stream_list(file, each=lambda item: item) == json.loads(data)
+    assert read_dump(path) == parse_dump(data.decode())

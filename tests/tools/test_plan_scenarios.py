@@ -70,6 +70,23 @@ def test_a_delete_a_webhook_refuses_is_named_by_the_plan(cluster: Cluster) -> No
     assert {r.name for r in report.deleted} == {graph.name(n) for n in graph.nodes}
 
 
+def test_a_refused_delete_of_the_garbage_collector_is_named_by_the_plan(
+        cluster: Cluster) -> None:
+    """The webhook refuses the garbage collector's DELETE of a guarded dependent, not the
+    user's: reality deletes the owner and the GC retries the dependent for ever (as
+    upstream: kubegc never settles, the scenario waits until that is all it does, with
+    ``settle(stuck_after=...)``); the plan, which calls no webhook, ends, deletes both and
+    names the webhook configuration."""
+    graph = Graph([Node("0-configmap", "ConfigMap", 0),
+                   Node("1-configmap", "ConfigMap", 0, guarded=True,
+                        owners=[(0, True, False)])],
+                  pre_delete=None, target=0, policy="Background", webhook="deny")
+    report = run(cluster, graph)
+    assert any(f"ValidatingWebhookConfiguration/g{graph.ident}-guard" in note
+               for note in report.notes), report.notes
+    assert {r.name for r in report.deleted} == {graph.name(n) for n in graph.nodes}
+
+
 def test_a_refused_delete_of_an_object_that_never_goes_is_named_by_the_plan(
         cluster: Cluster) -> None:
     """Found by the generator (seed 2): the guarded target keeps a finalizer nobody removes,

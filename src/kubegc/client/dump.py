@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,7 +39,7 @@ from kubegc.api.interning import intern_common
 from kubegc.api.labels import parse_label_selector
 from kubegc.api.resources import BUILTIN_RESOURCES, GroupVersionResource, split_api_version
 from kubegc.api.types import Obj
-from kubegc.client.dump_items import list_items
+from kubegc.client.dump_items import list_items, stream_list
 from kubegc.client.interface import (
     APIResource,
     Client,
@@ -51,6 +51,10 @@ from kubegc.client.interface import (
 )
 
 READ_VERBS = ("get", "list", "watch")
+
+#: What is done to each dumped object as it is decoded, before the next one is (issue 27):
+#: by default ``intern_common``; a reader that needs less of each object may keep less.
+Prepare = Callable[[Obj], Obj]
 
 #: Kubernetes built-ins kubegc does not serve but real dumps contain:
 #: (group, version, resource, kind, namespaced).
@@ -91,8 +95,9 @@ def _labels(obj: Obj) -> dict[str, str] | None:
     return labels if isinstance(labels, dict) else None
 
 
-def parse_dump(text: str | bytes) -> list[Obj]:
-    """The objects of a dump (see the module docstring), lists flattened, in file order.
+def parse_dump(text: str | bytes, *, prepare: Prepare = intern_common) -> list[Obj]:
+    """The objects of a dump (see the module docstring), lists flattened, in file order,
+    each passed through ``prepare`` (``Prepare``).
 
     ``text`` may be the file's bytes (UTF-8): a JSON dump is then decoded without a ``str``
     copy of the whole file (issue 27: the peak memory of the doctor on a big dump).
@@ -101,6 +106,11 @@ def parse_dump(text: str | bytes) -> list[Obj]:
     message: what a failed ``kubectl get ... > dump.json`` leaves behind)."""
     stripped = text.lstrip()
     docs: list[Any]
+    if isinstance(stripped, bytes) and stripped[:1] == b"{":
+        # a file: a List (kubectl's indented one or compact), its items a chunk at a time
+        streamed = list_items(stripped, each=_each(prepare))
+        if streamed is not None:
+            return _objects([streamed], None)
     if stripped[:1] in ("{", "[", b"{", b"["):
         docs = _json_documents(stripped)
     else:
@@ -108,9 +118,30 @@ def parse_dump(text: str | bytes) -> list[Obj]:
             docs = list(yaml.safe_load_all(_text(text)))
         except yaml.YAMLError as e:
             raise ValueError(f"not a JSON or YAML dump: {e}") from e
+    return _objects(docs, prepare)
+
+
+def read_dump(path: Path, *, prepare: Prepare = intern_common) -> list[Obj]:
+    """``parse_dump`` of the file at ``path``: a JSON List is read from the file a block
+    at a time (``dump_items.stream_list``), so the whole file is never held."""
+    with path.open("rb") as file:
+        streamed = stream_list(file, each=_each(prepare))
+    if streamed is not None:
+        return _objects([streamed], None)
+    return parse_dump(path.read_bytes(), prepare=prepare)
+
+
+def _each(prepare: Prepare) -> Callable[[Any], Any]:
+    def each(item: Any) -> Any:
+        return prepare(item) if isinstance(item, dict) else item
+    return each
+
+
+def _objects(docs: list[Any], prepare: Prepare | None) -> list[Obj]:
+    """The objects of ``docs`` (``prepare`` None: their items were prepared as decoded)."""
     out: list[Obj] = []
     for doc in docs:
-        _flatten(doc, out, api_version="", kind="")
+        _flatten(doc, out, api_version="", kind="", prepare=prepare)
     if not out and not any(_is_list(doc) for doc in docs):
         raise ValueError(
             "not a Kubernetes dump: it holds no object (with apiVersion, kind and metadata) "
@@ -130,10 +161,6 @@ def _text(data: str | bytes) -> str:
 
 
 def _json_documents(data: str | bytes) -> list[Any]:
-    if isinstance(data, bytes):  # a file: kubectl's indented List, an item at a time
-        doc = list_items(data)
-        if doc is not None:
-            return [doc]
     try:
         return [orjson.loads(data)]  # one document: the common case, and ~5x faster
     except orjson.JSONDecodeError:
@@ -154,10 +181,11 @@ def _json_documents(data: str | bytes) -> list[Any]:
     return docs
 
 
-def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
+def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str,
+             prepare: Prepare | None) -> None:
     if isinstance(doc, list):
         for item in doc:
-            _flatten(item, out, api_version=api_version, kind=kind)
+            _flatten(item, out, api_version=api_version, kind=kind, prepare=prepare)
         return
     if not isinstance(doc, dict):
         return
@@ -165,7 +193,8 @@ def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
     if isinstance(doc.get("items"), list) and (doc_kind.endswith("List") or not doc_kind):
         item_kind = doc_kind[:-4] if doc_kind not in ("List", "") else ""
         for item in doc["items"]:
-            _flatten(item, out, api_version=str(doc.get("apiVersion") or ""), kind=item_kind)
+            _flatten(item, out, api_version=str(doc.get("apiVersion") or ""), kind=item_kind,
+                     prepare=prepare)
         return
     if kind:  # an item of a typed list (``PodList``) may omit its kind and apiVersion
         if not doc_kind:
@@ -173,9 +202,9 @@ def _flatten(doc: Any, out: list[Obj], *, api_version: str, kind: str) -> None:
         if not doc.get("apiVersion") and api_version:
             doc = {**doc, "apiVersion": api_version}
     if doc.get("kind") and doc.get("apiVersion") and "metadata" in doc:
-        # one whose metadata is no object is kept aside (``malformed``); the strings
-        # objects repeat are held once (``intern_common``: a tenth of decoding them)
-        out.append(intern_common(doc))
+        # one whose metadata is no object is kept aside (``malformed``); by default the
+        # strings objects repeat are held once (``intern_common``: a tenth of decoding them)
+        out.append(prepare(doc) if prepare is not None else doc)
 
 
 T = TypeVar("T")
@@ -256,22 +285,30 @@ class DumpClient(Client):
         #: objects that cannot be served (metadata no object, kind or apiVersion no
         #: string: edited by hand), for the tools to report (``tools.wellformed``)
         self.malformed: list[Obj] = []
+        #: (apiVersion, kind) -> the objects of its resource (the same for every object)
+        stored: dict[tuple[str, str], list[Obj]] = {}
         for obj in objs:
-            if (isinstance(obj.get("metadata"), dict) and isinstance(obj.get("kind"), str)
-                    and isinstance(obj.get("apiVersion"), str)):
-                self._store(obj)
+            api_version, of_kind = obj.get("apiVersion"), obj.get("kind")
+            if (isinstance(obj.get("metadata"), dict) and isinstance(of_kind, str)
+                    and isinstance(api_version, str)):
+                into = stored.get((api_version, of_kind))
+                if into is None:
+                    stored[(api_version, of_kind)] = self._store(obj)
+                else:
+                    into.append(obj)
             else:
                 self.malformed.append(obj)
 
     @classmethod
-    def from_file(cls, path: str | Path) -> DumpClient:
+    def from_file(cls, path: str | Path, *, prepare: Prepare = intern_common) -> DumpClient:
         """Read a dump file (``-`` is not supported: pass the text to ``from_text``)."""
         file = Path(path)
-        return cls(parse_dump(file.read_bytes()), source=str(file))
+        return cls(read_dump(file, prepare=prepare), source=str(file))
 
     @classmethod
-    def from_text(cls, text: str, *, source: str = "") -> DumpClient:
-        return cls(parse_dump(text), source=source)
+    def from_text(cls, text: str, *, source: str = "", prepare: Prepare = intern_common
+                  ) -> DumpClient:
+        return cls(parse_dump(text, prepare=prepare), source=source)
 
     # -- building ------------------------------------------------------------------------
 
@@ -282,7 +319,8 @@ class DumpClient(Client):
         known.extend(v for v in versions if v not in known)
         self._by_kind.setdefault((res.group, res.kind), key)
 
-    def _store(self, obj: Obj) -> None:
+    def _store(self, obj: Obj) -> list[Obj]:
+        """Store ``obj``; the list of the objects of its resource."""
         group, version = split_api_version(str(obj["apiVersion"]))
         kind = str(obj["kind"])
         key = self._by_kind.get((group, kind))
@@ -293,7 +331,9 @@ class DumpClient(Client):
             key = (group, res.resource)
         elif version not in self._versions[key]:
             self._versions[key].append(version)
-        self._objects.setdefault(key, []).append(obj)
+        into = self._objects.setdefault(key, [])
+        into.append(obj)
+        return into
 
     def objects(self) -> builtins.list[Obj]:
         """Every dumped object (shared, do not mutate)."""

@@ -12,6 +12,8 @@ all sit on this package and none of them on another.
   (each kind's fields with upstream's types and ranges), checked before it acts.
 * ``failures``: what a failed sync does (upstream's ``handleErr``: backoff; a Warning
   event, and no loop, on an object the component cannot understand).
+* ``pending``: what keeps a component busy (its items, a retrying one's last error), for
+  the error of a ``settle()`` that timed out, and ``settle()``'s loop.
 
 Concurrency: asyncio, one event loop per process; components start tasks, never threads.
 May import: ``kubegc.api``, ``kubegc.client`` and the standard library.

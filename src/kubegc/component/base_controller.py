@@ -42,6 +42,7 @@ from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.context import ControllerContext
 from kubegc.component.failures import FailedSyncs
+from kubegc.component.pending import Pending, of_queue
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,12 @@ class BaseController(ABC):
     def is_idle(self) -> bool:
         return (len(self.queue) == 0 and self.queue.processing_count() == 0
                 and self.recorder.is_idle())
+
+    def pending(self) -> Pending:
+        """What keeps it from being idle: keys queued or in hand (those whose last sync
+        failed with their error) and events to write."""
+        return of_queue(self.name, self.queue, self.failures.errors,
+                        other=() if self.recorder.is_idle() else ("events to write",))
 
     def ready(self) -> bool:
         return self._synced

@@ -22,6 +22,7 @@ from kubegc.api.errors import StatusError, is_bad_request, is_invalid
 from kubegc.api.types import Obj
 from kubegc.client.events import EVENT_TYPE_WARNING, EventRecorder
 from kubegc.component.fields import NotUnderstood
+from kubegc.component.pending import LastErrors
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +73,12 @@ class FailedSyncs:
         self.recorder = recorder
         self.expected = expected
         self._failed: dict[str, bytes] = {}
+        #: every failed key's last error (``kubegc.component.pending``), until it succeeds
+        self.errors: LastErrors[str] = LastErrors()
 
     def failed(self, err: Exception, key: str) -> None:
         """``handleErr``: log, maybe record, and retry ``key`` with the backoff."""
+        self.errors.failed(key, err)
         if is_api_error(err, self.expected):
             log.info("%s: error syncing %r, requeuing: %s", self.name, key, err)
         else:
@@ -90,6 +94,7 @@ class FailedSyncs:
 
     def succeeded(self, key: str) -> None:
         self._failed.pop(key, None)
+        self.errors.succeeded(key)
 
     def add(self, key: str) -> None:
         """Queue ``key`` now, unless its last sync failed on the object as it still is:

@@ -5,9 +5,11 @@ decision records."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.component.context import ControllerContext, DebugDocument
+from kubegc.component.pending import Pending
 from kubegc.controllers.deletionrecords import DeletionRecordSink
 from kubegc.controllers.garbagecollector import GarbageCollector, InMemoryDecisionSink
 from kubegc.controllers.garbagecollector.owner_ref_warnings import COMPONENT
@@ -24,9 +26,10 @@ class GarbageCollectorController:
 
     def __init__(self, ctx: ControllerContext[GarbageCollectorControllerConfiguration]) -> None:
         opts = ctx.options
-        # records wait while the GC works: they would slow the cascades they explain
+        # records wait while the GC works: they would slow the cascades they explain (not
+        # while an item only waits for a retry: a DELETE a webhook refuses waits for ever)
         self.sink = DeletionRecordSink(ctx.client, clock=ctx.clock, ttl=opts.decision_ttl,
-                                       busy=lambda: not self.gc.is_idle())
+                                       busy=self.gc_is_working)
         #: the planner's simulation keeps the records in memory: they explain its steps,
         #: nobody reads them later, and writing 10,000 costs a third of a 10,000-object plan
         self.memory = InMemoryDecisionSink() if opts.records_in_memory else None
@@ -51,6 +54,22 @@ class GarbageCollectorController:
     def is_idle(self) -> bool:
         return self.gc.is_idle() and self.sink.is_idle() and self.recorder.is_idle() and (
             self._resync is None or self._resync.done())
+
+    def gc_is_working(self) -> bool:
+        return self.gc.is_working()
+
+    def pending(self) -> Pending:
+        """The GC's pending work (``GarbageCollector.pending``), with the records and
+        events not yet written and a resync in progress."""
+        pending = self.gc.pending()
+        other = list(pending.other)
+        if not self.sink.is_idle():
+            other.append("DeletionRecords to write")
+        if not self.recorder.is_idle():
+            other.append("events to write")
+        if self._resync is not None and not self._resync.done():
+            other.append("rediscovering resources")
+        return replace(pending, component=self.name, other=tuple(other))
 
     def ready(self) -> bool:
         return True

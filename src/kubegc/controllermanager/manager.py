@@ -49,6 +49,7 @@ from kubegc.client.leaderelection import LeaderCallbacks, LeaderElector, LeaseLo
 from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.component.context import Controller, ControllerContext, DebugDocument
 from kubegc.component.deletions import InMemoryDeletionSink
+from kubegc.component.pending import Pending
 from kubegc.controllermanager.descriptors import CONTROLLERS, ControllerDescriptor
 from kubegc.controllermanager.pausing import Gate, GatedClient
 
@@ -330,6 +331,24 @@ class ControllerManager:
         return (not self._changing and self.recorder.is_idle()
                 and all(i.is_idle() for i in self.informers.informers())
                 and all(c.is_idle() or self._paused(c) for c in self.controllers))
+
+    def pending(self) -> list[Pending]:
+        """What keeps the manager from being idle (``is_idle``), one entry per busy part:
+        each component not idle nor paused says what it holds (its ``pending()``, if it
+        has one), then the manager's own informers and events."""
+        out: list[Pending] = []
+        if self._changing:
+            out.append(Pending("controller-manager", other=("starting or stopping components",)))
+        for c in self.controllers:
+            if not c.is_idle() and not self._paused(c):
+                pending = getattr(c, "pending", None)
+                out.append(pending() if pending is not None else Pending(c.name))
+        busy = sorted(str(i.gvr) for i in self.informers.informers() if not i.is_idle())
+        if busy:
+            out.append(Pending("informers", other=(f"delivering a list of {', '.join(busy)}",)))
+        if not self.recorder.is_idle():
+            out.append(Pending("controller-manager", other=("events to write",)))
+        return out
 
     def _paused(self, controller: Controller) -> bool:
         gate = self.gates.get(controller.name)

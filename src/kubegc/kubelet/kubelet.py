@@ -49,6 +49,7 @@ from kubegc.component.config import KubeletConfiguration
 from kubegc.component.context import ControllerContext
 from kubegc.component.failures import FailedSyncs
 from kubegc.component.objects import POD
+from kubegc.component.pending import Pending, of_queue
 from kubegc.kubelet.kubelet_pods import PodRecord
 from kubegc.kubelet.nodes import (
     NodeStatusReporter,
@@ -139,6 +140,14 @@ class Kubelet:
         return (not self._registering and len(self.queue) == 0
                 and self.queue.processing_count() == 0 and not self._retrying
                 and all(r.is_idle() for r in self.recorders.values()))
+
+    def pending(self) -> Pending:
+        """Pods queued, in hand or waiting for a retry (with their last errors)."""
+        return of_queue("kubelet", self.queue, self.failures.errors, waiting=self._retrying,
+                        other=[what for what, busy in (
+                            ("registering its nodes", self._registering),
+                            ("events to write", not all(
+                                r.is_idle() for r in self.recorders.values()))) if busy])
 
     def ready(self) -> bool:
         return not self._registering

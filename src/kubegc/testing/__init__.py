@@ -7,6 +7,10 @@ milliseconds, no Docker, no cluster.
         subprocess.run(["kubectl", "--kubeconfig", cluster.kubeconfig, "get", "ns"])
         cluster.settle()                       # every watch delivered, every GC queue drained
 
+``settle()`` raises ``NotSettledError`` (a ``TimeoutError``) naming what keeps the cluster
+busy, and with ``stuck_after=N`` ``StuckError`` as soon as all it does is retry items that
+failed N times in a row with one error.
+
 or, in pytest, the ``kubegc_cluster`` fixture (this package's pytest plugin). Inside an
 asyncio test, ``async with Cluster() as cluster`` runs on the test's own loop instead.
 
@@ -27,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 from kubegc.testing.kubeconfig import default_kubeconfig
 
 if TYPE_CHECKING:
+    from kubegc.component.pending import NotSettledError, StuckError
     from kubegc.testing.cluster import Cluster
 
-__all__ = ["Cluster", "default_kubeconfig"]
+__all__ = ["Cluster", "NotSettledError", "StuckError", "default_kubeconfig"]
 
 
 def __getattr__(name: str) -> Any:
@@ -37,4 +42,8 @@ def __getattr__(name: str) -> Any:
         from kubegc.testing.cluster import Cluster
 
         return Cluster
+    if name in ("NotSettledError", "StuckError"):
+        from kubegc.component import pending
+
+        return getattr(pending, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

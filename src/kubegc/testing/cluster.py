@@ -300,8 +300,9 @@ class Cluster:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    async def asettle(self, timeout: float = 30.0) -> None:
-        await self.cluster.settle(timeout)
+    async def asettle(self, timeout: float = 30.0, *, stuck_after: int | None = None) -> None:
+        """``settle()`` on the test's own loop (``async with Cluster()``)."""
+        await self.cluster.settle(timeout, stuck_after=stuck_after)
 
     # -- sync use (a background thread runs the loop) -------------------------------------
 
@@ -347,9 +348,16 @@ class Cluster:
             raise RuntimeError("use `with Cluster()` to run coroutines from sync code")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
-    def settle(self, timeout: float = 30.0) -> None:
-        """Block until every informer caught up and every GC queue is drained."""
-        self.run(self.cluster.settle(timeout), timeout + 5)
+    def settle(self, timeout: float = 30.0, *, stuck_after: int | None = None) -> None:
+        """Block until every informer caught up and every controller queue is drained.
+
+        After ``timeout`` seconds raise ``NotSettledError`` (a ``TimeoutError``), whose
+        message has a line per busy controller: its items, and for each one retrying its
+        key and last error (a DELETE of the garbage collector that an admission webhook
+        refuses is retried for ever, as upstream). ``stuck_after=N``: raise ``StuckError``
+        (a ``NotSettledError``) as soon as all that is left is items retrying, each after
+        failing ``N`` times in a row with the same error."""
+        self.run(self.cluster.settle(timeout, stuck_after=stuck_after), timeout + 5)
 
     def advance(self, seconds: float) -> None:
         """Move a ``ManualClock`` (``Cluster(clock=ManualClock())``) forward by ``seconds``,

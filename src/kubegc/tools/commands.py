@@ -22,6 +22,7 @@ import aiohttp
 import yaml
 
 from kubegc.api.errors import StatusError
+from kubegc.api.interning import intern_common
 from kubegc.api.types import Obj
 from kubegc.client.interface import APIResource
 from kubegc.tools.audit_log import read_audit_log
@@ -56,6 +57,7 @@ from kubegc.tools.render import (
 )
 from kubegc.tools.resolve import UnknownKind, resolve_kind, split_target
 from kubegc.tools.session import Session, ToolError, open_session
+from kubegc.tools.slim import Slim
 from kubegc.tools.tree import build_tree
 from kubegc.tools.wellformed import well_formed
 from kubegc.tools.why import explain, recorded_kind
@@ -205,7 +207,9 @@ async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | Non
         "doctor": _doctor, "tree": _tree, "why": _why,
         "plan": lambda a, s: _plan(a, s, plan_factory)}
     try:
-        session = open_session(args, err)
+        # the doctor reads no more of a dump's objects than its checks need (``slim``)
+        session = open_session(args, err, prepare=Slim() if args.command == "doctor"
+                               else intern_common)
         try:
             report = await commands[args.command](args, session)
         finally:

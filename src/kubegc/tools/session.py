@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TextIO
 
 from kubegc.api.clock import Clock, ManualClock, RealClock
-from kubegc.client.dump import DumpClient
+from kubegc.api.interning import intern_common
+from kubegc.client.dump import DumpClient, Prepare
 from kubegc.client.interface import Client
 from kubegc.client.kubeconfig import KubeconfigError, load_kubeconfig
 from kubegc.client.rest import RestClient
@@ -58,19 +59,22 @@ def _one_line(error: Exception) -> str:
     return " ".join(str(error).replace("^", "").split())
 
 
-def open_session(args: argparse.Namespace, stderr: TextIO) -> Session:
+def open_session(args: argparse.Namespace, stderr: TextIO, *,
+                 prepare: Prepare = intern_common) -> Session:
+    """``prepare``: what is kept of each object of a dump (``client.dump.Prepare``)."""
     progress = Progress(stderr)
     if args.from_file:
         if args.from_file == "-":
             try:
-                client = DumpClient.from_text(sys.stdin.read(), source="stdin")
+                client = DumpClient.from_text(sys.stdin.read(), source="stdin",
+                                              prepare=prepare)
             except ValueError as e:
                 raise ToolError(f"cannot read dump from stdin: {_one_line(e)}") from e
             when = datetime.now(UTC)
         else:
             path = Path(args.from_file)
             try:
-                client = DumpClient.from_file(path)
+                client = DumpClient.from_file(path, prepare=prepare)
             except (OSError, ValueError) as e:
                 raise ToolError(f"cannot read dump {path}: {_one_line(e)}") from e
             when = datetime.fromtimestamp(path.stat().st_mtime, UTC)

@@ -55,6 +55,10 @@ class Queue(Generic[T]):
         self._queue.append(item)
         self._wake_one_getter()
 
+    def __contains__(self, item: object) -> bool:
+        """``item`` is queued or being processed."""
+        return item in self._dirty or item in self._processing
+
     def __len__(self) -> int:
         """Items waiting to be handed out (not those being processed)."""
         return len(self._queue)

@@ -11,7 +11,8 @@ labelled with the object's uid, namespace, kind and name so that ``kubegc why`` 
 Writes are queued, deferred and batched: ``record`` only queues (it never blocks the GC);
 one task writes the queue as concurrent creates, ``WRITE_BATCH`` at a time, so that they
 share the store's group commits. Writing competes with the GC for the one event loop, so
-while the GC is busy (the ``busy`` callable) it waits until the GC goes idle, the oldest
+while the GC is busy (the ``busy`` callable: items ready or in hand, not an item waiting
+for a retry's backoff) it waits until the GC stops working, the oldest
 queued record is ``MAX_DEFER`` seconds old, or ``MAX_PENDING`` records are queued. ``stop``
 writes every queued record before it returns, so a clean shutdown loses none (a crash can
 lose what was queued: at most ``MAX_DEFER`` seconds' or ``MAX_PENDING`` records' worth).

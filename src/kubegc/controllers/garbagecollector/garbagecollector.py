@@ -27,6 +27,7 @@ from kubegc.api.meta import FINALIZER_ORPHAN_DEPENDENTS, ObjectReference
 from kubegc.client.interface import Client
 from kubegc.client.workqueue import RateLimitingQueue
 from kubegc.component.config import GarbageCollectorControllerConfiguration
+from kubegc.component.pending import LastErrors, Pending
 from kubegc.controllers.garbagecollector import dump
 from kubegc.controllers.garbagecollector import records as rec
 from kubegc.controllers.garbagecollector.actions import Actions
@@ -112,6 +113,8 @@ class GarbageCollector:
         self._hands_free = asyncio.Event()  # set while _busy == 0
         self._hands_free.set()
         self._parked: set[Node] = set()  # requeued on RESTMappingError (see is_idle)
+        #: the last error of each item retried after failing (for ``pending``)
+        self.errors: LastErrors[Node] = LastErrors()
         self._task: asyncio.Task[None] | None = None
 
     # Queues live on the GraphBuilder (their producer); the GC is their consumer.
@@ -216,6 +219,28 @@ class GarbageCollector:
                 and _queue_idle(self.attempt_to_delete, parked=len(self._parked))
                 and _queue_idle(self.attempt_to_orphan, parked=0))
 
+    def is_working(self) -> bool:
+        """Items ready or in hand, or graph changes to process: the GC is using the loop
+        (unlike ``is_idle``, items waiting for a retry's backoff do not count)."""
+        return not (self._busy == 0 and self.graph_builder.is_idle()
+                    and all(len(q) == 0 and q.processing_count() == 0
+                            for q in (self.attempt_to_delete, self.attempt_to_orphan)))
+
+    def pending(self) -> Pending:
+        """What keeps the GC from being idle (``is_idle``): its items queued, in hand or
+        waiting for a retry, each retrying one with its last error, and graph changes."""
+        queues = (self.attempt_to_delete, self.attempt_to_orphan)
+        items = sum(len(q) + q.processing_count() + q.waiting_count() for q in queues)
+        other = []
+        changes = self.graph_builder.graph_changes
+        count = len(changes) + changes.processing_count() + changes.waiting_count()
+        if count:
+            other.append(f"{count} graph change{'' if count == 1 else 's'}")
+        elif not self.graph_builder.is_idle():
+            other.append("its informers delivering events")
+        return Pending("garbagecollector", items=max(0, items - len(self._parked)),
+                       retrying=self.errors.retrying(_item_key), other=tuple(other))
+
     def parked(self) -> list[ObjectReference]:
         """Identities retried only because their (owner) kind cannot be mapped."""
         return sorted((n.identity for n in self._parked), key=str)
@@ -256,6 +281,7 @@ class GarbageCollector:
             action = await worker(item)
             if action is WorkItemAction.FORGET:
                 queue.forget(item)
+                self.errors.succeeded(item)
             else:
                 queue.add_rate_limited(item)
         finally:
@@ -288,6 +314,7 @@ class GarbageCollector:
             # an unserved or not yet discovered kind: retry with backoff, never delete
             log.debug("error syncing item %s: %s", n.identity, exc)
             self._parked.add(n)
+            self.errors.succeeded(n)  # parked: not waited for (is_idle)
             return WorkItemAction.REQUEUE
         except Exception as exc:
             self.handle_error(exc, item=n)
@@ -303,7 +330,9 @@ class GarbageCollector:
     def handle_error(self, exc: BaseException, *, item: Node) -> None:
         """Log an unexpected failure of one work item, with its traceback (the item is
         retried with backoff; cf. ``utilruntime.HandleError``). API errors (a Status from
-        the server) are expected and logged without one."""
+        the server) are expected and logged without one. ``pending`` reports the error
+        until the item succeeds."""
+        self.errors.failed(item, exc)
         if isinstance(exc, StatusError | OrphanDependentsError):
             log.error("error syncing item %s: %s", item.identity, exc)
         else:
@@ -337,6 +366,13 @@ class GarbageCollector:
             self.handle_error(exc, item=owner)
             return WorkItemAction.REQUEUE
         return WorkItemAction.FORGET
+
+
+def _item_key(node: Node) -> str:
+    """``v1/ConfigMap ns/name`` (``v1/Node name`` when cluster-scoped)."""
+    ref = node.identity
+    where = f"{ref.namespace}/{ref.name}" if ref.namespace else ref.name
+    return f"{ref.api_version}/{ref.kind} {where}"
 
 
 def _queue_idle(queue: RateLimitingQueue[Node], *, parked: int) -> bool:

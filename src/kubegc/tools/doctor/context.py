@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from kubegc.api.meta import finalizers_of
 from kubegc.api.types import Obj
 from kubegc.kubelet.nodes import KUBELET_ANNOTATION, is_kubelet_stopped
+from kubegc.tools.delete_webhooks import delete_webhooks
 from kubegc.tools.finalizers import (
     Alive,
     ControllerMap,
@@ -38,8 +39,13 @@ class Context:
     options: DoctorOptions
     #: finalizer -> its remover (the same for every object: asked once per finalizer)
     _removers: dict[str, Remover] = field(default_factory=dict)
-    #: id(object) -> its owner references looked up (the inventory outlives the context)
-    _checks: dict[int, list[RefCheck]] = field(default_factory=dict)
+    #: (id of an ownerReferences list, the namespace of its holder) -> the list and its
+    #: references looked up: dependents of one owner share one list (``tools.slim``), and
+    #: a reference's check depends only on it and that namespace (``check_ref``)
+    _checks: dict[tuple[int, str], tuple[object, list[RefCheck]]] = field(
+        default_factory=dict)
+    #: (group, kind) -> the webhooks taking DELETEs of that kind's resource
+    _delete_webhooks: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def remover(self, finalizer: str, obj: Obj) -> Remover:
         found = self._removers.get(finalizer)
@@ -49,10 +55,25 @@ class Context:
         return found
 
     def checks(self, obj: Obj) -> list[RefCheck]:
-        """``ownership.check_refs`` of ``obj``, once per object (several checks ask)."""
-        found = self._checks.get(id(obj))
+        """``ownership.check_refs`` of ``obj``, once per list of references (several
+        checks ask, and many objects share one list)."""
+        meta = obj.get("metadata") or {}
+        refs = meta.get("ownerReferences")
+        key = (id(refs), str(meta.get("namespace") or ""))
+        found = self._checks.get(key)
+        if found is None:  # the list is held with its checks: its id is not reused
+            found = self._checks[key] = (refs, check_refs(self.inv, obj))
+        return found[1]
+
+    def delete_webhooks(self, ref: ObjRef) -> list[str]:
+        """The admission webhooks whose rules take DELETEs of ``ref``'s resource
+        (``kubegc.tools.delete_webhooks``), once per kind."""
+        key = (ref.group, ref.kind)
+        found = self._delete_webhooks.get(key)
         if found is None:
-            found = self._checks[id(obj)] = check_refs(self.inv, obj)
+            res = self.inv.resource_for_kind(*key)
+            found = self._delete_webhooks[key] = (
+                delete_webhooks(self.inv, [(ref.group, res.resource)]) if res else [])
         return found
 
     def removers(self, obj: Obj, *, skip: tuple[str, ...] = ()) -> list[Remover]:

@@ -49,10 +49,20 @@ def ownerref_findings(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     #: uid of a child → the finding its OwnerRefInvalidNamespace events are evidence for
     explained: dict[str, Finding] = {}
+    #: (id of a list of references, its holder's namespace) found to need no finding: what
+    #: is found depends on no more (``Context.checks``), and 1,000 dependents of one owner
+    #: share one list (``tools.slim``)
+    quiet: set[tuple[int, str]] = set()
     for obj in ctx.inv.objects:
-        refs = owner_references_of(obj)
-        if not refs:
+        meta = obj.get("metadata") or {}
+        held = meta.get("ownerReferences")
+        if not held:
             continue
+        key = (id(held), str(meta.get("namespace") or ""))
+        if key in quiet:
+            continue
+        found = len(out)
+        refs = owner_references_of(obj)
         checks = ctx.checks(obj)
         if not any(check.state in _KIND for check in checks):
             verdict = None
@@ -67,6 +77,8 @@ def ownerref_findings(ctx: Context) -> list[Finding]:
         controllers = [r for r in refs if r.get("controller")]
         if len(controllers) > 1:
             out.append(_multiple_controllers(obj, controllers))
+        if len(out) == found:
+            quiet.add(key)
     out.extend(_cycle_finding(cycle) for cycle in ctx.graph.cycles())
     out.extend(_event_findings(ctx, explained))
     return out
@@ -96,6 +108,8 @@ def _ref_finding(ctx: Context, obj: Obj, index: int, check: RefCheck, checks: li
         related.append(ObjRef.of(check.found))
     kind = _finding_kind(check)
     next_steps = [_next(ref, verdict, checks)]
+    if verdict.action is Action.DELETE:
+        facts.extend(_refusing(ctx, ref))
     what = _CAUSE[kind] + (" (no object with that uid)"
                            if check.state is RefState.UID_MISMATCH and not check.recreated
                            else "")
@@ -106,6 +120,17 @@ def _ref_finding(ctx: Context, obj: Obj, index: int, check: RefCheck, checks: li
 
 
 _KEEP = "to keep an object that must live on, remove its reference first"
+
+
+def _refusing(ctx: Context, ref: ObjRef) -> list[str]:
+    """The webhooks that may refuse the garbage collector's DELETE of ``ref``: it would
+    retry it for ever (as upstream), and the object stays."""
+    hooks = ctx.delete_webhooks(ref)
+    if not hooks:
+        return []
+    return ["admission webhooks may be asked about its DELETE: " + "; ".join(hooks)
+            + f"; if one refuses the garbage collector's, {ref.short} stays and the garbage "
+            "collector retries it for ever (its log: 'error syncing item' with the refusal)"]
 
 
 def _cause_detail(obj: Obj, index: int, check: RefCheck, ref: ObjRef, next_steps: list[str],

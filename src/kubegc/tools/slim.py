@@ -1,0 +1,69 @@
+"""What the doctor keeps of each object of a dump (issue 27: the doctor on a 1M-object dump).
+
+A dump's objects are decoded a chunk at a time (``client.dump_items``) and each passes
+through ``Slim`` before the next chunk is decoded, so what is held is only what this keeps:
+
+* the strings objects repeat, held once (``api.interning.intern_common``);
+* the values dependents of one owner repeat, held once by content
+  (``api.interning.SharedValues``, as the metadata informers hold them): ``labels`` (a
+  ReplicaSet's pods carry the same) and ``ownerReferences`` (every dependent of one owner
+  names it alike). Nothing in the tools mutates an object they read
+  (``inventory``: objects are shared, read-only), and ``wellformed`` fixes a malformed one
+  in a deep copy, so a shared value is never changed through one of its holders;
+* not the payload of kinds whose payload no check reads (``PAYLOAD``: a ConfigMap's
+  ``data``, a Secret's), nor the ``last-applied-configuration`` annotation ``kubectl
+  apply`` leaves on objects (a copy of the object as applied: often most of it), while it
+  is a string (a value of another type stays, for ``wellformed`` to report).
+
+Everything the checks read stays as it was in the dump, in the same dicts: the doctor and
+the GC's rules read a slim object exactly as the whole one (``ownership``, ``decision``),
+and the report is the same byte for byte (``tests/tools/test_slim.py``). Only the doctor
+reads a dump so (``commands``): ``plan`` loads every object into a simulated cluster and
+``tree``/``why``/the page show them.
+"""
+
+from __future__ import annotations
+
+from kubegc.api.interning import SharedValues, intern_identity, intern_labels, intern_refs
+from kubegc.api.types import Obj
+
+#: (apiVersion, kind) -> the top-level fields no check reads
+PAYLOAD: dict[tuple[str, str], tuple[str, ...]] = {
+    ("v1", "ConfigMap"): ("data", "binaryData"),
+    ("v1", "Secret"): ("data", "stringData"),
+}
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+class Slim:
+    """A ``client.dump.Prepare`` for one dump: call it on each decoded object.
+
+    Ownership: one per dump read; holds the shared values until the read ends."""
+
+    def __init__(self) -> None:
+        self._shared = SharedValues()
+
+    def __call__(self, obj: Obj) -> Obj:
+        meta = intern_identity(obj)  # (``intern_common``; labels and references below)
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        payload = (PAYLOAD.get((api_version, kind))
+                   if type(api_version) is str and type(kind) is str else None)
+        if payload is not None:
+            for field in payload:
+                obj.pop(field, None)
+        if meta is None:
+            return obj
+        annotations = meta.get("annotations")
+        if type(annotations) is dict and type(annotations.get(LAST_APPLIED)) is str:
+            meta["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
+        labels = meta.get("labels")
+        if labels and type(labels) is dict:
+            meta["labels"] = shared = self._shared.labels(labels)
+            if shared is labels:  # the first of its content: its strings held once too
+                intern_labels(labels)
+        refs = meta.get("ownerReferences")
+        if refs and type(refs) is list:
+            meta["ownerReferences"] = held = self._shared.owner_references(refs)
+            if held is refs:
+                intern_refs(refs)
+        return obj
