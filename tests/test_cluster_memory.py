@@ -4,8 +4,9 @@ collector graph from the store as the live server had built from its watch."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
@@ -18,6 +19,7 @@ from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
 KEEP = "example.com/keep"
+T = TypeVar("T")
 
 
 def _config(data_dir: Path) -> ClusterConfig:
@@ -70,6 +72,17 @@ def _graph(cluster: Cluster) -> dict[str, tuple[Any, ...]]:
             for uid, n in nodes.items()}
 
 
+async def _after_restart(data_dir: Path, read: Callable[[Cluster], T]) -> T:
+    """``read`` of a cluster started again on ``data_dir``, once it has settled."""
+    restarted = Cluster(_config(data_dir))
+    await restarted.start()
+    try:
+        await restarted.settle(timeout=30)
+        return read(restarted)
+    finally:
+        await restarted.stop()
+
+
 async def test_a_restarted_server_builds_the_gc_graph_the_live_one_had(tmp_path: Path) -> None:
     live = Cluster(_config(tmp_path))
     await live.start()
@@ -78,13 +91,7 @@ async def test_a_restarted_server_builds_the_gc_graph_the_live_one_had(tmp_path:
         before = _graph(live)
     finally:
         await live.stop()
-    restarted = Cluster(_config(tmp_path))
-    await restarted.start()
-    try:
-        await restarted.settle(timeout=30)
-        after = _graph(restarted)
-    finally:
-        await restarted.stop()
+    after = await _after_restart(tmp_path, _graph)
     names = {identity.name for identity, *_ in before.values()}
     assert {"owner", "dep-0", "two-owners", "waiting", "kept"} <= names
     assert "orphan-of-ghost" not in names  # its only owner was verified absent
@@ -173,10 +180,5 @@ async def test_the_dependents_of_one_owner_share_what_they_repeat(tmp_path: Path
         assert [len(ids) for ids in _shared_parts(live)] == [1, 1, 1]
     finally:
         await live.stop()
-    restarted = Cluster(_config(tmp_path))
-    await restarted.start()
-    try:
-        await restarted.settle(timeout=30)
-        assert [len(ids) for ids in _shared_parts(restarted)] == [1, 1, 1]
-    finally:
-        await restarted.stop()
+    parts = await _after_restart(tmp_path, _shared_parts)
+    assert [len(ids) for ids in parts] == [1, 1, 1]
