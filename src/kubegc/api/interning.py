@@ -125,6 +125,10 @@ class SharedValues:
             return value
         return self._shared(("m", *key), value)  # type: ignore[return-value]
 
+    def labels(self, labels: dict[str, object]) -> dict[str, object]:
+        """``flat_map`` of a labels map."""
+        return self.flat_map(labels)
+
     def owner_references(self, refs: list[object]) -> list[object]:
         parts: list[object] = ["r"]
         for ref in refs:
