@@ -11,6 +11,7 @@ from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.cache import to_partial_object_metadata
 from kubegc.client.interface import DeleteOptions
+from kubegc.client.local import LocalClient
 from kubegc.cluster import Cluster
 from kubegc.cluster_config import ClusterConfig
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
@@ -137,3 +138,45 @@ async def test_the_only_full_cache_of_configmaps_holds_the_published_ones(
         assert len(caches[True].indexer) > 5
     finally:
         await cluster.stop()
+
+
+def _shared_parts(cluster: Cluster) -> tuple[set[int], set[int], set[int]]:
+    """The ids of the labels maps and ownerReferences lists of the dependents ``dep-*``
+    in the GC's metadata cache of ConfigMaps, and of their graph nodes' owners tuples."""
+    manager = cluster.controller_manager
+    assert manager is not None
+    informer = next(i for i in manager.informers.informers()
+                    if i.gvr == CONFIGMAPS and i.metadata_only)
+    deps = [o["metadata"] for o in informer.indexer.list()
+            if o["metadata"]["name"].startswith("dep-")]
+    assert len(deps) == 3 and all("managedFields" not in m for m in deps)
+    gc = next(c for c in manager.controllers if isinstance(c, GarbageCollectorController)).gc
+    nodes = [gc.graph_builder.uid_to_node.read(m["uid"]) for m in deps]
+    return ({id(m["labels"]) for m in deps}, {id(m["ownerReferences"]) for m in deps},
+            {id(n.owners) for n in nodes if n is not None})
+
+
+async def test_the_dependents_of_one_owner_share_what_they_repeat(tmp_path: Path) -> None:
+    """Objects written with managedFields (every write over HTTP) are kept by the GC's
+    metadata informer without them; the copy's labels and ownerReferences are one object
+    for all the dependents that repeat them, and so is their graph nodes' tuple of owners
+    (issue 27) — live, from the watch, and after a restart, from the LIST."""
+    live = Cluster(_config(tmp_path))
+    await live.start()
+    try:
+        assert live.registry is not None
+        client = LocalClient(live.registry, field_manager="kubectl-create")
+        owner = await client.create(CONFIGMAPS, _cm("owner"), namespace="default")
+        for i in range(3):
+            await client.create(CONFIGMAPS, _cm(f"dep-{i}", _ref(owner)), namespace="default")
+        await live.settle(timeout=30)
+        assert [len(ids) for ids in _shared_parts(live)] == [1, 1, 1]
+    finally:
+        await live.stop()
+    restarted = Cluster(_config(tmp_path))
+    await restarted.start()
+    try:
+        await restarted.settle(timeout=30)
+        assert [len(ids) for ids in _shared_parts(restarted)] == [1, 1, 1]
+    finally:
+        await restarted.stop()

@@ -72,3 +72,65 @@ def intern_refs(refs: object) -> None:
                     value = ref.get(field)
                     if type(value) is str:
                         ref[field] = intern(value)
+
+
+#: the scalar values a shared map or list may hold: ``True == 1`` must never let a bool
+#: stand for a number (nor ``1 == 1.0`` a float for an int), so numbers are left out
+_SHAREABLE = (str, bool, type(None))
+#: equal values ``SharedValues`` holds at most before it starts over
+SHARED_VALUES_LIMIT = 4096
+
+
+def _flat_key(value: dict[str, object]) -> tuple[object, ...] | None:
+    """The items of a map of scalars in order, or None when one is not shareable."""
+    for item in value.values():
+        if type(item) not in _SHAREABLE:
+            return None
+    return tuple(value.items())
+
+
+class SharedValues:
+    """Equal read-only parts of decoded objects held once: the labels a ReplicaSet's pods
+    repeat, the ownerReferences of an owner's thousand dependents (issue 27: ~490 bytes
+    of each object a metadata-only informer keeps).
+
+    ``labels`` and ``owner_references`` return an earlier equal value (same keys in the
+    same order, same scalars: encoding it gives the same bytes), or remember the one given.
+    Only for values nobody mutates (the informers' objects, see
+    ``kubegc.client.cache.shared_informer``); at most ``limit`` values are remembered, then
+    the table starts over (a value already shared stays shared).
+
+    Ownership: one event loop, no locking."""
+
+    __slots__ = ("_limit", "_table")
+
+    def __init__(self, limit: int = SHARED_VALUES_LIMIT) -> None:
+        self._limit = limit
+        self._table: dict[tuple[object, ...], object] = {}
+
+    def _shared(self, key: tuple[object, ...], value: object) -> object:
+        table = self._table
+        found = table.get(key)
+        if found is not None:
+            return found
+        if len(table) >= self._limit:
+            table.clear()
+        table[key] = value
+        return value
+
+    def labels(self, labels: dict[str, object]) -> dict[str, object]:
+        key = _flat_key(labels)
+        if key is None:
+            return labels
+        return self._shared(("l", *key), labels)  # type: ignore[return-value]
+
+    def owner_references(self, refs: list[object]) -> list[object]:
+        parts: list[object] = ["r"]
+        for ref in refs:
+            if type(ref) is not dict:
+                return refs
+            key = _flat_key(ref)
+            if key is None:
+                return refs
+            parts.append(key)
+        return self._shared(tuple(parts), refs)  # type: ignore[return-value]

@@ -285,10 +285,17 @@ class DumpClient(Client):
         #: objects that cannot be served (metadata no object, kind or apiVersion no
         #: string: edited by hand), for the tools to report (``tools.wellformed``)
         self.malformed: list[Obj] = []
+        #: (apiVersion, kind) -> the objects of its resource (the same for every object)
+        stored: dict[tuple[str, str], list[Obj]] = {}
         for obj in objs:
-            if (isinstance(obj.get("metadata"), dict) and isinstance(obj.get("kind"), str)
-                    and isinstance(obj.get("apiVersion"), str)):
-                self._store(obj)
+            api_version, of_kind = obj.get("apiVersion"), obj.get("kind")
+            if (isinstance(obj.get("metadata"), dict) and isinstance(of_kind, str)
+                    and isinstance(api_version, str)):
+                into = stored.get((api_version, of_kind))
+                if into is None:
+                    stored[(api_version, of_kind)] = self._store(obj)
+                else:
+                    into.append(obj)
             else:
                 self.malformed.append(obj)
 
@@ -312,7 +319,8 @@ class DumpClient(Client):
         known.extend(v for v in versions if v not in known)
         self._by_kind.setdefault((res.group, res.kind), key)
 
-    def _store(self, obj: Obj) -> None:
+    def _store(self, obj: Obj) -> list[Obj]:
+        """Store ``obj``; the list of the objects of its resource."""
         group, version = split_api_version(str(obj["apiVersion"]))
         kind = str(obj["kind"])
         key = self._by_kind.get((group, kind))
@@ -323,7 +331,9 @@ class DumpClient(Client):
             key = (group, res.resource)
         elif version not in self._versions[key]:
             self._versions[key].append(version)
-        self._objects.setdefault(key, []).append(obj)
+        into = self._objects.setdefault(key, [])
+        into.append(obj)
+        return into
 
     def objects(self) -> builtins.list[Obj]:
         """Every dumped object (shared, do not mutate)."""

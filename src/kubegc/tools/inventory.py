@@ -33,6 +33,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, NamedTuple
 
 from kubegc.api.clock import Clock, format_time, parse_time_or_none
 from kubegc.api.errors import StatusError
@@ -65,6 +66,15 @@ EVIDENCE = frozenset({("coordination.k8s.io", "leases"), ("apps", "deployments")
 RECORDS = (DELETION_RECORDS.group, DELETION_RECORDS.resource)
 #: Seconds the cluster's clock may be ahead of ours before ages are judged on its time.
 CLOCK_SKEW_TOLERANCE = 5.0
+
+
+class _Slot(NamedTuple):
+    """Where ``Inventory`` indexes the objects of one apiVersion, kind and namespace."""
+
+    named: dict[str, Obj]
+    of_kind: list[Obj]
+    in_namespace: list[Obj] | None
+    remember: bool  # evidence of other objects (``history``)
 
 
 @dataclass
@@ -111,24 +121,33 @@ class Inventory:
             self._by_kind.setdefault((res.group, res.kind), res)
         self._served = {(r.group, r.version, r.kind) for r in self.resources}
         self._served_kinds: dict[tuple[str, str], tuple[str, APIResource | None]] = {}
-        by_uid, by_key, of_kind, in_ns = (self._by_uid, self._by_key, self._of_kind,
-                                          self._in_namespace)
-        for obj in self.objects:  # the hot loop of a 100k-object inventory: kept lean
+        by_uid = self._by_uid
+        #: (apiVersion, kind, namespace) as the object holds them -> where it goes
+        slots: dict[tuple[Any, Any, Any], _Slot] = {}
+        for obj in self.objects:  # the hot loop of a 1M-object inventory: kept lean
             meta = obj.get("metadata") or {}
             uid = meta.get("uid")
             if uid:
                 by_uid[str(uid)] = obj
-            group = str(obj.get("apiVersion") or "").rpartition("/")[0]
-            kind, namespace = str(obj.get("kind")), str(meta.get("namespace") or "")
-            of_kind.setdefault((group, kind), []).append(obj)
-            if namespace:
-                in_ns.setdefault(namespace, []).append(obj)
-            named = by_key.get((group, kind, namespace))
-            if named is None:
-                named = by_key[(group, kind, namespace)] = {}
-            named[str(meta.get("name") or "")] = obj
-            if kind in ("Event", "DeletionRecord"):
+            key = (obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"))
+            try:
+                slot = slots.get(key) or slots.setdefault(key, self._slot(*key))
+            except TypeError:  # a value no key can hold (an inventory not well-formed)
+                slot = self._slot(*key)
+            slot.of_kind.append(obj)
+            if slot.in_namespace is not None:
+                slot.in_namespace.append(obj)
+            slot.named[str(meta.get("name") or "")] = obj
+            if slot.remember:
                 self._remember(obj)
+
+    def _slot(self, api_version: Any, kind: Any, namespace: Any) -> _Slot:
+        group = str(api_version or "").rpartition("/")[0]
+        kind, namespace = str(kind), str(namespace or "")
+        return _Slot(self._by_key.setdefault((group, kind, namespace), {}),
+                     self._of_kind.setdefault((group, kind), []),
+                     self._in_namespace.setdefault(namespace, []) if namespace else None,
+                     kind in ("Event", "DeletionRecord"))
 
     def _remember(self, obj: Obj) -> None:
         """Evidence in ``obj`` that another object existed (``history``)."""
@@ -224,21 +243,36 @@ def preferred_resources(resources: Iterable[APIResource]) -> list[APIResource]:
 def cluster_time(objects: Iterable[Obj]) -> datetime | None:
     """The latest time the cluster wrote into its objects: creation times, the times of
     managedFields entries and Leases' renew times (leaders renew every few seconds)."""
-    latest: datetime | None = None
+    distinct: set[str] = set()  # objects share their creation second: each parsed once
+    others: list[object] = []
     for obj in objects:
-        meta = _mapping(obj.get("metadata")) if isinstance(obj, dict) else {}
-        managed = meta.get("managedFields")
-        stamps = [meta.get("creationTimestamp"),
-                  *(m.get("time") for m in (managed if isinstance(managed, list) else ())
-                    if isinstance(m, dict))]
-        if meta and obj.get("kind") == "Lease":
-            spec = _mapping(obj.get("spec"))
-            stamps += [spec.get("renewTime"), spec.get("acquireTime")]
-        for stamp in stamps:
-            t = parse_time_or_none(stamp)
-            if t is not None and (latest is None or t > latest):
-                latest = t
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        if not meta or not isinstance(meta, dict):
+            continue
+        stamp = meta.get("creationTimestamp")
+        if type(stamp) is str:
+            distinct.add(stamp)
+        elif stamp:
+            others.append(stamp)
+        if "managedFields" in meta or obj.get("kind") == "Lease":
+            others.extend(_other_stamps(obj, meta))
+    latest: datetime | None = None
+    for stamp in (*distinct, *others):
+        t = parse_time_or_none(stamp)
+        if t is not None and (latest is None or t > latest):
+            latest = t
     return latest
+
+
+def _other_stamps(obj: Obj, meta: dict[str, Any]) -> list[object]:
+    """The times of ``obj``'s managedFields entries and, for a Lease, its renew times."""
+    managed = meta.get("managedFields")
+    stamps = [m.get("time") for m in managed if isinstance(m, dict)] if isinstance(
+        managed, list) else []
+    if obj.get("kind") == "Lease":
+        spec = _mapping(obj.get("spec"))
+        stamps += [spec.get("renewTime"), spec.get("acquireTime")]
+    return [stamp for stamp in stamps if stamp]
 
 
 def _judging_time(cluster: datetime | None, now: datetime) -> tuple[datetime, list[str]]:

@@ -158,9 +158,12 @@ class OwnerGraph:
     def __init__(self, inv: Inventory) -> None:
         self.inv = inv
         self._dependents: dict[str, list[Edge]] = {}
+        dependents = self._dependents
         for obj in inv.objects:
-            for ref in owner_references_of(obj):
-                self._dependents.setdefault(str(ref.get("uid") or ""), []).append(Edge(obj, ref))
+            refs = (obj.get("metadata") or {}).get("ownerReferences")
+            if refs:
+                for ref in refs:
+                    dependents.setdefault(str(ref.get("uid") or ""), []).append(Edge(obj, ref))
 
     def dependents(self, uid: str) -> list[Edge]:
         return list(self._dependents.get(uid, []))

@@ -4,9 +4,10 @@ A dump's objects are decoded a chunk at a time (``client.dump_items``) and each 
 through ``Slim`` before the next chunk is decoded, so what is held is only what this keeps:
 
 * the strings objects repeat, held once (``api.interning.intern_common``);
-* the values dependents of one owner repeat, held once by content: ``labels`` (a
-  ReplicaSet's pods carry the same), ``ownerReferences`` and ``finalizers`` (every
-  dependent of one owner names it alike). Nothing in the tools mutates an object they read
+* the values dependents of one owner repeat, held once by content
+  (``api.interning.SharedValues``, as the metadata informers hold them): ``labels`` (a
+  ReplicaSet's pods carry the same) and ``ownerReferences`` (every dependent of one owner
+  names it alike). Nothing in the tools mutates an object they read
   (``inventory``: objects are shared, read-only), and ``wellformed`` fixes a malformed one
   in a deep copy, so a shared value is never changed through one of its holders;
 * not the payload of kinds whose payload no check reads (``PAYLOAD``: a ConfigMap's
@@ -23,12 +24,7 @@ reads a dump so (``commands``): ``plan`` loads every object into a simulated clu
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import orjson
-
-from kubegc.api.interning import intern_identity, intern_labels, intern_refs
+from kubegc.api.interning import SharedValues, intern_identity, intern_labels, intern_refs
 from kubegc.api.types import Obj
 
 #: (apiVersion, kind) -> the top-level fields no check reads
@@ -37,9 +33,6 @@ PAYLOAD: dict[tuple[str, str], tuple[str, ...]] = {
     ("v1", "Secret"): ("data", "stringData"),
 }
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-#: the values dependents of one owner repeat, and how to intern the first of each
-SHARED: tuple[tuple[str, Callable[[object], None] | None], ...] = (
-    ("labels", intern_labels), ("ownerReferences", intern_refs), ("finalizers", None))
 
 
 class Slim:
@@ -48,11 +41,10 @@ class Slim:
     Ownership: one per dump read; holds the shared values until the read ends."""
 
     def __init__(self) -> None:
-        #: a value's content (its JSON: types, order and all) -> the value held for it
-        self._shared: dict[bytes, Any] = {}
+        self._shared = SharedValues()
 
     def __call__(self, obj: Obj) -> Obj:
-        meta = intern_identity(obj)  # (``intern_common``, the rest below)
+        meta = intern_identity(obj)  # (``intern_common``; labels and references below)
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         payload = (PAYLOAD.get((api_version, kind))
                    if type(api_version) is str and type(kind) is str else None)
@@ -64,24 +56,14 @@ class Slim:
         annotations = meta.get("annotations")
         if type(annotations) is dict and type(annotations.get(LAST_APPLIED)) is str:
             meta["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
-        for field, intern in SHARED:
-            value = meta.get(field)
-            if value:
-                meta[field] = self._share(value, intern)
+        labels = meta.get("labels")
+        if labels and type(labels) is dict:
+            meta["labels"] = shared = self._shared.labels(labels)
+            if shared is labels:  # the first of its content: its strings held once too
+                intern_labels(labels)
+        refs = meta.get("ownerReferences")
+        if refs and type(refs) is list:
+            meta["ownerReferences"] = held = self._shared.owner_references(refs)
+            if held is refs:
+                intern_refs(refs)
         return obj
-
-    def _share(self, value: Any, intern: Callable[[object], None] | None) -> Any:
-        """The value held for the content of ``value`` (``value`` itself, interned, the
-        first time)."""
-        try:
-            key = orjson.dumps(value)
-        except orjson.JSONEncodeError:  # what JSON cannot hold (an integer too large)
-            key = b""
-        found = self._shared.get(key) if key else None
-        if found is None:
-            if intern is not None:
-                intern(value)
-            found = value
-            if key:
-                self._shared[key] = value
-        return found

@@ -134,8 +134,8 @@ def deleting_for(timing: DeletionTiming) -> str:
 
 def future_deletions_note(objects: list[Obj], now: datetime) -> str:
     """A note about the objects whose deletion begins after ``now`` (empty: none)."""
-    ahead = [o for o in objects
-             if (t := deletion_timing(o, now)) is not None and -t.deleting_for > SKEW_TOLERANCE]
+    ahead = [o for o in objects if (o.get("metadata") or {}).get("deletionTimestamp")
+             and (t := deletion_timing(o, now)) is not None and -t.deleting_for > SKEW_TOLERANCE]
     if not ahead:
         return ""
     first = ahead[0]

@@ -84,8 +84,19 @@ _RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d
 
 def _is_time(v: Any) -> bool:
     """A time as ``metav1.Time`` writes it (fast), or as the tools parse one."""
-    return isinstance(v, str) and (_RFC3339.fullmatch(v) is not None
+    if type(v) is str and v in _TIMES:
+        return True
+    good = isinstance(v, str) and (_RFC3339.fullmatch(v) is not None
                                    or parse_time_or_none(v) is not None)
+    if good and type(v) is str:  # objects share their creation second: remembered
+        if len(_TIMES) >= 4096:
+            _TIMES.clear()
+        _TIMES.add(v)
+    return good
+
+
+#: times found well-formed lately
+_TIMES: set[str] = set()
 
 
 _EXPECTED: dict[Check, str] = {_is_str: "a string", _is_int: "an integer", _is_bool: "a boolean",
@@ -152,12 +163,13 @@ def well_formed(objects: Iterable[Obj], now: datetime) -> tuple[list[Obj], list[
     what was wrong. Well-formed objects are returned as they are."""
     out: list[Obj] = []
     problems: list[InputProblem] = []
+    memo = _Memo()
     for obj in objects:
         found = _identity_problems(obj)
         if found:
             problems.extend(found)
             continue
-        fixes = _field_problems(obj)
+        fixes = _field_problems(obj, memo)
         if not fixes:
             out.append(obj)
             continue
@@ -182,11 +194,12 @@ def problem_notes(problems: list[InputProblem], limit: int = 10) -> list[str]:
 
 def _identity_problems(obj: Any) -> list[InputProblem]:
     meta = obj.get("metadata") if type(obj) is dict else None
-    if (type(meta) is dict and type(obj.get("apiVersion")) is str
-            and type(obj.get("kind")) is str
-            and all(type(v) is str or v is None for v in (
-                meta.get("name"), meta.get("namespace"), meta.get("uid")))):
-        return []  # the common case, fast
+    if type(meta) is dict and type(obj.get("apiVersion")) is str and type(
+            obj.get("kind")) is str:
+        name, namespace, uid = meta.get("name"), meta.get("namespace"), meta.get("uid")
+        if ((type(name) is str or name is None) and (type(uid) is str or uid is None)
+                and (type(namespace) is str or namespace is None)):
+            return []  # the common case, fast
     return _identity_problems_of(obj)
 
 
@@ -224,6 +237,8 @@ class _Node:
     fields: dict[str, tuple[Check | None, type | None, _Node | None]] = field(
         default_factory=dict)
     keys: frozenset[str] = frozenset()
+    #: its values are often one value shared by many objects (``tools.slim``): ``_Memo``
+    shared: bool = False
 
     @property
     def is_leaf(self) -> bool:
@@ -261,13 +276,37 @@ def _freeze(node: _Node) -> None:
 
 
 SCHEMA = _schema(FIELDS)
+#: the fields ``tools.slim`` shares between the objects of a dump
+SHARED = (("metadata", "labels"), ("metadata", "annotations"), ("metadata", "ownerReferences"),
+          ("metadata", "finalizers"))
+for _path in SHARED:
+    SCHEMA.children[_path[0]].children[_path[1]].shared = True
 
 
-def _field_problems(obj: Obj) -> list[tuple[Path, str]]:
+class _Memo:
+    """Shared values found well-formed lately (by identity; each held, so that its id
+    is not reused while it is remembered): a value 1,000 dependents share (``tools.slim``)
+    is checked once, not 1,000 times. Bounded: forgets everything past ``LIMIT``."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        #: (id of the value, id of its node) -> the value
+        self.walked: dict[tuple[int, int], Any] = {}
+        self.refs: dict[int, Any] = {}  # id of an ownerReferences list -> the list
+
+    @staticmethod
+    def remember(seen: dict[Any, Any], key: Any, value: Any) -> None:
+        if len(seen) >= _Memo.LIMIT:
+            seen.clear()
+        seen[key] = value
+
+
+def _field_problems(obj: Obj, memo: _Memo) -> list[tuple[Path, str]]:
     """(concrete path, what is wrong) of each malformed field, parents first (the fields
     of a malformed one are not looked at). The hot loop of a 100k-object read: lean."""
     found: list[tuple[Path, str]] = []
-    _walk(obj, SCHEMA, (), found)
+    _walk(obj, SCHEMA, (), found, memo)
     if len(found) > 1:  # fields are visited in set order: parents first, then by name
         found.sort(key=lambda f: [str(step) for step in f[0]])
     meta = obj["metadata"]
@@ -276,7 +315,8 @@ def _field_problems(obj: Obj) -> list[tuple[Path, str]]:
         found.append((("metadata", "deletionTimestamp"),
                       f"is {_describe(stamp)}, not {_EXPECTED[_is_time]}"))
     refs = meta.get("ownerReferences")
-    if isinstance(refs, list):
+    if isinstance(refs, list) and id(refs) not in memo.refs:
+        before = len(found)
         for i, ref in enumerate(refs):
             if not isinstance(ref, dict):
                 continue
@@ -284,10 +324,13 @@ def _field_problems(obj: Obj) -> list[tuple[Path, str]]:
             if missing:
                 found.append((("metadata", "ownerReferences", i),
                                f"has no {', '.join(missing)} (strings)"))
+        if len(found) == before:
+            memo.remember(memo.refs, id(refs), refs)
     return found
 
 
-def _walk(value: Any, node: _Node, path: Path, found: list[tuple[Path, str]]) -> None:
+def _walk(value: Any, node: _Node, path: Path, found: list[tuple[Path, str]],
+          memo: _Memo) -> None:
     """Check ``value`` (not null) against ``node``, then its fields and items."""
     check = node.check
     if check is not None and type(value) is not _EXACT.get(check) and not check(value):
@@ -299,8 +342,10 @@ def _walk(value: Any, node: _Node, path: Path, found: list[tuple[Path, str]]) ->
             if v is None:  # a field set to null is absent
                 continue
             leaf_check, exact, child = node.fields[key]
-            if child is not None:
-                _walk(v, child, (*path, key), found)
+            if child is not None and child.shared:
+                _walk_shared(v, child, (*path, key), found, memo)
+            elif child is not None:
+                _walk(v, child, (*path, key), found, memo)
             elif leaf_check is not None and type(v) is not exact and not leaf_check(v):
                 found.append(((*path, key), f"is {_describe(v)}, not {_EXPECTED[leaf_check]}"))
     items = node.items
@@ -317,7 +362,17 @@ def _walk(value: Any, node: _Node, path: Path, found: list[tuple[Path, str]]) ->
                 found.append(((*path, key), "is null, not " + _EXPECTED[item_check]
                               if item_check is not None else "is null"))
             else:
-                _walk(v, items, (*path, key), found)
+                _walk(v, items, (*path, key), found, memo)
+
+
+def _walk_shared(value: Any, node: _Node, path: Path, found: list[tuple[Path, str]],
+                 memo: _Memo) -> None:
+    """``_walk`` of a value objects often share, unless it was found well-formed lately."""
+    if (id(value), id(node)) not in memo.walked:
+        before = len(found)
+        _walk(value, node, path, found, memo)
+        if len(found) == before:
+            memo.remember(memo.walked, (id(value), id(node)), value)
 
 
 def _fix(obj: Obj, path: Path, now: datetime) -> str:

@@ -59,3 +59,18 @@ def test_memory_per_node_stays_within_budget() -> None:
     per_node = (tracemalloc.get_traced_memory()[0] - before) / count
     tracemalloc.stop()
     assert per_node < 700, f"{per_node:.0f} B/node"
+
+
+def test_a_shared_owner_references_list_is_parsed_once() -> None:
+    from kubegc.controllers.garbagecollector.graph import SharedOwnerRefs, parse_owner_refs
+
+    parse = SharedOwnerRefs(limit=2)
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u"}]
+    first, malformed = parse({"metadata": {"ownerReferences": refs}})
+    assert malformed == [] and first == parse_owner_refs({"metadata": {"ownerReferences": refs}})[0]
+    assert parse({"metadata": {"ownerReferences": refs}})[0] is first
+    copy = [dict(refs[0])]  # an equal list of its own: parsed (equal, not the same tuple)
+    assert parse({"metadata": {"ownerReferences": copy}})[0] == first
+    bad = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o"}]  # no uid
+    assert parse({"metadata": {"ownerReferences": bad}}) == ((), [(0, bad[0])])
+    assert parse({"metadata": {}}) == ((), [])

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kubegc.api.clock import Clock
+from kubegc.api.interning import SharedValues
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache.reflector import Reflector
@@ -80,15 +81,27 @@ class FuncHandler(ResourceEventHandler):
             self.delete(obj)
 
 
+#: the labels and ownerReferences metadata-only informers' objects share
+_SHARED = SharedValues()
+
+
 def to_partial_object_metadata(obj: Obj) -> Obj:
     """``apiVersion``, ``kind`` and ``metadata`` (without ``managedFields``) of ``obj``.
 
     The metadata is ``obj``'s own dict when it has no managedFields (objects are shared
     and never mutated, see the module docstring), else a copy without them: the rest of
-    ``obj`` (its spec, data, status) is not kept alive by the partial object."""
+    ``obj`` (its spec, data, status) is not kept alive by the partial object. The copy's
+    labels and ownerReferences are an equal earlier object's when there is one
+    (``SharedValues``: the pods of a ReplicaSet, the dependents of an owner repeat them)."""
     meta = obj.get("metadata") or {}
     if "managedFields" in meta:
         meta = {k: v for k, v in meta.items() if k != "managedFields"}
+        labels = meta.get("labels")
+        if labels and type(labels) is dict:
+            meta["labels"] = _SHARED.labels(labels)
+        refs = meta.get("ownerReferences")
+        if refs and type(refs) is list:
+            meta["ownerReferences"] = _SHARED.owner_references(refs)
     return {"apiVersion": obj.get("apiVersion", ""), "kind": obj.get("kind", ""), "metadata": meta}
 
 

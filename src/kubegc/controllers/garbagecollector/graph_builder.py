@@ -35,7 +35,7 @@ from kubegc.controllers.garbagecollector.graph import (
     EventType,
     Node,
     OwnerRef,
-    parse_owner_refs,
+    SharedOwnerRefs,
 )
 from kubegc.controllers.garbagecollector.monitors import Monitors
 from kubegc.controllers.garbagecollector.owner_ref_warnings import (
@@ -93,6 +93,7 @@ class GraphBuilder:
         # forgets them; kept here so a node reappearing for the uid is linked again)
         self._unlinked: dict[str, set[Node]] = {}
         self.deleted_uids = DeletedUIDs()
+        self._owner_refs = SharedOwnerRefs()
 
     def _enqueue_change(self, event: Event) -> None:
         self.graph_changes.add(event)
@@ -183,7 +184,7 @@ class GraphBuilder:
 
     def _handle_add_or_update(self, event: Event, existing: Node | None) -> None:
         obj = event.obj
-        owners, malformed = parse_owner_refs(obj)
+        owners, malformed = self._owner_refs(obj)
         if malformed:
             report_malformed_owner_refs(self.event_recorder, metaonly.identity_from(event.gvk, obj),
                                         malformed)

@@ -24,7 +24,8 @@ def _meta(obj: Meta | None) -> Mapping[str, Any]:
     if obj is None:
         return {}
     m = obj.get("metadata")
-    return m if isinstance(m, Mapping) else {}
+    # a dict first: the ABC's isinstance costs ~0.4 µs, paid several times per event
+    return m if type(m) is dict or isinstance(m, Mapping) else {}
 
 
 def uid(obj: Meta) -> str:

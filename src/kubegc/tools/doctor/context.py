@@ -39,8 +39,11 @@ class Context:
     options: DoctorOptions
     #: finalizer -> its remover (the same for every object: asked once per finalizer)
     _removers: dict[str, Remover] = field(default_factory=dict)
-    #: id(object) -> its owner references looked up (the inventory outlives the context)
-    _checks: dict[int, list[RefCheck]] = field(default_factory=dict)
+    #: (id of an ownerReferences list, the namespace of its holder) -> the list and its
+    #: references looked up: dependents of one owner share one list (``tools.slim``), and
+    #: a reference's check depends only on it and that namespace (``check_ref``)
+    _checks: dict[tuple[int, str], tuple[object, list[RefCheck]]] = field(
+        default_factory=dict)
     #: (group, kind) -> the webhooks taking DELETEs of that kind's resource
     _delete_webhooks: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
@@ -52,11 +55,15 @@ class Context:
         return found
 
     def checks(self, obj: Obj) -> list[RefCheck]:
-        """``ownership.check_refs`` of ``obj``, once per object (several checks ask)."""
-        found = self._checks.get(id(obj))
-        if found is None:
-            found = self._checks[id(obj)] = check_refs(self.inv, obj)
-        return found
+        """``ownership.check_refs`` of ``obj``, once per list of references (several
+        checks ask, and many objects share one list)."""
+        meta = obj.get("metadata") or {}
+        refs = meta.get("ownerReferences")
+        key = (id(refs), str(meta.get("namespace") or ""))
+        found = self._checks.get(key)
+        if found is None:  # the list is held with its checks: its id is not reused
+            found = self._checks[key] = (refs, check_refs(self.inv, obj))
+        return found[1]
 
     def delete_webhooks(self, ref: ObjRef) -> list[str]:
         """The admission webhooks whose rules take DELETEs of ``ref``'s resource
