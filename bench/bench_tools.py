@@ -38,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import doctor_dump
 from _common import Serve, child_env, configmap, header, real_cascade, timed, verdict
 
 from kubegc.api.clock import RealClock
@@ -197,11 +198,23 @@ def main() -> None:
                         choices=("Background", "Foreground", "Orphan"))
     parser.add_argument("--timeout", type=float, default=900.0, help="per step")
     parser.add_argument("--doctor-child", help=argparse.SUPPRESS)
+    parser.add_argument("--dumps", default="", metavar="SIZES",
+                        help="also the doctor on dumps of these many dependents (issue 27; "
+                             "bench/doctor_dump.py), e.g. 100000,200000")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="with --dumps: also that commit's doctor on the same dumps")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="with --dumps: runs of each, the fastest counts")
     args = parser.parse_args()
     if args.doctor_child:
         print(json.dumps(doctor_child(args.doctor_child)))
         return
+    if args.dumps:
+        doctor_dump.run([int(s) for s in args.dumps.split(",") if s], args.baseline,
+                        args.timeout, args.rounds)
     sizes = [1000, 10000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
+    if not sizes:
+        return
     header("bench_tools", f"dependents {sizes}, policy {args.policy}")
     started = time.perf_counter()
     rows = []
