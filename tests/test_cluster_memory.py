@@ -4,8 +4,9 @@ collector graph from the store as the live server had built from its watch."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
@@ -18,6 +19,7 @@ from kubegc.controllermanager.garbagecollector import GarbageCollectorController
 
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
 KEEP = "example.com/keep"
+T = TypeVar("T")
 
 
 def _config(data_dir: Path) -> ClusterConfig:
@@ -70,6 +72,17 @@ def _graph(cluster: Cluster) -> dict[str, tuple[Any, ...]]:
             for uid, n in nodes.items()}
 
 
+async def _after_restart(data_dir: Path, read: Callable[[Cluster], T]) -> T:
+    """``read`` of a cluster started again on ``data_dir``, once it has settled."""
+    restarted = Cluster(_config(data_dir))
+    await restarted.start()
+    try:
+        await restarted.settle(timeout=30)
+        return read(restarted)
+    finally:
+        await restarted.stop()
+
+
 async def test_a_restarted_server_builds_the_gc_graph_the_live_one_had(tmp_path: Path) -> None:
     live = Cluster(_config(tmp_path))
     await live.start()
@@ -78,13 +91,7 @@ async def test_a_restarted_server_builds_the_gc_graph_the_live_one_had(tmp_path:
         before = _graph(live)
     finally:
         await live.stop()
-    restarted = Cluster(_config(tmp_path))
-    await restarted.start()
-    try:
-        await restarted.settle(timeout=30)
-        after = _graph(restarted)
-    finally:
-        await restarted.stop()
+    after = await _after_restart(tmp_path, _graph)
     names = {identity.name for identity, *_ in before.values()}
     assert {"owner", "dep-0", "two-owners", "waiting", "kept"} <= names
     assert "orphan-of-ghost" not in names  # its only owner was verified absent
@@ -140,9 +147,10 @@ async def test_the_only_full_cache_of_configmaps_holds_the_published_ones(
         await cluster.stop()
 
 
-def _shared_parts(cluster: Cluster) -> tuple[set[int], set[int], set[int]]:
-    """The ids of the labels maps and ownerReferences lists of the dependents ``dep-*``
-    in the GC's metadata cache of ConfigMaps, and of their graph nodes' owners tuples."""
+def _shared_parts(cluster: Cluster) -> tuple[set[int], ...]:
+    """The ids of the labels and annotations maps and ownerReferences lists of the
+    dependents ``dep-*`` in the GC's metadata cache of ConfigMaps, and of their graph
+    nodes' owners tuples."""
     manager = cluster.controller_manager
     assert manager is not None
     informer = next(i for i in manager.informers.informers()
@@ -152,13 +160,15 @@ def _shared_parts(cluster: Cluster) -> tuple[set[int], set[int], set[int]]:
     assert len(deps) == 3 and all("managedFields" not in m for m in deps)
     gc = next(c for c in manager.controllers if isinstance(c, GarbageCollectorController)).gc
     nodes = [gc.graph_builder.uid_to_node.read(m["uid"]) for m in deps]
-    return ({id(m["labels"]) for m in deps}, {id(m["ownerReferences"]) for m in deps},
+    return ({id(m["labels"]) for m in deps}, {id(m["annotations"]) for m in deps},
+            {id(m["ownerReferences"]) for m in deps},
             {id(n.owners) for n in nodes if n is not None})
 
 
 async def test_the_dependents_of_one_owner_share_what_they_repeat(tmp_path: Path) -> None:
     """Objects written with managedFields (every write over HTTP) are kept by the GC's
-    metadata informer without them; the copy's labels and ownerReferences are one object
+    metadata informer without them; the copy's labels, annotations and ownerReferences
+    are one object
     for all the dependents that repeat them, and so is their graph nodes' tuple of owners
     (issue 27) — live, from the watch, and after a restart, from the LIST."""
     live = Cluster(_config(tmp_path))
@@ -168,15 +178,12 @@ async def test_the_dependents_of_one_owner_share_what_they_repeat(tmp_path: Path
         client = LocalClient(live.registry, field_manager="kubectl-create")
         owner = await client.create(CONFIGMAPS, _cm("owner"), namespace="default")
         for i in range(3):
-            await client.create(CONFIGMAPS, _cm(f"dep-{i}", _ref(owner)), namespace="default")
+            dep = _cm(f"dep-{i}", _ref(owner))
+            dep["metadata"]["annotations"] = {"team": "web", "tier": "front"}
+            await client.create(CONFIGMAPS, dep, namespace="default")
         await live.settle(timeout=30)
-        assert [len(ids) for ids in _shared_parts(live)] == [1, 1, 1]
+        assert [len(ids) for ids in _shared_parts(live)] == [1, 1, 1, 1]
     finally:
         await live.stop()
-    restarted = Cluster(_config(tmp_path))
-    await restarted.start()
-    try:
-        await restarted.settle(timeout=30)
-        assert [len(ids) for ids in _shared_parts(restarted)] == [1, 1, 1]
-    finally:
-        await restarted.stop()
+    parts = await _after_restart(tmp_path, _shared_parts)
+    assert [len(ids) for ids in parts] == [1, 1, 1, 1]

@@ -8,11 +8,11 @@ from kubegc.api.interning import SharedValues
 def test_equal_labels_are_one_map_and_others_their_own() -> None:
     shared = SharedValues()
     first = {"app": "web", "tier": "front"}
-    assert shared.labels(dict(first)) is shared.labels(first)
+    assert shared.flat_map(dict(first)) is shared.flat_map(first)
     reordered = {"tier": "front", "app": "web"}  # encodes to other bytes: kept apart
-    assert shared.labels(reordered) is reordered
+    assert shared.flat_map(reordered) is reordered
     other = {"app": "db", "tier": "front"}
-    assert shared.labels(other) is other
+    assert shared.flat_map(other) is other
 
 
 def test_a_bool_never_stands_for_a_number() -> None:
@@ -40,9 +40,9 @@ def test_owner_references_are_shared_whole_and_in_order() -> None:
 def test_the_table_starts_over_at_its_limit() -> None:
     shared = SharedValues(limit=2)
     kept = {"n": "0"}
-    assert shared.labels(kept) is kept
-    shared.labels({"n": "1"})
-    shared.labels({"n": "2"})  # the table was full: it starts over with this one
+    assert shared.flat_map(kept) is kept
+    shared.flat_map({"n": "1"})
+    shared.flat_map({"n": "2"})  # the table was full: it starts over with this one
     again = {"n": "0"}
-    assert shared.labels(again) is again  # forgotten: remembered anew
-    assert shared.labels({"n": "0"}) is again
+    assert shared.flat_map(again) is again  # forgotten: remembered anew
+    assert shared.flat_map({"n": "0"}) is again

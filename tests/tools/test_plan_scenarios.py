@@ -87,6 +87,24 @@ def test_a_refused_delete_of_the_garbage_collector_is_named_by_the_plan(
     assert {r.name for r in report.deleted} == {graph.name(n) for n in graph.nodes}
 
 
+def test_a_target_the_garbage_collector_is_refused_is_not_an_error_of_the_plan(
+        cluster: Cluster) -> None:
+    """Found by the generator once it drew webhooks refusing the GC's DELETEs: the guarded
+    target's only owner is in another namespace, so the GC deletes it — refused, it stays,
+    retried for ever. The plan's warm-up (no webhook) deleted it before the plan's own
+    delete, which failed "not found" about an object that exists; the plan now says it goes
+    anyway and names the webhook that takes that DELETE."""
+    graph = Graph([Node("0-secret", "Secret", 1),
+                   Node("1-secret", "Secret", 0, guarded=True, owners=[(0, False, False)])],
+                  pre_delete=None, target=1, policy="Orphan", webhook="deny")
+    report = run(cluster, graph)
+    assert report.error == ""
+    assert any(f"Secret/{graph.name(graph.nodes[1])} -n {graph.namespace_of(graph.nodes[1])} "
+               "goes before this delete" in note for note in report.notes), report.notes
+    assert any(f"ValidatingWebhookConfiguration/g{graph.ident}-guard" in note
+               for note in report.notes), report.notes
+
+
 def test_a_refused_delete_of_an_object_that_never_goes_is_named_by_the_plan(
         cluster: Cluster) -> None:
     """Found by the generator (seed 2): the guarded target keeps a finalizer nobody removes,

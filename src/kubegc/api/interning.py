@@ -90,11 +90,11 @@ def _flat_key(value: dict[str, object]) -> tuple[object, ...] | None:
 
 
 class SharedValues:
-    """Equal read-only parts of decoded objects held once: the labels a ReplicaSet's pods
-    repeat, the ownerReferences of an owner's thousand dependents (issue 27: ~490 bytes
-    of each object a metadata-only informer keeps).
+    """Equal read-only parts of decoded objects held once: the labels and annotations a
+    ReplicaSet's pods repeat, the ownerReferences of an owner's thousand dependents
+    (issue 27: ~490 bytes of each object a metadata-only informer keeps).
 
-    ``labels`` and ``owner_references`` return an earlier equal value (same keys in the
+    ``flat_map`` and ``owner_references`` return an earlier equal value (same keys in the
     same order, same scalars: encoding it gives the same bytes), or remember the one given.
     Only for values nobody mutates (the informers' objects, see
     ``kubegc.client.cache.shared_informer``); at most ``limit`` values are remembered, then
@@ -118,11 +118,16 @@ class SharedValues:
         table[key] = value
         return value
 
-    def labels(self, labels: dict[str, object]) -> dict[str, object]:
-        key = _flat_key(labels)
+    def flat_map(self, value: dict[str, object]) -> dict[str, object]:
+        """A map of scalars (labels, annotations)."""
+        key = _flat_key(value)
         if key is None:
-            return labels
-        return self._shared(("l", *key), labels)  # type: ignore[return-value]
+            return value
+        return self._shared(("m", *key), value)  # type: ignore[return-value]
+
+    def labels(self, labels: dict[str, object]) -> dict[str, object]:
+        """``flat_map`` of a labels map."""
+        return self.flat_map(labels)
 
     def owner_references(self, refs: list[object]) -> list[object]:
         parts: list[object] = ["r"]

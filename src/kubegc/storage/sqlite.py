@@ -10,6 +10,8 @@ Contract beyond ``kv``:
     before it (a CAS conflict fails only that write), then resolves the writers. Concurrent
     writers thus share one fsync. A write whose caller was cancelled before the flush is
     not applied. A failed commit fails every write of the batch with ``StorageError``.
+    ``write_batch`` queues all its writes before the flush runs, so they are always in
+    one transaction (a DeleteCollection chunk: one fsync, nothing half-written).
   * The flush is a ``loop.call_soon`` callback scheduled by the first queued write (the
     writer "task" without a task to wake): it runs after every coroutine that is already
     runnable has queued its write, which is what makes batches form. It decides the

@@ -91,14 +91,16 @@ def to_partial_object_metadata(obj: Obj) -> Obj:
     The metadata is ``obj``'s own dict when it has no managedFields (objects are shared
     and never mutated, see the module docstring), else a copy without them: the rest of
     ``obj`` (its spec, data, status) is not kept alive by the partial object. The copy's
-    labels and ownerReferences are an equal earlier object's when there is one
-    (``SharedValues``: the pods of a ReplicaSet, the dependents of an owner repeat them)."""
+    labels, annotations and ownerReferences are an equal earlier object's when there is
+    one (``SharedValues``: the pods of a ReplicaSet, the dependents of an owner repeat
+    them)."""
     meta = obj.get("metadata") or {}
     if "managedFields" in meta:
         meta = {k: v for k, v in meta.items() if k != "managedFields"}
-        labels = meta.get("labels")
-        if labels and type(labels) is dict:
-            meta["labels"] = _SHARED.labels(labels)
+        for field in ("labels", "annotations"):
+            value = meta.get(field)
+            if value and type(value) is dict:
+                meta[field] = _SHARED.flat_map(value)
         refs = meta.get("ownerReferences")
         if refs and type(refs) is list:
             meta["ownerReferences"] = _SHARED.owner_references(refs)

@@ -190,7 +190,10 @@ async def _simulate(inv: Inventory, op: Operation, factory: SimulationFactory,
         started, origin = clock.monotonic(), clock.now()
         ctx = OpContext(sim, clock, prepared.node_map, started)
         try:
-            report.error = await op.issue(ctx)
+            if uid_of(target) in before:
+                report.error = await op.issue(ctx)
+            else:  # the warm-up deleted it: an error "not found" would be about nothing
+                report.notes.append(_gone_before(report.target))
 
             async def finish() -> bool:
                 return assume_alive and await finish_for_alive(sim, recorder, inv,
@@ -211,15 +214,17 @@ async def _simulate(inv: Inventory, op: Operation, factory: SimulationFactory,
     if recorder.errors:
         report.notes.append("the simulation could not be followed whole, so steps may be "
                             "missing: " + "; ".join(recorder.errors))
-    report.pending = Timeline(recorder.ordered(until=mark), recorder.before, target_uid="",
-                              records=records, deletions=deletions).steps
+    pending = Timeline(recorder.ordered(until=mark), recorder.before, target_uid="",
+                       records=records, deletions=deletions)
+    report.pending = pending.steps
     timeline = Timeline(recorder.ordered(since=mark), before, target_uid=uid_of(target),
                         records=records, deletions=deletions, assumed=assumed)
     report.steps = _steps(op, report.target, timeline, origin)
     report.deleted = timeline.deleted()
-    # the webhooks are asked about every DELETE sent, also of what never goes
-    report.notes.extend(webhook_notes(inv, [*report.deleted, *(
-        s.object for s in report.steps if s.action in DELETE_SENT)]))
+    # the webhooks are asked about every DELETE sent, also of what never goes, and about
+    # those of what happens anyway (pending: a webhook refusing them is why they are due)
+    report.notes.extend(webhook_notes(inv, [*pending.deleted(), *report.deleted, *(
+        s.object for s in [*report.pending, *report.steps] if s.action in DELETE_SENT)]))
     report.constraints = timeline.constraints()
     report.notes.extend(_cycle_notes(graph, timeline))
     if is_being_deleted(target):
@@ -262,6 +267,13 @@ async def _simulate(inv: Inventory, op: Operation, factory: SimulationFactory,
             "those controllers would after their clean-up (their clean-up itself is not "
             "simulated): " + ", ".join(sorted({f for _, f in assumed})))
     return report
+
+
+def _gone_before(target: ObjRef) -> str:
+    return (f"{target} goes before this delete: the garbage collector deletes it anyway "
+            "(pending), so the delete is not sent; that it still exists says something "
+            "refuses or holds back the garbage collector's DELETE (an admission webhook: "
+            "the webhook note names those that take it)")
 
 
 def _steps(op: Operation, target: ObjRef, timeline: Timeline, origin: datetime) -> list[Step]:
