@@ -40,9 +40,6 @@ from kubegc.api.clock import Clock, RealClock
 from kubegc.storage import sqlite_schema as sql
 from kubegc.storage import sqlite_vacuum as vacuum
 from kubegc.storage.errors import (
-    ConflictError,
-    KeyExistsError,
-    KeyNotFoundError,
     StorageClosedError,
     StorageError,
 )
@@ -54,6 +51,7 @@ from kubegc.storage.kv import (
     EventType,
     KeyValue,
     RangeResult,
+    batch_outcomes,
     key_bounds,
 )
 from kubegc.storage.revisions import Revisions
@@ -199,13 +197,7 @@ class SqliteKV(Revisions, KV):
                    for w in writes]
         # gather: cancelling the caller cancels every future at once, before the flush
         results = await asyncio.gather(*futures, return_exceptions=True)
-        outcomes: list[BatchOutcome] = []
-        for result in results:
-            if isinstance(result, BaseException) and not isinstance(
-                    result, KeyExistsError | KeyNotFoundError | ConflictError):
-                raise result
-            outcomes.append(result)
-        return outcomes
+        return batch_outcomes(results)
 
     def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[int]:
         self._check_open()
