@@ -78,3 +78,34 @@ def test_a_namespace_is_emptied_with_deletecollections_each_object_recorded(
                    if e["source"] == "DeletionRecord"]
         assert deletes == [("namespace-controller", "NamespaceDeleted")], report
         assert "deleted by namespace-controller" in report["conclusion"]
+
+
+def test_each_object_of_a_deleted_collection_has_its_own_watch_event(
+        server: Server, ns: str) -> None:
+    """A chunk of a collection is removed in one write batch (one commit), yet a watcher
+    sees one DELETED per object, each with its own resourceVersion; an object a finalizer
+    holds is updated (MODIFIED, deletionTimestamp set) and stays."""
+    items = [{"apiVersion": "v1", "kind": "ConfigMap",
+              "metadata": {"name": f"b{i:02d}", "namespace": ns,
+                           **({"finalizers": ["example.com/hold"]} if i == 7 else {})},
+              "data": {"i": str(i)}} for i in range(30)]
+    server.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List",
+                                                         "items": items}))
+    rv = json.loads(server.kubectl("get", "--raw", f"/api/v1/namespaces/{ns}/configmaps").stdout)[
+        "metadata"]["resourceVersion"]
+    server.kubectl("delete", "configmaps", "--all", "-n", ns, "--wait=false")
+    stream = server.kubectl(
+        "get", "--raw", f"/api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion={rv}"
+        "&timeoutSeconds=2").stdout
+    events = [json.loads(line) for line in stream.splitlines() if line.strip()]
+    ours = [(e["type"], e["object"]["metadata"]) for e in events
+            if e["object"]["metadata"]["name"].startswith("b")]
+    deleted = [m for t, m in ours if t == "DELETED"]
+    assert sorted(m["name"] for m in deleted) == [f"b{i:02d}" for i in range(30) if i != 7]
+    revisions = [int(m["resourceVersion"]) for m in deleted]
+    assert len(set(revisions)) == 29 and revisions == sorted(revisions)
+    [(kind, held)] = [(t, m) for t, m in ours if m["name"] == "b07"]
+    assert kind == "MODIFIED" and held["deletionTimestamp"]
+    assert _configmaps(server, ns) == {"b07"}
+    server.kubectl("patch", "configmap", "b07", "-n", ns, "--type=merge",
+                   "-p", '{"metadata":{"finalizers":null}}')

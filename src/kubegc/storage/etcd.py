@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import aetcd
@@ -50,7 +50,17 @@ from kubegc.storage.errors import (
     StorageClosedError,
     StorageError,
 )
-from kubegc.storage.kv import KV, Event, EventType, KeyValue, RangeResult, key_bounds
+from kubegc.storage.kv import (
+    KV,
+    BatchOutcome,
+    BatchWrite,
+    Event,
+    EventType,
+    KeyValue,
+    RangeResult,
+    batch_outcomes,
+    key_bounds,
+)
 from kubegc.storage.revisions import Revisions
 
 log = logging.getLogger(__name__)
@@ -192,6 +202,14 @@ class EtcdKV(Revisions, KV):
         op = rpc.RequestOp(request_delete_range=rpc.DeleteRangeRequest(
             key=self._p + key.encode()))
         return await self._cas(key, expected_mod_revision, op)
+
+    async def write_batch(self, writes: Sequence[BatchWrite]) -> list[BatchOutcome]:
+        """See ``KV.write_batch``: one request per write, all in flight at once (as the
+        concurrent calls they replace; a Txn would fail every write on one failed compare),
+        so their revisions need not follow the batch's order, and a batch is not atomic."""
+        results = await asyncio.gather(*(self._write_one(w) for w in writes),
+                                       return_exceptions=True)
+        return batch_outcomes(results)
 
     async def _cas(self, key: str, expected: int, op: Any) -> int:
         k = self._p + key.encode()

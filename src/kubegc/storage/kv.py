@@ -13,10 +13,10 @@
   before r fail with ``CompactedError``. Current values are never compacted.
 * A write that returned is durable to the degree the backend promises (SQLite FULL: it
   survives kill -9 and power loss once acknowledged).
-* ``write_batch`` applies several writes as if each were its own call, in order (each its
-  own revision and event; a failed check fails only that write); a backend that can
-  commits them together (``SqliteKV``: one transaction, so a failed commit leaves none of
-  them written).
+* ``write_batch`` applies several writes as if each were its own call (each its own
+  revision and event; a failed check fails only that write); a backend that can commits
+  them together (``SqliteKV``: one transaction, in the batch's order, so a failed commit
+  leaves none of them written; ``EtcdKV`` sends them as concurrent requests).
 
 Keys are ``str`` (``/registry/<group>/<resource>/<namespace>/<name>``), values ``bytes``.
 """
@@ -94,6 +94,18 @@ class BatchWrite:
 BatchOutcome = int | StorageError
 
 
+def batch_outcomes(results: Sequence[int | BaseException]) -> list[BatchOutcome]:
+    """The outcomes of a batch's writes gathered with ``return_exceptions``: a failed check
+    stays in its place; any other error (a failed commit, a closed store) is raised."""
+    outcomes: list[BatchOutcome] = []
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(
+                result, KeyExistsError | KeyNotFoundError | ConflictError):
+            raise result
+        outcomes.append(result)
+    return outcomes
+
+
 def prefix_end(prefix: str) -> str:
     """The smallest key greater than every key that starts with ``prefix``."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
@@ -160,8 +172,9 @@ class KV(Protocol):
         does not stop the others). A write the backend could not make at all
         (``StorageError``: a failed commit, a closed store) is raised instead.
 
-        By default one write after the other; ``SqliteKV`` queues them all for ONE group
-        commit, so they share one fsync and a failed commit leaves none of them written."""
+        By default one write after the other, in order; ``SqliteKV`` queues them all for
+        ONE group commit, so they share one fsync and a failed commit leaves none of them
+        written; ``EtcdKV`` has them all in flight at once, in no particular order."""
         outcomes: list[BatchOutcome] = []
         for w in writes:
             try:

@@ -10,6 +10,8 @@ Contract beyond ``kv``:
     before it (a CAS conflict fails only that write), then resolves the writers. Concurrent
     writers thus share one fsync. A write whose caller was cancelled before the flush is
     not applied. A failed commit fails every write of the batch with ``StorageError``.
+    ``write_batch`` queues all its writes before the flush runs, so they are always in
+    one transaction (a DeleteCollection chunk: one fsync, nothing half-written).
   * The flush is a ``loop.call_soon`` callback scheduled by the first queued write (the
     writer "task" without a task to wake): it runs after every coroutine that is already
     runnable has queued its write, which is what makes batches form. It decides the
@@ -38,9 +40,6 @@ from kubegc.api.clock import Clock, RealClock
 from kubegc.storage import sqlite_schema as sql
 from kubegc.storage import sqlite_vacuum as vacuum
 from kubegc.storage.errors import (
-    ConflictError,
-    KeyExistsError,
-    KeyNotFoundError,
     StorageClosedError,
     StorageError,
 )
@@ -52,6 +51,7 @@ from kubegc.storage.kv import (
     EventType,
     KeyValue,
     RangeResult,
+    batch_outcomes,
     key_bounds,
 )
 from kubegc.storage.revisions import Revisions
@@ -197,13 +197,7 @@ class SqliteKV(Revisions, KV):
                    for w in writes]
         # gather: cancelling the caller cancels every future at once, before the flush
         results = await asyncio.gather(*futures, return_exceptions=True)
-        outcomes: list[BatchOutcome] = []
-        for result in results:
-            if isinstance(result, BaseException) and not isinstance(
-                    result, KeyExistsError | KeyNotFoundError | ConflictError):
-                raise result
-            outcomes.append(result)
-        return outcomes
+        return batch_outcomes(results)
 
     def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[int]:
         self._check_open()

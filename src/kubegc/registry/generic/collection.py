@@ -61,6 +61,7 @@ class _Chunk:
 
     items: list[Obj]
     kvs: list[KeyValue]
+    stored: list[Obj]  # the objects as stored (``items`` when served as stored)
     failures: list[BaseException] = field(default_factory=list)
     each: list[int] = field(default_factory=list)  # left to the per-object path
 
@@ -76,13 +77,14 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
         field_selector=list_options.field_selector, limit=list_options.limit,
         continue_=list_options.continue_, resource_version=list_options.resource_version,
         resource_version_match=list_options.resource_version_match)
-    items = [store.present(t, decode(kv)) for kv in page.kvs]
+    stored = [decode(kv) for kv in page.kvs]
+    items = [store.present(t, obj) for obj in stored]
     listed = list_answer(t, page, items)
     batched = batched and not options.dry_run and not store.admission.webhooks_active()
     targets = _Targets(store, t, options)
     for start in range(0, len(items), DELETE_COLLECTION_CHUNK):
         end = start + DELETE_COLLECTION_CHUNK
-        chunk = _Chunk(items[start:end], page.kvs[start:end])
+        chunk = _Chunk(items[start:end], page.kvs[start:end], stored[start:end])
         if batched:
             await _delete_batch(store, deleter, targets, chunk)
         else:
@@ -102,7 +104,7 @@ class _Targets:
         self._by_namespace: dict[str, tuple[Target, UpdateFn]] = {}
 
     def of(self, item: Obj) -> tuple[Target, UpdateFn]:
-        namespace = str(item["metadata"].get("namespace", ""))
+        namespace = item["metadata"].get("namespace") or ""
         found = self._by_namespace.get(namespace)
         if found is None:
             t = self._t.in_namespace(namespace)
@@ -117,24 +119,28 @@ async def _delete_batch(store: Store, deleter: ObjectDeleter, targets: _Targets,
     """Decide each object of ``chunk`` on its listed copy and write the removals in one
     batch; the rest goes to ``chunk.each``."""
     writes: list[BatchWrite] = []
-    written: list[int] = []
-    for i, (item, kv) in enumerate(zip(chunk.items, chunk.kvs, strict=True)):
-        _, update = targets.of(item)
+    written: list[tuple[int, Target]] = []
+    for i, (obj, kv) in enumerate(zip(chunk.stored, chunk.kvs, strict=True)):
+        t, update = targets.of(obj)
+        # A copy of its own for the update to edit: the update of a DELETE sets metadata
+        # fields only, so a copy of the metadata will do (webhooks, which could edit more,
+        # never run here); a stored object served converted is decoded afresh instead.
+        work = {**obj, "metadata": {**obj["metadata"]}} if t.direct else decode(kv)
         try:
-            outcome = await update(decode(kv))  # a copy of its own: the update may edit it
+            outcome = await update(work)
         except errors.StatusError as exc:  # a precondition that does not hold
             chunk.failures.append(exc)
             continue
         if outcome is DELETE:
             writes.append(BatchWrite(WriteKind.DELETE, kv.key,
                                      expected_mod_revision=kv.mod_revision))
-            written.append(i)
+            written.append((i, t))
         else:
             chunk.each.append(i)
     outcomes = await store.kv.write_batch(writes)
-    for i, outcome in zip(written, outcomes, strict=True):
+    for (i, t), outcome in zip(written, outcomes, strict=True):
         if isinstance(outcome, int):
-            deleter.after_write(targets.of(chunk.items[i])[0], chunk.items[i], removed=True)
+            deleter.after_write(t, chunk.items[i], removed=True)
         elif isinstance(outcome, ConflictError):
             chunk.each.append(i)  # changed since the list: decided again on its state
         elif not isinstance(outcome, KeyNotFoundError):  # gone meanwhile: no failure
