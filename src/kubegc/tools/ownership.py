@@ -159,11 +159,13 @@ class OwnerGraph:
         self.inv = inv
         self._dependents: dict[str, list[Edge]] = {}
         dependents = self._dependents
+        edge = tuple.__new__  # ``Edge(obj, ref)`` without its Python-level __new__
         for obj in inv.objects:
             refs = (obj.get("metadata") or {}).get("ownerReferences")
             if refs:
                 for ref in refs:
-                    dependents.setdefault(str(ref.get("uid") or ""), []).append(Edge(obj, ref))
+                    dependents.setdefault(str(ref.get("uid") or ""), []).append(
+                        edge(Edge, (obj, ref)))
 
     def dependents(self, uid: str) -> list[Edge]:
         return list(self._dependents.get(uid, []))

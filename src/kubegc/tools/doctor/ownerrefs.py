@@ -45,6 +45,10 @@ _EVENT_STATES = (RefState.OTHER_NAMESPACE, RefState.CLUSTER_SCOPED_CHILD)
 _EVENT_OWNER_UID = re.compile(r"uid: ([^\],]+)\]")
 
 
+#: lists of references remembered as quiet at most (``ownerref_findings``)
+_QUIET_LIMIT = 4096
+
+
 def ownerref_findings(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     #: uid of a child → the finding its OwnerRefInvalidNamespace events are evidence for
@@ -78,6 +82,8 @@ def ownerref_findings(ctx: Context) -> list[Finding]:
         if len(controllers) > 1:
             out.append(_multiple_controllers(obj, controllers))
         if len(out) == found:
+            if len(quiet) >= _QUIET_LIMIT:  # lists not shared (a live read): bounded
+                quiet.clear()
             quiet.add(key)
     out.extend(_cycle_finding(cycle) for cycle in ctx.graph.cycles())
     out.extend(_event_findings(ctx, explained))
