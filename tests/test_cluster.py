@@ -42,7 +42,7 @@ async def test_what_a_cluster_writes_in_its_data_directory_is_what_data_dir_name
              files.pki, files.ca_cert, files.ca_key, files.server_cert, files.server_key,
              files.token, files.service_account_key, files.service_account_public_key,
              files.front_proxy_ca_cert, files.front_proxy_ca_key, files.front_proxy_client_cert,
-             files.front_proxy_client_key}
+             files.front_proxy_client_key, files.informer_caches}
     written = set(tmp_path.rglob("*"))
     sqlite_own = {p for p in written if p.name in ("kubegc.db-wal", "kubegc.db-shm")}
     assert written - sqlite_own == named

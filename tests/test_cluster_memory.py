@@ -8,14 +8,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.cache import to_partial_object_metadata
-from kubegc.client.interface import DeleteOptions
+from kubegc.client.interface import DeleteOptions, ListOptions
 from kubegc.client.local import LocalClient
 from kubegc.cluster import Cluster
 from kubegc.cluster_config import ClusterConfig
+from kubegc.component.config import ControllerManagerConfiguration
 from kubegc.controllermanager.garbagecollector import GarbageCollectorController
+from kubegc.storage import DataDir
 
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
 KEEP = "example.com/keep"
@@ -187,3 +191,74 @@ async def test_the_dependents_of_one_owner_share_what_they_repeat(tmp_path: Path
         await live.stop()
     parts = await _after_restart(tmp_path, _shared_parts)
     assert [len(ids) for ids in parts] == [1, 1, 1, 1]
+
+
+async def _restart_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                           ) -> tuple[dict[str, tuple[Any, ...]], int]:
+    """The GC graph of a cluster restarted on ``tmp_path``, and how many LISTs of every
+    ConfigMap its informers made."""
+    lists: list[GroupVersionResource] = []
+    original = LocalClient.list
+
+    async def counting(self: LocalClient, gvr: GroupVersionResource, *, namespace: str = "",
+                       options: ListOptions | None = None) -> dict[str, Any]:
+        if gvr == CONFIGMAPS and not (options and options.field_selector):
+            lists.append(gvr)
+        return await original(self, gvr, namespace=namespace, options=options)
+
+    monkeypatch.setattr(LocalClient, "list", counting)
+    graph = await _after_restart(tmp_path, _graph)
+    return graph, len(lists)
+
+
+@pytest.mark.parametrize("caches", ["kept", "damaged", "stale"])
+async def test_a_restart_fills_the_gc_informers_from_their_caches_when_it_can(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caches: str) -> None:
+    """A clean stop leaves the metadata informers' caches; the next start on the same
+    store begins from them instead of listing (issue 27: restart), and builds the graph
+    the live server had. Damaged caches, or caches of a store written since (by a server
+    that did not start its controllers, the file put back), are not used: the informers
+    list, and the graph holds what the store holds."""
+    live = Cluster(_config(tmp_path))
+    await live.start()
+    try:
+        await _scenario(live)
+        before = _graph(live)
+    finally:
+        await live.stop()
+    path = DataDir(tmp_path).informer_caches
+    assert path.exists()
+    if caches == "damaged":
+        path.write_bytes(path.read_bytes()[:-40])
+    if caches == "stale":
+        kept = path.read_bytes()
+        quiet = Cluster(ClusterConfig(data_dir=tmp_path, port=0, tls=False, serve_http=False,
+                                      controller_manager=ControllerManagerConfiguration(
+                                          controllers=[])))
+        await quiet.start()
+        try:
+            assert quiet.client is not None
+            late = _cm("late", _ref(before_owner(before)))
+            await quiet.client.create(CONFIGMAPS, late, namespace="default")
+        finally:
+            await quiet.stop()
+        path.write_bytes(kept)
+    after, lists = await _restart_listing(tmp_path, monkeypatch)
+    if caches == "kept":
+        assert (after, lists) == (before, 0)
+        return
+    assert lists >= 1
+    if caches == "damaged":
+        assert after == before
+        return
+    late = next(uid for uid, (identity, *_) in after.items() if identity.name == "late")
+    owner = next(uid for uid, (identity, *_) in after.items() if identity.name == "owner")
+    assert late in after[owner][2]  # the owner's dependents
+    assert {u: n for u, n in after.items() if u not in (late, owner)} == {
+        u: n for u, n in before.items() if u != owner}
+
+
+def before_owner(graph: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
+    """The ``owner`` ConfigMap of ``_scenario`` as an object to reference."""
+    identity = next(i for i, *_ in graph.values() if i.name == "owner")
+    return {"metadata": {"name": identity.name, "uid": identity.uid}}

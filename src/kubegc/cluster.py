@@ -21,8 +21,11 @@ import orjson
 
 from kubegc.api.auth import ADMIN
 from kubegc.api.clock import Clock, RealClock, ScaledClock
+from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.authz.ownerreferences import ACCESS_CONFIG_PATH
+from kubegc.client.cache import CachedList
+from kubegc.client.cache.snapshot import read_caches, write_caches
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.cluster_config import (
@@ -67,7 +70,14 @@ from kubegc.server.tls import (
     private_directory,
     service_account_key,
 )
-from kubegc.storage import KV, DataDir, StorageEndpoint, connect_kv, run_compactor
+from kubegc.storage import (
+    KV,
+    DataDir,
+    StorageEndpoint,
+    StorageKind,
+    connect_kv,
+    run_compactor,
+)
 from kubegc.tokens import JWTTokenGenerator, ServiceAccountKey
 from kubegc.tools.ui import PREFIX, UIApp
 from kubegc.ui_server import ui_handler
@@ -144,6 +154,8 @@ class Cluster:
         self._clock_keeper: asyncio.Task[None] | None = None
         self._lock: IO[str] | None = None
         self.skipped: list[Obj] = []  # snapshot objects of kinds this kubegc does not serve
+        #: the metadata informers' caches the last clean stop left (for the first term)
+        self._cached_lists: dict[GroupVersionResource, CachedList] | None = None
         #: signs and verifies ServiceAccount tokens (``pki/sa.key`` with a data directory)
         self.service_account_key = ServiceAccountKey()
 
@@ -163,6 +175,15 @@ class Cluster:
         """The data directory, when what is stored outlives the process (not memory)."""
         durable = self.storage.durable and self.config.kv is None
         return self.config.data_dir if durable else None
+
+    def _informer_caches(self) -> Path | None:
+        """Where the metadata informers' caches are kept between a stop and the next
+        start (``client.cache.snapshot``): in a data directory of its own SQLite store
+        only (an etcd is shared with other servers and writers)."""
+        directory = self._durable_data_dir()
+        if directory is None or self.storage.kind is not StorageKind.SQLITE:
+            return None
+        return DataDir(directory).informer_caches
 
     @property
     def clock_file(self) -> Path | None:
@@ -207,6 +228,9 @@ class Cluster:
             self._clock_keeper = asyncio.create_task(self._keep_clock(directory),
                                                      name="clock-keeper")
         self.kv = config.kv or await connect_kv(self.storage, clock=self.clock)
+        caches = self._informer_caches()
+        if caches is not None:  # before anything writes: the store is as it was left
+            self._cached_lists = read_caches(caches, self.kv.current_revision)
         if config.kv is None and config.compaction_interval > 0:
             self._compactor = asyncio.create_task(run_compactor(
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
@@ -331,7 +355,9 @@ class Cluster:
             self.client, clock=self.clock, config=self._controller_manager_config(),
             identity=leader_identity(self.config.data_dir),
             # an injected clock (tests) drives the election too; a scaled one does not
-            election_clock=self.config.clock or RealClock())
+            election_clock=self.config.clock or RealClock(),
+            cached_lists=self._cached_lists)
+        self._cached_lists = None
         self.controller_manager = manager
         if self.server is not None:  # not ready until the manager has started
             self.server.ctx.readiness_checks.append(manager.ready)
@@ -396,6 +422,11 @@ class Cluster:
             directory = self._durable_data_dir()
             if directory is not None:  # the exact lead, now that the clock stops
                 save_clock(directory, self.clock, self.config.time_scale)
+        caches = self._informer_caches()
+        if caches is not None and self.kv is not None and self.controller_manager is not None:
+            # every writer has stopped: the store's revision is the next start's
+            await asyncio.to_thread(write_caches, caches, self.kv.current_revision,
+                                    self.controller_manager.final_lists)
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
         if self._lock is not None:

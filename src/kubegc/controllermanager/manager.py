@@ -42,7 +42,7 @@ from kubegc.api.auth import (
 )
 from kubegc.api.clock import Clock
 from kubegc.api.resources import GroupVersionResource
-from kubegc.client.cache import SharedInformerFactory
+from kubegc.client.cache import CachedList, SharedInformerFactory
 from kubegc.client.events import EventRecorder
 from kubegc.client.interface import Client
 from kubegc.client.leaderelection import LeaderCallbacks, LeaderElector, LeaseLock
@@ -105,10 +105,13 @@ class ControllerManager:
 
     def __init__(self, client: Client, *, clock: Clock,
                  config: ControllerManagerConfiguration, identity: str = "",
-                 election_clock: Clock | None = None) -> None:
+                 election_clock: Clock | None = None,
+                 cached_lists: dict[GroupVersionResource, CachedList] | None = None) -> None:
         """``election_clock`` (default ``clock``) times the leader election: a server
         whose cluster clock runs scaled (``--time-scale``) keeps its election on real
-        time, where a 10 s renew deadline is not 16 ms at 600x."""
+        time, where a 10 s renew deadline is not 16 ms at 600x. ``cached_lists``: the
+        metadata informers' first LISTs, known already (``client.cache.snapshot``), for
+        the first term's informers."""
         #: the manager's client: on the server's registry, as the controller manager
         self.client = (client.as_user(CONTROLLER_MANAGER) if isinstance(client, IdentityClient)
                        else client)
@@ -117,6 +120,9 @@ class ControllerManager:
         self.config = config
         self.names = selected(list(CONTROLLERS), config.controllers)
         self.informers = SharedInformerFactory(self.client, clock=clock)
+        self._cached_lists = cached_lists
+        #: the metadata informers' caches when the manager stopped (``cached_lists``)
+        self.final_lists: dict[GroupVersionResource, CachedList] = {}
         #: the deleting controllers' ``Deletion``s, with ``config.deletions_in_memory``
         self.deletions = InMemoryDeletionSink() if config.deletions_in_memory else None
         self.controllers: list[Controller] = []
@@ -245,7 +251,9 @@ class ControllerManager:
         """``OnStartedLeading``: new components on a new informer factory."""
         self._changing = True
         try:
-            self.informers = informers = SharedInformerFactory(self.client, clock=self.clock)
+            self.informers = informers = SharedInformerFactory(
+                self.client, clock=self.clock, initial=self._cached_lists)
+            self._cached_lists = None  # a later term lists
             await self._ensure_service_accounts(
                 [CONTROLLERS[name].service_account for name in self.names])
             built = [self._build(name, informers) for name in self.names]
@@ -270,6 +278,8 @@ class ControllerManager:
                     await controller.stop()
                 except Exception:
                     log.exception("stopping controller %s", controller.name)
+            if self._stopping:
+                self.final_lists = self.informers.cached_lists()
             await self.informers.stop()
         finally:
             self._changing = False

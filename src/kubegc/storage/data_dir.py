@@ -59,6 +59,11 @@ class DataDir:
         return self.root / "clock.json"
 
     @property
+    def informer_caches(self) -> Path:
+        """The metadata informers' caches at the last clean stop (``client.cache.snapshot``)."""
+        return self.root / "informer-caches.jsonl"
+
+    @property
     def leader_identity(self) -> Path:
         return self.root / "leader-identity"
 

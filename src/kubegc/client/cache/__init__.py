@@ -17,7 +17,7 @@ May import: kubegc.api and kubegc.client.interface.
 
 from __future__ import annotations
 
-from kubegc.client.cache.reflector import Backoff, Reflector, ReflectorStore
+from kubegc.client.cache.reflector import Backoff, CachedList, Reflector, ReflectorStore
 from kubegc.client.cache.shared_informer import (
     FuncHandler,
     ResourceEventHandler,
@@ -38,6 +38,7 @@ from kubegc.client.cache.store import (
 __all__ = [
     "NAMESPACE_INDEX",
     "Backoff",
+    "CachedList",
     "DeletedFinalStateUnknown",
     "FuncHandler",
     "Indexer",

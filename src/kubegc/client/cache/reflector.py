@@ -64,6 +64,15 @@ class ReflectorStore(Protocol):
     async def replace(self, objs: list[Obj], resource_version: str) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class CachedList:
+    """What a LIST would answer, known without asking (``snapshot``): its objects, shaped
+    as the reflector's transform shapes them, at ``resource_version``."""
+
+    items: list[Obj]
+    resource_version: str
+
+
 @dataclass
 class Backoff:
     """Exponential backoff on a clock (cf. wait.NewExponentialBackoffManager, no jitter)."""
@@ -104,7 +113,9 @@ class Reflector:
         clock: Clock, namespace: str = "", label_selector: str = "", field_selector: str = "",
         page_size: int = DEFAULT_PAGE_SIZE, transform: Callable[[Obj], Obj] | None = None,
         min_watch_timeout: float = MIN_WATCH_TIMEOUT, name: str = "",
+        initial: CachedList | None = None,
     ) -> None:
+        """``initial``: the first LIST's answer, known already: stored as if listed."""
         self.client = client
         self.gvr = gvr
         self.store = store
@@ -120,6 +131,7 @@ class Reflector:
         self._last_rv = ""
         self._gone_without_progress = 0
         self._random = random.Random()
+        self._initial = initial
 
     def last_sync_resource_version(self) -> str:
         """The resourceVersion of the last list, event or bookmark applied to the store."""
@@ -139,12 +151,16 @@ class Reflector:
     async def list_and_watch(self) -> None:
         """One LIST into the store, then watch until a relist is needed (returns) or an
         API error happens (raises)."""
-        items, rv = await self._list()
+        initial, self._initial = self._initial, None
+        items, rv = (initial.items, initial.resource_version) if initial is not None \
+            else await self._list()
         await self.store.replace(items, rv)
         self._last_rv = rv
         try:
             await self._watch_loop()
         except _Relist:
+            logger.info("%s: resourceVersion %s is gone: listing again", self.name,
+                        self._last_rv)
             self._gone_without_progress += 1
             if self._gone_without_progress > 1:
                 await self.backoff.wait()

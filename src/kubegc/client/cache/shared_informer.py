@@ -36,7 +36,7 @@ from kubegc.api.clock import Clock
 from kubegc.api.interning import SharedValues
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.client.cache.reflector import Reflector
+from kubegc.client.cache.reflector import CachedList, Reflector
 from kubegc.client.cache.store import DeletedFinalStateUnknown, Indexer
 from kubegc.client.interface import Client
 
@@ -96,15 +96,21 @@ def to_partial_object_metadata(obj: Obj) -> Obj:
     them)."""
     meta = obj.get("metadata") or {}
     if "managedFields" in meta:
-        meta = {k: v for k, v in meta.items() if k != "managedFields"}
-        for field in ("labels", "annotations"):
-            value = meta.get(field)
-            if value and type(value) is dict:
-                meta[field] = _SHARED.flat_map(value)
-        refs = meta.get("ownerReferences")
-        if refs and type(refs) is list:
-            meta["ownerReferences"] = _SHARED.owner_references(refs)
+        meta = share_metadata({k: v for k, v in meta.items() if k != "managedFields"})
     return {"apiVersion": obj.get("apiVersion", ""), "kind": obj.get("kind", ""), "metadata": meta}
+
+
+def share_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` (a metadata dict of the informers' own) with its labels, annotations and
+    ownerReferences replaced by equal earlier ones (in place)."""
+    for field in ("labels", "annotations"):
+        value = meta.get(field)
+        if value and type(value) is dict:
+            meta[field] = _SHARED.flat_map(value)
+    refs = meta.get("ownerReferences")
+    if refs and type(refs) is list:
+        meta["ownerReferences"] = _SHARED.owner_references(refs)
+    return meta
 
 
 class SharedInformer:
@@ -117,8 +123,10 @@ class SharedInformer:
     def __init__(
         self, client: Client, gvr: GroupVersionResource, *, clock: Clock, namespace: str = "",
         metadata_only: bool = False, label_selector: str = "", field_selector: str = "",
-        resync_period: float = 0.0,
+        resync_period: float = 0.0, initial: CachedList | None = None,
     ) -> None:
+        """``initial``: what the first LIST would answer, known already (``snapshot``):
+        the reflector starts from it and watches, instead of listing."""
         self.gvr = gvr
         self.clock = clock
         self.metadata_only = metadata_only
@@ -132,6 +140,7 @@ class SharedInformer:
             client, gvr, _InformerStore(self), clock=clock, namespace=namespace,
             label_selector=label_selector, field_selector=field_selector,
             transform=to_partial_object_metadata if metadata_only else None,
+            initial=initial,
         )
 
     @property
@@ -289,12 +298,16 @@ class SharedInformerFactory:
 
     def __init__(
         self, client: Client, *, clock: Clock, namespace: str = "", resync_period: float = 0.0,
+        initial: dict[GroupVersionResource, CachedList] | None = None,
     ) -> None:
+        """``initial``: metadata-only informers' first LISTs, known already (``snapshot``;
+        each used by the first informer of its resource)."""
         self.client = client
         self.clock = clock
         self.namespace = namespace
         self.resync_period = resync_period
         self._informers: dict[tuple[GroupVersionResource, bool, str], SharedInformer] = {}
+        self._initial = dict(initial or {})
 
     def for_resource(
         self, gvr: GroupVersionResource, *, metadata_only: bool = False,
@@ -309,9 +322,19 @@ class SharedInformerFactory:
                 self.client, gvr, clock=self.clock, namespace=self.namespace,
                 metadata_only=metadata_only, resync_period=self.resync_period,
                 field_selector=field_selector,
+                initial=self._initial.pop(gvr, None)
+                if metadata_only and not field_selector and not self.namespace else None,
             )
             self._informers[key] = informer
         return informer
+
+    def cached_lists(self) -> dict[GroupVersionResource, CachedList]:
+        """The caches of the synced metadata-only informers of whole resources, each at
+        the resourceVersion of the last event it applied (``snapshot.write_caches``)."""
+        return {gvr: CachedList(informer.indexer.list(), informer.last_sync_resource_version())
+                for (gvr, metadata_only, selector), informer in self._informers.items()
+                if metadata_only and not selector and not self.namespace
+                and informer.has_synced() and informer.last_sync_resource_version()}
 
     def start(self) -> None:
         """Start every informer not started yet. Needs a running event loop."""
