@@ -21,6 +21,7 @@ from kubegc.api.meta import DeleteOptions, ListOptions
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client import APIResource, Client, PatchType, ServerResources, WatchEvent
+from kubegc.client.batch import CreateOutcome, create_all
 from kubegc.client.interface import WatchOptions
 
 
@@ -72,6 +73,11 @@ class GatedClient(Client):
     async def create(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "") -> Obj:
         await self._gate.passed()
         return await self._client.create(gvr, obj, namespace=namespace)
+
+    async def create_batch(self, gvr: GroupVersionResource, objs: builtins.list[Obj], *,
+                           namespace: str = "") -> builtins.list[CreateOutcome]:
+        await self._gate.passed()
+        return await create_all(self._client, gvr, objs, namespace=namespace)
 
     async def update(self, gvr: GroupVersionResource, obj: Obj, *, namespace: str = "",
                      subresource: str = "") -> Obj:

@@ -106,6 +106,23 @@ class Verbs:
         options = _options(dry_run, field_manager, field_validation, warnings)
         return await self._serving(t, rest.Creater).create(t, obj, options)
 
+    async def create_batch(self, t: Target, objs: builtins.list[Obj], *,
+                           field_manager: str = "") -> builtins.list[errors.StatusError | None]:
+        """Create ``objs`` (edited in place), written together where the storage can
+        (``StoredResource.create_batch``); one outcome per object: None, or its error."""
+        storage = self._serving(t, rest.Creater)
+        options = _options(False, field_manager, "", None)
+        if isinstance(storage, rest.BatchCreater):
+            return await storage.create_batch(t, objs, options)
+        outcomes: builtins.list[errors.StatusError | None] = []
+        for obj in objs:
+            try:
+                await storage.create(t, obj, options)
+                outcomes.append(None)
+            except errors.StatusError as exc:
+                outcomes.append(exc)
+        return outcomes
+
     async def update(self, t: Target, name: str, obj: Obj, *, subresource: str = "",
                      dry_run: bool = False, field_manager: str = "", field_validation: str = "",
                      warnings: builtins.list[str] | None = None) -> tuple[Obj, bool]:

@@ -29,6 +29,7 @@ from kubegc.controllers.garbagecollector.records import (
     OwnerClassification,
     RecordAction,
 )
+from kubegc.storage import SqliteKV
 from kubegc.testing import Cluster
 
 
@@ -154,7 +155,8 @@ async def test_a_full_queue_is_written_even_while_the_gc_is_busy() -> None:
 
 
 class _CountingClient:
-    """The cluster's client, counting creates in flight at once."""
+    """The cluster's client without ``create_batch`` (as a ``RestClient``), counting
+    creates in flight at once."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -169,10 +171,14 @@ class _CountingClient:
             self.in_flight -= 1
 
     def __getattr__(self, name: str) -> Any:
+        if name == "create_batch":
+            raise AttributeError(name)
         return getattr(self._client, name)
 
 
 async def test_records_are_created_in_concurrent_batches(tmp_path: Path) -> None:
+    """Over a client that creates one object per call, a batch's creates are all in
+    flight at once (they share a group commit)."""
     clock = ManualClock()
     async with Cluster(controllers=[], clock=clock, storage="sqlite",
                        data_dir=tmp_path) as cluster:  # its writes wait for a group commit
@@ -186,6 +192,28 @@ async def test_records_are_created_in_concurrent_batches(tmp_path: Path) -> None
         finally:
             await sink.stop()
         assert counting.max_in_flight == WRITE_BATCH  # one group commit, not one each
+        assert await _count(cluster.client) == WRITE_BATCH + 10
+
+
+async def test_records_are_created_a_batch_per_commit_in_process(tmp_path: Path) -> None:
+    """In process (``LocalClient.create_batch``) a batch of records is one write batch:
+    one SQLite transaction each."""
+    clock = ManualClock()
+    async with Cluster(controllers=[], clock=clock, storage="sqlite",
+                       data_dir=tmp_path) as cluster:
+        kv = cluster.cluster.kv
+        assert isinstance(kv, SqliteKV)
+        sink = DeletionRecordSink(cluster.client, clock=clock)
+        for i in range(WRITE_BATCH + 10):
+            sink.record(_record(clock, f"uid-batch-{i}"))
+        before = kv.writer_stats.commits
+        sink.start()
+        try:
+            await _until(sink.is_idle)
+        finally:
+            await sink.stop()
+        assert kv.writer_stats.commits - before == 2
+        assert sink.written == WRITE_BATCH + 10
         assert await _count(cluster.client) == WRITE_BATCH + 10
 
 

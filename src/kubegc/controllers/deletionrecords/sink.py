@@ -9,8 +9,10 @@ labelled with the object's uid, namespace, kind and name so that ``kubegc why`` 
 ``kubectl get deletionrecords -l kubegc.io/object-uid=<uid>`` — finds it on any kubegc.
 
 Writes are queued, deferred and batched: ``record`` only queues (it never blocks the GC);
-one task writes the queue as concurrent creates, ``WRITE_BATCH`` at a time, so that they
-share the store's group commits. Writing competes with the GC for the one event loop, so
+one task writes the queue ``WRITE_BATCH`` records at a time, created in one call
+(``client.batch.create_all``: in process one write batch, one transaction; over HTTP
+concurrent creates, which share the store's group commits), a record that failed then
+written again on its own. Writing competes with the GC for the one event loop, so
 while the GC is busy (the ``busy`` callable: items ready or in hand, not an item waiting
 for a retry's backoff) it waits until the GC stops working, the oldest
 queued record is ``MAX_DEFER`` seconds old, or ``MAX_PENDING`` records are queued. ``stop``
@@ -45,6 +47,7 @@ from kubegc.api.deletionrecord import (
 )
 from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.types import Obj
+from kubegc.client.batch import create_all
 from kubegc.client.interface import Client, DeleteOptions, ListOptions
 from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.component.deletions import Deletion, DeletionSink
@@ -241,14 +244,28 @@ class DeletionRecordSink(DecisionSink, DeletionSink):
             await asyncio.sleep(DEFER_POLL)
 
     async def _write_batch(self) -> None:
+        """One batch: created together (``create_all``: one write batch in process), then
+        each record that failed written again on its own, with retries."""
         batch = [self._pending.popleft() for _ in range(min(WRITE_BATCH, len(self._pending)))]
         self._writing += len(batch)
         try:
-            done = await asyncio.gather(*(self._write(_object_of(q)) for q in batch))
+            again = await self._create_all(batch)
+            done = await asyncio.gather(*(self._write(_object_of(q)) for q in again))
         finally:
             self._writing -= len(batch)
-        self.written += sum(done)
+        self.written += len(batch) - len(again) + sum(done)
         self.failed += len(done) - sum(done)
+
+    async def _create_all(self, batch: list[_Queued]) -> list[_Queued]:
+        """The records of ``batch`` created in one call; those to write again."""
+        try:
+            outcomes = await create_all(self.client, DELETION_RECORDS,
+                                        [_object_of(q) for q in batch])
+        except Exception as e:  # never into the GC; each is tried again on its own
+            log.warning("writing %d deletion records failed (%s); writing each", len(batch), e)
+            return batch
+        return [q for q, outcome in zip(batch, outcomes, strict=True)
+                if outcome is not None and outcome.reason != "AlreadyExists"]
 
     async def _write(self, obj: Obj) -> bool:
         for attempt in range(_WRITE_ATTEMPTS):

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from kubegc.api.errors import StatusError
 from kubegc.api.meta import DeleteOptions, ListOptions
 from kubegc.api.resources import GroupVersionKind, ResourceInfo, Subresource
 from kubegc.api.types import Obj
@@ -111,6 +112,16 @@ class Creater(Storage):
     async def create(self, t: Target, obj: Obj, options: WriteOptions) -> Created | Obj:
         """The created object: what was written (``Created``), or an answer that was not
         stored (a review, a Status)."""
+
+
+class BatchCreater(Creater):
+    """Creates of many objects at once, for in-process writers (no verb of its own: each
+    object is created as ``create`` creates it; ``registry/generic/batch_create.py``)."""
+
+    @abc.abstractmethod
+    async def create_batch(self, t: Target, objs: builtins.list[Obj],
+                           options: WriteOptions) -> builtins.list[StatusError | None]:
+        """One outcome per object of ``objs`` (edited in place): None, or its error."""
 
 
 class NamedCreater(Storage):
@@ -219,6 +230,7 @@ def _subresource(name: str, storage: Storage) -> Subresource:
 
 __all__ = [
     "CONNECT_VERBS",
+    "BatchCreater",
     "CollectionDeleter",
     "Connecter",
     "Creater",

@@ -202,14 +202,18 @@ class Store:
             except KeyExistsError:
                 if generated:
                     continue
-                existing = await self.kv.get(t.key(meta["name"]))
-                being_deleted = existing is not None and is_being_deleted(decode(existing))
-                raise errors.already_exists(
-                    t.gr, meta["name"], being_deleted=being_deleted) from None
+                raise await self.already_exists(t, meta["name"]) from None
             return Created(t, value, revision)
         raise errors.server_timeout(
             f"The POST operation against {t.gr} could not be completed at this time, "
             "please try again.")
+
+    async def already_exists(self, t: Target, name: str) -> errors.StatusError:
+        """The AlreadyExists a create of ``name`` answers (its message says whether the
+        existing object is being deleted)."""
+        existing = await self.kv.get(t.key(name))
+        being_deleted = existing is not None and is_being_deleted(decode(existing))
+        return errors.already_exists(t.gr, name, being_deleted=being_deleted)
 
     def _check_kind(self, t: Target, obj: Obj) -> Obj:
         if not isinstance(obj, dict):
