@@ -262,3 +262,14 @@ def before_owner(graph: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     """The ``owner`` ConfigMap of ``_scenario`` as an object to reference."""
     identity = next(i for i, *_ in graph.values() if i.name == "owner")
     return {"metadata": {"name": identity.name, "uid": identity.uid}}
+
+
+async def test_caches_that_cannot_be_written_leave_a_clean_stop(tmp_path: Path) -> None:
+    """A stop that cannot write the caches (here their path is a directory) still stops
+    cleanly, and the next start lists."""
+    cluster = Cluster(_config(tmp_path))
+    await cluster.start()
+    DataDir(tmp_path).informer_caches.mkdir()
+    await cluster.stop()
+    graph = await _after_restart(tmp_path, _graph)
+    assert graph  # the store opened again (the first stop closed it) and was listed

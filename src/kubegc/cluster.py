@@ -350,8 +350,11 @@ class Cluster:
         caches = self._informer_caches()
         if caches is not None and self.kv is not None and self.controller_manager is not None:
             # every writer has stopped: the store's revision is the next start's
-            await asyncio.to_thread(write_caches, caches, self.kv.current_revision,
-                                    self.controller_manager.final_lists)
+            try:
+                await asyncio.to_thread(write_caches, caches, self.kv.current_revision,
+                                        self.controller_manager.final_lists)
+            except OSError as e:  # the next start lists, as after a crash
+                log.warning("informer caches not written to %s: %s", caches, e)
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
         if self._lock is not None:
