@@ -7,7 +7,9 @@ controllers, durable SQLite, plain HTTP) on a fresh data directory, create N Con
 ~300 bytes over HTTP (64 in flight, one owner per 1,000, as issue 27's measurement), wait
 until the cluster is quiet (``/debug/kubegc/settle``) and read the process's RSS; stop it
 (SIGTERM) and start it again on the same directory: time process start → ``/readyz`` 200
-(the components' caches synced), then → quiet (the GC graph built too), and the RSS then.
+(the components' caches synced), then → quiet (the GC graph built too), and the RSS then;
+then kill it (SIGKILL: a crash, so no informer caches are left for the next start,
+``client.cache.snapshot``) and time a third start → ``/readyz`` 200 (every object listed).
 
 Baselines in the same run: the RSS of the same server empty (per-object figures are
 (RSS - empty RSS) / N, of the anonymous memory: the process's own, which the objects it
@@ -50,6 +52,7 @@ class Figures:
     restart_rss: int
     live_file: int
     restart_file: int
+    crash_ready_s: float
 
 
 def memory(pid: int) -> tuple[int, int]:
@@ -141,9 +144,19 @@ async def measure(src: Path, n: int, work: Path) -> Figures:
         await settle(url)
         quiet = time.perf_counter() - start
         restarted, restart_file = memory(proc.pid)
+        proc.kill()  # a crash: no caches written, the next start lists every object
+        proc.wait()
     finally:
         stop_processes([proc])
-    return Figures(empty, create_s, live, ready_s, quiet, restarted, live_file, restart_file)
+    start = time.perf_counter()
+    proc = serve(src, data, port, log)
+    try:
+        await ready(url, proc, log, 1200)
+        crash_ready_s = time.perf_counter() - start
+    finally:
+        stop_processes([proc])
+    return Figures(empty, create_s, live, ready_s, quiet, restarted, live_file, restart_file,
+                   crash_ready_s)
 
 
 def dict_baseline(n: int) -> float:
@@ -163,7 +176,8 @@ def report(label: str, n: int, f: Figures) -> None:
           f"{f.empty_rss / 1e6:,.0f} MB) + file {f.live_file / 1e6:,.0f} MB   restart: ready "
           f"{f.ready_s:>5.1f} s, quiet {f.quiet_s:>5.1f} s, anon {f.restart_rss / 1e6:>5,.0f} MB "
           f"({(f.restart_rss - f.empty_rss) / n:>5,.0f} B/object) + file "
-          f"{f.restart_file / 1e6:,.0f} MB", flush=True)
+          f"{f.restart_file / 1e6:,.0f} MB   after a crash: ready {f.crash_ready_s:>5.1f} s",
+          flush=True)
 
 
 def ratios(baseline: str, n: int, new: Figures, old: Figures) -> None:
@@ -173,8 +187,8 @@ def ratios(baseline: str, n: int, new: Figures, old: Figures) -> None:
     print(f"  this/{baseline}: live B/object "
           f"{per(new.live_rss, new) / per(old.live_rss, old):.2f}x, restarted B/object "
           f"{per(new.restart_rss, new) / per(old.restart_rss, old):.2f}x, ready "
-          f"{new.ready_s / old.ready_s:.2f}x, quiet {new.quiet_s / old.quiet_s:.2f}x",
-          flush=True)
+          f"{new.ready_s / old.ready_s:.2f}x, quiet {new.quiet_s / old.quiet_s:.2f}x, "
+          f"ready after a crash {new.crash_ready_s / old.crash_ready_s:.2f}x", flush=True)
 
 
 def checkout(rev: str, into: Path) -> Path:

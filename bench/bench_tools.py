@@ -20,6 +20,9 @@ owner ConfigMap and N dependent ConfigMaps (~0.3 KB) in one namespace, then:
 Printed per size: each time with its ratio to the real cascade, and peak memory; then the
 issue 11 targets (plan <= 3x the real cascade at 10k dependents; the doctor on 100,000
 objects from a dump <= 2 s).
+
+``--dumps 100000,200000 [--baseline REV]``: first ``kubegc doctor --from`` on dumps of that
+many objects, against issue 27's targets (``doctor_dump.py``); ``--sizes ''`` skips the rest.
 """
 
 from __future__ import annotations

@@ -87,14 +87,20 @@ async def _after_restart(data_dir: Path, read: Callable[[Cluster], T]) -> T:
         await restarted.stop()
 
 
-async def test_a_restarted_server_builds_the_gc_graph_the_live_one_had(tmp_path: Path) -> None:
-    live = Cluster(_config(tmp_path))
+async def _scenario_graph(data_dir: Path) -> dict[str, tuple[Any, ...]]:
+    """The GC graph of a cluster on ``data_dir`` once ``_scenario`` has run (and it has
+    stopped cleanly)."""
+    live = Cluster(_config(data_dir))
     await live.start()
     try:
         await _scenario(live)
-        before = _graph(live)
+        return _graph(live)
     finally:
         await live.stop()
+
+
+async def test_a_restarted_server_builds_the_gc_graph_the_live_one_had(tmp_path: Path) -> None:
+    before = await _scenario_graph(tmp_path)
     after = await _after_restart(tmp_path, _graph)
     names = {identity.name for identity, *_ in before.values()}
     assert {"owner", "dep-0", "two-owners", "waiting", "kept"} <= names
@@ -219,13 +225,7 @@ async def test_a_restart_fills_the_gc_informers_from_their_caches_when_it_can(
     the live server had. Damaged caches, or caches of a store written since (by a server
     that did not start its controllers, the file put back), are not used: the informers
     list, and the graph holds what the store holds."""
-    live = Cluster(_config(tmp_path))
-    await live.start()
-    try:
-        await _scenario(live)
-        before = _graph(live)
-    finally:
-        await live.stop()
+    before = await _scenario_graph(tmp_path)
     path = DataDir(tmp_path).informer_caches
     assert path.exists()
     if caches == "damaged":
@@ -262,3 +262,14 @@ def before_owner(graph: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     """The ``owner`` ConfigMap of ``_scenario`` as an object to reference."""
     identity = next(i for i, *_ in graph.values() if i.name == "owner")
     return {"metadata": {"name": identity.name, "uid": identity.uid}}
+
+
+async def test_caches_that_cannot_be_written_leave_a_clean_stop(tmp_path: Path) -> None:
+    """A stop that cannot write the caches (here their path is a directory) still stops
+    cleanly, and the next start lists."""
+    cluster = Cluster(_config(tmp_path))
+    await cluster.start()
+    DataDir(tmp_path).informer_caches.mkdir()
+    await cluster.stop()
+    graph = await _after_restart(tmp_path, _graph)
+    assert graph  # the store opened again (the first stop closed it) and was listed

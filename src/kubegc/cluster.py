@@ -5,7 +5,9 @@
 ``kubegc serve``, ``kubegc.testing`` and the planner all assemble the system here, so
 there is one way to wire storage → registry → server → controllers. Beside it: what it
 keeps in the data directory (``kubegc.data_dir_state``), the owner-graph page's HTTP
-adapter (``kubegc.ui_server``) and users' kubeconfigs (``kubegc.user_kubeconfig``).
+adapter (``kubegc.ui_server``), users' kubeconfigs (``kubegc.user_kubeconfig``), the
+debug endpoints it mounts (``kubegc.cluster_endpoints``) and the server parts it builds
+from the configuration (``kubegc.cluster_serving``).
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO
 
-import orjson
-
 from kubegc.api.auth import ADMIN
 from kubegc.api.clock import Clock, RealClock, ScaledClock
 from kubegc.api.resources import GroupVersionResource
@@ -29,11 +29,15 @@ from kubegc.client.cache.snapshot import read_caches, write_caches
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
 from kubegc.cluster_config import (
-    FRONT_PROXY_CLIENT,
-    AuditConfiguration,
     ClusterConfig,
-    RequestHeaderConfiguration,
 )
+from kubegc.cluster_endpoints import (
+    access_handler,
+    documents_handler,
+    settle_handler,
+    watchers_handler,
+)
+from kubegc.cluster_serving import build_auditor, front_proxy
 from kubegc.component.config import (
     ControllerManagerConfiguration,
     RootCACertPublisherConfiguration,
@@ -53,16 +57,12 @@ from kubegc.registry.admission import enabled_plugins
 from kubegc.registry.groups.core.token import TokenIssuer
 from kubegc.registry.groups.rbac.modes import build_authorizer, build_rule_resolver
 from kubegc.server import APIServer, ServingOptions, serving_credentials
-from kubegc.server.audit import Auditor, LogBackend, LogOptions, load_policy
 from kubegc.server.authn import UNSECURED
 from kubegc.server.authn.requestheader import request_header_authenticator
 from kubegc.server.authn.serviceaccount import service_account_authenticators
 from kubegc.server.authn.tokenfile import read_token_file, token_file_authenticator
 from kubegc.server.authn.x509 import x509_authenticator
-from kubegc.server.context import DebugHandler
 from kubegc.server.fault_endpoints import CONTROLLERS_PATH, controllers_handler
-from kubegc.server.frontproxy import FrontProxy, generated_front_proxy
-from kubegc.server.http import Request, Response
 from kubegc.server.tls import (
     CLIENT_CERT_VALIDITY,
     CertificateAuthority,
@@ -84,51 +84,6 @@ from kubegc.ui_server import ui_handler
 from kubegc.user_kubeconfig import UserKubeconfigError, signed_kubeconfig
 
 log = logging.getLogger(__name__)
-
-
-def front_proxy(config: RequestHeaderConfiguration, data_dir: Path) -> FrontProxy:
-    """The front proxy the flags name, or the one kubegc keeps in ``data_dir`` when they
-    name no file (kubeadm's front-proxy CA and client certificate)."""
-    cert: tuple[Path, Path] | None = None
-    ca_file = config.client_ca_file
-    if config.generated:
-        cert_file, key_file, ca_file = generated_front_proxy(data_dir, FRONT_PROXY_CLIENT)
-        cert = (cert_file, key_file)
-    elif config.proxy_client_cert_file is not None and config.proxy_client_key_file is not None:
-        cert = (config.proxy_client_cert_file, config.proxy_client_key_file)
-    return FrontProxy(client_cert=cert,
-                      client_ca_pem=ca_file.read_bytes() if ca_file is not None else None,
-                      allowed_names=config.allowed_names,
-                      username_headers=config.username_headers,
-                      group_headers=config.group_headers,
-                      extra_headers_prefix=config.extra_headers_prefix)
-
-
-def build_auditor(config: AuditConfiguration, clock: Clock) -> Auditor | None:
-    """The server's auditing, or None when either the policy or the log is not given (as
-    kube-apiserver, which then records nothing). Raises ``PolicyError``."""
-    if config.policy_file is None or not config.log_path:
-        return None
-    return Auditor(load_policy(config.policy_file), LogBackend(LogOptions(
-        path=config.log_path, max_age=config.log_maxage, max_backups=config.log_maxbackup,
-        max_size=config.log_maxsize, format=config.log_format,
-        compress=config.log_compress)), clock)
-
-
-def _documents_handler(manager: ControllerManager) -> DebugHandler:
-    """``/debug/controllers/...``: the documents of the components running now (a
-    standby runs none: 404 naming the leader)."""
-    async def handler(request: Request) -> Response:
-        document = manager.debug_documents().get(request.path.rstrip("/"))
-        if document is None:
-            leader = "" if manager.is_leading() else (
-                f": this server does not run the controllers (leader: "
-                f"{manager.leader() or 'none'})")
-            return Response(status=404, text=f"no such document{leader}")
-        content_type, body = document(dict(request.query))
-        return Response(body=body, headers={"Content-Type": content_type})
-
-    return handler
 
 
 class Cluster:
@@ -299,7 +254,8 @@ class Cluster:
         # not ready before ``start`` has finished: the server listens (and answers
         # /readyz) while the rest starts, before the controllers add their own check
         self.server.ctx.readiness_checks.append(self._started.is_set)
-        self.server.add_debug_handler(ACCESS_CONFIG_PATH, self._access_handler)
+        self.server.add_debug_handler(ACCESS_CONFIG_PATH, access_handler(
+            self.registry, config.authorization_mode))
         await self.server.start()
         path = config.kubeconfig or (
             DataDir(config.data_dir).kubeconfig if config.data_dir is not None else None)
@@ -363,45 +319,14 @@ class Cluster:
             self.server.ctx.readiness_checks.append(manager.ready)
         await manager.start()
         if self.server is not None:
-            self.server.add_debug_handler("/debug/controllers", _documents_handler(manager))
-            self.server.add_debug_handler("/debug/kubegc/settle", self._settle_handler)
-            self.server.add_debug_handler("/debug/kubegc/watchers", self._watchers_handler)
+            self.server.add_debug_handler("/debug/controllers", documents_handler(manager))
+            self.server.add_debug_handler("/debug/kubegc/settle", settle_handler(self.settle))
+            self.server.add_debug_handler("/debug/kubegc/watchers",
+                                          watchers_handler(self.registry))
             self.server.add_debug_handler(CONTROLLERS_PATH, controllers_handler(
                 manager.paused, manager.pause))
         if self.registry is not None:
             self.registry.catalog_listeners.append(manager.on_catalog_change)
-
-    async def _access_handler(self, request: Request) -> Response:
-        """``GET /debug/kubegc/access``: the authorizers and admission plugins this server
-        runs (``--authorization-mode``, ``--enable-admission-plugins``), so that ``kubegc
-        doctor`` can say whether OwnerReferencesPermissionEnforcement applies."""
-        plugins = sorted(self.registry.admission.enabled) if self.registry is not None else []
-        return Response(body=orjson.dumps({
-            "authorizationModes": list(self.config.authorization_mode),
-            "admissionPlugins": plugins}), content_type="application/json")
-
-    async def _watchers_handler(self, request: Request) -> Response:
-        """``GET /debug/kubegc/watchers``: open watches by storage key prefix."""
-        prefixes = self.registry.cache.watcher_prefixes() if self.registry is not None else {}
-        return Response(body=orjson.dumps(dict(sorted(prefixes.items()))),
-                        content_type="application/json")
-
-    async def _settle_handler(self, request: Request) -> Response:
-        """``GET /debug/kubegc/settle?timeout=30[&stuckAfter=N]``: returns once the cluster
-        is quiet (for tests driving a ``kubegc serve`` process over HTTP); 504 with what
-        keeps it busy on timeout, or as soon as it is stuck (``settle``'s ``stuck_after``)."""
-        try:
-            timeout = float(request.query.get("timeout", "30"))
-        except ValueError:
-            timeout = 30.0
-        stuck = request.query.get("stuckAfter")
-        if stuck is not None and not (stuck.isdigit() and int(stuck) > 0):
-            return Response(status=400, text=f"stuckAfter: not a positive integer: {stuck!r}")
-        try:
-            await self.settle(timeout, stuck_after=int(stuck) if stuck else None)
-        except TimeoutError as e:
-            return Response(status=504, text=str(e))
-        return Response(text="settled")
 
     async def stop(self) -> None:
         if self.ui is not None:
@@ -425,8 +350,11 @@ class Cluster:
         caches = self._informer_caches()
         if caches is not None and self.kv is not None and self.controller_manager is not None:
             # every writer has stopped: the store's revision is the next start's
-            await asyncio.to_thread(write_caches, caches, self.kv.current_revision,
-                                    self.controller_manager.final_lists)
+            try:
+                await asyncio.to_thread(write_caches, caches, self.kv.current_revision,
+                                        self.controller_manager.final_lists)
+            except OSError as e:  # the next start lists, as after a crash
+                log.warning("informer caches not written to %s: %s", caches, e)
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
         if self._lock is not None:

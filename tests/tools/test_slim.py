@@ -87,3 +87,34 @@ def test_slim_objects_drop_payloads_and_share_what_dependents_repeat(tmp_path: P
     odd = objs["odd-labels"]["metadata"]["ownerReferences"][0]
     assert odd["controller"] == 1 and odd["controller"] is not True
     assert objs["odd-annotation"]["metadata"]["annotations"] == {LAST_APPLIED: {"not": "a string"}}
+
+
+def test_a_big_dump_is_read_in_a_fraction_of_the_memory_of_decoding_it_whole(
+        tmp_path: Path) -> None:
+    """Issue 27: the doctor's peak on a dump. Read a chunk at a time and slim, 10,000
+    ConfigMaps (one owner per 1,000, 300 bytes of data) peak at well under half of what
+    the file decoded whole and interned does (measured: ~0.2x)."""
+    import tracemalloc
+
+    owners = [{**OWNER, "name": f"owner-{k}", "uid": f"uid-owner-{k}"} for k in range(10)]
+    items = [_cm(f"dep-{i}", labels={"app": "web", "group": f"g{i // 1000}"},
+                 ownerReferences=[owners[i // 1000]]) | {"data": {"p": f"{i:0300d}"}}
+             for i in range(10_000)]
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    del items
+
+    def peak(read: Any) -> int:
+        tracemalloc.start()
+        try:
+            kept = read()
+            assert len(kept) == 10_000
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    from kubegc.client.dump import parse_dump
+
+    whole = peak(lambda: parse_dump(path.read_bytes().decode()))
+    slim = peak(lambda: read_dump(path, prepare=Slim()))
+    assert slim < 0.5 * whole, (slim, whole)

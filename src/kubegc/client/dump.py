@@ -6,8 +6,9 @@ the other, or a YAML stream of documents (``---``). Lists nest; their items are 
 
 Contract:
   * ``get``/``list`` serve the dumped objects as they are (deep copies: callers may
-    mutate them), filtered by namespace, label selector and field selector; ``list``
-    pages with ``limit``/``continue``. A missing object raises 404 NotFound with
+    mutate them) or as the reader's ``Prepare`` left them (the doctor's keeps less),
+    filtered by namespace, label selector and field selector; ``list`` pages with
+    ``limit``/``continue``. A missing object raises 404 NotFound with
     upstream's message; a resource the dump does not know raises 404 "the server could
     not find the requested resource", as a real server does.
   * ``watch`` yields nothing and blocks until the caller cancels it: a dump never changes.

@@ -63,3 +63,11 @@ def test_damaged_caches_are_not_used(tmp_path: Path) -> None:
         path.write_bytes(content)
         assert read_caches(path, 12) == {}, content[:80]
         assert not path.exists()
+
+
+def test_caches_are_owner_only(tmp_path: Path) -> None:
+    """Annotations can hold what a Secret holds (kubectl's last-applied-configuration):
+    the file is 0600, as the store."""
+    path = tmp_path / "caches.jsonl"
+    write_caches(path, 12, _caches())
+    assert path.stat().st_mode & 0o777 == 0o600

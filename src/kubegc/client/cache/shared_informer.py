@@ -334,7 +334,8 @@ class SharedInformerFactory:
         return {gvr: CachedList(informer.indexer.list(), informer.last_sync_resource_version())
                 for (gvr, metadata_only, selector), informer in self._informers.items()
                 if metadata_only and not selector and not self.namespace
-                and informer.has_synced() and informer.last_sync_resource_version()}
+                and informer.has_synced() and informer.is_idle()  # not amid a relist
+                and informer.last_sync_resource_version()}
 
     def start(self) -> None:
         """Start every informer not started yet. Needs a running event loop."""

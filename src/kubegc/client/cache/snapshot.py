@@ -51,7 +51,10 @@ def write_caches(path: Path, revision: int,
     """Write ``caches`` for a start on the store at ``revision`` (one JSON document per
     line: the header, then per resource its header and its objects), atomically."""
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    # owner-only, as the store: annotations can hold what a Secret holds
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
         f.write(orjson.dumps({"format": FORMAT, "revision": revision,
                               "resources": len(caches)}) + b"\n")
         for gvr, cached in caches.items():
