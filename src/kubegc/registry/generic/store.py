@@ -2,22 +2,21 @@
 create / get / update with Kubernetes metadata semantics over a ``KV``, and
 ``guaranteed_update``, the optimistic read-modify-write every other verb builds on.
 Deletion lives in ``deletion.py``, patch in ``patching.py``, list in ``listing.py``, watch
-in ``watching.py``; metadata checks in ``checks.py``, the rules of an update in
-``update_rules.py``. The admission plugins that run are handed in (``Admission``,
-upstream's admission chain); per-resource rules come with the ``Target`` (its
-``Strategy``).
+in ``watching.py``; the steps of a create before its write in ``creating.py``, metadata
+checks in ``checks.py``, the rules of an update in ``update_rules.py``. The admission
+plugins that run are handed in (``Admission``, upstream's admission chain); per-resource
+rules come with the ``Target`` (its ``Strategy``).
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from kubegc.api import errors
 from kubegc.api.clock import Clock, format_time
 from kubegc.api.limits import MAX_STORED_BYTES, REQUEST_TOO_LARGE
-from kubegc.api.meta import is_being_deleted, new_uid
+from kubegc.api.meta import is_being_deleted
 from kubegc.api.types import Obj, clone
 from kubegc.registry.fieldmanager import record_update
 from kubegc.registry.generic.attributes import (
@@ -32,7 +31,14 @@ from kubegc.registry.generic.checks import (
     validate_object_meta,
     validate_object_meta_update,
 )
-from kubegc.registry.generic.decoding import check_decodes, check_type_meta
+from kubegc.registry.generic.creating import (
+    MAX_GENERATE_ATTEMPTS,
+    check_kind,
+    generate_name,
+    prepare_meta_for_create,
+    validate_create,
+)
+from kubegc.registry.generic.decoding import check_decodes
 from kubegc.registry.generic.stale import read_revision
 from kubegc.registry.generic.strategy import Strategy
 from kubegc.registry.generic.target import (
@@ -59,9 +65,6 @@ from kubegc.storage import (
     KeyNotFoundError,
     KeyValue,
 )
-
-_GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
-_MAX_GENERATE_ATTEMPTS = 8
 
 UpdateFn = Callable[[Obj], Awaitable[Any]]
 
@@ -163,11 +166,11 @@ class Store:
     ) -> Created:
         """``create``, also returning what was written (HTTP answers with those bytes)."""
         strategy = t.strategy
-        obj = self._check_kind(t, obj)
+        obj = check_kind(t, obj)
         if field_validation:
             check_decodes(t, obj)
         check_fields(t, obj, field_validation, warnings)
-        meta = self._prepare_meta_for_create(t, obj)
+        meta = prepare_meta_for_create(t, obj, self.clock.now())
         rv_set = resource_version_set(t, meta.pop("resourceVersion", None))
         strategy.defaulter(obj)
         if field_manager:
@@ -183,11 +186,10 @@ class Store:
         self._check_write(t, strategy, "", obj, None)
         # a name is made up only from a generateName (BeforeCreate); none at all is invalid
         generated = not meta.get("name") and bool(meta.get("generateName"))
-        for _ in range(_MAX_GENERATE_ATTEMPTS if generated else 1):
+        for _ in range(MAX_GENERATE_ATTEMPTS if generated else 1):
             if generated:
-                meta["name"] = str(meta.get("generateName") or "") + "".join(
-                    secrets.choice(_GENERATE_CHARS) for _ in range(5))
-            self._validate_create(t, strategy, obj)
+                meta["name"] = generate_name(str(meta.get("generateName") or ""))
+            validate_create(t, strategy, obj)
             await self.admission.validate_create(t, obj)
             if webhooks:
                 await self.admission.validate_webhooks(create_attributes(
@@ -214,49 +216,6 @@ class Store:
         existing = await self.kv.get(t.key(name))
         being_deleted = existing is not None and is_being_deleted(decode(existing))
         return errors.already_exists(t.gr, name, being_deleted=being_deleted)
-
-    def _check_kind(self, t: Target, obj: Obj) -> Obj:
-        if not isinstance(obj, dict):
-            raise errors.bad_request("the object provided is unrecognized (must be of type object)")
-        check_type_meta(t, obj)
-        obj["apiVersion"], obj["kind"] = errors.checked_kind(
-            obj, t.info.api_version(t.version), t.info.kind)
-        return obj
-
-    def _prepare_meta_for_create(self, t: Target, obj: Obj) -> dict[str, Any]:
-        meta = obj.get("metadata")
-        if meta is None:
-            meta = obj["metadata"] = {}
-        if not isinstance(meta, dict):
-            raise errors.bad_request("metadata must be an object")
-        ns = meta.get("namespace") or ""
-        if t.info.namespaced:
-            if ns and t.namespace and ns != t.namespace:
-                raise errors.bad_request(
-                    "the namespace of the provided object does not match the namespace sent on "
-                    "the request")
-            meta["namespace"] = t.namespace or ns
-        else:
-            meta.pop("namespace", None)
-        for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
-            meta.pop(key, None)
-        meta.setdefault("name", "")  # absent: refused by validation, after PrepareForCreate
-        meta["uid"] = new_uid()
-        meta["creationTimestamp"] = format_time(self.clock.now())
-        strategy = t.strategy
-        if strategy.tracks_generation:
-            meta["generation"] = 1
-        else:
-            meta.pop("generation", None)
-        return meta
-
-    def _validate_create(self, t: Target, strategy: Strategy, obj: Obj) -> None:
-        strategy.prepare_for_create(obj)
-        causes = validate_object_meta(t, strategy, obj)
-        causes += strategy.validate(obj)
-        if causes:
-            meta = obj["metadata"]
-            raise errors.invalid(t.info.kind, t.info.group, str(meta.get("name") or ""), causes)
 
     # -- update ----------------------------------------------------------------------------
 
@@ -301,7 +260,7 @@ class Store:
     ) -> tuple[Obj, bool]:
         """PUT. Returns (object, created)."""
         strategy = t.strategy
-        obj = self._check_kind(t, obj)
+        obj = check_kind(t, obj)
         if field_validation:
             check_decodes(t, obj)
         check_fields(t, obj, field_validation, warnings)
