@@ -66,11 +66,21 @@ sys.exit(code)
 """
 
 
+def _env(src: Path, into: Path) -> dict[str, str]:
+    """The doctor's environment: ``src`` first, and its modules' bytecode cached (under
+    ``into``, a directory per tree), as an installed kubegc runs: with
+    ``PYTHONDONTWRITEBYTECODE`` (set on the project's VM) every run compiled each module
+    it imports, ~0.3 s of the start-up."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(src),
+            "PYTHONPYCACHEPREFIX": str(into / "pyc" / str(src).strip("/").replace("/", "+"))}
+
+
 def doctor(src: Path, dump: Path, timeout: float) -> Run:
     argv = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "kubegc", "doctor", "--from",
             str(dump), "-o", "json", "--now", "2026-12-06T12:00:00Z"]
     done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False,
-                          env={**os.environ, "PYTHONPATH": str(src)})
+                          env=_env(src, dump.parent))
     if done.returncode != 0:
         raise RuntimeError(f"kubegc doctor failed: {done.stderr.decode()[-2000:]}")
     wall, rss = done.stderr.decode().split()[-2:]
@@ -145,6 +155,10 @@ def run(sizes: list[int], baseline: str | None, timeout: float, rounds: int = 2)
         old = checkout(baseline, Path(tmp) / "baseline") if baseline else None
         try:
             results: dict[str, dict[int, Run]] = {}
+            warm = write_dumps(0, Path(tmp))["compact"]  # each tree's bytecode, untimed
+            for src in (this, old):
+                if src is not None:
+                    doctor(src, warm, timeout)
             for n in [0, *sizes]:
                 dumps = write_dumps(n, Path(tmp))
                 print(f"  {n:,} dependents ({n + (n + 999) // 1000:,} objects)")

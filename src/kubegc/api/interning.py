@@ -38,18 +38,22 @@ def intern_common(obj: Obj) -> Obj:
 def intern_identity(obj: Obj) -> dict[str, Any] | None:
     """``obj``'s apiVersion, kind, namespace and creation time interned (in place); its
     metadata (None if it is no map)."""
-    intern = sys.intern
-    for field in ("apiVersion", "kind"):
-        value = obj.get(field)
-        if type(value) is str:
-            obj[field] = intern(value)
+    intern = sys.intern  # (unrolled: once per decoded object)
+    value = obj.get("apiVersion")
+    if type(value) is str:
+        obj["apiVersion"] = intern(value)
+    value = obj.get("kind")
+    if type(value) is str:
+        obj["kind"] = intern(value)
     meta = obj.get("metadata")
     if type(meta) is not dict:
         return None
-    for field in ("namespace", "creationTimestamp"):
-        value = meta.get(field)
-        if type(value) is str:
-            meta[field] = intern(value)
+    value = meta.get("namespace")
+    if type(value) is str:
+        meta["namespace"] = intern(value)
+    value = meta.get("creationTimestamp")
+    if type(value) is str:
+        meta["creationTimestamp"] = intern(value)
     return meta
 
 
@@ -76,16 +80,15 @@ def intern_refs(refs: object) -> None:
 
 #: the scalar values a shared map or list may hold: ``True == 1`` must never let a bool
 #: stand for a number (nor ``1 == 1.0`` a float for an int), so numbers are left out
-_SHAREABLE = (str, bool, type(None))
+_SHAREABLE = frozenset((str, bool, type(None)))
 #: equal values ``SharedValues`` holds at most before it starts over
 SHARED_VALUES_LIMIT = 4096
 
 
 def _flat_key(value: dict[str, object]) -> tuple[object, ...] | None:
     """The items of a map of scalars in order, or None when one is not shareable."""
-    for item in value.values():
-        if type(item) not in _SHAREABLE:
-            return None
+    if not _SHAREABLE.issuperset(map(type, value.values())):  # (in C: per decoded object)
+        return None
     return tuple(value.items())
 
 
