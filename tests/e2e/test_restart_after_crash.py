@@ -26,7 +26,8 @@ def _create(server: Server, name: str, owner: dict[str, Any] | None = None) -> d
                                     "name": owner["metadata"]["name"],
                                     "uid": owner["metadata"]["uid"]}]
     status, body = server.http("POST", CMS, {"apiVersion": "v1", "kind": "ConfigMap",
-                                             "metadata": meta})
+                                             "metadata": meta},
+                               headers={"Content-Type": "application/json"})
     assert status == 201, body
     created: dict[str, Any] = json.loads(body)
     return created
