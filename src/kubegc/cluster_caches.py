@@ -57,8 +57,6 @@ class InformerCaches:
             self._task = None
         if self.keeper is not None:
             await self.keeper.stop()
-        if not final:  # no informer ran: the last file written (still valid) stays
-            return
         try:
             await asyncio.to_thread(write_caches, self.path, self.kv.current_revision, final,
                                     store=self.kv.store_id)
