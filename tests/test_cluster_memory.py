@@ -221,38 +221,31 @@ async def _restart_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     return graph, len(lists)
 
 
-@pytest.mark.parametrize("caches", ["kept", "damaged", "stale"])
+@pytest.mark.parametrize("caches", ["kept", "damaged", "written since", "compacted since"])
 async def test_a_restart_fills_the_gc_informers_from_their_caches_when_it_can(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caches: str) -> None:
     """A clean stop leaves the metadata informers' caches; the next start on the same
     store begins from them instead of listing (issue 27: restart), and builds the graph
-    the live server had. Damaged caches, or caches of a store written since (by a server
-    that did not start its controllers, the file put back), are not used: the informers
-    list, and the graph holds what the store holds."""
+    the live server had. Caches of a store written since (by a server that did not start
+    its controllers, the file put back, as after a crash) are used too: the informers
+    watch from their resourceVersion and see what was written since. Damaged caches, or
+    caches older than the store's compaction, are not used: the informers list, and the
+    graph holds what the store holds."""
     before = await _scenario_graph(tmp_path)
     path = DataDir(tmp_path).informer_caches
     assert path.exists()
     if caches == "damaged":
         path.write_bytes(path.read_bytes()[:-40])
-    if caches == "stale":
+    if caches in ("written since", "compacted since"):
         kept = path.read_bytes()
-        quiet = Cluster(ClusterConfig(data_dir=tmp_path, port=0, tls=False, serve_http=False,
-                                      controller_manager=ControllerManagerConfiguration(
-                                          controllers=[])))
-        await quiet.start()
-        try:
-            assert quiet.client is not None
-            late = _cm("late", _ref(before_owner(before)))
-            await quiet.client.create(CONFIGMAPS, late, namespace="default")
-        finally:
-            await quiet.stop()
+        await _write_late(tmp_path, before, compact=caches == "compacted since")
         path.write_bytes(kept)
     after, lists = await _restart_listing(tmp_path, monkeypatch)
-    if caches == "kept":
-        assert (after, lists) == (before, 0)
-        return
-    assert lists >= 1
-    if caches == "damaged":
+    if caches in ("kept", "written since"):
+        assert lists == 0
+    else:
+        assert lists >= 1
+    if caches in ("kept", "damaged"):
         assert after == before
         return
     late = next(uid for uid, (identity, *_) in after.items() if identity.name == "late")
@@ -260,6 +253,24 @@ async def test_a_restart_fills_the_gc_informers_from_their_caches_when_it_can(
     assert late in after[owner][2]  # the owner's dependents
     assert {u: n for u, n in after.items() if u not in (late, owner)} == {
         u: n for u, n in before.items() if u != owner}
+
+
+async def _write_late(tmp_path: Path, graph: dict[str, tuple[Any, ...]], *,
+                      compact: bool) -> None:
+    """A dependent ``late`` of the scenario's owner, written by a server that runs no
+    controller; with ``compact``, the store's history compacted up to it."""
+    quiet = Cluster(ClusterConfig(data_dir=tmp_path, port=0, tls=False, serve_http=False,
+                                  controller_manager=ControllerManagerConfiguration(
+                                      controllers=[])))
+    await quiet.start()
+    try:
+        assert quiet.client is not None and quiet.kv is not None
+        late = _cm("late", _ref(before_owner(graph)))
+        await quiet.client.create(CONFIGMAPS, late, namespace="default")
+        if compact:
+            await quiet.kv.compact(quiet.kv.current_revision)
+    finally:
+        await quiet.stop()
 
 
 def before_owner(graph: dict[str, tuple[Any, ...]]) -> dict[str, Any]:

@@ -106,6 +106,8 @@ class SqliteKV(Revisions, KV):
         self.clock: Clock = clock or RealClock()
         self._conn = sql.connect(str(path), synchronous)
         self._rev, self._compact_rev, self._compact_progress = sql.load_revisions(self._conn)
+        #: this database's random identity (``sqlite_schema``), kept for its lifetime
+        self.store_id = sql.load_store_id(self._conn)
         self._ops: list[_Op] = []
         self._flush_handle: asyncio.Handle | None = None
         self._hub = WatchHub()
