@@ -8,8 +8,10 @@ controllers, durable SQLite, plain HTTP) on a fresh data directory, create N Con
 until the cluster is quiet (``/debug/kubegc/settle``) and read the process's RSS; stop it
 (SIGTERM) and start it again on the same directory: time process start → ``/readyz`` 200
 (the components' caches synced), then → quiet (the GC graph built too), and the RSS then;
-then kill it (SIGKILL: a crash, so no informer caches are left for the next start,
-``client.cache.snapshot``) and time a third start → ``/readyz`` 200 (every object listed).
+then, where the code writes the informers' caches while it runs (``--informer-cache-interval``,
+here 5 s), wait for one such write after it is quiet, kill it (SIGKILL: a crash, which
+leaves the caches of that write, ``client.cache.snapshot``; older code leaves none) and
+time a third start → ``/readyz`` 200 (from those caches, or every object listed).
 
 Baselines in the same run: the RSS of the same server empty (per-object figures are
 (RSS - empty RSS) / N, of the anonymous memory: the process's own, which the objects it
@@ -74,12 +76,28 @@ def configmap(i: int, owner: dict[str, str] | None) -> bytes:
                          "data": {"config.yaml": "x" * 200}})
 
 
-def serve(src: Path, data: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def serve(src: Path, data: Path, port: int, log: Path, *extra: str
+          ) -> subprocess.Popen[bytes]:
     env = {"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}
     return subprocess.Popen(
         [sys.executable, "-m", "kubegc.cli", "serve", "--port", str(port), "--data-dir",
-         str(data), "--insecure-http"], env=env, stdout=log.open("wb"),
+         str(data), "--insecure-http", *extra], env=env, stdout=log.open("wb"),
         stderr=subprocess.STDOUT)
+
+
+def periodic_caches(src: Path) -> tuple[str, ...]:
+    """The flag that writes the informers' caches every 5 s, if ``src`` has it."""
+    options = (src / "kubegc" / "serve_options.py").read_text()
+    return ("--informer-cache-interval", "5s") if "informer-cache-interval" in options else ()
+
+
+async def written_after(path: Path, moment: float, timeout: float = 120) -> None:
+    """Wait until ``path`` was (re)written after ``moment`` (``time.time()``)."""
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and path.stat().st_mtime > moment):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{path}: not written within {timeout} s")
+        await asyncio.sleep(0.1)
 
 
 async def create_all(url: str, n: int) -> float:
@@ -137,14 +155,17 @@ async def measure(src: Path, n: int, work: Path) -> Figures:
     finally:
         stop_processes([proc])
     start = time.perf_counter()
-    proc = serve(src, data, port, log)
+    periodic = periodic_caches(src)
+    proc = serve(src, data, port, log, *periodic)
     try:
         await ready(url, proc, log, 1200)
         ready_s = time.perf_counter() - start
         await settle(url)
         quiet = time.perf_counter() - start
         restarted, restart_file = memory(proc.pid)
-        proc.kill()  # a crash: no caches written, the next start lists every object
+        if periodic:  # the caches a crash leaves: written while it ran, after it was quiet
+            await written_after(data / "informer-caches.jsonl", time.time())
+        proc.kill()  # a crash: no clean stop
         proc.wait()
     finally:
         stop_processes([proc])

@@ -90,6 +90,16 @@ def test_compaction_flags_take_kube_apiservers_and_kines_names() -> None:
         ClusterConfig.compaction_interval, ClusterConfig.compaction_keep)
 
 
+def test_the_informer_cache_interval_flag() -> None:
+    config = serve_config(build_parser().parse_args([
+        "serve", "--informer-cache-interval", "2m"]))
+    assert config.informer_cache_interval == 120.0
+    assert serve_config(build_parser().parse_args([
+        "serve", "--informer-cache-interval", "0"])).informer_cache_interval == 0.0
+    default = serve_config(build_parser().parse_args(["serve"]))
+    assert default.informer_cache_interval == ClusterConfig.informer_cache_interval == 60.0
+
+
 def test_leader_election_flags_take_kube_controller_managers_names_and_durations() -> None:
     config = serve_config(build_parser().parse_args([
         "serve", "--leader-elect-lease-duration", "1m30s", "--leader-elect-renew-deadline",

@@ -25,9 +25,9 @@ from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.authz.ownerreferences import ACCESS_CONFIG_PATH
 from kubegc.client.cache import CachedList
-from kubegc.client.cache.snapshot import read_caches, write_caches
 from kubegc.client.kubeconfig import write_kubeconfig
 from kubegc.client.local import LocalClient
+from kubegc.cluster_caches import InformerCaches
 from kubegc.cluster_config import (
     ClusterConfig,
 )
@@ -74,10 +74,10 @@ from kubegc.storage import (
     KV,
     DataDir,
     StorageEndpoint,
-    StorageKind,
     connect_kv,
     run_compactor,
 )
+from kubegc.storage.sqlite import SqliteKV
 from kubegc.tokens import JWTTokenGenerator, ServiceAccountKey
 from kubegc.tools.ui import PREFIX, UIApp
 from kubegc.ui_server import ui_handler
@@ -109,7 +109,9 @@ class Cluster:
         self._clock_keeper: asyncio.Task[None] | None = None
         self._lock: IO[str] | None = None
         self.skipped: list[Obj] = []  # snapshot objects of kinds this kubegc does not serve
-        #: the metadata informers' caches the last clean stop left (for the first term)
+        #: the metadata informers' caches in the data directory, and those read at start
+        #: (for the first term)
+        self._caches: InformerCaches | None = None
         self._cached_lists: dict[GroupVersionResource, CachedList] | None = None
         #: signs and verifies ServiceAccount tokens (``pki/sa.key`` with a data directory)
         self.service_account_key = ServiceAccountKey()
@@ -131,14 +133,15 @@ class Cluster:
         durable = self.storage.durable and self.config.kv is None
         return self.config.data_dir if durable else None
 
-    def _informer_caches(self) -> Path | None:
-        """Where the metadata informers' caches are kept between a stop and the next
-        start (``client.cache.snapshot``): in a data directory of its own SQLite store
-        only (an etcd is shared with other servers and writers)."""
+    def _informer_caches(self) -> InformerCaches | None:
+        """The metadata informers' caches kept between two runs (``cluster_caches``): in a
+        data directory of its own SQLite store only (an etcd is shared with other servers
+        and writers)."""
         directory = self._durable_data_dir()
-        if directory is None or self.storage.kind is not StorageKind.SQLITE:
+        if directory is None or not isinstance(self.kv, SqliteKV):
             return None
-        return DataDir(directory).informer_caches
+        return InformerCaches(DataDir(directory).informer_caches, self.kv,
+                              period=self.config.informer_cache_interval)
 
     @property
     def clock_file(self) -> Path | None:
@@ -183,9 +186,7 @@ class Cluster:
             self._clock_keeper = asyncio.create_task(self._keep_clock(directory),
                                                      name="clock-keeper")
         self.kv = config.kv or await connect_kv(self.storage, clock=self.clock)
-        caches = self._informer_caches()
-        if caches is not None:  # before anything writes: the store is as it was left
-            self._cached_lists = read_caches(caches, self.kv.current_revision)
+        self._caches = self._informer_caches()
         if config.kv is None and config.compaction_interval > 0:
             self._compactor = asyncio.create_task(run_compactor(
                 self.kv, interval=config.compaction_interval, keep=config.compaction_keep,
@@ -205,6 +206,8 @@ class Cluster:
             JWTTokenGenerator(config.service_account_issuer, self.service_account_key),
             api_audiences=self.api_audiences, clock=self.clock)
         await self.registry.start(bootstrap=config.snapshot is None)
+        if self._caches is not None:  # the watch cache replays the log from its origin
+            self._cached_lists = self._caches.read(self.registry.cache.origin)
         if config.snapshot is not None:
             self.skipped = await self.registry.restore(config.snapshot)
             # after the snapshot's own policy, as a kube-apiserver started on its etcd
@@ -318,6 +321,8 @@ class Cluster:
         if self.server is not None:  # not ready until the manager has started
             self.server.ctx.readiness_checks.append(manager.ready)
         await manager.start()
+        if self._caches is not None:
+            self._caches.keep(manager.running_lists)
         if self.server is not None:
             self.server.add_debug_handler("/debug/controllers", documents_handler(manager))
             self.server.add_debug_handler("/debug/kubegc/settle", settle_handler(self.settle))
@@ -347,14 +352,9 @@ class Cluster:
             directory = self._durable_data_dir()
             if directory is not None:  # the exact lead, now that the clock stops
                 save_clock(directory, self.clock, self.config.time_scale)
-        caches = self._informer_caches()
-        if caches is not None and self.kv is not None and self.controller_manager is not None:
-            # every writer has stopped: the store's revision is the next start's
-            try:
-                await asyncio.to_thread(write_caches, caches, self.kv.current_revision,
-                                        self.controller_manager.final_lists)
-            except OSError as e:  # the next start lists, as after a crash
-                log.warning("informer caches not written to %s: %s", caches, e)
+        if self._caches is not None:  # every writer has stopped
+            manager = self.controller_manager
+            await self._caches.stop(manager.final_lists if manager is not None else {})
         if self.kv is not None and self.config.kv is None:
             await self.kv.close()
         if self._lock is not None:

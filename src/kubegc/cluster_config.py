@@ -103,6 +103,10 @@ class ClusterConfig:
     compaction_interval: float = 300.0
     #: revisions kept for watches to resume
     compaction_keep: int = 100_000
+    #: real seconds between two writes of the GC's metadata informers' caches to the data
+    #: directory while the controllers run (``cluster_caches``), so that the start after a
+    #: crash resumes from them; 0: written at a clean stop only
+    informer_cache_interval: float = 60.0
     #: events the watch cache keeps for watches to resume from (None: the registry's
     #: default, 100,000); each keeps its object once an in-process watcher decoded it
     watch_cache_capacity: int | None = None

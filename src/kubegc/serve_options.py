@@ -210,6 +210,11 @@ def _compaction_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--compact-min-retain", type=non_negative_int, default=cfg.compaction_keep,
                    metavar="REVISIONS",
                    help="revisions a compaction keeps for watches and paged lists to resume")
+    g.add_argument("--informer-cache-interval", type=cliflags.go_duration,
+                   default=f"{cfg.informer_cache_interval:g}s", metavar="DURATION",
+                   help="time between two writes of the GC informers' caches to the data "
+                        "directory, from which the start after a crash resumes instead of "
+                        "listing every object; 0 writes them at a clean stop only")
 
 
 def _access_flags(p: argparse.ArgumentParser) -> None:
@@ -365,6 +370,7 @@ def serve_config(args: argparse.Namespace) -> ClusterConfig:
         feature_gate=feature_gate_config(args),
         compaction_interval=args.etcd_compaction_interval,
         compaction_keep=args.compact_min_retain,
+        informer_cache_interval=args.informer_cache_interval,
         controller_manager=ControllerManagerConfiguration(
             controllers=controllers, leader_election=leader_election,
             garbage_collector=GarbageCollectorControllerConfiguration(

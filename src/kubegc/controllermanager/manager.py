@@ -266,6 +266,11 @@ class ControllerManager:
             self._changing = False
         self._notify()
 
+    def running_lists(self) -> dict[GroupVersionResource, CachedList]:
+        """The metadata informers' caches now (``SharedInformerFactory.cached_lists``)
+        while this manager's controllers run, else none."""
+        return self.informers.cached_lists() if self._running.is_set() else {}
+
     async def _stop_controllers(self) -> None:
         """``OnStoppedLeading``: stop this term's components (in reverse order) and their
         informers; nothing keeps running that the Lease guarded."""

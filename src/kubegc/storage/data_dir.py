@@ -60,7 +60,8 @@ class DataDir:
 
     @property
     def informer_caches(self) -> Path:
-        """The metadata informers' caches at the last clean stop (``client.cache.snapshot``)."""
+        """The metadata informers' caches, written while serving and at a clean stop
+        (``client.cache.snapshot``)."""
         return self.root / "informer-caches.jsonl"
 
     @property

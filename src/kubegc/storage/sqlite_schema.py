@@ -17,14 +17,17 @@ and keep it in ``sqlite_sequence``; new ones do not (SQLite then writes no
   with range predicates (``name >= ? AND name < ?``; never ``LIKE``, which SQLite's
   case-insensitive default keeps off the index: sqlite.org/optoverview.html#the_like_optimization).
 
-``kine_meta`` holds ``compact_revision`` (reads below fail) and ``compact_progress``
-(superseded rows below it are deleted; it lags only while a compaction runs).
+``kine_meta`` holds ``compact_revision`` (reads below fail), ``compact_progress``
+(superseded rows below it are deleted; it lags only while a compaction runs) and
+``store_id`` (a random number drawn when the database is first opened: what was derived
+from one store, such as the informers' caches, is not taken for another's).
 May import: the standard library, ``kubegc.storage.errors`` and ``sqlite_vacuum``.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 
 from kubegc.storage.errors import StorageError
@@ -66,16 +69,20 @@ INSERT = (
 # (name, value, create_revision, id, deleted) of the newest row of each key in [lo, hi),
 # at most LIMIT keys (-1: all) in name order. Tombstones are returned (and skipped by the
 # caller) so that a short page tells the caller the range is exhausted.
-LIST_LATEST = (
-    "SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
-    "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? "
-    "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id"
-)
-LIST_AT = (
-    "SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
-    "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND id <= ? "
-    "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id"
-)
+# ``_AT``: as of revision ``?`` (after lo and hi); ``_SUFFIX``: of the keys ending with a
+# suffix (``substr(name, -len) = suffix``, two parameters before the limit), which the
+# grouping finds in the covering index (name, id): no other key's row nor value is read.
+def _list_rows(*, at: bool, suffix: bool) -> str:
+    return ("SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
+            "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? "
+            + ("AND id <= ? " if at else "") + ("AND substr(name, ?) = ? " if suffix else "")
+            + "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id")
+
+
+LIST_LATEST = _list_rows(at=False, suffix=False)
+LIST_AT = _list_rows(at=True, suffix=False)
+LIST_LATEST_SUFFIX = _list_rows(at=False, suffix=True)
+LIST_AT_SUFFIX = _list_rows(at=True, suffix=True)
 # The log for watch catch-up, with the superseded row's id and value for prev_kv. The
 # unary ``+`` keeps the planner on the primary key (callers read at most 1000 ids).
 LOG = (
@@ -91,6 +98,7 @@ DELETE_SUPERSEDED = (
 )
 DELETE_TOMBSTONES = "DELETE FROM kine WHERE id >= ? AND id < ? AND deleted = 1"
 SET_META = "INSERT OR REPLACE INTO kine_meta (name, value) VALUES (?, ?)"
+SET_STORE_ID = "INSERT OR IGNORE INTO kine_meta (name, value) VALUES ('store_id', ?)"
 
 SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
 #: Page size of databases kubegc creates.
@@ -155,6 +163,7 @@ def connect(path: str, synchronous: str) -> sqlite3.Connection:
         conn.execute(f"PRAGMA mmap_size={MMAP_SIZE}")
         conn.execute("PRAGMA journal_size_limit=67108864")  # truncate the WAL to 64 MiB
         conn.executescript(SCHEMA)
+        conn.execute(SET_STORE_ID, (secrets.randbits(62) + 1,))
         ensure_incremental(conn, path)
     except sqlite3.Error as exc:
         conn.close()
@@ -174,3 +183,9 @@ def load_revisions(conn: sqlite3.Connection) -> tuple[int, int, int]:
     meta = dict(conn.execute("SELECT name, value FROM kine_meta").fetchall())
     compact = int(meta.get("compact_revision", 0))
     return max(current, compact), compact, int(meta.get("compact_progress", compact))
+
+
+def load_store_id(conn: sqlite3.Connection) -> int:
+    """The database's ``store_id`` (see the module doc)."""
+    row = conn.execute("SELECT value FROM kine_meta WHERE name = 'store_id'").fetchone()
+    return int(row[0]) if row else 0

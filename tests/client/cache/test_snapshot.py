@@ -1,15 +1,19 @@
-"""The metadata informers' caches kept between a clean stop and the next start
-(``client.cache.snapshot``): read back only for the store's revision they were written at,
-never trusted when damaged, and consumed once."""
+"""The metadata informers' caches kept between two runs (``client.cache.snapshot``):
+read back for the store they were written for while a watch can resume from their
+resourceVersions, never trusted when damaged, written periodically."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
+
+from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
 from kubegc.client.cache import CachedList
-from kubegc.client.cache.snapshot import read_caches, write_caches
+from kubegc.client.cache.snapshot import CacheKeeper, Window, read_caches, write_caches
 
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
 SECRETS = GroupVersionResource("", "v1", "secrets")
@@ -28,28 +32,48 @@ def _caches() -> dict[GroupVersionResource, CachedList]:
             SECRETS: CachedList([], "7")}
 
 
-def test_caches_come_back_as_written_and_once(tmp_path: Path) -> None:
+STORE = 7
+
+
+def _window(oldest: int = 0, current: int = 12, store: int = STORE) -> Window:
+    return Window(store, oldest, current)
+
+
+def test_caches_come_back_as_written_and_stay(tmp_path: Path) -> None:
     path = tmp_path / "caches.jsonl"
-    write_caches(path, 12, _caches())
-    read = read_caches(path, 12)
+    write_caches(path, 12, _caches(), store=STORE)
+    read = read_caches(path, _window())
     assert read == _caches()
-    assert not path.exists()  # consumed: a later crash finds none
-    assert read_caches(path, 12) == {}
+    # kept: a crash before the next write resumes from them again (the watch replays)
+    assert read_caches(path, _window(current=40)) == _caches()
     a, b = read[CONFIGMAPS].items
     assert a["metadata"]["labels"] is b["metadata"]["labels"]  # shared, as the live ones
     assert a["metadata"]["ownerReferences"] is b["metadata"]["ownerReferences"]
 
 
-def test_caches_written_at_another_revision_are_not_used(tmp_path: Path) -> None:
+def test_a_cache_older_than_the_window_is_not_used(tmp_path: Path) -> None:
+    """A resource whose cache is older than the oldest revision a watch can resume from
+    (compacted, or out of the watch cache's window) lists; the others resume."""
     path = tmp_path / "caches.jsonl"
-    write_caches(path, 12, _caches())
-    assert read_caches(path, 13) == {}
-    assert not path.exists()
+    write_caches(path, 12, _caches(), store=STORE)
+    assert read_caches(path, _window(oldest=8)) == {CONFIGMAPS: _caches()[CONFIGMAPS]}
+    assert read_caches(path, _window(oldest=10)) == {}
+    assert not path.exists()  # it can serve nothing any more
+
+
+@pytest.mark.parametrize("window", [_window(store=8), _window(current=11),
+                                    _window(oldest=0, current=8)],
+                         ids=["another store", "store behind the file", "cache ahead"])
+def test_caches_of_another_store_or_beyond_it_are_not_used(tmp_path: Path,
+                                                          window: Window) -> None:
+    path = tmp_path / "caches.jsonl"
+    write_caches(path, 12, _caches(), store=STORE)
+    assert CONFIGMAPS not in read_caches(path, window)
 
 
 def test_damaged_caches_are_not_used(tmp_path: Path) -> None:
     path = tmp_path / "caches.jsonl"
-    write_caches(path, 12, _caches())
+    write_caches(path, 12, _caches(), store=STORE)
     whole = path.read_bytes()
     damaged = [
         whole[: len(whole) // 2],  # cut short
@@ -57,11 +81,11 @@ def test_damaged_caches_are_not_used(tmp_path: Path) -> None:
         whole.replace(b'"items":2', b'"items":1'),  # holds more than it announces
         whole.replace(b'{"apiVersion":"v1","kind":"ConfigMap"', b'[', 1),  # not JSON
         whole.replace(b'"name":"a"', b'"name":"a","managedFields":[]'),  # a whole object
-        whole.replace(b"kubegc.informer-caches/v1", b"kubegc.informer-caches/v0"),
+        whole.replace(b"kubegc.informer-caches/v2", b"kubegc.informer-caches/v1"),
     ]
     for content in damaged:
         path.write_bytes(content)
-        assert read_caches(path, 12) == {}, content[:80]
+        assert read_caches(path, _window()) == {}, content[:80]
         assert not path.exists()
 
 
@@ -69,5 +93,26 @@ def test_caches_are_owner_only(tmp_path: Path) -> None:
     """Annotations can hold what a Secret holds (kubectl's last-applied-configuration):
     the file is 0600, as the store."""
     path = tmp_path / "caches.jsonl"
-    write_caches(path, 12, _caches())
+    write_caches(path, 12, _caches(), store=STORE)
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+async def test_the_keeper_writes_what_it_collects_periodically(tmp_path: Path) -> None:
+    """While the server runs, the caches are written every period (so a crash leaves
+    recent ones), each time what ``collect`` returns then."""
+    path = tmp_path / "caches.jsonl"
+    revisions = iter(range(12, 10_000))
+    keeper = CacheKeeper(path, store=STORE, period=0.01, clock=RealClock(),
+                         collect=lambda: (next(revisions), _caches()))
+    task = asyncio.create_task(keeper.run())
+    try:
+        deadline = asyncio.get_running_loop().time() + 10
+        while keeper.written < 2:
+            assert asyncio.get_running_loop().time() < deadline, "no second write"
+            await asyncio.sleep(0.01)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await keeper.stop()
+    assert read_caches(path, _window(current=10_000)) == _caches()
+    assert not list(tmp_path.glob("*.tmp"))

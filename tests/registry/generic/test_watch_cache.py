@@ -125,3 +125,26 @@ async def test_a_watch_across_namespaces_by_name_sees_that_name_in_every_namespa
                  for c in batch]
     watch.close()
     assert seen == ["default/x", "kube-system/x"]
+
+
+async def test_a_watch_resuming_inside_the_ring_gets_exactly_what_followed(
+        registry: Registry) -> None:
+    """A watch from a revision the ring holds (an informer resuming from its cached
+    resourceVersion after a restart) gets every later event under its prefix, in order,
+    and none before or outside it."""
+    written = []
+    for name in ("a", "b", "c", "d"):
+        for namespace in ("default", "kube-system"):
+            obj = await registry.create(target(registry, "configmaps", namespace),
+                                        manifest("configmaps", name))
+            written.append((namespace, name, int(obj["metadata"]["resourceVersion"])))
+    cache = registry.cache
+    await cache.wait_for_revision(written[-1][2])
+    after = written[3][2]  # kube-system/b
+    watcher = cache.subscribe("/registry/core/configmaps/default/", after)
+    try:
+        got = [event.revision for event in watcher.buffer]
+    finally:
+        cache.unsubscribe(watcher)
+    assert got == [rv for namespace, _, rv in written if namespace == "default" and rv > after]
+    assert got and all(rv > after for rv in got)

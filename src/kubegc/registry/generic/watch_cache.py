@@ -265,12 +265,24 @@ class WatchCache:
         if after < self.origin:
             raise TooOldResourceVersion(after, self.origin + 1)
         watcher = Watcher(self, prefix, after)
-        if after < self.revision:
-            for event in self._ring:
-                if event.revision > after and event.key.startswith(prefix):
-                    watcher.push(event)
+        for event in self._since(after, prefix):
+            watcher.push(event)
         self._watchers.setdefault(_watch_index(prefix), []).append(watcher)
         return watcher
+
+    def _since(self, after: int, prefix: str) -> list[CachedEvent]:
+        """The ring's events under ``prefix`` with revision > ``after``, oldest first.
+        Read from the newest back (the ring is in revision order): a watch resuming near
+        the present, as every informer after a restart from its caches, reads the few
+        events since, not the whole ring (100,000 events, ~40 informers)."""
+        newer: list[CachedEvent] = []
+        for event in reversed(self._ring):
+            if event.revision <= after:
+                break
+            if event.key.startswith(prefix):
+                newer.append(event)
+        newer.reverse()
+        return newer
 
     def unsubscribe(self, watcher: Watcher) -> None:
         watchers = self._watchers.get(_watch_index(watcher.prefix))
