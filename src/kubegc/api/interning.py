@@ -38,22 +38,18 @@ def intern_common(obj: Obj) -> Obj:
 def intern_identity(obj: Obj) -> dict[str, Any] | None:
     """``obj``'s apiVersion, kind, namespace and creation time interned (in place); its
     metadata (None if it is no map)."""
-    intern = sys.intern  # (unrolled: once per decoded object)
-    value = obj.get("apiVersion")
-    if type(value) is str:
-        obj["apiVersion"] = intern(value)
-    value = obj.get("kind")
-    if type(value) is str:
-        obj["kind"] = intern(value)
+    intern = sys.intern
+    for field in ("apiVersion", "kind"):
+        value = obj.get(field)
+        if type(value) is str:
+            obj[field] = intern(value)
     meta = obj.get("metadata")
     if type(meta) is not dict:
         return None
-    value = meta.get("namespace")
-    if type(value) is str:
-        meta["namespace"] = intern(value)
-    value = meta.get("creationTimestamp")
-    if type(value) is str:
-        meta["creationTimestamp"] = intern(value)
+    for field in ("namespace", "creationTimestamp"):
+        value = meta.get(field)
+        if type(value) is str:
+            meta[field] = intern(value)
     return meta
 
 
