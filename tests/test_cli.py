@@ -221,3 +221,28 @@ def test_the_cyclic_gc_held_off_while_serve_starts_comes_back_tuned(settles: boo
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         (gc.enable if enabled else gc.disable)()
+
+
+@pytest.mark.parametrize(("argv", "enabled"), [
+    (["doctor", "--from", "dump.json"], False),
+    (["doctor"], True),
+    (["plan", "delete", "configmap/c", "--from", "dump.json"], True),
+])
+def test_a_tool_tunes_the_cyclic_gc_and_the_doctor_on_a_dump_holds_it_off(
+        argv: list[str], enabled: bool) -> None:
+    """Issue 27: the doctor reading a dump (trees, no cycles) runs without the cyclic
+    collector; every other tool keeps it on, tuned (``tune_cyclic_gc``)."""
+    import gc
+
+    from kubegc.cli import CYCLIC_GC_THRESHOLDS, build_parser, tune_tool_cyclic_gc
+
+    thresholds, was_enabled = gc.get_threshold(), gc.isenabled()
+    try:
+        gc.enable()
+        tune_tool_cyclic_gc(build_parser().parse_args(argv))
+        assert gc.isenabled() is enabled
+        assert gc.get_threshold() == CYCLIC_GC_THRESHOLDS
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        (gc.enable if was_enabled else gc.disable)()
