@@ -108,8 +108,8 @@ async def write_dump(serve: Serve, path: Path) -> int:
 
 def doctor_child(source: str) -> dict[str, float]:
     """In a child process: read the inventory, then diagnose it, with Python's cyclic
-    collector set up as ``kubegc doctor`` sets it up in its own process."""
-    from kubegc.cli import tune_cyclic_gc
+    collector set up as ``kubegc doctor`` sets it up in its own process (off for a dump)."""
+    from kubegc.cli import tune_tool_cyclic_gc
     from kubegc.client.dump import DumpClient
     from kubegc.tools.doctor import diagnose
     from kubegc.tools.inventory import read_inventory
@@ -129,7 +129,8 @@ def doctor_child(source: str) -> dict[str, float]:
         return {"read_s": read, "diagnose_s": time.perf_counter() - start,
                 "objects": len(inv.objects), "findings": len(report.findings)}
 
-    tune_cyclic_gc()
+    dump = not source.endswith("kubeconfig")
+    tune_tool_cyclic_gc(argparse.Namespace(command="doctor", from_file=source if dump else None))
     out = asyncio.run(main())
     out["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return out
