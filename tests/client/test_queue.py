@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
+from kubegc.api.sparse import MIN_ROOM
 from kubegc.client.workqueue import Queue
 
 from .conftest import Eventually, Spin
@@ -177,3 +179,17 @@ async def test_done_of_readded_item_after_drain_shutdown_requeues_nothing() -> N
     q.done(item)
     assert len(q) == 0
     assert await q.get() == (None, True)
+
+
+async def test_the_queue_gives_its_room_back_once_a_burst_is_drained() -> None:
+    """Issue 27: the set of queued items shrinks once a burst of 20,000 (a namespace's
+    deletion queued for the GC) has been handed out."""
+    q: Queue[str] = Queue()
+    for i in range(20_000):
+        q.add(f"uid-{i}")
+    peak = sys.getsizeof(q._dirty)
+    for _ in range(20_000):
+        item, _ = await q.get()
+        q.done(item)
+    assert peak > 4 * MIN_ROOM
+    assert len(q) == 0 and sys.getsizeof(q._dirty) <= MIN_ROOM

@@ -208,6 +208,35 @@ async def test_range_at_past_revision(kv: KV) -> None:
     assert [k.key for k in limited.kvs] == ["/h/a"] and limited.more
 
 
+async def test_range_of_a_key_suffix_selects_by_key(kv: KV) -> None:
+    """``key_suffix``: the keys ending with it, the latest state or a past one, ``limit``
+    counting them (the listing's ``metadata.name`` field selector in every namespace)."""
+    for key in ["/s/a/root", "/s/a/other", "/s/b/root", "/s/b/xroot", "/s/c/root", "/root"]:
+        await kv.create(key, key.encode())
+    before = kv.current_revision
+    gone = await kv.get("/s/b/root")
+    assert gone is not None
+    await kv.delete("/s/b/root", expected_mod_revision=gone.mod_revision)
+    await kv.create("/s/d/root", b"late")
+
+    latest = await kv.range("/s/", prefix=True, key_suffix="/root")
+    assert [(k.key, k.value) for k in latest.kvs] == [
+        ("/s/a/root", b"/s/a/root"), ("/s/c/root", b"/s/c/root"), ("/s/d/root", b"late")]
+    past = await kv.range("/s/", prefix=True, revision=before, key_suffix="/root")
+    assert [k.key for k in past.kvs] == ["/s/a/root", "/s/b/root", "/s/c/root"]
+    first = await kv.range("/s/", prefix=True, revision=before, limit=2, key_suffix="/root")
+    assert [k.key for k in first.kvs] == ["/s/a/root", "/s/b/root"] and first.more
+    rest = await kv.range(first.kvs[-1].key + "\x00", end=prefix_end("/s/"),
+                          revision=before, limit=2, key_suffix="/root")
+    assert [k.key for k in rest.kvs] == ["/s/c/root"] and not rest.more
+    exact = await kv.range("/s/", prefix=True, revision=before, limit=3, key_suffix="/root")
+    assert len(exact.kvs) == 3 and not exact.more
+    assert [k.key for k in (await kv.range("/s/a/root", key_suffix="/root")).kvs] == [
+        "/s/a/root"]
+    assert (await kv.range("/s/a/other", key_suffix="/root")).kvs == []
+    assert (await kv.range("/s/", prefix=True, key_suffix="/none")).kvs == []
+
+
 async def test_range_at_future_revision_fails(kv: KV) -> None:
     await kv.create("/f/a", b"")
     future = kv.current_revision + 1

@@ -286,6 +286,23 @@ async def test_a_read_modify_write_reads_the_row_once(db: Path) -> None:
         await kv.close()
 
 
+@pytest.mark.parametrize("query", [sqlite_schema.LIST_LATEST_SUFFIX,
+                                   sqlite_schema.LIST_AT_SUFFIX], ids=["latest", "at"])
+def test_a_range_by_key_suffix_reads_the_rows_of_its_keys_alone(db: Path, query: str) -> None:
+    """``range(key_suffix=...)`` (a LIST by ``metadata.name`` in every namespace) selects
+    its keys in the covering index (name, id), then reads the row, value included, of
+    each selected id alone: the other objects' values are never read."""
+    conn = sqlite_schema.connect(str(db), "FULL")
+    try:
+        plan = [step[3] for step in conn.execute("EXPLAIN QUERY PLAN " + query,
+                                                 ("",) * query.count("?"))]
+    finally:
+        conn.close()
+    assert any(step.startswith("SEARCH kine USING COVERING INDEX kine_name_id")
+               for step in plan), plan
+    assert "SEARCH kv USING INTEGER PRIMARY KEY (rowid=?)" in plan, plan
+
+
 async def test_values_must_be_bytes(db: Path) -> None:
     kv = SqliteKV(db)
     try:

@@ -76,16 +76,15 @@ def intern_refs(refs: object) -> None:
 
 #: the scalar values a shared map or list may hold: ``True == 1`` must never let a bool
 #: stand for a number (nor ``1 == 1.0`` a float for an int), so numbers are left out
-_SHAREABLE = (str, bool, type(None))
+_SHAREABLE = frozenset((str, bool, type(None)))
 #: equal values ``SharedValues`` holds at most before it starts over
 SHARED_VALUES_LIMIT = 4096
 
 
 def _flat_key(value: dict[str, object]) -> tuple[object, ...] | None:
     """The items of a map of scalars in order, or None when one is not shareable."""
-    for item in value.values():
-        if type(item) not in _SHAREABLE:
-            return None
+    if not _SHAREABLE.issuperset(map(type, value.values())):  # (in C: per decoded object)
+        return None
     return tuple(value.items())
 
 

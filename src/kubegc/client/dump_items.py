@@ -171,7 +171,7 @@ def _chunk(reader: _Reader, boundary: re.Pattern[bytes], each: Callable[[Any], A
         decoded = orjson.loads(b"[" + buf[start:found.end()] + b"]")
     except orjson.JSONDecodeError:  # an inner list's separator: an item at a time
         return _one_by_one(reader, reader.offset + found.end(), each, items)
-    items.extend(each(item) for item in decoded)
+    items.extend(map(each, decoded))
     reader.pos = found.end()
     return True
 
@@ -189,7 +189,7 @@ def _last(reader: _Reader, each: Callable[[Any], Any], items: list[Any]) -> bool
             decoded = orjson.loads(b"[" + buf[start:end] + b"]")
         except orjson.JSONDecodeError:
             continue
-        items.extend(each(item) for item in decoded)
+        items.extend(map(each, decoded))
         reader.pos = end
         return True
     return False

@@ -165,12 +165,14 @@ class EtcdKV(Revisions, KV):
 
     async def range(
         self, key: str, *, end: str = "", prefix: bool = False, revision: int = 0,
-        limit: int = 0,
+        limit: int = 0, key_suffix: str = "",
     ) -> RangeResult:
         lo, hi = key_bounds(key, prefix=prefix, end=end)
         request = rpc.RangeRequest(key=self._p + lo.encode(),
                                    range_end=self._p + hi.encode() if hi is not None else b"",
                                    revision=max(revision, 0), limit=max(limit, 0) or RANGE_PAGE)
+        if key_suffix:
+            return await self._range_suffix(request, revision, limit, key_suffix.encode())
         resp = await self._call("Range", request, revision)
         rev = revision if revision > 0 else resp.header.revision
         kvs = [self._kv_of(kv) for kv in resp.kvs]
@@ -182,6 +184,28 @@ class EtcdKV(Revisions, KV):
             resp = await self._call("Range", request, rev)
             kvs += [self._kv_of(kv) for kv in resp.kvs]
         return RangeResult(kvs, rev)
+
+    async def _range_suffix(self, request: Any, revision: int, limit: int, suffix: bytes
+                            ) -> RangeResult:
+        """``range`` of the keys ending with ``suffix``: etcd cannot select by suffix, so
+        the keys alone are read (``keys_only``, ``RANGE_PAGE`` at a time, at the first
+        page's revision), then the value of each key that ends with it, at that revision."""
+        request.keys_only, request.limit = True, RANGE_PAGE
+        resp = await self._call("Range", request, revision)
+        rev = revision if revision > 0 else resp.header.revision
+        keys: list[bytes] = []
+        while True:
+            keys += [kv.key for kv in resp.kvs if kv.key.endswith(suffix)]
+            if not resp.more or 0 < limit < len(keys):
+                break
+            request.key, request.revision = resp.kvs[-1].key + b"\x00", rev
+            resp = await self._call("Range", request, rev)
+        more = 0 < limit < len(keys)
+        kvs: list[KeyValue] = []
+        for found in keys[:limit] if more else keys:
+            got = await self._call("Range", rpc.RangeRequest(key=found, revision=rev), rev)
+            kvs += [self._kv_of(kv) for kv in got.kvs]
+        return RangeResult(kvs, rev, more)
 
     # -- writes --------------------------------------------------------------------------
 

@@ -140,10 +140,14 @@ class KV(Protocol):
     @abstractmethod
     async def range(
         self, key: str, *, end: str = "", prefix: bool = False, revision: int = 0,
-        limit: int = 0,
+        limit: int = 0, key_suffix: str = "",
     ) -> RangeResult:
         """Keys equal to ``key``; or starting with it when ``prefix``; or in ``[key, end)``
         when ``end`` is given (etcd's range_end). Results are in key order.
+
+        ``key_suffix``: only the keys that end with it (a LIST whose field selector pins
+        ``metadata.name``, the key's last segment, in every namespace); the backend selects
+        them by key, reading the values of those alone, and ``limit`` counts them.
 
         ``revision`` 0 reads the latest state; otherwise the state at that revision
         (``CompactedError`` if compacted, ``FutureRevisionError`` if in the future).

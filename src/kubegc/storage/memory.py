@@ -73,7 +73,7 @@ class MemoryKV(Revisions, KV):
 
     async def range(
         self, key: str, *, end: str = "", prefix: bool = False, revision: int = 0,
-        limit: int = 0,
+        limit: int = 0, key_suffix: str = "",
     ) -> RangeResult:
         if self._closed:
             raise StorageClosedError("storage is closed")
@@ -83,6 +83,7 @@ class MemoryKV(Revisions, KV):
             found = self._latest.get(key)
             if rev != self._rev:
                 found = self._touched(key, None, rev).get(key, found)
+            found = found if key.endswith(key_suffix) else None
             return RangeResult([found] if found is not None else [], rev)
         if rev == self._rev:
             it: Iterator[KeyValue] = self._iter_live(lo, hi, set())
@@ -90,6 +91,8 @@ class MemoryKV(Revisions, KV):
             touched = self._touched(lo, hi, rev)
             past = sorted((kv for kv in touched.values() if kv is not None), key=_by_key)
             it = heapq.merge(self._iter_live(lo, hi, touched), past, key=_by_key)
+        if key_suffix:
+            it = (kv for kv in it if kv.key.endswith(key_suffix))
         if limit <= 0:
             return RangeResult(list(it), rev)
         kvs = list(islice(it, limit + 1))

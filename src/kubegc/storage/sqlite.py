@@ -144,7 +144,7 @@ class SqliteKV(Revisions, KV):
 
     async def range(
         self, key: str, *, end: str = "", prefix: bool = False, revision: int = 0,
-        limit: int = 0,
+        limit: int = 0, key_suffix: str = "",
     ) -> RangeResult:
         self._check_open()
         lo, hi = key_bounds(key, prefix=prefix, end=end)
@@ -155,23 +155,22 @@ class SqliteKV(Revisions, KV):
                 row = self._conn.execute(sql.LATEST_AT, (key, at)).fetchone()
             else:
                 row = self._conn.execute(sql.LATEST, (key,)).fetchone()
-            kvs = [] if row is None or row[2] else [KeyValue(key, row[3], row[1], row[0])]
-            return RangeResult(kvs, rev)
-        kvs = self._list(lo, hi, at, limit + 1 if limit > 0 else -1)
+            if row is None or row[2] or not key.endswith(key_suffix):
+                return RangeResult([], rev)
+            return RangeResult([KeyValue(key, row[3], row[1], row[0])], rev)
+        kvs = self._list(lo, hi, at, limit + 1 if limit > 0 else -1, key_suffix)
         if 0 < limit < len(kvs):
             return RangeResult(kvs[:limit], rev, True)
         return RangeResult(kvs, rev)
 
-    def _list(self, lo: str, hi: str, at: int, want: int) -> list[KeyValue]:
-        """Live keys in ``[lo, hi)`` at revision ``at`` (0: latest), at most ``want`` (-1:
-        all). Pages again past tombstones until ``want`` keys are found or the range ends."""
+    def _list(self, lo: str, hi: str, at: int, want: int, suffix: str) -> list[KeyValue]:
+        """Live keys in ``[lo, hi)`` ending with ``suffix`` at revision ``at`` (0: latest),
+        at most ``want`` (-1: all). Pages again past tombstones until ``want`` keys are
+        found or the range ends."""
         out: list[KeyValue] = []
         while True:
             n = want - len(out) if want > 0 else -1
-            if at:
-                rows = self._conn.execute(sql.LIST_AT, (lo, hi, at, n)).fetchall()
-            else:
-                rows = self._conn.execute(sql.LIST_LATEST, (lo, hi, n)).fetchall()
+            rows = self._conn.execute(*_list_query(lo, hi, at, suffix, n)).fetchall()
             # The join yields the groups in name order in practice; SQL does not promise it.
             rows.sort(key=_first)
             out += [KeyValue(name, value, crev, rid)
@@ -338,6 +337,16 @@ class SqliteKV(Revisions, KV):
         self._closed = True
         self._hub.close()
         self._conn.close()
+
+
+def _list_query(lo: str, hi: str, at: int, suffix: str, n: int
+                ) -> tuple[str, tuple[object, ...]]:
+    """``_list``'s statement and parameters."""
+    bounds: tuple[object, ...] = (lo, hi, at) if at else (lo, hi)
+    if suffix:
+        query = sql.LIST_AT_SUFFIX if at else sql.LIST_LATEST_SUFFIX
+        return query, (*bounds, -len(suffix), suffix, n)
+    return (sql.LIST_AT if at else sql.LIST_LATEST), (*bounds, n)
 
 
 def _first(row: tuple[str, bytes, int, int, int]) -> str:

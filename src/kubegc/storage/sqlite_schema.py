@@ -69,16 +69,20 @@ INSERT = (
 # (name, value, create_revision, id, deleted) of the newest row of each key in [lo, hi),
 # at most LIMIT keys (-1: all) in name order. Tombstones are returned (and skipped by the
 # caller) so that a short page tells the caller the range is exhausted.
-LIST_LATEST = (
-    "SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
-    "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? "
-    "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id"
-)
-LIST_AT = (
-    "SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
-    "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND id <= ? "
-    "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id"
-)
+# ``_AT``: as of revision ``?`` (after lo and hi); ``_SUFFIX``: of the keys ending with a
+# suffix (``substr(name, -len) = suffix``, two parameters before the limit), which the
+# grouping finds in the covering index (name, id): no other key's row nor value is read.
+def _list_rows(*, at: bool, suffix: bool) -> str:
+    return ("SELECT kv.name, kv.value, kv.create_revision, kv.id, kv.deleted FROM "
+            "(SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? "
+            + ("AND id <= ? " if at else "") + ("AND substr(name, ?) = ? " if suffix else "")
+            + "GROUP BY name ORDER BY name LIMIT ?) AS m JOIN kine AS kv ON kv.id = m.id")
+
+
+LIST_LATEST = _list_rows(at=False, suffix=False)
+LIST_AT = _list_rows(at=True, suffix=False)
+LIST_LATEST_SUFFIX = _list_rows(at=False, suffix=True)
+LIST_AT_SUFFIX = _list_rows(at=True, suffix=True)
 # The log for watch catch-up, with the superseded row's id and value for prev_kv. The
 # unary ``+`` keeps the planner on the primary key (callers read at most 1000 ids).
 LOG = (

@@ -117,6 +117,10 @@ class Inventory:
         self._by_kind: dict[tuple[str, str], APIResource] = {}
         self._of_kind: dict[tuple[str, str], list[Obj]] = {}
         self._in_namespace: dict[str, list[Obj]] = {}
+        #: the objects being deleted (a deletionTimestamp), in order: the doctor's stuck
+        #: deletions and ``future_deletions_note`` read only these, not every object
+        self.deleting: list[Obj] = []
+        deleting = self.deleting
         for res in preferred_resources(self.resources):
             self._by_kind.setdefault((res.group, res.kind), res)
         self._served = {(r.group, r.version, r.kind) for r in self.resources}
@@ -129,6 +133,8 @@ class Inventory:
             uid = meta.get("uid")
             if uid:
                 by_uid[str(uid)] = obj
+            if meta.get("deletionTimestamp"):
+                deleting.append(obj)
             key = (obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"))
             try:
                 slot = slots.get(key) or slots.setdefault(key, self._slot(*key))
@@ -322,12 +328,12 @@ async def read_inventory(
     if isinstance(client, DumpClient):  # what it could not serve, to be reported
         objects.extend(client.malformed)
     objects, problems = well_formed(objects, now)
-    future = future_deletions_note(objects, now)
-    if future:
-        notes.append(future)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
                     errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,
                     problems=problems, emulated_version=await _emulated_version(client))
+    future = future_deletions_note(inv.deleting, now)
+    if future:
+        inv.notes.append(future)
     if isinstance(client, DumpClient):  # the records a dump holds are all there is
         if any((r.group, r.resource) == RECORDS for r in resources):
             for record in client.shared_items(DELETION_RECORDS):

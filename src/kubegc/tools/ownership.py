@@ -151,6 +151,10 @@ class Edge(NamedTuple):
         return bool(self.ref.get("blockOwnerDeletion"))
 
 
+#: lists of references ``OwnerGraph`` remembers the targets of at most, then starts over
+_TARGETS_LIMIT = 4096
+
+
 class OwnerGraph:
     """Dependents by owner uid, over the objects of an inventory (cf. the GC's
     ``uid_to_node``: an edge exists when a reference's uid names an owner)."""
@@ -160,12 +164,22 @@ class OwnerGraph:
         self._dependents: dict[str, list[Edge]] = {}
         dependents = self._dependents
         edge = tuple.__new__  # ``Edge(obj, ref)`` without its Python-level __new__
+        #: id of a list of references -> (the list, where each of its references goes):
+        #: the dependents of one owner share one list (``tools.slim``), looked up once
+        targets: dict[int, tuple[object, list[tuple[list[Edge], dict[str, Any]]]]] = {}
         for obj in inv.objects:
             refs = (obj.get("metadata") or {}).get("ownerReferences")
-            if refs:
-                for ref in refs:
-                    dependents.setdefault(str(ref.get("uid") or ""), []).append(
-                        edge(Edge, (obj, ref)))
+            if not refs:
+                continue
+            found = targets.get(id(refs))
+            if found is None:  # the list is held with its targets: its id is not reused
+                if len(targets) >= _TARGETS_LIMIT:  # lists not shared (a live read)
+                    targets.clear()
+                found = targets[id(refs)] = (refs, [
+                    (dependents.setdefault(str(ref.get("uid") or ""), []), ref)
+                    for ref in refs])
+            for into, ref in found[1]:
+                into.append(edge(Edge, (obj, ref)))
 
     def dependents(self, uid: str) -> list[Edge]:
         return list(self._dependents.get(uid, []))

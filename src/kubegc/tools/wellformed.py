@@ -343,7 +343,8 @@ def _walk(value: Any, node: _Node, path: Path, found: list[tuple[Path, str]],
                 continue
             leaf_check, exact, child = node.fields[key]
             if child is not None and child.shared:
-                _walk_shared(v, child, (*path, key), found, memo)
+                if (id(v), id(child)) not in memo.walked:  # before building its path
+                    _walk_shared(v, child, (*path, key), found, memo)
             elif child is not None:
                 _walk(v, child, (*path, key), found, memo)
             elif leaf_check is not None and type(v) is not exact and not leaf_check(v):

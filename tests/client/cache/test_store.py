@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
 
+from kubegc.api.sparse import MIN_ROOM
 from kubegc.client.cache import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -117,3 +119,23 @@ def test_deleted_final_state_unknown_is_a_frozen_value() -> None:
     assert tombstone == DeletedFinalStateUnknown("ns/a", obj("a", "ns"))
     with pytest.raises(AttributeError):
         tombstone.key = "other"  # type: ignore[misc]
+
+
+def test_the_maps_give_their_room_back_once_the_objects_are_deleted() -> None:
+    """Issue 27: an informer's store and its indexes shrink after a mass deletion (a
+    namespace of 20,000 objects deleted), rather than keeping the room of the peak."""
+    store = Indexer(indexers={BY_OWNER: owner_uids, NAMESPACE_INDEX: meta_namespace_index_func})
+    objs = [obj(f"o-{i}", "big", owners=(f"u-{i}", "shared")) for i in range(20_000)]
+    kept = [obj(f"k-{i}", "big", owners=("shared",)) for i in range(5)]
+    for o in objs + kept:
+        store.add(o)
+    peak = sys.getsizeof(store._items)
+    for o in objs:
+        store.delete(o)
+    assert len(store) == 5
+    assert peak > 4 * MIN_ROOM
+    assert sys.getsizeof(store._items) <= MIN_ROOM
+    assert sys.getsizeof(store._indices[BY_OWNER]) <= MIN_ROOM
+    assert sys.getsizeof(store._indices[NAMESPACE_INDEX]["big"]) <= MIN_ROOM
+    assert store.index_keys(BY_OWNER, "shared") == sorted(f"big/k-{i}" for i in range(5))
+    assert store.index_keys(NAMESPACE_INDEX, "big") == sorted(f"big/k-{i}" for i in range(5))

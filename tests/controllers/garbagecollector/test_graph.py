@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import sys
 import tracemalloc
 
 from kubegc.api.meta import ObjectReference
+from kubegc.api.sparse import MIN_ROOM
 from kubegc.controllers.garbagecollector import ConcurrentUIDToNode, Node, OwnerRef
 
 
@@ -74,3 +76,25 @@ def test_a_shared_owner_references_list_is_parsed_once() -> None:
     bad = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o"}]  # no uid
     assert parse({"metadata": {"ownerReferences": bad}}) == ((), [(0, bad[0])])
     assert parse({"metadata": {}}) == ((), [])
+
+
+def test_the_graph_gives_its_room_back_once_the_objects_are_deleted() -> None:
+    """Issue 27: ``uid_to_node`` and an owner's dependents, once most of 20,000 nodes are
+    deleted, hold tables sized for what is left, not for the peak."""
+    graph = ConcurrentUIDToNode()
+    owner = Node(ObjectReference("v1", "ConfigMap", "owner", "uid-owner", "ns"))
+    graph.write(owner)
+    ref = (OwnerRef("v1", "ConfigMap", "owner", "uid-owner"),)
+    nodes = [Node(ObjectReference("v1", "ConfigMap", f"cm-{i}", f"uid-{i}", "ns"), owners=ref)
+             for i in range(20_000)]
+    for node in nodes:
+        graph.write(node)
+        owner.add_dependent(node)
+    peak = sys.getsizeof(graph._nodes), sys.getsizeof(owner._dependents)
+    for node in nodes[10:]:
+        graph.delete(node.identity.uid)
+        owner.delete_dependent(node)
+    assert len(graph) == 11 and owner.get_dependents() == nodes[:10]
+    assert min(peak) > 4 * MIN_ROOM
+    assert sys.getsizeof(graph._nodes) <= MIN_ROOM
+    assert sys.getsizeof(owner._dependents) <= MIN_ROOM

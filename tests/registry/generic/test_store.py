@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kubegc.api.clock import ManualClock
 from kubegc.api.errors import StatusError
 from kubegc.registry import Registry, WatchRequest
+from kubegc.storage import MemoryKV, SqliteKV
 
 from ..conftest import manifest, target
 
@@ -201,3 +204,64 @@ async def test_patch_that_empties_finalizers_of_a_deleting_object_answers_the_pa
     with pytest.raises(StatusError) as e:
         await registry.get(t, "fin")
     assert e.value.code == 404
+
+
+@pytest.mark.parametrize("storage", ["memory", "sqlite"])
+async def test_a_list_by_name_in_every_namespace_selects_by_key(
+        clock: ManualClock, tmp_path: Path, storage: str) -> None:
+    """``metadata.name=x`` across namespaces (the root CA publisher's LIST at every start)
+    is answered from the keys ending with ``/x`` (``KV.range(key_suffix=...)``), with the
+    same answers: paged by ``limit``, with a label selector beside it, and never an object
+    whose namespace and name only end like ``.../x``."""
+    kv = MemoryKV() if storage == "memory" else SqliteKV(tmp_path / "kv.db")
+    registry = Registry(kv, clock=clock)
+    await registry.start()
+    try:
+        for ns in ("a", "b", "c", "x"):
+            await registry.create(target(registry, "namespaces"), {"metadata": {"name": ns}})
+            for name in ("root", "xroot", "other"):
+                await registry.create(target(registry, "configmaps", ns), {"metadata": {
+                    "name": name, "labels": {"ns": ns}}})
+        every = target(registry, "configmaps", "")
+
+        async def names(**options: Any) -> list[str]:
+            listed = await registry.list(every, **options)
+            return [f"{i['metadata']['namespace']}/{i['metadata']['name']}"
+                    for i in listed["items"]]
+
+        assert await names(field_selector="metadata.name=root") == [
+            "a/root", "b/root", "c/root", "x/root"]
+        assert await names(field_selector="metadata.name=x/root") == []
+        assert await names(field_selector="metadata.name=root", label_selector="ns!=b") == [
+            "a/root", "c/root", "x/root"]
+        first = await registry.list(every, field_selector="metadata.name=root", limit=3)
+        assert [i["metadata"]["namespace"] for i in first["items"]] == ["a", "b", "c"]
+        rest = await registry.list(every, field_selector="metadata.name=root", limit=3,
+                                   continue_=first["metadata"]["continue"])
+        assert [i["metadata"]["namespace"] for i in rest["items"]] == ["x"]
+        assert "continue" not in rest["metadata"]
+    finally:
+        await registry.stop()
+        await kv.close()
+
+
+async def test_a_watch_by_name_in_every_namespace_decodes_that_name_alone(
+        registry: Registry) -> None:
+    """A watch of ``metadata.name=x`` in every namespace leaves the events of other keys
+    undecoded (the key's last segment is the name) and sees its own."""
+    every = target(registry, "configmaps", "")
+    seed = await registry.create(target(registry, "configmaps"), manifest("configmaps", "seed"))
+    watch = registry.watch(every, WatchRequest(field_selector="metadata.name=pick",
+                                               resource_version=seed["metadata"][
+                                                   "resourceVersion"]))
+    await watch.start()
+    batches = watch.batches()
+    other = await registry.create(target(registry, "configmaps"), manifest("configmaps",
+                                                                           "other"))
+    await registry.create(target(registry, "configmaps"), manifest("configmaps", "pick"))
+    batch = await asyncio.wait_for(anext(batches), 5)
+    assert [(c.type, c.object["metadata"]["name"]) for c in batch] == [("ADDED", "pick")]
+    cached = [e for e in registry.cache._ring
+              if e.revision == int(other["metadata"]["resourceVersion"])]
+    assert len(cached) == 1 and cached[0]._obj is None and cached[0]._prev is None
+    watch.close()

@@ -16,6 +16,7 @@ import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from kubegc.api.sparse import compacted
 from kubegc.api.types import Obj
 
 IndexFunc = Callable[[Obj], list[str]]
@@ -110,6 +111,7 @@ class Indexer:
     def delete_key(self, key: str) -> None:
         old = self._items.pop(key, None)
         if old is not None:
+            self._items = compacted(self._items)
             self._update_indices(key, old, None)
 
     def replace(self, objs: Iterable[Obj], resource_version: str) -> None:
@@ -178,8 +180,11 @@ class Indexer:
                 keys = index.get(value)
                 if keys is not None:
                     keys.discard(key)
-                    if not keys:
+                    if keys:
+                        index[value] = compacted(keys)
+                    else:
                         del index[value]
+                        self._indices[name] = index = compacted(index)
             for value in new_values - old_values:
                 index.setdefault(value, set()).add(key)
 

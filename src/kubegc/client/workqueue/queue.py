@@ -20,6 +20,8 @@ from collections import deque
 from collections.abc import Hashable
 from typing import Generic, TypeVar, cast
 
+from kubegc.api.sparse import compacted
+
 T = TypeVar("T", bound=Hashable)
 
 
@@ -88,6 +90,7 @@ class Queue(Generic[T]):
         item = self._queue.popleft()
         self._processing.add(item)
         self._dirty.discard(item)
+        self._dirty = compacted(self._dirty)  # its room back once a burst is drained
         return item, False
 
     def done(self, item: T) -> None:

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from kubegc.api.interning import SHARED_VALUES_LIMIT
 from kubegc.api.meta import ObjectReference
 from kubegc.api.resources import GroupVersionKind
+from kubegc.api.sparse import compacted
 from kubegc.api.types import Obj
 
 
@@ -293,6 +294,8 @@ class Node:
             self._dependents.pop(dependent, None)
             if not self._dependents:
                 self._dependents = None
+            else:
+                self._dependents = compacted(self._dependents)
 
     def has_dependent(self, dependent: Node) -> bool:
         return self._dependents is not None and dependent in self._dependents
@@ -330,6 +333,7 @@ class ConcurrentUIDToNode:
 
     def delete(self, uid: str) -> None:
         self._nodes.pop(uid, None)
+        self._nodes = compacted(self._nodes)  # its room back once the objects are gone
 
     def __len__(self) -> int:
         return len(self._nodes)

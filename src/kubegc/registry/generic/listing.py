@@ -106,20 +106,21 @@ async def _select(
     selected: list[KeyValue] = []
     next_start = ""
     # A name the field selector pins (``RequiresExactMatch("metadata.name")``, as the
-    # generic Store's ``ListPredicate`` uses it) is the key's last segment: the other
-    # objects are left out without decoding them.
+    # generic Store's ``ListPredicate`` uses it, and the cacher's ``metadata.name`` index
+    # answers) is the key's last segment: the storage selects those keys, and the other
+    # objects are neither read nor decoded (the root CA publisher's LIST of
+    # ``kube-root-ca.crt`` in every namespace, at every start).
     suffix = "/" + name if predicate is not None and (name := predicate.exact_name()) else ""
     try:
         while True:
             want = (limit - len(selected)) if limit else 0
             page = await store.kv.range(start, end=prefix_end(prefix), revision=revision,
-                                        limit=want)
+                                        limit=want, key_suffix=suffix)
             revision = revision or page.revision
             if predicate is None:
                 selected.extend(page.kvs)
             else:
-                selected.extend(kv for kv in page.kvs if kv.key.endswith(suffix)
-                                and predicate(decode(kv)))
+                selected.extend(kv for kv in page.kvs if predicate(decode(kv)))
             if not page.more:
                 break
             start = page.kvs[-1].key + "\x00"

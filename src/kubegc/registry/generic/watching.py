@@ -78,6 +78,10 @@ class RegistryWatch:
     def __init__(self, store: Store, cache: WatchCache, t: Target, req: WatchRequest) -> None:
         self.store, self.cache, self.t, self.req = store, cache, t, req
         self.filter = Filter(t, req.label_selector, req.field_selector)
+        name = self.filter.exact_name()
+        #: the key suffix of the one name the selector pins (an object's name is its key's
+        #: last segment): events of other keys are left out without decoding them
+        self._key_suffix = "/" + name if name else ""
         #: served in the stored version: events can be sent as the cached bytes
         self.direct = t.direct
         self._watcher: Watcher | None = None
@@ -201,6 +205,8 @@ class RegistryWatch:
             if event.deleted:
                 return DELETED
             return ADDED if event.created else MODIFIED
+        if not event.key.endswith(self._key_suffix):
+            return None
         if event.deleted:
             prev = event.prev_obj
             return DELETED if prev is not None and self.filter(prev) else None

@@ -72,9 +72,8 @@ DEPENDENT_KINDS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
 
 
 def stuck_findings(ctx: Context) -> list[Finding]:
-    return [stuck_finding(ctx, obj) for obj in ctx.inv.objects
-            if is_being_deleted(obj)
-            and not (obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1")]
+    return [stuck_finding(ctx, obj) for obj in ctx.inv.deleting
+            if not (obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1")]
 
 
 def stuck_finding(ctx: Context, obj: Obj) -> Finding:
