@@ -321,8 +321,11 @@ class Cluster:
         if self.server is not None:  # not ready until the manager has started
             self.server.ctx.readiness_checks.append(manager.ready)
         await manager.start()
-        if self._caches is not None:
-            self._caches.keep(manager.running_lists)
+        if self._caches is not None and self.registry is not None:
+            window = self.registry.cache.capacity  # and what a compaction keeps
+            if self.config.compaction_interval > 0:
+                window = min(window, self.config.compaction_keep)
+            self._caches.keep(manager.running_lists, window=window)
         if self.server is not None:
             self.server.add_debug_handler("/debug/controllers", documents_handler(manager))
             self.server.add_debug_handler("/debug/kubegc/settle", settle_handler(self.settle))

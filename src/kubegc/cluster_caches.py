@@ -38,14 +38,18 @@ class InformerCaches:
         return read_caches(self.path, Window(self.kv.store_id, oldest,
                                              self.kv.current_revision))
 
-    def keep(self, collect: Callable[[], Caches]) -> None:
+    def keep(self, collect: Callable[[], Caches], *, window: int) -> None:
         """Write ``collect()`` every ``period`` real seconds (not scaled: at 600x a
-        scaled minute is 0.1 s), unless ``period`` is 0."""
+        scaled minute is 0.1 s), unless ``period`` is 0, and as soon as the store has
+        moved half of ``window`` (the revisions a watch can resume across) past the last
+        write: caches further behind could not be resumed from after a crash."""
         if self.period <= 0:
             return
+        kv = self.kv
         self.keeper = CacheKeeper(
-            self.path, store=self.kv.store_id, period=self.period, clock=RealClock(),
-            collect=lambda: (self.kv.current_revision, collect()))
+            self.path, store=kv.store_id, period=self.period, clock=RealClock(),
+            collect=lambda: (kv.current_revision, collect()),
+            revision=lambda: kv.current_revision, revisions=window // 2)
         self._task = asyncio.create_task(self.keeper.run(), name="informer-cache-keeper")
 
     async def stop(self, final: Caches) -> None:

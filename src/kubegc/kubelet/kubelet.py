@@ -40,6 +40,7 @@ import kubegc.kubelet.kubelet_pods as runtime
 from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of, uid_of
 from kubegc.api.pod import NODES, PODS
+from kubegc.api.sparse import compacted
 from kubegc.api.types import Obj
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
 from kubegc.client.events import EventRecorder
@@ -292,6 +293,7 @@ class Kubelet:
 
     def _forget(self, key: str, rec: PodRecord) -> None:
         self.records.pop(key, None)
+        self.records = compacted(self.records)
         allocator = self.allocators.get(rec.node)
         if allocator is not None:
             allocator.release(rec.uid)

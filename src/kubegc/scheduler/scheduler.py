@@ -36,6 +36,7 @@ from kubegc.api.clock import format_time
 from kubegc.api.errors import StatusError, is_not_found
 from kubegc.api.meta import is_being_deleted, name_of, namespace_of
 from kubegc.api.pod import NODES, PODS
+from kubegc.api.sparse import compacted
 from kubegc.api.types import Obj
 from kubegc.api.volumes import PVCS, claim_names, volume_is_for_pod
 from kubegc.client.cache import DeletedFinalStateUnknown, FuncHandler
@@ -165,6 +166,7 @@ class Scheduler(BaseController):
         if node and phase not in _TERMINAL:
             self._bound[key] = str(node)
         elif self._bound.pop(key, None) is not None:
+            self._bound = compacted(self._bound)
             self._retry_unschedulable()  # a terminal pod frees its slot
         if wants_scheduling(pod):
             self.enqueue_key(key)
@@ -174,6 +176,7 @@ class Scheduler(BaseController):
         key = _key(pod)
         self._unschedulable.discard(key)
         if self._bound.pop(key, None) is not None:
+            self._bound = compacted(self._bound)
             self._retry_unschedulable()
 
     def _retry_unschedulable(self) -> None:

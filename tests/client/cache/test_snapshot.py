@@ -5,6 +5,8 @@ resourceVersions, never trusted when damaged, written periodically."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from kubegc.api.clock import RealClock
 from kubegc.api.resources import GroupVersionResource
 from kubegc.api.types import Obj
-from kubegc.client.cache import CachedList
+from kubegc.client.cache import CachedList, snapshot
 from kubegc.client.cache.snapshot import CacheKeeper, Window, read_caches, write_caches
 
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
@@ -97,6 +99,24 @@ def test_caches_are_owner_only(tmp_path: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o600
 
 
+@contextlib.asynccontextmanager
+async def _running(keeper: CacheKeeper) -> AsyncIterator[None]:
+    task = asyncio.create_task(keeper.run())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await keeper.stop()
+
+
+async def _written(keeper: CacheKeeper, times: int) -> None:
+    deadline = asyncio.get_running_loop().time() + 10
+    while keeper.written < times:
+        assert asyncio.get_running_loop().time() < deadline, f"not written {times} times"
+        await asyncio.sleep(0.01)
+
+
 async def test_the_keeper_writes_what_it_collects_periodically(tmp_path: Path) -> None:
     """While the server runs, the caches are written every period (so a crash leaves
     recent ones), each time what ``collect`` returns then."""
@@ -104,15 +124,28 @@ async def test_the_keeper_writes_what_it_collects_periodically(tmp_path: Path) -
     revisions = iter(range(12, 10_000))
     keeper = CacheKeeper(path, store=STORE, period=0.01, clock=RealClock(),
                          collect=lambda: (next(revisions), _caches()))
-    task = asyncio.create_task(keeper.run())
-    try:
-        deadline = asyncio.get_running_loop().time() + 10
-        while keeper.written < 2:
-            assert asyncio.get_running_loop().time() < deadline, "no second write"
-            await asyncio.sleep(0.01)
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await keeper.stop()
+    async with _running(keeper):
+        await _written(keeper, 2)
     assert read_caches(path, _window(current=10_000)) == _caches()
     assert not list(tmp_path.glob("*.tmp"))
+
+
+async def test_the_keeper_writes_sooner_once_the_store_moved_half_a_window(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst of writes would outrun the period (the caches then older than the watch
+    cache's window, of no use after a crash): the keeper also writes once the store has
+    moved ``revisions`` past its last write, and not before."""
+    monkeypatch.setattr(snapshot, "POLL", 0.01)
+    path = tmp_path / "caches.jsonl"
+    store_revision = [12]
+    keeper = CacheKeeper(path, store=STORE, period=3600, clock=RealClock(),
+                         collect=lambda: (store_revision[0], _caches()),
+                         revision=lambda: store_revision[0], revisions=10)
+    async with _running(keeper):
+        await asyncio.sleep(0.05)  # the keeper started at revision 12
+        store_revision[0] = 21
+        await asyncio.sleep(0.2)
+        assert keeper.written == 0  # 9 revisions on: not yet
+        store_revision[0] = 22
+        await _written(keeper, 1)
+    assert read_caches(path, _window(current=22)) == _caches()

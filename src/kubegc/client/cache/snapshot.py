@@ -132,35 +132,55 @@ def _read(f: IO[bytes], window: Window) -> dict[GroupVersionResource, CachedList
     return caches
 
 
+#: Seconds between two looks at the store's revision (``CacheKeeper.revisions``).
+POLL = 1.0
+
+
 class CacheKeeper:
     """Writes the caches ``collect`` returns (the store's revision, the caches) to
-    ``path`` every ``period`` seconds of ``clock``, off the event loop, so that a crash
-    leaves recent ones behind (cf. a reflector's last resourceVersion).
+    ``path`` every ``period`` seconds of ``clock``, and sooner once the store has moved
+    ``revisions`` past the last write (0: never sooner), off the event loop, so that a
+    crash leaves recent ones behind (cf. a reflector's last resourceVersion): caches more
+    than the watch cache's window behind the store cannot be resumed from, and a burst of
+    writes would otherwise outrun a fixed period.
 
     Ownership: the composition root runs ``run`` as one task and calls ``stop`` before
     its own last write, which then cannot interleave with one of these."""
 
     def __init__(self, path: Path, *, store: int, period: float, clock: Clock,
                  collect: Callable[[], tuple[int, Mapping[GroupVersionResource, CachedList]]],
-                 ) -> None:
+                 revision: Callable[[], int] = lambda: 0, revisions: int = 0) -> None:
         self.path, self.store, self.period, self.clock = path, store, period, clock
-        self.collect = collect
+        self.collect, self.revision, self.revisions = collect, revision, revisions
         self.written = 0  # files written (tests, logs)
         self._writing: asyncio.Future[None] | None = None
 
+    def _due(self, since: float, last_revision: int) -> bool:
+        if self.clock.monotonic() - since >= self.period:
+            return True
+        return self.revisions > 0 and self.revision() - last_revision >= self.revisions
+
     async def run(self) -> None:
+        since, last_revision = self.clock.monotonic(), self.revision()
         while True:
-            await self.clock.sleep(self.period)
-            revision, caches = self.collect()  # on the loop: each cache as of one event
-            if not caches:
+            await self.clock.sleep(min(POLL, self.period))
+            if not self._due(since, last_revision):
                 continue
-            self._writing = asyncio.ensure_future(asyncio.to_thread(
-                write_caches, self.path, revision, caches, store=self.store))
-            try:
-                await asyncio.shield(self._writing)
-                self.written += 1
-            except OSError as e:  # the last file written (or none) stays
-                log.warning("informer caches not written to %s: %s", self.path, e)
+            since = self.clock.monotonic()
+            revision, caches = self.collect()  # on the loop: each cache as of one event
+            last_revision = revision
+            if caches:
+                await self._write(revision, caches)
+
+    async def _write(self, revision: int,
+                     caches: Mapping[GroupVersionResource, CachedList]) -> None:
+        self._writing = asyncio.ensure_future(asyncio.to_thread(
+            write_caches, self.path, revision, caches, store=self.store))
+        try:
+            await asyncio.shield(self._writing)
+            self.written += 1
+        except OSError as e:  # the last file written (or none) stays
+            log.warning("informer caches not written to %s: %s", self.path, e)
 
     async def stop(self) -> None:
         """Wait for a write under way (a cancelled ``run`` does not stop its thread)."""

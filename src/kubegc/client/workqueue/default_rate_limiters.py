@@ -18,6 +18,7 @@ from collections.abc import Hashable
 from typing import Generic, Protocol, TypeVar
 
 from kubegc.api.clock import Clock, RealClock
+from kubegc.api.sparse import compacted
 from kubegc.client.workqueue.queue import T
 
 T_contra = TypeVar("T_contra", bound=Hashable, contravariant=True)
@@ -59,6 +60,7 @@ class ItemExponentialFailureRateLimiter(RateLimiter[T], Generic[T]):
 
     def forget(self, item: T) -> None:
         self._failures.pop(item, None)
+        self._failures = compacted(self._failures)
 
     def num_requeues(self, item: T) -> int:
         return self._failures.get(item, 0)

@@ -16,6 +16,7 @@ import asyncio
 from dataclasses import dataclass
 
 from kubegc.api.clock import Clock
+from kubegc.api.sparse import compacted
 from kubegc.client.workqueue.queue import Queue, T
 
 
@@ -75,6 +76,7 @@ class DelayingQueue(Queue[T]):
         entry = self._waiting.get(item)
         if entry is not None and entry.task is asyncio.current_task():
             del self._waiting[item]
+            self._waiting = compacted(self._waiting)
         self.add(item)
 
     def _drop_waiting(self) -> None:

@@ -202,6 +202,11 @@ class WatchCache:
         #: state from the events reads storage again
         self.relist_listeners: list[Callable[[], None]] = []
 
+    @property
+    def capacity(self) -> int:
+        """Events the ring keeps: a watch can resume this far back at most."""
+        return self._ring.maxlen or 0
+
     async def start(self) -> None:
         current = self._kv.current_revision
         start = max(self._kv.compact_revision, current - (self._ring.maxlen or 0), 0) + 1
