@@ -20,6 +20,7 @@ def test_the_doctor_on_dumps_prints_each_form_and_the_targets() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     for form in ("compact", "indented (kubectl)"):
-        assert len(re.findall(rf"^    {re.escape(form)} +[\d.]+ s  peak RSS", out, re.M)) == 3
+        assert len(re.findall(rf"^    {re.escape(form)} +[\d.]+ s \(CPU +[\d.]+ s\)  peak RSS",
+                              out, re.M)) == 3
     assert "issue 27 targets" in out
-    assert len(re.findall(r"^      (time|peak RSS): ", out, re.M)) == 4
+    assert len(re.findall(r"^      (time|CPU time|peak RSS): ", out, re.M)) == 6
