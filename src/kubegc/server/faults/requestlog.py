@@ -42,7 +42,6 @@ CHUNK = 256
 Entry = tuple[datetime, str, str, str, str, str, str, str, str, str, int, "str | None"]
 _FIELDS = ("time", "user", "userAgent", "verb", "group", "resource", "subresource",
            "namespace", "name", "fieldManager", "code", "fault")
-_STRINGS = slice(1, 10)  # user .. fieldManager
 #: separators of a packed chunk's text: between an entry's strings, and between entries
 _UNIT, _RECORD = "\x1f", "\x1e"
 
@@ -65,7 +64,7 @@ class _Chunk:
         self.times = array("d", [row[0].timestamp() for row in rows])
         self.codes = array("H", [row[10] for row in rows])
         self.faults = {i: row[11] for i, row in enumerate(rows) if row[11] is not None}
-        self.text = _RECORD.join([_UNIT.join(row[_STRINGS]) for row in rows])
+        self.text = _RECORD.join([_UNIT.join(row[1:10]) for row in rows])
 
     def __len__(self) -> int:
         return self.size
