@@ -99,3 +99,18 @@ async def test_a_watch_resumes_inside_the_window_and_gets_410_before_it(
     finally:
         await registry.stop()
         await kv.close()
+
+
+def test_a_resuming_watch_reads_its_resources_events_alone() -> None:
+    """Events of several resources and keys above any resource: each prefix gets exactly
+    the keys under it, whether it names one resource, a namespace of one, or more."""
+    keys = ["/registry/core/configmaps/a/x", "/registry/apps/deployments/a/x",
+            "/registry/core/configmaps/b/x", "/registry/health", "/registry/core/namespaces/a"]
+    ring = EventRing(capacity=100, chunk=512)
+    for revision, key in enumerate(keys * 3, start=1):
+        ring.append((False, True, key, revision, b"{}", None, revision))
+    for prefix in ("/registry/core/configmaps/", "/registry/core/configmaps/a/",
+                   "/registry/apps/deployments/", "/registry/core/", "/registry/", "",
+                   "/registry/batch/jobs/", "/registry/core/namespaces/a"):
+        assert [row[2] for row in ring.since(3, prefix)] == \
+            [k for k in (keys * 3)[3:] if k.startswith(prefix)], prefix
