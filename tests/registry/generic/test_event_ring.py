@@ -4,8 +4,10 @@ back whole once its events have left): what goes in comes out, in order, for the
 
 from __future__ import annotations
 
+import asyncio
+
 from kubegc.api.clock import ManualClock
-from kubegc.registry import Registry
+from kubegc.registry import Registry, WatchRequest
 from kubegc.registry.generic.event_ring import EventRing, Row
 from kubegc.registry.generic.watch_cache import TooOldResourceVersion, WatchCache
 from kubegc.storage.memory import MemoryKV
@@ -96,6 +98,27 @@ async def test_a_watch_resumes_inside_the_window_and_gets_410_before_it(
         assert [e.revision for e in events] == revisions[-5:]
         assert [e.obj["metadata"]["name"] for e in events] == [f"cm-{i}" for i in range(7, 12)]
         assert all(e.created and not e.deleted for e in events)
+        expired = registry.watch(target(registry, "configmaps"),
+                                 WatchRequest(resource_version=str(revisions[-7])))
+        batch = await asyncio.wait_for(anext(expired.batches()), 5)
+        expired.close()
+        assert [(c.type, c.object["code"], c.object["reason"]) for c in batch] == \
+            [("ERROR", 410, "Expired")]
     finally:
         await registry.stop()
         await kv.close()
+
+
+def test_a_resuming_watch_reads_its_resources_events_alone() -> None:
+    """Events of several resources and keys above any resource: each prefix gets exactly
+    the keys under it, whether it names one resource, a namespace of one, or more."""
+    keys = ["/registry/core/configmaps/a/x", "/registry/apps/deployments/a/x",
+            "/registry/core/configmaps/b/x", "/registry/health", "/registry/core/namespaces/a"]
+    ring = EventRing(capacity=100, chunk=512)
+    for revision, key in enumerate(keys * 3, start=1):
+        ring.append((False, True, key, revision, b"{}", None, revision))
+    for prefix in ("/registry/core/configmaps/", "/registry/core/configmaps/a/",
+                   "/registry/apps/deployments/", "/registry/core/", "/registry/", "",
+                   "/registry/batch/jobs/", "/registry/core/namespaces/a"):
+        assert [row[2] for row in ring.since(3, prefix)] == \
+            [k for k in (keys * 3)[3:] if k.startswith(prefix)], prefix

@@ -7,8 +7,10 @@ malloc'd), one record, one key and two ints per event held its 100,000 events in
 of Python objects each, and its survivors — written amid the garbage of a mass deletion —
 pinned pymalloc arenas and glibc chunks long after everything else was freed. Here an event
 costs its row (a 19-byte header, the key, the value, the previous value unless it is the
-same bytes, as a DELETE's is) plus 16 bytes of columns, and a chunk goes back to the system
-whole (``munmap``) once every event in it has left the ring. Upstream's cacher keeps its
+same bytes, as a DELETE's is) plus 20 bytes of columns, and a chunk goes back to the system
+whole (``munmap``) once every event in it has left the ring. A third column, the event's
+resource (``resource_root``) as a small number, lets a watch resuming in the past skip
+other resources' events without reading their rows. Upstream's cacher keeps its
 ``watchCacheEvent`` ring of decoded objects (``k8s.io/apiserver/pkg/storage/cacher``
 ``watchCache.cache``); decoding here is the reader's (``watch_cache.CachedEvent``).
 
@@ -30,6 +32,19 @@ CHUNK = 4 << 20
 _HEADER = struct.Struct("<BHIiq")  # flags, key length, value length, prev length, prev rev
 _DELETED, _CREATED = 1, 2
 _NO_PREV, _PREV_IS_VALUE = -1, -2
+_NO_ROOT = 0xFFFFFFFF  # a key above any resource's root
+
+
+def resource_root(key: str) -> str:
+    """The resource's key root (``/registry/<group>/<resource>/``) of a key or of a longer
+    prefix; a shorter prefix is its own root."""
+    parts = key.split("/")
+    return "/".join(parts[:4]) + "/" if len(parts) > 4 else key
+
+
+def _one_resource(key: str) -> bool:
+    """Whether every key under ``key`` is of one resource (it has a ``resource_root``)."""
+    return key.count("/") >= 4
 
 
 #: One event as it was appended: deleted, created, key, revision, value, the previous value
@@ -45,6 +60,8 @@ class EventRing:
         self._chunk = chunk
         self._revisions = array("q")  # column by slot: slot = sequence % capacity
         self._offsets = array("q")  # where each row starts, as a global byte offset
+        self._roots = array("I")  # the event's resource, numbered in ``_root_ids``
+        self._root_ids: dict[str, int] = {}
         self._next = 0  # sequence number of the next event
         self._len = 0
         self._maps: list[mmap.mmap] = []  # oldest first
@@ -80,28 +97,33 @@ class EventRing:
         for part in parts:
             target[at:at + len(part)] = part
             at += len(part)
-        return self._push(revision, self._end - size)
+        root_id = self._root_ids.setdefault(resource_root(key_str), len(self._root_ids)) \
+            if _one_resource(key_str) else _NO_ROOT
+        return self._push(revision, self._end - size, root_id)
 
     def _room(self, size: int) -> tuple[mmap.mmap, int]:
         """The map and the offset in it where ``size`` bytes go; ``_end`` moved past them."""
         if not self._maps or self._end + size > self._starts[-1] + len(self._maps[-1]):
-            self._maps.append(mmap.mmap(-1, max(self._chunk, size)))
+            # private, so that it counts as the process's anonymous memory, as malloc's does
+            self._maps.append(mmap.mmap(-1, max(self._chunk, size), flags=mmap.MAP_PRIVATE))
             self._starts.append(self._end)
         at = self._end - self._starts[-1]
         self._end += size
         return self._maps[-1], at
 
-    def _push(self, revision: int, offset: int) -> int | None:
+    def _push(self, revision: int, offset: int, root: int) -> int | None:
         slot = self._next % self.capacity
         evicted = None
         if slot == len(self._revisions):
             self._revisions.append(revision)
             self._offsets.append(offset)
+            self._roots.append(root)
         else:
             if self._len == self.capacity:
                 evicted = self._revisions[slot]
             self._revisions[slot] = revision
             self._offsets[slot] = offset
+            self._roots[slot] = root
         self._next += 1
         if self._len < self.capacity:
             self._len += 1
@@ -118,15 +140,19 @@ class EventRing:
     def since(self, after: int, prefix: str) -> list[Row]:
         """The events under ``prefix`` with revision > ``after``, oldest first, read from
         the newest back (a watch resuming near the present reads only the few since)."""
+        # a prefix of one resource or narrower: only that resource's events are read
+        only = self._root_ids.get(resource_root(prefix), -1) if _one_resource(prefix) else None
         want = prefix.encode()
         out: list[Row] = []
+        revisions, roots, capacity = self._revisions, self._roots, self.capacity
         for seq in range(self._next - 1, self._next - self._len - 1, -1):
-            slot = seq % self.capacity
-            if self._revisions[slot] <= after:
+            slot = seq % capacity
+            if revisions[slot] <= after:
                 break
-            row = self._read(self._offsets[slot], self._revisions[slot], want)
-            if row is not None:
-                out.append(row)
+            if only is None or roots[slot] == only:
+                row = self._read(self._offsets[slot], revisions[slot], want)
+                if row is not None:
+                    out.append(row)
         out.reverse()
         return out
 

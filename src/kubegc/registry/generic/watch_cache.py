@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from kubegc.api.goformat import html_escape
 from kubegc.api.types import Obj
-from kubegc.registry.generic.event_ring import EventRing, Row
+from kubegc.registry.generic.event_ring import EventRing, Row, resource_root
 from kubegc.registry.generic.keys import ROOT
 from kubegc.registry.generic.target import decode_value, with_resource_version
 from kubegc.storage import KV, CompactedError, Event, EventType, StorageClosedError
@@ -267,9 +267,8 @@ class WatchCache:
         if evicted is not None:
             self.origin = evicted
         self.revision = cached.revision
-        for prefix in _prefixes(cached.key):
-            for watcher in self._watchers.get(prefix, ()):
-                watcher.push(cached)
+        for watcher in self._watchers.get(resource_root(cached.key), ()):
+            watcher.push(cached)
         for listener in self.listeners:
             listener(cached)
 
@@ -280,7 +279,7 @@ class WatchCache:
         watcher = Watcher(self, prefix, after)
         for event in self._since(after, prefix):
             watcher.push(event)
-        self._watchers.setdefault(_watch_index(prefix), []).append(watcher)
+        self._watchers.setdefault(resource_root(prefix), []).append(watcher)
         return watcher
 
     def _since(self, after: int, prefix: str) -> list[CachedEvent]:
@@ -291,7 +290,7 @@ class WatchCache:
         return [CachedEvent(*row, self.decoded) for row in self._ring.since(after, prefix)]
 
     def unsubscribe(self, watcher: Watcher) -> None:
-        watchers = self._watchers.get(_watch_index(watcher.prefix))
+        watchers = self._watchers.get(resource_root(watcher.prefix))
         if watchers and watcher in watchers:
             watchers.remove(watcher)
 
@@ -333,14 +332,3 @@ def _row(event: Event) -> Row:
     prev_revision = prev.mod_revision if prev is not None else kv.mod_revision
     return (deleted, event.is_create, kv.key, kv.mod_revision, kv.value, prev_value,
             prev_revision)
-
-
-def _watch_index(prefix: str) -> str:
-    """Watchers are indexed by their resource root (``/registry/<group>/<resource>/``)."""
-    parts = prefix.split("/")
-    return "/".join(parts[:4]) + "/" if len(parts) > 4 else prefix
-
-
-def _prefixes(key: str) -> tuple[str, ...]:
-    parts = key.split("/")
-    return ("/".join(parts[:4]) + "/",) if len(parts) > 4 else (key,)
