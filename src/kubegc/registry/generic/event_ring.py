@@ -76,6 +76,14 @@ class EventRing:
         """Memory maps held (for tests and benches)."""
         return len(self._maps)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: the maps' written part (the pages touched) and the columns."""
+        written = self._end - self._starts[0] if self._maps else 0
+        columns = sum(c.itemsize * len(c) for c in (self._revisions, self._offsets,
+                                                    self._roots))
+        return written + columns
+
     def clear(self) -> None:
         self._len = 0
         self._maps.clear()
