@@ -76,14 +76,22 @@ class EventRing:
         """Memory maps held (for tests and benches)."""
         return len(self._maps)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: the maps' written part (the pages touched) and the columns."""
+        written = self._end - self._starts[0] if self._maps else 0
+        columns = sum(c.itemsize * len(c) for c in (self._revisions, self._offsets,
+                                                    self._roots))
+        return written + columns
+
     def clear(self) -> None:
         self._len = 0
         self._maps.clear()
         self._starts.clear()
 
-    def append(self, row: Row) -> int | None:
-        """Add ``row`` (revisions only grow); the revision of the event it pushed out of a
-        full ring, else None."""
+    def append(self, row: Row, root: str | None = None) -> int | None:
+        """Add ``row`` (revisions only grow; ``root``: its key's ``resource_root`` when the
+        caller has it); the revision of the event it pushed out of a full ring, else None."""
         deleted, created, key_str, revision, value, prev, prev_revision = row
         key = key_str.encode()
         prev_len = _NO_PREV if prev is None else (
@@ -97,8 +105,10 @@ class EventRing:
         for part in parts:
             target[at:at + len(part)] = part
             at += len(part)
-        root_id = self._root_ids.setdefault(resource_root(key_str), len(self._root_ids)) \
-            if _one_resource(key_str) else _NO_ROOT
+        root_id = _NO_ROOT
+        if _one_resource(key_str):
+            root = resource_root(key_str) if root is None else root
+            root_id = self._root_ids.setdefault(root, len(self._root_ids))
         return self._push(revision, self._end - size, root_id)
 
     def _room(self, size: int) -> tuple[mmap.mmap, int]:

@@ -263,11 +263,12 @@ class WatchCache:
     def _dispatch(self, event: Event) -> None:
         row = _row(event)
         cached = CachedEvent(*row, self.decoded)
-        evicted = self._ring.append(row)
+        root = resource_root(cached.key)
+        evicted = self._ring.append(row, root)
         if evicted is not None:
             self.origin = evicted
         self.revision = cached.revision
-        for watcher in self._watchers.get(resource_root(cached.key), ()):
+        for watcher in self._watchers.get(root, ()):
             watcher.push(cached)
         for listener in self.listeners:
             listener(cached)
