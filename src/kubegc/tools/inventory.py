@@ -199,6 +199,10 @@ class Inventory:
         """Whether an object with ``uid`` is known to exist or to have existed."""
         return bool(uid) and (uid in self._by_uid or uid in self.history)
 
+    def uids(self) -> Iterable[tuple[str, Obj]]:
+        """(uid, the object with it), in the order of ``objects`` (read-only)."""
+        return self._by_uid.items()
+
     def by_uid(self, uid: str) -> Obj | None:
         return self._by_uid.get(uid)
 

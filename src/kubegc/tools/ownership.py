@@ -175,9 +175,12 @@ class OwnerGraph:
         """Ownership cycles (each once, starting from its smallest uid). Only an object
         that is an owner and has an owner in the inventory can be on one."""
         found: dict[tuple[str, ...], list[Obj]] = {}
-        for start in self.inv.objects:
-            if uid_of(start) in self._dependents and any(
-                    owner is not None for _, owner in self.owners(start)):
+        # the objects with a uid, in the inventory's order, without reading each (issue
+        # 27): an object whose uid another one holds too is never ``by_uid``'s, so no walk
+        # from it can close a cycle (``owner is path[0]``)
+        dependents = self._dependents
+        for uid, start in self.inv.uids():
+            if uid in dependents and any(owner is not None for _, owner in self.owners(start)):
                 self._walk(start, [start], found)
         return list(found.values())
 
