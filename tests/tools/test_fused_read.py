@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from kubegc.api.clock import format_time
 from kubegc.api.meta import uid_of
 from kubegc.api.types import Obj
 from kubegc.client.dump import DumpClient
+from kubegc.tools.cluster_clock import cluster_time, judging_time
 from kubegc.tools.doctor import DoctorOptions, diagnose
 from kubegc.tools.inventory import Inventory, read_inventory
 from kubegc.tools.ownership import OwnerGraph
@@ -159,6 +161,37 @@ async def test_the_doctor_reads_a_dump_as_the_separate_passes_did(tmp_path: Path
     read, problems = well_formed(objects, inv.now)
     apart = Inventory(read, inv.resources, inv.now, source="dump", dump=True,
                       problems=problems, read=inv.read, notes=inv.notes)
+    assert render(diagnose(inv), "json") == render(diagnose(apart), "json")
+
+
+async def test_the_cluster_clock_is_found_in_the_walk(tmp_path: Path) -> None:
+    """The cluster's clock ahead of ours, as the objects show it (``cluster_clock``): found
+    in the inventory's walk over a dump, it is what ``cluster_time`` found over the objects
+    listed: an object left out (its uid no string) counts, one the dump could not serve
+    (its apiVersion no string) does not; a deletion whose time is no time (and no creation
+    time) is read as beginning at the time judged at, the cluster's."""
+    ahead = "2027-01-01T00:00:00Z"
+    lease = obj("coordination.k8s.io/v1", "Lease", "l", ns="kube-node-lease")
+    lease["spec"] = {"renewTime": "2026-11-30T00:00:00Z", "holderIdentity": "n1"}
+    items = [*every_problem(), lease,
+             obj("v1", "ConfigMap", "left-out", uid=7, creationTimestamp=ahead),
+             {"apiVersion": 1, "kind": "ConfigMap", "metadata": {
+                 "name": "unserved", "creationTimestamp": "2028-01-01T00:00:00Z"}},
+             obj("v1", "ConfigMap", "now-deleting", creationTimestamp=None,
+                 deletionTimestamp="soon", finalizers=["x.io/y"])]
+    client = DumpClient.from_file(write(tmp_path, items), prepare=Slim())
+    inv = await read_inventory(client, clock=_clock(), source="dump", follow_cluster_clock=True)
+    listed = [o for res in _listed(client, await client.discover())
+              for o in client.shared_items(res)]
+    now, notes = judging_time(cluster_time(listed), NOW)
+    assert format_time(now) == ahead and inv.now == now and notes
+    read, problems = well_formed([*listed, *client.malformed], now)
+    apart = Inventory(read, inv.resources, now, source="dump", dump=True, problems=problems,
+                      read=inv.read, notes=inv.notes)
+    assert inv.notes[0] == notes[0]
+    assert inv.problems == apart.problems
+    deleting = inv.find("", "ConfigMap", "shop", "now-deleting")
+    assert deleting is not None and deleting["metadata"]["deletionTimestamp"] == ahead
     assert render(diagnose(inv), "json") == render(diagnose(apart), "json")
 
 

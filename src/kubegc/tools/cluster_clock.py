@@ -25,30 +25,50 @@ def _mapping(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-
-
 def cluster_time(objects: Iterable[Obj]) -> datetime | None:
     """The latest time the cluster wrote into its objects: creation times, the times of
     managedFields entries and Leases' renew times (leaders renew every few seconds)."""
-    distinct: set[str] = set()  # objects share their creation second: each parsed once
-    others: list[object] = []
+    stamps = Stamps()
     for obj in objects:
-        meta = obj.get("metadata") if isinstance(obj, dict) else None
-        if not meta or not isinstance(meta, dict):
-            continue
+        stamps.add_object(obj)
+    return stamps.latest()
+
+
+class Stamps:
+    """``cluster_time`` an object at a time, for a caller that walks the objects anyway
+    (``Inventory``'s walk over a dump's objects).
+
+    Ownership: one per read of many objects."""
+
+    __slots__ = ("distinct", "others")
+
+    def __init__(self) -> None:
+        self.distinct: set[str] = set()  # objects share their creation second: parsed once
+        self.others: list[object] = []
+
+    def add(self, obj: Obj, meta: dict[str, Any]) -> None:
+        """The times ``obj`` (whose metadata is ``meta``, a map) says the cluster wrote."""
         stamp = meta.get("creationTimestamp")
         if type(stamp) is str:
-            distinct.add(stamp)
+            self.distinct.add(stamp)
         elif stamp:
-            others.append(stamp)
+            self.others.append(stamp)
         if "managedFields" in meta or obj.get("kind") == "Lease":
-            others.extend(_other_stamps(obj, meta))
-    latest: datetime | None = None
-    for stamp in (*distinct, *others):
-        t = parse_time_or_none(stamp)
-        if t is not None and (latest is None or t > latest):
-            latest = t
-    return latest
+            self.others.extend(_other_stamps(obj, meta))
+
+    def add_object(self, obj: object) -> None:
+        """``add`` of anything: an object with a metadata map."""
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        if meta and isinstance(meta, dict):
+            self.add(obj, meta)  # type: ignore[arg-type]
+
+    def latest(self) -> datetime | None:
+        latest: datetime | None = None
+        for stamp in (*self.distinct, *self.others):
+            t = parse_time_or_none(stamp)
+            if t is not None and (latest is None or t > latest):
+                latest = t
+        return latest
 
 
 def _other_stamps(obj: Obj, meta: dict[str, Any]) -> list[object]:

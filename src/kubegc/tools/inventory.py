@@ -45,7 +45,7 @@ from kubegc.api.version import MajorMinor, emulated_version_of
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
 from kubegc.controllers.deletionrecords import DELETION_RECORDS
-from kubegc.tools.cluster_clock import cluster_time, judging_time
+from kubegc.tools.cluster_clock import Stamps, cluster_time, judging_time
 from kubegc.tools.dependents import Dependents
 from kubegc.tools.model import group_of
 from kubegc.tools.owner_history import read_records_of_absent_owners, remember_record
@@ -109,6 +109,9 @@ class Inventory:
     #: (``read_inventory``): ``objects`` become the objects as read, their problems are
     #: added to ``problems``
     check_well_formed: InitVar[bool] = False
+    #: judge at the cluster's time when the objects show its clock ahead of ``now``
+    #: (``cluster_clock``), found in the same walk (a dump: ``read_inventory``)
+    follow_cluster_clock: InitVar[bool] = False
 
     def __repr__(self) -> str:
         # short: asyncio formats a finished task's result in some paths (Python 3.11's
@@ -116,7 +119,7 @@ class Inventory:
         return (f"<Inventory {len(self.objects)} objects from {self.source or '?'} at "
                 f"{format_time(self.now)}>")
 
-    def __post_init__(self, check_well_formed: bool) -> None:
+    def __post_init__(self, check_well_formed: bool, follow_cluster_clock: bool) -> None:
         self._by_uid: dict[str, Obj] = {}
         #: (group, kind, namespace) -> name -> object: no tuple per object (~120 B each)
         self._by_key: dict[tuple[str, str, str], dict[str, Obj]] = {}
@@ -132,14 +135,20 @@ class Inventory:
         self._served_kinds: dict[tuple[str, str], tuple[str, APIResource | None]] = {}
         self.dependents = Dependents()  # the owner graph's index (``ownership.OwnerGraph``)
         reading = Reading(self.now) if check_well_formed else None
-        self.objects = self._index(self.objects, reading)
+        stamps = Stamps() if follow_cluster_clock else None
+        self.objects = self._index(self.objects, reading, stamps)
         self.dependents.done()
+        if stamps is not None:
+            self.now, notes = judging_time(stamps.latest(), self.now)
+            self.notes[:0] = notes
         if reading is not None:
+            reading.judge_at(self.now)
             self.problems.extend(reading.problems)
 
-    def _index(self, objects: list[Obj], reading: Reading | None) -> list[Obj]:
-        """Index each object (and read it through ``reading``, if given), in one walk: the
-        objects as read."""
+    def _index(self, objects: list[Obj], reading: Reading | None, stamps: Stamps | None
+               ) -> list[Obj]:
+        """Index each object, in one walk (and read it through ``reading``, and note the
+        times it says the cluster wrote in ``stamps``, if given): the objects as read."""
         by_uid, deleting, add_edges = self._by_uid, self.deleting, self.dependents.add
         read = reading.read if reading is not None else None
         kept: list[Obj] = [] if read is not None else objects
@@ -148,7 +157,10 @@ class Inventory:
         for obj in objects:  # the hot loop of a 1M-object inventory: kept lean
             if read is not None:
                 read_as = read(obj)
-                if read_as is None:
+                if read_as is None:  # left out; if served, the cluster wrote it all the same
+                    if stamps is not None and type(obj) is dict and type(
+                            obj.get("apiVersion")) is type(obj.get("kind")) is str:
+                        stamps.add_object(obj)
                     continue
                 obj = read_as
                 kept.append(obj)
@@ -159,6 +171,12 @@ class Inventory:
             if meta.get("deletionTimestamp"):
                 deleting.append(obj)
             key = (obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"))
+            if stamps is not None and meta:  # ``stamps.add``, its common case inline
+                stamp = meta.get("creationTimestamp")
+                if type(stamp) is str and key[1] != "Lease" and "managedFields" not in meta:
+                    stamps.distinct.add(stamp)
+                else:
+                    stamps.add(obj, meta)
             try:
                 slot = slots.get(key) or slots.setdefault(key, self._slot(*key))
             except TypeError:  # a value no key can hold (an inventory not well-formed)
@@ -286,6 +304,7 @@ async def read_inventory(
     objects: list[Obj] = []
     errors: dict[str, str] = {}
     read: set[tuple[str, str]] = set()
+    dump = isinstance(client, DumpClient)
     done = 0
     gate = asyncio.Semaphore(CONCURRENT_LISTS)
     latest: list[datetime] = []  # the latest time the cluster wrote, per resource
@@ -295,8 +314,8 @@ async def read_inventory(
         ns = namespace if res.namespaced and (res.group, res.resource) not in EVIDENCE else ""
         async with gate:
             try:
-                objects.extend(await _list_all(client, res, ns,
-                                               latest if follow_cluster_clock else None))
+                objects.extend(await _list_all(client, res, ns, latest if (
+                    follow_cluster_clock and not dump) else None))
                 read.add((res.group, res.resource))
             except StatusError as e:
                 errors[_name(res)] = e.message
@@ -306,14 +325,15 @@ async def read_inventory(
 
     await asyncio.gather(*(one(r) for r in listable))
     now, notes = clock.now(), list[str]()
-    if follow_cluster_clock:
+    if follow_cluster_clock and not dump:  # a dump's: found in the inventory's walk
         now, notes = judging_time(max(latest, default=None), now)
     if isinstance(client, DumpClient):  # what it could not serve, to be reported
         objects.extend(client.malformed)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
-                    errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,
-                    emulated_version=await _emulated_version(client), check_well_formed=True)
-    future = future_deletions_note(inv.deleting, now)
+                    errors=errors, read=read, dump=dump, notes=notes,
+                    emulated_version=await _emulated_version(client), check_well_formed=True,
+                    follow_cluster_clock=follow_cluster_clock and dump)
+    future = future_deletions_note(inv.deleting, inv.now)
     if future:
         inv.notes.append(future)
     if isinstance(client, DumpClient):  # the records a dump holds are all there is

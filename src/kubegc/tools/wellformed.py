@@ -37,6 +37,7 @@ from kubegc.tools.model import ObjRef
 #: The object cannot be named: it is left out of the inventory.
 SKIPPED = "the object is left out"
 IGNORED = "ignored"
+_SINCE_NOW = "read as being deleted since now"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,8 @@ class Reading:
         self.now = now
         self.problems: list[InputProblem] = []
         self._memo = Memo()
+        #: the copies whose deletion is read as beginning ``now`` (``judge_at``)
+        self._at_now: list[Obj] = []
 
     def read(self, obj: Obj) -> Obj | None:
         """``obj`` as the tools read it: itself when well-formed, else a copy without its
@@ -92,10 +95,19 @@ class Reading:
         fixed = copy.deepcopy(obj)
         ref = ObjRef.of(obj)
         for path, wrong in fixes:
-            self.problems.append(InputProblem(ref, _path_text(path), wrong,
-                                              _fix(fixed, path, self.now)))
+            effect = _fix(fixed, path, self.now)
+            if effect == _SINCE_NOW:
+                self._at_now.append(fixed)
+            self.problems.append(InputProblem(ref, _path_text(path), wrong, effect))
         _purge(fixed)
         return fixed
+
+    def judge_at(self, now: datetime) -> None:
+        """``now`` is the time judged at after all (the cluster's, found as the objects
+        were read): the deletions read as beginning now begin then."""
+        self.now = now
+        for obj in self._at_now:
+            obj["metadata"]["deletionTimestamp"] = format_time(now)
 
 
 def problem_notes(problems: list[InputProblem], limit: int = 10) -> list[str]:
@@ -142,7 +154,7 @@ def _fix(obj: Obj, path: Path, now: datetime) -> str:
         created = parse_time_or_none(obj["metadata"].get("creationTimestamp"))
         obj["metadata"]["deletionTimestamp"] = format_time(created or now)
         return ("read as being deleted since it was created, the earliest it can be"
-                if created is not None else "read as being deleted since now")
+                if created is not None else _SINCE_NOW)
     parent: Any = obj
     for step in path[:-1]:
         if not isinstance(parent, dict | list):
