@@ -1,0 +1,71 @@
+"""The cluster's clock as its objects show it (``read_inventory``'s
+``follow_cluster_clock``).
+
+A cluster stamps objects with its own clock, which may be ahead of this machine's
+(``kubegc serve --time-scale``, or plain skew). ``cluster_time`` is the latest time the
+cluster wrote into the objects read; ``judging_time`` the time ages are then judged on,
+with a note when it is the cluster's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from kubegc.api.clock import format_time, parse_time_or_none
+from kubegc.api.types import Obj
+from kubegc.tools.model import human_duration
+
+#: Seconds the cluster's clock may be ahead of ours before ages are judged on its time.
+CLOCK_SKEW_TOLERANCE = 5.0
+
+
+def _mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+
+
+def cluster_time(objects: Iterable[Obj]) -> datetime | None:
+    """The latest time the cluster wrote into its objects: creation times, the times of
+    managedFields entries and Leases' renew times (leaders renew every few seconds)."""
+    distinct: set[str] = set()  # objects share their creation second: each parsed once
+    others: list[object] = []
+    for obj in objects:
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        if not meta or not isinstance(meta, dict):
+            continue
+        stamp = meta.get("creationTimestamp")
+        if type(stamp) is str:
+            distinct.add(stamp)
+        elif stamp:
+            others.append(stamp)
+        if "managedFields" in meta or obj.get("kind") == "Lease":
+            others.extend(_other_stamps(obj, meta))
+    latest: datetime | None = None
+    for stamp in (*distinct, *others):
+        t = parse_time_or_none(stamp)
+        if t is not None and (latest is None or t > latest):
+            latest = t
+    return latest
+
+
+def _other_stamps(obj: Obj, meta: dict[str, Any]) -> list[object]:
+    """The times of ``obj``'s managedFields entries and, for a Lease, its renew times."""
+    managed = meta.get("managedFields")
+    stamps = [m.get("time") for m in managed if isinstance(m, dict)] if isinstance(
+        managed, list) else []
+    if obj.get("kind") == "Lease":
+        spec = _mapping(obj.get("spec"))
+        stamps += [spec.get("renewTime"), spec.get("acquireTime")]
+    return [stamp for stamp in stamps if stamp]
+
+
+def judging_time(cluster: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
+    if cluster is None or (cluster - now).total_seconds() <= CLOCK_SKEW_TOLERANCE:
+        return now, []
+    lead = human_duration((cluster - now).total_seconds())
+    return cluster, [f"the cluster's clock is {lead} ahead of this machine's (the latest time "
+                     f"it wrote is {format_time(cluster)}; a kubegc run with --time-scale?): "
+                     "ages are judged on the cluster's time"]
