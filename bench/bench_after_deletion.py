@@ -158,8 +158,10 @@ async def run(n: int) -> None:
         assert cluster.kv is not None
         await cluster.kv.compact(cluster.kv.current_revision - 1000)
         report("deleted, compacted")
-        print(f"  the watch cache's ring: {len(cluster.registry.cache._ring):,} events"
-              if cluster.registry is not None else "")
+        if cluster.registry is not None:
+            ring = cluster.registry.cache._ring
+            print(f"  the watch cache's ring: {len(ring):,} events in {ring.chunks} memory "
+                  "maps of 4 MiB (event_ring.CHUNK)")
         for size, entries, path in largest_tables(cluster)[:8]:
             print(f"    {size / 1024:7.0f} KiB {entries:>8,} entries  {path}")
         gc.unfreeze()

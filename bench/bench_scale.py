@@ -49,7 +49,8 @@ from _common import (
     verdict,
 )
 
-from kubegc.registry.generic.watch_cache import DEFAULT_CAPACITY, CachedEvent
+from kubegc.registry.generic.event_ring import EventRing
+from kubegc.registry.generic.watch_cache import DEFAULT_CAPACITY
 
 NS = "bench-scale"
 PER_OWNER = 1000
@@ -82,14 +83,12 @@ def dict_bytes_per_object(sample: dict[str, Any], n: int) -> float:
 
 
 def cached_event_bytes(value: bytes, n: int = 5000) -> float:
-    """Bytes one watch cache event of ``value``'s size holds (its own copy of the bytes)."""
-    tracemalloc.start()
-    events = [CachedEvent(False, True, f"/registry/configmaps/{NS}/x-{i}", i,
-                          bytes(bytearray(value)), None, i) for i in range(n)]
-    size = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    del events
-    return size / n
+    """Bytes one event of ``value``'s size holds in the watch cache's ring (its row in the
+    ring's memory maps and its columns, ``EventRing.nbytes``)."""
+    ring = EventRing(n)
+    for i in range(n):
+        ring.append((False, True, f"/registry/core/configmaps/{NS}/x-{i}", i, value, None, i))
+    return ring.nbytes / n
 
 
 # -- HTTP helpers ---------------------------------------------------------------------------------

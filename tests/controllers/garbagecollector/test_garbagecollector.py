@@ -362,6 +362,20 @@ async def test_delete_decided_on_the_cached_copy_skips_the_live_get() -> None:
         RecordAction.DELETE, DecisionReason.OWNER_ABSENT, "Background")
 
 
+async def test_a_cached_copys_references_are_parsed_once_per_list() -> None:
+    """The worker reads a cached copy's owner references through the builder's memo
+    (``GraphBuilder.cached_owner_refs``): the same parse for every item sharing the list."""
+    from kubegc.controllers.garbagecollector.graph import owner_refs_of
+
+    h = Harness.create()
+    await _observed_and_cached_pod(h)
+    cached = h.gc.graph_builder.monitors.cached(PODS, "ns1", pod.name)
+    assert cached is not None
+    refs = h.gc.graph_builder.cached_owner_refs(cached)
+    assert refs == owner_refs_of(cached) and refs
+    assert h.gc.graph_builder.cached_owner_refs(cached) is refs
+
+
 async def test_stale_cached_copy_never_deletes_an_object_that_gained_a_solid_owner() -> None:
     """The cache still shows only the absent owner; the live object has gained a solid one.
     The delete carries the cached resourceVersion, so it conflicts and the live path keeps

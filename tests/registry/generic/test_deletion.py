@@ -289,3 +289,35 @@ async def test_invalid_delete_options(registry: Registry, options: dict[str, Any
         await registry.delete(target(registry, "configmaps"), "obj", options)
     assert e.value.code == 422 and message in e.value.message
     assert await registry.get(target(registry, "configmaps"), "obj")
+
+
+@pytest.mark.parametrize("finalizers", [[], ["foo.com/x"]], ids=["removed", "kept"])
+async def test_delete_decodes_the_stored_object_once(
+        registry: Registry, monkeypatch: pytest.MonkeyPatch, finalizers: list[str]) -> None:
+    """A DELETE edits a copy of the stored object's metadata, not a second decoding of it
+    (issue 27: one decode less per GC deletion); the object answered and the one left
+    stored are as before: the answer of a removal is the object as it was, untouched."""
+    from kubegc.registry.generic import store as store_module
+
+    t = target(registry, "configmaps")
+    created = await registry.create(t, {**manifest("configmaps", "obj", finalizers=finalizers),
+                                        "data": {"k": "v"}})
+    decodes = 0
+    decode = store_module.decode
+
+    def counting(kv: Any, **kwargs: Any) -> Any:
+        nonlocal decodes
+        decodes += 1
+        return decode(kv, **kwargs)
+
+    monkeypatch.setattr(store_module, "decode", counting)
+    answered, removed = await registry.delete(t, "obj", {"propagationPolicy": "Background"})
+    assert decodes == 1
+    assert removed == (not finalizers)
+    if removed:
+        assert answered == created  # as it was: no deletionTimestamp, no finalizers popped
+    else:
+        assert answered["metadata"]["deletionTimestamp"]
+        assert answered["metadata"]["finalizers"] == finalizers
+        assert answered["data"] == {"k": "v"}
+        assert "deletionTimestamp" not in created["metadata"]

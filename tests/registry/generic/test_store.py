@@ -261,7 +261,5 @@ async def test_a_watch_by_name_in_every_namespace_decodes_that_name_alone(
     await registry.create(target(registry, "configmaps"), manifest("configmaps", "pick"))
     batch = await asyncio.wait_for(anext(batches), 5)
     assert [(c.type, c.object["metadata"]["name"]) for c in batch] == [("ADDED", "pick")]
-    cached = [e for e in registry.cache._ring
-              if e.revision == int(other["metadata"]["resourceVersion"])]
-    assert len(cached) == 1 and cached[0]._obj is None and cached[0]._prev is None
+    assert int(other["metadata"]["resourceVersion"]) not in registry.cache.decoded.revisions()
     watch.close()

@@ -112,7 +112,7 @@ class AttemptToDelete:
         if cached is None:
             return None
         resource_version = metaonly.resource_version(cached)
-        references = owner_refs_of(cached)
+        references = self._graph_builder.cached_owner_refs(cached)
         if not resource_version or not references:
             return None
         return ItemCopy(cached, references, resource_version)

@@ -56,9 +56,9 @@ class ReferenceClassifier:
         outcomes, not exceptions: UNMAPPABLE (``RESTMappingError``), INVALID_SCOPE (a
         cluster-scoped item naming a namespaced kind) and FAILED (the GET failed)."""
         cache = self._graph_builder.absent_owner_cache
-        coordinates = reference.coordinates()
+        # identity_in keeps only the coordinates (cf. ``absentOwnerCacheKey``)
         for namespace in ("", item.identity.namespace):  # cluster-scoped, then namespaced
-            cached = cache.get(coordinates.identity_in(namespace))
+            cached = cache.get(reference.identity_in(namespace))
             if cached is not None:
                 return self._absent(reference, item, cached)
         try:
@@ -69,7 +69,7 @@ class ReferenceClassifier:
             return OwnerLookup.failed(LookupOutcome.INVALID_SCOPE,
                                       NamespacedOwnerOfClusterScopedObjectError())
         namespace = item.identity.namespace if mapping.namespaced else ""
-        key = coordinates.identity_in(namespace)
+        key = reference.identity_in(namespace)
         try:
             owner = await self._client.get(mapping.resource, reference.name, namespace=namespace)
         except Exception as exc:

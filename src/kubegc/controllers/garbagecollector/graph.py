@@ -156,7 +156,8 @@ class SharedOwnerRefs:
 
     A list is remembered with its parse (at most ``limit``, then the memo starts over);
     holding the list keeps its ``id`` from being reused, and informer objects are never
-    mutated. Ownership: the GraphBuilder's task."""
+    mutated. Ownership: the event loop (the GraphBuilder's task, and the GC workers for
+    their cached copies: ``GraphBuilder.cached_owner_refs``), synchronously."""
 
     __slots__ = ("_limit", "_parsed")
 

@@ -95,6 +95,12 @@ class GraphBuilder:
         self.deleted_uids = DeletedUIDs()
         self._owner_refs = SharedOwnerRefs()
 
+    def cached_owner_refs(self, obj: Obj) -> tuple[OwnerRef, ...]:
+        """``owner_refs_of`` an object of the monitors' caches, parsed once per shared
+        ownerReferences list (the same parse the builder made of it: one per owner's
+        dependents, not one per item a GC worker decides)."""
+        return self._owner_refs(obj)[0]
+
     def _enqueue_change(self, event: Event) -> None:
         self.graph_changes.add(event)
 

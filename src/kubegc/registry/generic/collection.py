@@ -31,6 +31,7 @@ from kubegc.api.meta import DeleteOptions
 from kubegc.api.types import Obj
 from kubegc.registry.generic.deletion import (
     check_delete_options,
+    editable_copy,
     update_for_graceful_deletion_and_finalizers,
 )
 from kubegc.registry.generic.listing import list_answer, select
@@ -77,7 +78,7 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
         field_selector=list_options.field_selector, limit=list_options.limit,
         continue_=list_options.continue_, resource_version=list_options.resource_version,
         resource_version_match=list_options.resource_version_match)
-    stored = [decode(kv) for kv in page.kvs]
+    stored = [decode(kv, shared=False) for kv in page.kvs]  # decided on, answered, dropped
     items = [store.present(t, obj) for obj in stored]
     listed = list_answer(t, page, items)
     batched = batched and not options.dry_run and not store.admission.webhooks_active()
@@ -122,10 +123,7 @@ async def _delete_batch(store: Store, deleter: ObjectDeleter, targets: _Targets,
     written: list[tuple[int, Target]] = []
     for i, (obj, kv) in enumerate(zip(chunk.stored, chunk.kvs, strict=True)):
         t, update = targets.of(obj)
-        # A copy of its own for the update to edit: the update of a DELETE sets metadata
-        # fields only, so a copy of the metadata will do (webhooks, which could edit more,
-        # never run here); a stored object served converted is decoded afresh instead.
-        work = {**obj, "metadata": {**obj["metadata"]}} if t.direct else decode(kv)
+        work = editable_copy(t, obj, kv)  # webhooks never run here
         try:
             outcome = await update(work)
         except errors.StatusError as exc:  # a precondition that does not hold

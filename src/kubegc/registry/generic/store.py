@@ -67,6 +67,8 @@ from kubegc.storage import (
 )
 
 UpdateFn = Callable[[Obj], Awaitable[Any]]
+#: A copy of the current object (decoded from its stored row) for an ``UpdateFn`` to edit.
+EditableCopy = Callable[[Obj, KeyValue], Obj]
 
 
 class AdmissionChain(WebhookChain, Protocol):
@@ -221,13 +223,15 @@ class Store:
 
     async def guaranteed_update(
         self, t: Target, name: str, update: UpdateFn, *, dry_run: bool = False,
-        create: Callable[[], Awaitable[Obj]] | None = None,
+        create: Callable[[], Awaitable[Obj]] | None = None, copy: EditableCopy | None = None,
     ) -> tuple[Obj, bool]:
         """Read, apply ``update``, write with CAS, retry on conflict.
 
         ``update(current)`` returns the new stored object, the same object for a no-op, or
-        ``DELETE``. When the key is absent, ``create`` (if given) runs instead. Returns
-        (object as served, whether the object was removed)."""
+        ``DELETE``. When the key is absent, ``create`` (if given) runs instead. ``copy``
+        makes the copy ``update`` edits from the current object and its stored row
+        (default: decoded afresh, which any update may edit anywhere). Returns (object as
+        served, whether the object was removed)."""
         key = t.key(name)
         while True:
             kv = await self.kv.get(key)
@@ -235,8 +239,9 @@ class Store:
                 if create is not None:
                     return await create(), False
                 raise errors.not_found(t.gr, name)
-            current = decode(kv)
-            new = await update(decode(kv))  # a second copy to edit: cheaper than clone()
+            current = decode(kv, shared=False)  # both live as long as the request
+            # a second copy to edit: decoding again is cheaper than clone()
+            new = await update(decode(kv, shared=False) if copy is None else copy(current, kv))
             try:
                 if isinstance(new, DeleteAs):
                     if not dry_run:

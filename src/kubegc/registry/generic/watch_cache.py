@@ -1,9 +1,10 @@
 """One storage watch fanned out to many watchers (cf. apiserver's ``Cacher``).
 
 The cache watches every key under ``/registry/`` once, keeps the last ``capacity`` events
-in a ring (their stored bytes; an event is decoded when a watcher first needs its object,
-and the decoded objects of the last ``DECODED_WINDOW`` decoded events are shared by every
-reader), and hands each event to the watchers whose key prefix matches.
+in a ring (their keys and stored bytes packed in large buffers, ``event_ring.EventRing``;
+an event is decoded when a watcher first needs its object, and the decoded objects of the
+last ``DECODED_WINDOW`` decoded events are shared by every reader), and hands each event to
+the watchers whose key prefix matches.
 A watch can start at any revision the ring still covers (``>= origin``); older
 ones get 410 Expired, exactly as kube-apiserver's watch cache answers "too old resource
 version", and clients relist.
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 from kubegc.api.goformat import html_escape
 from kubegc.api.types import Obj
+from kubegc.registry.generic.event_ring import EventRing, Row, resource_root
 from kubegc.registry.generic.keys import ROOT
 from kubegc.registry.generic.target import decode_value, with_resource_version
 from kubegc.storage import KV, CompactedError, Event, EventType, StorageClosedError
@@ -71,12 +73,17 @@ class DecodedWindow:
     def __len__(self) -> int:
         return len(self._events)
 
+    def revisions(self) -> list[int]:
+        """The revisions of the events holding decoded objects, oldest first."""
+        return [event.revision for event in self._events]
+
 
 @dataclass(slots=True)
 class CachedEvent:
-    """A storage event as the cache keeps it: the stored bytes, decoded only when someone
-    needs the object (``obj``), so the ring holds bytes the cyclic GC does not scan and
-    HTTP watchers can be served without any decoding (``line``). The decoded objects are
+    """A storage event as the cache hands it to watchers and listeners (made at dispatch,
+    and again from the ring's packed row for a watch that resumes in the past): the stored
+    bytes, decoded only when someone needs the object (``obj``), so that HTTP watchers can
+    be served without any decoding (``line``). The decoded objects are
     kept while the event is among the cache's recently decoded ones (``DecodedWindow``).
 
     ``obj`` carries ``resourceVersion`` = the event's revision (for deletes: the deletion
@@ -190,7 +197,7 @@ class TooOldResourceVersion(Exception):
 class WatchCache:
     def __init__(self, kv: KV, *, capacity: int = DEFAULT_CAPACITY) -> None:
         self._kv = kv
-        self._ring: collections.deque[CachedEvent] = collections.deque(maxlen=capacity)
+        self._ring = EventRing(max(capacity, 1))
         self.decoded = DecodedWindow()
         self._watchers: dict[str, list[Watcher]] = {}
         self._task: asyncio.Task[None] | None = None
@@ -205,11 +212,11 @@ class WatchCache:
     @property
     def capacity(self) -> int:
         """Events the ring keeps: a watch can resume this far back at most."""
-        return self._ring.maxlen or 0
+        return self._ring.capacity
 
     async def start(self) -> None:
         current = self._kv.current_revision
-        start = max(self._kv.compact_revision, current - (self._ring.maxlen or 0), 0) + 1
+        start = max(self._kv.compact_revision, current - self._ring.capacity, 0) + 1
         self.origin = start - 1
         self.revision = current
         self._task = asyncio.create_task(self._run(start), name="watch-cache")
@@ -254,14 +261,15 @@ class WatchCache:
                 backoff = min(backoff * 2, 2.0)
 
     def _dispatch(self, event: Event) -> None:
-        cached = _cached(event, self.decoded)
-        if len(self._ring) == self._ring.maxlen and self._ring:
-            self.origin = self._ring[0].revision
-        self._ring.append(cached)
+        row = _row(event)
+        cached = CachedEvent(*row, self.decoded)
+        root = resource_root(cached.key)
+        evicted = self._ring.append(row, root)
+        if evicted is not None:
+            self.origin = evicted
         self.revision = cached.revision
-        for prefix in _prefixes(cached.key):
-            for watcher in self._watchers.get(prefix, ()):
-                watcher.push(cached)
+        for watcher in self._watchers.get(root, ()):
+            watcher.push(cached)
         for listener in self.listeners:
             listener(cached)
 
@@ -272,7 +280,7 @@ class WatchCache:
         watcher = Watcher(self, prefix, after)
         for event in self._since(after, prefix):
             watcher.push(event)
-        self._watchers.setdefault(_watch_index(prefix), []).append(watcher)
+        self._watchers.setdefault(resource_root(prefix), []).append(watcher)
         return watcher
 
     def _since(self, after: int, prefix: str) -> list[CachedEvent]:
@@ -280,17 +288,10 @@ class WatchCache:
         Read from the newest back (the ring is in revision order): a watch resuming near
         the present, as every informer after a restart from its caches, reads the few
         events since, not the whole ring (100,000 events, ~40 informers)."""
-        newer: list[CachedEvent] = []
-        for event in reversed(self._ring):
-            if event.revision <= after:
-                break
-            if event.key.startswith(prefix):
-                newer.append(event)
-        newer.reverse()
-        return newer
+        return [CachedEvent(*row, self.decoded) for row in self._ring.since(after, prefix)]
 
     def unsubscribe(self, watcher: Watcher) -> None:
-        watchers = self._watchers.get(_watch_index(watcher.prefix))
+        watchers = self._watchers.get(resource_root(watcher.prefix))
         if watchers and watcher in watchers:
             watchers.remove(watcher)
 
@@ -324,22 +325,11 @@ class WatchCache:
         return out
 
 
-def _cached(event: Event, window: DecodedWindow | None = None) -> CachedEvent:
+def _row(event: Event) -> Row:
     kv = event.kv
     prev = event.prev_kv
     deleted = event.type is EventType.DELETE
     prev_value = prev.value if prev is not None else (kv.value if deleted else None)
     prev_revision = prev.mod_revision if prev is not None else kv.mod_revision
-    return CachedEvent(deleted, event.is_create, kv.key, kv.mod_revision, kv.value,
-                       prev_value, prev_revision, window)
-
-
-def _watch_index(prefix: str) -> str:
-    """Watchers are indexed by their resource root (``/registry/<group>/<resource>/``)."""
-    parts = prefix.split("/")
-    return "/".join(parts[:4]) + "/" if len(parts) > 4 else prefix
-
-
-def _prefixes(key: str) -> tuple[str, ...]:
-    parts = key.split("/")
-    return ("/".join(parts[:4]) + "/",) if len(parts) > 4 else (key,)
+    return (deleted, event.is_create, kv.key, kv.mod_revision, kv.value, prev_value,
+            prev_revision)
