@@ -195,6 +195,14 @@ async def settled_store(serve: Serve, interval: float, timeout: float) -> int:
 # -- the run --------------------------------------------------------------------------------------
 
 
+_STARTED = time.perf_counter()
+
+
+def step(what: str) -> None:
+    """A progress line on stderr (a run at 1M takes most of an hour)."""
+    print(f"  [{time.perf_counter() - _STARTED:7.0f} s] {what}", file=sys.stderr, flush=True)
+
+
 async def empty_server(flags: list[str], timeout: float) -> dict[str, float]:
     serve = Serve(*flags, prefix="bench-scale-empty-")
     try:
@@ -212,6 +220,7 @@ async def scale_run(n: int, cascades: list[int], flags: list[str], interval: flo
     serve = Serve(*flags, root=root)
     try:
         await serve.ready(timeout)
+        step(f"creating {n:,} ConfigMaps")
         out["create_per_s"] = await populate(serve, NS, n, per_owner=PER_OWNER)
         await serve.settle(timeout)
         out["rss_created"] = serve.rss()
@@ -219,9 +228,11 @@ async def scale_run(n: int, cascades: list[int], flags: list[str], interval: flo
         out["store_created"] = serve.store_bytes()
         _, one = await request(serve.url, "GET", f"/api/v1/namespaces/{NS}/configmaps/cm-0000000")
         out["sample"] = one
+        step("LIST of all, streamed then whole")
         out["list_streamed"] = await list_all(serve, whole=False)
         out["list_whole"] = await list_all(serve, whole=True)
         serve.stop()
+        step("restart")
         serve = Serve(*flags, root=root)
         out["restart_s"] = await serve.ready(timeout)
         out["rss_restarted"] = serve.rss()
@@ -232,14 +243,17 @@ async def scale_run(n: int, cascades: list[int], flags: list[str], interval: flo
         out["cascades"] = {}
         for size in cascades:
             ns = f"cascade-{size}"
+            step(f"GC cascade of {size:,} dependents")
             await populate(serve, ns, size, per_owner=size)
             await serve.settle(timeout)
             seconds = await real_cascade(serve, size, "Background", timeout, namespace=ns,
                                          owner="owner-0")
             out["cascades"][size] = size / seconds
         deleted = n + (n + PER_OWNER - 1) // PER_OWNER
+        step(f"deleting the namespace of {n:,}")
         out["namespace_per_s"] = deleted / await namespace_gone(serve, NS, timeout)
         await serve.settle(timeout)
+        step("after the deletion: compaction windows")
         out["store_after"] = await settled_store(serve, interval, timeout)
         out["rss_after"] = serve.rss()
         out["anon_after"] = serve.rss_anon()
@@ -360,6 +374,8 @@ def main() -> None:
                           f"all controllers) {' '.join(flags)}")
     value = orjson.dumps(configmap("cm-0000000", NS))
     rows = min(n, BASELINE_ROWS)
+    step(f"baselines: raw durable SQLite inserts and tombstones of {rows:,} rows, an empty "
+         "server")
     base: dict[str, float] = {
         "raw_inserts": raw_inserts(args.dir, rows, TOMBSTONE_BATCH, value),
         "raw_tombstones": raw_tombstones(args.dir, rows, TOMBSTONE_BATCH, value),

@@ -198,10 +198,13 @@ class FaultRegistry:
         finally:
             # a create's name: the body's, noted by the create verb, else read here
             name = attrs.name or request.named or (body_name(request) if answered else "")
-            self.log.entries.append(entry(
+            log = self.log  # log.append inlined: one call less a write
+            log.recent.append(entry(
                 self._now(), attrs, request.headers.get("User-Agent", ""),
                 request.query.get("fieldManager", ""), code,
                 answered[0].id if answered else None, name))
+            if len(log.recent) >= log.chunk:
+                log.pack()
 
     async def _faulted(self, attrs: Attributes, request: Request, route: Route,
                        answered: list[Fault] | None = None) -> AnyResponse:
