@@ -10,10 +10,12 @@ item (``--modes each``: list and DELETE each object, upstream's fallback where
 ``deletecollection`` is not served) to show what one DeleteCollection per resource buys.
 
 Python's cyclic collector is set up as ``kubegc serve`` sets it up (``--python-gc``: its
-defaults, as in a test process).
+defaults, as in a test process). ``--controllers '*'`` runs every controller, as ``kubegc
+serve`` does (the garbage collector's informers and graph see every deletion, and record
+nothing of the namespace controller's); ``--compaction-interval`` as bench_scale's server.
 
 Usage: python bench/bench_namespace.py [--sizes 1000,10000] [--modes collection,each]
-       [--quick] [--python-gc]
+       [--quick] [--python-gc] [--controllers namespace|'*'] [--compaction-interval S]
 """
 
 from __future__ import annotations
@@ -76,8 +78,9 @@ async def _item_by_item(self: Any, gvr: Any, namespace: str, deleted_at: Any) ->
     return None
 
 
-async def empty_namespace(n: int, mode: str, timeout: float, *,
-                          serve_gc: bool = True) -> dict[str, float]:
+async def empty_namespace(n: int, mode: str, timeout: float, *, serve_gc: bool = True,
+                          controllers: tuple[str, ...] = ("namespace",),
+                          compaction_interval: float | None = None) -> dict[str, float]:
     """Seconds from the namespace's DELETE to the namespace gone. ``serve_gc``: Python's
     cyclic collector set up as ``kubegc serve`` sets it up (``tune_cyclic_gc``, after the
     objects are made), else Python's defaults (a test process's)."""
@@ -86,8 +89,10 @@ async def empty_namespace(n: int, mode: str, timeout: float, *,
         deleter.NamespacedResourcesDeleter._delete_collection = _item_by_item  # type: ignore[method-assign]
     data_dir = Path(tempfile.mkdtemp(prefix="bench-ns-"))
     try:
-        async with Cluster(controllers=["namespace"], storage="sqlite",
-                           data_dir=data_dir) as cluster:
+        cluster = Cluster(controllers=controllers, storage="sqlite", data_dir=data_dir)
+        if compaction_interval is not None:
+            cluster.config.compaction_interval = compaction_interval
+        async with cluster:
             client = cluster.client
             await client.create(NAMESPACES, {"metadata": {"name": NS}})
             maps = [configmap(f"cm-{i:07d}", NS) for i in range(n // 2)]
@@ -154,12 +159,17 @@ def main() -> None:
     parser.add_argument("--python-gc", action="store_true",
                         help="Python's default cyclic-GC settings (a test process's) instead "
                              "of kubegc serve's")
+    parser.add_argument("--controllers", default="namespace",
+                        help="the controllers running ('*': all, as kubegc serve)")
+    parser.add_argument("--compaction-interval", type=float, default=None,
+                        help="seconds between compactions (default: the cluster's)")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where raw DBs go")
     args = parser.parse_args()
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    header("bench_namespace", f"objects {sizes}, modes {modes}, durable SQLite")
+    header("bench_namespace", f"objects {sizes}, modes {modes}, durable SQLite, controllers "
+           f"{args.controllers}, compaction interval {args.compaction_interval or 'default'}")
     value = orjson.dumps(configmap("cm-0000000", NS))
     for n in sizes:
         raw = asyncio.run(kv_deletes(n, value, args.dir))
@@ -168,8 +178,10 @@ def main() -> None:
               f"plain SQLite FULL 1 delete/txn: {plain:,.0f}/s", flush=True)
         for mode in modes:
             before = _common.raw_tombstones(args.dir, n, TOMBSTONE_BATCH, value)
-            r = asyncio.run(empty_namespace(n, mode, args.timeout,
-                                            serve_gc=not args.python_gc))
+            r = asyncio.run(empty_namespace(
+                n, mode, args.timeout, serve_gc=not args.python_gc,
+                controllers=tuple(c for c in args.controllers.split(",") if c),
+                compaction_interval=args.compaction_interval))
             # the disk drifts on a shared machine: the baseline around the deletion
             tomb = (before + _common.raw_tombstones(args.dir, n, TOMBSTONE_BATCH, value)) / 2
             print(f"  n={n:<7,} {mode:<10} namespace gone in {r['seconds']:6.2f} s = "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import socket
 import subprocess
 import sys
@@ -246,3 +247,23 @@ def test_a_tool_tunes_the_cyclic_gc_and_the_doctor_on_a_dump_holds_it_off(
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         (gc.enable if was_enabled else gc.disable)()
+
+
+@pytest.mark.parametrize("fail_on", [None, "warning"])
+def test_the_doctor_on_a_dump_exits_without_freeing_and_says_everything(
+        fail_on: str | None) -> None:
+    """Issue 27: ``kubegc doctor --from FILE`` as its own process exits without freeing
+    what it read (``tools.process.exit_without_freeing``): its whole report still reaches
+    a pipe, and its exit code is the command's (3 for ``--fail-on``), as in-process."""
+    from tests.tools.conftest import LAB_DUMP
+    from tests.tools.lab import kubegc
+
+    args = ["doctor", "--from", str(LAB_DUMP), "--now", "2026-12-06T12:00:00Z",
+            *(["--fail-on", fail_on] if fail_on else [])]
+    code, out, err = kubegc(*args)
+    src = Path(__file__).resolve().parents[1] / "src"
+    done = subprocess.run([sys.executable, "-m", "kubegc", *args], capture_output=True,
+                          text=True, timeout=120, check=False,
+                          env={**os.environ, "PYTHONPATH": str(src)})
+    assert (done.returncode, done.stdout, done.stderr) == (code, out, err)
+    assert code == (3 if fail_on else 0) and out.count("\n") > 20

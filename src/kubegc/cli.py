@@ -36,6 +36,7 @@ from kubegc.serve_options import DefaultsFormatter, add_serve_parser, serve_conf
 from kubegc.storage import DataDir, StorageEndpoint, StorageKind, default_data_dir
 from kubegc.storage.errors import StorageError
 from kubegc.tools.flags import HelpFormatter, examples
+from kubegc.tools.process import exit_without_freeing, reads_a_dump_file
 
 log = logging.getLogger(__name__)
 
@@ -281,7 +282,7 @@ def tune_tool_cyclic_gc(args: argparse.Namespace) -> None:
     Not for ``plan`` (a simulated cluster runs for as long as the plan takes) nor for live
     reads (an HTTP client's garbage)."""
     tune_cyclic_gc()
-    if args.command == "doctor" and getattr(args, "from_file", None):
+    if reads_a_dump_file(args):
         gc.disable()
 
 
@@ -368,9 +369,14 @@ def _main(argv: Sequence[str] | None, *, plugin: bool) -> int:
     from kubegc.tools.commands import TOOLS, run
 
     if args.command in TOOLS:
-        if argv is None or plugin:  # this process is the command (not a caller's test)
+        own = argv is None or plugin  # this process is the command (not a caller's test)
+        if own:
             tune_tool_cyclic_gc(args)
-        return asyncio.run(run(args, plan_factory=ClusterSimulationFactory()))
+        keep: list[object] | None = [] if own and reads_a_dump_file(args) else None
+        code = asyncio.run(run(args, plan_factory=ClusterSimulationFactory(), keep=keep))
+        if keep is not None:
+            exit_without_freeing(code)
+        return code
     return 2
 
 

@@ -19,6 +19,7 @@ from kubegc.storage import (
     ConflictError,
     Event,
     KeyExistsError,
+    KeyNotFoundError,
     KeyValue,
     SqliteKV,
     StorageClosedError,
@@ -181,6 +182,34 @@ async def test_a_write_batch_is_one_commit(db: Path) -> None:
             BatchWrite(WriteKind.DELETE, f"/k{i}", expected_mod_revision=r)
             for i, r in enumerate(revs)])
         assert outcomes == list(range(revs[-1] + 1, revs[-1] + 301))
+        assert kv.writer_stats.commits == before + 1
+    finally:
+        await kv.close()
+
+
+async def test_batches_and_single_writes_of_one_flush_get_their_own_outcomes(
+        db: Path) -> None:
+    """Two write batches and single writes queued in the same loop turn share one commit;
+    each batch gets its writes' outcomes in its own order (one future per batch), each
+    single write its own."""
+    kv = SqliteKV(db)
+    try:
+        r1 = await kv.create("/a", b"1")
+        before = kv.writer_stats.commits
+        first = kv.write_batch([BatchWrite(WriteKind.CREATE, "/x", b""),
+                                BatchWrite(WriteKind.DELETE, "/a", expected_mod_revision=r1)])
+        single = kv.create("/y", b"")
+        second = kv.write_batch([BatchWrite(WriteKind.CREATE, "/x", b""),
+                                 BatchWrite(WriteKind.DELETE, "/nope", expected_mod_revision=1),
+                                 BatchWrite(WriteKind.CREATE, "/z", b"")])
+        taken = kv.create("/z", b"")
+        a, y, b, z = await asyncio.gather(first, single, second, taken,
+                                          return_exceptions=True)
+        assert a == [r1 + 1, r1 + 2]
+        assert y == r1 + 3
+        assert isinstance(b, list) and isinstance(b[0], KeyExistsError)
+        assert isinstance(b[1], KeyNotFoundError) and b[2] == r1 + 4
+        assert isinstance(z, KeyExistsError)
         assert kv.writer_stats.commits == before + 1
     finally:
         await kv.close()

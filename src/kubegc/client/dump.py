@@ -156,33 +156,37 @@ class DumpClient(Client):
         self._versions: dict[tuple[str, str], list[str]] = {}
         self._by_kind: dict[tuple[str, str], tuple[str, str]] = {}
         self._objects: dict[tuple[str, str], list[Obj]] = {}
-        objs = list(objects)
         for info in BUILTIN_RESOURCES:
             self._add(_Resource(info.group, info.resource, info.kind, info.namespaced,
                                 info.short_names), list(info.versions))
         for group, version, resource, kind, namespaced in _OTHER_BUILTINS:
             self._add(_Resource(group, resource, kind, namespaced), [version])
-        for obj in objs:
-            if obj.get("kind") == "CustomResourceDefinition":
-                found = _crd_resource(obj)
-                if found is not None:
-                    self._add(*found)
         #: objects that cannot be served (metadata no object, kind or apiVersion no
         #: string: edited by hand), for the tools to report (``tools.wellformed``)
         self.malformed: list[Obj] = []
-        #: (apiVersion, kind) -> the objects of its resource (the same for every object)
+        #: (apiVersion, kind) -> its objects, in file order; the CRDs: one walk over the
+        #: objects (issue 27: a dump of 1M), their resources found after it
         stored: dict[tuple[str, str], list[Obj]] = {}
+        crds: list[Obj] = []
+        objs = objects if isinstance(objects, list) else list(objects)
         for obj in objs:
             api_version, of_kind = obj.get("apiVersion"), obj.get("kind")
+            if of_kind == "CustomResourceDefinition":
+                crds.append(obj)
             if (isinstance(obj.get("metadata"), dict) and isinstance(of_kind, str)
                     and isinstance(api_version, str)):
                 into = stored.get((api_version, of_kind))
                 if into is None:
-                    stored[(api_version, of_kind)] = self._store(obj)
+                    stored[(api_version, of_kind)] = [obj]
                 else:
                     into.append(obj)
             else:
                 self.malformed.append(obj)
+        for crd in crds:
+            found = _crd_resource(crd)
+            if found is not None:
+                self._add(*found)
+        self._store_all(stored, objs)
 
     @classmethod
     def from_file(cls, path: str | Path, *, prepare: Prepare = intern_common) -> DumpClient:
@@ -204,10 +208,26 @@ class DumpClient(Client):
         known.extend(v for v in versions if v not in known)
         self._by_kind.setdefault((res.group, res.kind), key)
 
-    def _store(self, obj: Obj) -> list[Obj]:
-        """Store ``obj``; the list of the objects of its resource."""
-        group, version = split_api_version(str(obj["apiVersion"]))
-        kind = str(obj["kind"])
+    def _store_all(self, stored: dict[tuple[str, str], list[Obj]], in_file: list[Obj]
+                   ) -> None:
+        """Store the objects of each (apiVersion, kind), in the order each first appears;
+        where two versions of one resource both appear, its objects stay in file order."""
+        merged: set[tuple[str, str]] = set()
+        for (api_version, kind), objs in stored.items():
+            key = self._resource_key(api_version, kind, objs[0])
+            if key in self._objects:
+                merged.add(key)  # a new list: ``stored``'s stay as they were read
+                self._objects[key] = self._objects[key] + objs
+            else:
+                self._objects[key] = objs
+        for key in merged:  # rare: file order, as the objects came
+            held = {id(o) for o in self._objects[key]}
+            self._objects[key] = [o for o in in_file if id(o) in held]
+
+    def _resource_key(self, api_version: str, kind: str, obj: Obj) -> tuple[str, str]:
+        """The resource of ``kind`` at ``api_version`` (``obj`` one of its objects), added
+        (a guess) if unknown, ``api_version``'s version added to it if new."""
+        group, version = split_api_version(api_version)
         key = self._by_kind.get((group, kind))
         if key is None:
             namespaced = bool((obj.get("metadata") or {}).get("namespace"))
@@ -216,9 +236,7 @@ class DumpClient(Client):
             key = (group, res.resource)
         elif version not in self._versions[key]:
             self._versions[key].append(version)
-        into = self._objects.setdefault(key, [])
-        into.append(obj)
-        return into
+        return key
 
     def objects(self) -> builtins.list[Obj]:
         """Every dumped object (shared, do not mutate)."""

@@ -91,7 +91,7 @@ CONTROLLERS: dict[str, ControllerDescriptor] = {
     "garbagecollector": ControllerDescriptor(GarbageCollectorController,
                                              lambda c: c.garbage_collector,
                                              service_account="generic-garbage-collector"),
-    "namespace": ControllerDescriptor(recorded(NamespaceController),
+    "namespace": ControllerDescriptor(recorded(NamespaceController, hold_back=True),
                                       lambda c: c.namespace,
                                       service_account="namespace-controller"),
     "kubelet": ControllerDescriptor(Kubelet, lambda c: c.kubelet, user=KUBELET),

@@ -200,7 +200,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | None = None,
-              stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+              stdout: TextIO | None = None, stderr: TextIO | None = None,
+              keep: list[object] | None = None) -> int:
+    """``keep``: gets the session (its dump, inventories) not to free it (``tools.process``)."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
     prog = f"{getattr(args, 'prog', 'kubegc')} {args.command}"
     commands: dict[str, Callable[[argparse.Namespace, Session], Awaitable[Report]]] = {
@@ -214,6 +216,8 @@ async def run(args: argparse.Namespace, *, plan_factory: SimulationFactory | Non
             report = await commands[args.command](args, session)
         finally:
             await session.close()
+            if keep is not None:
+                keep.append(session)
         _emit(report, args, out)
         if _fails(report, getattr(args, "fail_on", None)):
             return EXIT_FINDINGS

@@ -13,17 +13,19 @@ their ``managedFields`` are left out (nothing in the tools reads them, and on re
 they are often the larger part of an object; their times count for ``cluster_time``).
 Objects are shared with the caller; nothing in the tools mutates them.
 
-Every object read passes ``wellformed.well_formed``: a field of the wrong type for the API's
-schema (a dump edited by hand) is left out of a copy and recorded in ``problems``, which
-each tool reports; an object that cannot be named is left out. A note says when deletions
-begin after ``now`` (``state.future_deletions_note``).
+Every object read passes ``wellformed`` (``Reading``): a field of the wrong type for the
+API's schema (a dump edited by hand) is left out of a copy and recorded in ``problems``,
+which each tool reports; an object that cannot be named is left out. That check, the
+indexes and the owner graph's (``dependents``) are made in one walk per object (issue 27:
+a 1M-object dump is walked once, not once per index). A note says when deletions begin
+after ``now`` (``state.future_deletions_note``).
 
 Every age the tools judge (deleting for, a Lease's expiry) counts to ``Inventory.now``. A
 cluster stamps objects with its own clock, which may be ahead of this machine's (``kubegc
 serve --time-scale``, or plain skew): then deletionTimestamps lie in our future and nothing
 looks stuck. With ``follow_cluster_clock`` the inventory's time is the cluster's as its
 objects show it (``cluster_time``: the latest time it wrote) whenever that is ahead of
-``clock`` by more than ``CLOCK_SKEW_TOLERANCE``, and a note says so.
+``clock`` by more than ``CLOCK_SKEW_TOLERANCE``, and a note says so (``cluster_clock``).
 """
 
 from __future__ import annotations
@@ -31,11 +33,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from kubegc.api.clock import Clock, format_time, parse_time_or_none
+from kubegc.api.clock import Clock, format_time
 from kubegc.api.errors import StatusError
 from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
@@ -43,10 +45,12 @@ from kubegc.api.version import MajorMinor, emulated_version_of
 from kubegc.client.dump import DumpClient
 from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
 from kubegc.controllers.deletionrecords import DELETION_RECORDS
-from kubegc.tools.model import group_of, human_duration
+from kubegc.tools.cluster_clock import Stamps, cluster_time, judging_time
+from kubegc.tools.dependents import Dependents
+from kubegc.tools.model import group_of
 from kubegc.tools.owner_history import read_records_of_absent_owners, remember_record
 from kubegc.tools.state import future_deletions_note
-from kubegc.tools.wellformed import InputProblem, well_formed
+from kubegc.tools.wellformed import InputProblem, Reading
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +68,6 @@ EVIDENCE = frozenset({("coordination.k8s.io", "leases"), ("apps", "deployments")
 #: kubegc's DeletionRecords are read only for owners that are not there, this many uids
 #: per label selector.
 RECORDS = (DELETION_RECORDS.group, DELETION_RECORDS.resource)
-#: Seconds the cluster's clock may be ahead of ours before ages are judged on its time.
-CLOCK_SKEW_TOLERANCE = 5.0
 
 
 class _Slot(NamedTuple):
@@ -103,6 +105,13 @@ class Inventory:
     #: fields of the objects read that break the API's schema, left out of ``objects``
     #: (``wellformed``)
     problems: list[InputProblem] = field(default_factory=list)
+    #: read each object through ``wellformed`` in the inventory's own walk
+    #: (``read_inventory``): ``objects`` become the objects as read, their problems are
+    #: added to ``problems``
+    check_well_formed: InitVar[bool] = False
+    #: judge at the cluster's time when the objects show its clock ahead of ``now``
+    #: (``cluster_clock``), found in the same walk (a dump: ``read_inventory``)
+    follow_cluster_clock: InitVar[bool] = False
 
     def __repr__(self) -> str:
         # short: asyncio formats a finished task's result in some paths (Python 3.11's
@@ -110,7 +119,7 @@ class Inventory:
         return (f"<Inventory {len(self.objects)} objects from {self.source or '?'} at "
                 f"{format_time(self.now)}>")
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, check_well_formed: bool, follow_cluster_clock: bool) -> None:
         self._by_uid: dict[str, Obj] = {}
         #: (group, kind, namespace) -> name -> object: no tuple per object (~120 B each)
         self._by_key: dict[tuple[str, str, str], dict[str, Obj]] = {}
@@ -120,15 +129,41 @@ class Inventory:
         #: the objects being deleted (a deletionTimestamp), in order: the doctor's stuck
         #: deletions and ``future_deletions_note`` read only these, not every object
         self.deleting: list[Obj] = []
-        deleting = self.deleting
         for res in preferred_resources(self.resources):
             self._by_kind.setdefault((res.group, res.kind), res)
         self._served = {(r.group, r.version, r.kind) for r in self.resources}
         self._served_kinds: dict[tuple[str, str], tuple[str, APIResource | None]] = {}
-        by_uid = self._by_uid
+        self.dependents = Dependents()  # the owner graph's index (``ownership.OwnerGraph``)
+        reading = Reading(self.now) if check_well_formed else None
+        stamps = Stamps() if follow_cluster_clock else None
+        self.objects = self._index(self.objects, reading, stamps)
+        self.dependents.done()
+        if stamps is not None:
+            self.now, notes = judging_time(stamps.latest(), self.now)
+            self.notes[:0] = notes
+        if reading is not None:
+            reading.judge_at(self.now)
+            self.problems.extend(reading.problems)
+
+    def _index(self, objects: list[Obj], reading: Reading | None, stamps: Stamps | None
+               ) -> list[Obj]:
+        """Index each object, in one walk (and read it through ``reading``, and note the
+        times it says the cluster wrote in ``stamps``, if given): the objects as read."""
+        by_uid, deleting, add_edges = self._by_uid, self.deleting, self.dependents.add
+        read = reading.read if reading is not None else None
+        kept: list[Obj] = [] if read is not None else objects
         #: (apiVersion, kind, namespace) as the object holds them -> where it goes
         slots: dict[tuple[Any, Any, Any], _Slot] = {}
-        for obj in self.objects:  # the hot loop of a 1M-object inventory: kept lean
+        for obj in objects:  # the hot loop of a 1M-object inventory: kept lean
+            if read is not None:
+                read_as = read(obj)
+                if read_as is None:  # left out; if served, the cluster wrote it all the same
+                    if stamps is not None and type(obj) is dict and type(
+                            obj.get("apiVersion")) is type(obj.get("kind")) is str:
+                        stamps.add_object(obj)
+                    continue
+                obj = read_as
+                kept.append(obj)
             meta = obj.get("metadata") or {}
             uid = meta.get("uid")
             if uid:
@@ -136,6 +171,12 @@ class Inventory:
             if meta.get("deletionTimestamp"):
                 deleting.append(obj)
             key = (obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"))
+            if stamps is not None and meta:  # ``stamps.add``, its common case inline
+                stamp = meta.get("creationTimestamp")
+                if type(stamp) is str and key[1] != "Lease" and "managedFields" not in meta:
+                    stamps.distinct.add(stamp)
+                else:
+                    stamps.add(obj, meta)
             try:
                 slot = slots.get(key) or slots.setdefault(key, self._slot(*key))
             except TypeError:  # a value no key can hold (an inventory not well-formed)
@@ -146,6 +187,10 @@ class Inventory:
             slot.named[str(meta.get("name") or "")] = obj
             if slot.remember:
                 self._remember(obj)
+            refs = meta.get("ownerReferences")
+            if refs and type(refs) is list:
+                add_edges(obj, refs)
+        return kept
 
     def _slot(self, api_version: Any, kind: Any, namespace: Any) -> _Slot:
         group = str(api_version or "").rpartition("/")[0]
@@ -171,6 +216,10 @@ class Inventory:
     def existed(self, uid: str) -> bool:
         """Whether an object with ``uid`` is known to exist or to have existed."""
         return bool(uid) and (uid in self._by_uid or uid in self.history)
+
+    def uids(self) -> Iterable[tuple[str, Obj]]:
+        """(uid, the object with it), in the order of ``objects`` (read-only)."""
+        return self._by_uid.items()
 
     def by_uid(self, uid: str) -> Obj | None:
         return self._by_uid.get(uid)
@@ -232,10 +281,6 @@ class Inventory:
         return list(self._in_namespace.get(namespace, ()))
 
 
-def _mapping(value: object) -> dict[str, object]:
-    return value if isinstance(value, dict) else {}
-
-
 def preferred_resources(resources: Iterable[APIResource]) -> list[APIResource]:
     """One entry per (group, resource): the first (preferred) version discovery listed."""
     seen: dict[tuple[str, str], APIResource] = {}
@@ -244,50 +289,6 @@ def preferred_resources(resources: Iterable[APIResource]) -> list[APIResource]:
             continue
         seen.setdefault((res.group, res.resource), res)
     return list(seen.values())
-
-
-def cluster_time(objects: Iterable[Obj]) -> datetime | None:
-    """The latest time the cluster wrote into its objects: creation times, the times of
-    managedFields entries and Leases' renew times (leaders renew every few seconds)."""
-    distinct: set[str] = set()  # objects share their creation second: each parsed once
-    others: list[object] = []
-    for obj in objects:
-        meta = obj.get("metadata") if isinstance(obj, dict) else None
-        if not meta or not isinstance(meta, dict):
-            continue
-        stamp = meta.get("creationTimestamp")
-        if type(stamp) is str:
-            distinct.add(stamp)
-        elif stamp:
-            others.append(stamp)
-        if "managedFields" in meta or obj.get("kind") == "Lease":
-            others.extend(_other_stamps(obj, meta))
-    latest: datetime | None = None
-    for stamp in (*distinct, *others):
-        t = parse_time_or_none(stamp)
-        if t is not None and (latest is None or t > latest):
-            latest = t
-    return latest
-
-
-def _other_stamps(obj: Obj, meta: dict[str, Any]) -> list[object]:
-    """The times of ``obj``'s managedFields entries and, for a Lease, its renew times."""
-    managed = meta.get("managedFields")
-    stamps = [m.get("time") for m in managed if isinstance(m, dict)] if isinstance(
-        managed, list) else []
-    if obj.get("kind") == "Lease":
-        spec = _mapping(obj.get("spec"))
-        stamps += [spec.get("renewTime"), spec.get("acquireTime")]
-    return [stamp for stamp in stamps if stamp]
-
-
-def _judging_time(cluster: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
-    if cluster is None or (cluster - now).total_seconds() <= CLOCK_SKEW_TOLERANCE:
-        return now, []
-    lead = human_duration((cluster - now).total_seconds())
-    return cluster, [f"the cluster's clock is {lead} ahead of this machine's (the latest time "
-                     f"it wrote is {format_time(cluster)}; a kubegc run with --time-scale?): "
-                     "ages are judged on the cluster's time"]
 
 
 async def read_inventory(
@@ -303,6 +304,7 @@ async def read_inventory(
     objects: list[Obj] = []
     errors: dict[str, str] = {}
     read: set[tuple[str, str]] = set()
+    dump = isinstance(client, DumpClient)
     done = 0
     gate = asyncio.Semaphore(CONCURRENT_LISTS)
     latest: list[datetime] = []  # the latest time the cluster wrote, per resource
@@ -312,8 +314,8 @@ async def read_inventory(
         ns = namespace if res.namespaced and (res.group, res.resource) not in EVIDENCE else ""
         async with gate:
             try:
-                objects.extend(await _list_all(client, res, ns,
-                                               latest if follow_cluster_clock else None))
+                objects.extend(await _list_all(client, res, ns, latest if (
+                    follow_cluster_clock and not dump) else None))
                 read.add((res.group, res.resource))
             except StatusError as e:
                 errors[_name(res)] = e.message
@@ -323,15 +325,15 @@ async def read_inventory(
 
     await asyncio.gather(*(one(r) for r in listable))
     now, notes = clock.now(), list[str]()
-    if follow_cluster_clock:
-        now, notes = _judging_time(max(latest, default=None), now)
+    if follow_cluster_clock and not dump:  # a dump's: found in the inventory's walk
+        now, notes = judging_time(max(latest, default=None), now)
     if isinstance(client, DumpClient):  # what it could not serve, to be reported
         objects.extend(client.malformed)
-    objects, problems = well_formed(objects, now)
     inv = Inventory(objects, discovered, now, namespace=namespace, source=source,
-                    errors=errors, read=read, dump=isinstance(client, DumpClient), notes=notes,
-                    problems=problems, emulated_version=await _emulated_version(client))
-    future = future_deletions_note(inv.deleting, now)
+                    errors=errors, read=read, dump=dump, notes=notes,
+                    emulated_version=await _emulated_version(client), check_well_formed=True,
+                    follow_cluster_clock=follow_cluster_clock and dump)
+    future = future_deletions_note(inv.deleting, inv.now)
     if future:
         inv.notes.append(future)
     if isinstance(client, DumpClient):  # the records a dump holds are all there is

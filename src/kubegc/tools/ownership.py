@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from kubegc.api.meta import finalizers_of, is_being_deleted, owner_references_of, uid_of
 from kubegc.api.types import Obj
@@ -43,6 +43,7 @@ from kubegc.controllers.garbagecollector.records import (
     DETAIL_RECREATED,
     DETAIL_UID_MISMATCH,
 )
+from kubegc.tools.dependents import Edge
 from kubegc.tools.inventory import Inventory
 
 is_deleting_dependents = decision.is_deleting_dependents
@@ -139,47 +140,14 @@ def check_refs(inv: Inventory, obj: Obj) -> list[RefCheck]:
     return [check_ref(inv, obj, ref) for ref in owner_references_of(obj)]
 
 
-class Edge(NamedTuple):
-    """``dependent`` names its owner through ``ref`` (a tuple: an inventory has one per
-    owner reference, 100,000s of them)."""
-
-    dependent: Obj
-    ref: dict[str, Any]
-
-    @property
-    def blocking(self) -> bool:
-        return bool(self.ref.get("blockOwnerDeletion"))
-
-
-#: lists of references ``OwnerGraph`` remembers the targets of at most, then starts over
-_TARGETS_LIMIT = 4096
-
-
 class OwnerGraph:
     """Dependents by owner uid, over the objects of an inventory (cf. the GC's
-    ``uid_to_node``: an edge exists when a reference's uid names an owner)."""
+    ``uid_to_node``: an edge exists when a reference's uid names an owner), as the
+    inventory indexed them in its walk (``tools.dependents``)."""
 
     def __init__(self, inv: Inventory) -> None:
         self.inv = inv
-        self._dependents: dict[str, list[Edge]] = {}
-        dependents = self._dependents
-        edge = tuple.__new__  # ``Edge(obj, ref)`` without its Python-level __new__
-        #: id of a list of references -> (the list, where each of its references goes):
-        #: the dependents of one owner share one list (``tools.slim``), looked up once
-        targets: dict[int, tuple[object, list[tuple[list[Edge], dict[str, Any]]]]] = {}
-        for obj in inv.objects:
-            refs = (obj.get("metadata") or {}).get("ownerReferences")
-            if not refs:
-                continue
-            found = targets.get(id(refs))
-            if found is None:  # the list is held with its targets: its id is not reused
-                if len(targets) >= _TARGETS_LIMIT:  # lists not shared (a live read)
-                    targets.clear()
-                found = targets[id(refs)] = (refs, [
-                    (dependents.setdefault(str(ref.get("uid") or ""), []), ref)
-                    for ref in refs])
-            for into, ref in found[1]:
-                into.append(edge(Edge, (obj, ref)))
+        self._dependents: dict[str, list[Edge]] = inv.dependents.by_owner
 
     def dependents(self, uid: str) -> list[Edge]:
         return list(self._dependents.get(uid, []))
@@ -207,9 +175,12 @@ class OwnerGraph:
         """Ownership cycles (each once, starting from its smallest uid). Only an object
         that is an owner and has an owner in the inventory can be on one."""
         found: dict[tuple[str, ...], list[Obj]] = {}
-        for start in self.inv.objects:
-            if uid_of(start) in self._dependents and any(
-                    owner is not None for _, owner in self.owners(start)):
+        # the objects with a uid, in the inventory's order, without reading each (issue
+        # 27): an object whose uid another one holds too is never ``by_uid``'s, so no walk
+        # from it can close a cycle (``owner is path[0]``)
+        dependents = self._dependents
+        for uid, start in self.inv.uids():
+            if uid in dependents and any(owner is not None for _, owner in self.owners(start)):
                 self._walk(start, [start], found)
         return list(found.values())
 

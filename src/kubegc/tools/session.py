@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
@@ -40,14 +40,18 @@ class Session:
     default_namespace: str
     progress: Progress
     follow_cluster_clock: bool = True
+    #: the inventories read, held as long as the session (``commands.run``'s ``keep``)
+    read: list[Inventory] = field(default_factory=list)
 
     async def inventory(self, namespace: str = "") -> Inventory:
         try:
-            return await read_inventory(self.client, clock=self.clock, namespace=namespace,
-                                        source=self.source, progress=self.progress,
-                                        follow_cluster_clock=self.follow_cluster_clock)
+            inv = await read_inventory(self.client, clock=self.clock, namespace=namespace,
+                                       source=self.source, progress=self.progress,
+                                       follow_cluster_clock=self.follow_cluster_clock)
         finally:
             self.progress.done()
+        self.read.append(inv)
+        return inv
 
     async def close(self) -> None:
         if isinstance(self.client, RestClient):

@@ -13,7 +13,7 @@ from kubegc.api.types import Obj
 from kubegc.tools.model import age, human_duration, timestamp
 
 #: Seconds a deletion may seem to begin after ``now`` before it is called clock skew
-#: (as ``inventory.CLOCK_SKEW_TOLERANCE``).
+#: (as ``cluster_clock.CLOCK_SKEW_TOLERANCE``).
 SKEW_TOLERANCE = 5.0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -149,3 +150,29 @@ async def test_the_keeper_writes_sooner_once_the_store_moved_half_a_window(
         store_revision[0] = 22
         await _written(keeper, 1)
     assert read_caches(path, _window(current=22)) == _caches()
+
+
+async def test_the_keeper_rests_nine_times_as_long_as_a_write_took(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing the caches of a million objects takes seconds, and a burst of writes to the
+    store makes a write due again as soon as one ends: the keeper then rests ``REST``
+    times the last write's duration, so that writing never takes more than a tenth of the
+    time from the server."""
+    monkeypatch.setattr(snapshot, "POLL", 0.01)
+    took = 0.1
+
+    def slow_write(*args: object, **kwargs: object) -> None:
+        time.sleep(took)
+
+    monkeypatch.setattr(snapshot, "write_caches", slow_write)
+    store_revision = iter(range(12, 10**9, 100))  # always half a window on
+    keeper = CacheKeeper(tmp_path / "caches.jsonl", store=STORE, period=3600,
+                         clock=RealClock(), collect=lambda: (next(store_revision), _caches()),
+                         revision=lambda: next(store_revision), revisions=10)
+    async with _running(keeper):
+        await _written(keeper, 1)
+        first = time.monotonic()
+        await _written(keeper, 2)
+        # the second write began no sooner than REST x 0.1 s after the first ended (and
+        # took 0.1 s itself: more than the lag between the first's end and ``first``)
+        assert time.monotonic() - first >= snapshot.REST * took

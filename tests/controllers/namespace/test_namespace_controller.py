@@ -287,6 +287,31 @@ async def test_many_namespaces_terminate_concurrently() -> None:
         assert (await client.list(PODS))["items"] == []
 
 
+async def test_its_records_wait_while_it_works_and_are_all_written_after() -> None:
+    """The namespace controller's DeletionRecords wait while it has a namespace in hand or
+    ready (they would take the loop from the deletion they explain, as the GC's would from
+    a cascade); once it is idle every deleted object has its record."""
+    async with Cluster(controllers=["namespace"]) as c:
+        controller = c.cluster.controller_manager.get("namespace")
+        sink = controller.sink
+        assert not sink.busy()
+        controller.queue.add("not-yet-synced")  # ready, no worker has run yet
+        assert sink.busy()
+        client = c.client
+        await client.create(NAMESPACES, {"metadata": {"name": "held"}})
+        for i in range(30):
+            await client.create(CONFIGMAPS, {"metadata": {"name": f"c{i}"}}, namespace="held")
+        await c.asettle()
+        await client.delete(NAMESPACES, "held")
+        await asyncio.wait_for(c.asettle(), 30)
+        assert not sink.busy()
+        assert await gone(client, NAMESPACES, "held")
+        listed = await client.list(GroupVersionResource("kubegc.io", "v1", "deletionrecords"))
+        about = {r["object"]["name"] for r in listed["items"]
+                 if r["object"]["namespace"] == "held"}
+        assert {f"c{i}" for i in range(30)} <= about
+
+
 def test_a_failing_namespace_is_retried_at_least_every_minute() -> None:
     """Upstream's nsControllerRateLimiter: 5 ms doubling, capped at 60 s (a namespace held
     by an unavailable aggregated API is retried at least every minute)."""

@@ -73,14 +73,17 @@ class OwnerLookup:
 
     @classmethod
     def absent(cls, detail: str) -> OwnerLookup:
-        return cls(LookupOutcome.ABSENT, detail)
+        found = _ABSENT.get(detail)  # a value, made once per detail (not per cascade item)
+        if found is None:
+            found = cls(LookupOutcome.ABSENT, detail)
+            if len(_ABSENT) < _ABSENT_KEPT:
+                _ABSENT[detail] = found
+        return found
 
     @classmethod
     def found(cls, owner: Mapping[str, Any]) -> OwnerLookup:
         """The owner exists (with the referenced uid); ``owner`` is its object."""
-        if is_deleting_dependents(owner):
-            return cls(LookupOutcome.FOUND, rec.DETAIL_FOREGROUND, deleting_dependents=True)
-        return cls(LookupOutcome.FOUND, rec.DETAIL_EXISTS)
+        return _FOREGROUND if is_deleting_dependents(owner) else _EXISTS
 
     @classmethod
     def failed(cls, outcome: LookupOutcome, error: BaseException | None = None,
@@ -88,6 +91,12 @@ class OwnerLookup:
         if not outcome.stops:
             raise ValueError(f"{outcome} is not a failed lookup")
         return cls(outcome, detail, error=error)
+
+
+_ABSENT: dict[str, OwnerLookup] = {}
+_ABSENT_KEPT = 16  # the details ``classify`` concludes are a handful
+_EXISTS = OwnerLookup(LookupOutcome.FOUND, rec.DETAIL_EXISTS)
+_FOREGROUND = OwnerLookup(LookupOutcome.FOUND, rec.DETAIL_FOREGROUND, deleting_dependents=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,7 +78,7 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
         field_selector=list_options.field_selector, limit=list_options.limit,
         continue_=list_options.continue_, resource_version=list_options.resource_version,
         resource_version_match=list_options.resource_version_match)
-    stored = [decode(kv) for kv in page.kvs]
+    stored = [decode(kv, shared=False) for kv in page.kvs]  # decided on, answered, dropped
     items = [store.present(t, obj) for obj in stored]
     listed = list_answer(t, page, items)
     batched = batched and not options.dry_run and not store.admission.webhooks_active()
