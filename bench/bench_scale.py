@@ -7,10 +7,12 @@ Usage: ``python bench/bench_scale.py [--objects 1000000] [--quick] [--cascades 1
 On ``kubegc serve`` (a subprocess: SQLite, every controller, plain HTTP, compaction every
 ``--compaction-interval`` seconds keeping ``--compact-min-retain`` revisions), N ConfigMaps
 (~1.4 KB stored, one owner ConfigMap per 1,000) are created over HTTP with 64 requests in
-flight; then, in order: RSS after creating (per object, against a bare Python dict of the
-same objects), a LIST of all of them in one request (time, the server's peak RSS growth,
-streamed and answered whole), restart to ready and RSS after, GC cascades of
-``--cascades`` dependents and the deletion of the namespace of the N objects (objects/s,
+flight; then, in order: memory after creating (per object, against a bare Python dict of
+the same objects: the heap, judged against the target, and RSS, which also counts up to
+``MMAP_SIZE`` of the database file's pages mapped into the process), a LIST of all of
+them in one request (time, the server's peak RSS growth, streamed and answered whole),
+restart to ready and RSS after, GC cascades of ``--cascades`` dependents and the deletion
+of the namespace of the N objects (objects/s,
 against the raw durable SQLite tombstone rate of the same rows, ``_common.raw_tombstones``),
 then RSS and database file once a compaction window has passed after the deletion, against
 an empty server's (started first, same flags) plus what is retained by design: the watch
@@ -51,6 +53,7 @@ from _common import (
 
 from kubegc.registry.generic.event_ring import EventRing
 from kubegc.registry.generic.watch_cache import DEFAULT_CAPACITY
+from kubegc.storage.sqlite_schema import MMAP_SIZE
 
 NS = "bench-scale"
 PER_OWNER = 1000
@@ -195,6 +198,14 @@ async def settled_store(serve: Serve, interval: float, timeout: float) -> int:
 # -- the run --------------------------------------------------------------------------------------
 
 
+_STARTED = time.perf_counter()
+
+
+def step(what: str) -> None:
+    """A progress line on stderr (a run at 1M takes most of an hour)."""
+    print(f"  [{time.perf_counter() - _STARTED:7.0f} s] {what}", file=sys.stderr, flush=True)
+
+
 async def empty_server(flags: list[str], timeout: float) -> dict[str, float]:
     serve = Serve(*flags, prefix="bench-scale-empty-")
     try:
@@ -212,6 +223,7 @@ async def scale_run(n: int, cascades: list[int], flags: list[str], interval: flo
     serve = Serve(*flags, root=root)
     try:
         await serve.ready(timeout)
+        step(f"creating {n:,} ConfigMaps")
         out["create_per_s"] = await populate(serve, NS, n, per_owner=PER_OWNER)
         await serve.settle(timeout)
         out["rss_created"] = serve.rss()
@@ -219,9 +231,11 @@ async def scale_run(n: int, cascades: list[int], flags: list[str], interval: flo
         out["store_created"] = serve.store_bytes()
         _, one = await request(serve.url, "GET", f"/api/v1/namespaces/{NS}/configmaps/cm-0000000")
         out["sample"] = one
+        step("LIST of all, streamed then whole")
         out["list_streamed"] = await list_all(serve, whole=False)
         out["list_whole"] = await list_all(serve, whole=True)
         serve.stop()
+        step("restart")
         serve = Serve(*flags, root=root)
         out["restart_s"] = await serve.ready(timeout)
         out["rss_restarted"] = serve.rss()
@@ -232,14 +246,17 @@ async def scale_run(n: int, cascades: list[int], flags: list[str], interval: flo
         out["cascades"] = {}
         for size in cascades:
             ns = f"cascade-{size}"
+            step(f"GC cascade of {size:,} dependents")
             await populate(serve, ns, size, per_owner=size)
             await serve.settle(timeout)
             seconds = await real_cascade(serve, size, "Background", timeout, namespace=ns,
                                          owner="owner-0")
             out["cascades"][size] = size / seconds
         deleted = n + (n + PER_OWNER - 1) // PER_OWNER
+        step(f"deleting the namespace of {n:,}")
         out["namespace_per_s"] = deleted / await namespace_gone(serve, NS, timeout)
         await serve.settle(timeout)
+        step("after the deletion: compaction windows")
         out["store_after"] = await settled_store(serve, interval, timeout)
         out["rss_after"] = serve.rss()
         out["anon_after"] = serve.rss_anon()
@@ -300,11 +317,17 @@ def report(r: dict[str, Any], run: dict[str, Any], base: dict[str, float]) -> No
     print(f"  create ({IN_FLIGHT} in flight)        {r['create_per_s']:>9,.0f}/s = "
           f"{r['create_vs_raw_inserts']:.3f}x raw durable SQLite inserts "
           f"({base['raw_inserts']:,.0f} rows/s, {TOMBSTONE_BATCH}/commit)  target — ")
-    print(f"  RSS after creating {n:,}     {run['rss_created'] / mb:>9,.0f} MB = "
-          f"{r['bytes_per_object']:,.0f} B/object = {r['bytes_per_object_vs_dict']:.2f}x a "
-          f"bare dict of the same objects ({base['dict_bytes']:,.0f} B; heap alone "
-          f"{r['anon_bytes_per_object']:,.0f} B/object)  target <= 2 KB "
-          f"[{verdict(r['bytes_per_object'], TARGET_BYTES_PER_OBJECT, at_most=True)}]")
+    mapped = (run["rss_created"] - run["anon_created"]) / mb
+    print(f"  memory after creating {n:,}  heap {run['anon_created'] / mb:,.0f} MB = "
+          f"{r['anon_bytes_per_object']:,.0f} B/object = "
+          f"{r['anon_bytes_per_object'] / base['dict_bytes']:.2f}x a bare dict of the same "
+          f"objects ({base['dict_bytes']:,.0f} B)  target <= 2 KB "
+          f"[{verdict(r['anon_bytes_per_object'], TARGET_BYTES_PER_OBJECT, at_most=True)}]")
+    print(f"    RSS {run['rss_created'] / mb:,.0f} MB = {r['bytes_per_object']:,.0f} B/object "
+          f"({r['bytes_per_object_vs_dict']:.2f}x the dict): the heap and {mapped:,.0f} MB of "
+          f"file pages, mostly the database's, read through its memory map (the kernel's page "
+          f"cache, which it reclaims under pressure, at most {MMAP_SIZE >> 20:,} MiB whatever "
+          "the number of objects)")
     print(f"  restart to ready              {r['restart_s']:>9.1f} s; x{1_000_000 / n:.0f} "
           f"(linear) = {r['restart_s_at_1m_linear']:.0f} s at 1M  target <= 15 s "
           f"[{verdict(r['restart_s_at_1m_linear'], TARGET_RESTART_AT_1M, at_most=True)}]; "
@@ -360,6 +383,8 @@ def main() -> None:
                           f"all controllers) {' '.join(flags)}")
     value = orjson.dumps(configmap("cm-0000000", NS))
     rows = min(n, BASELINE_ROWS)
+    step(f"baselines: raw durable SQLite inserts and tombstones of {rows:,} rows, an empty "
+         "server")
     base: dict[str, float] = {
         "raw_inserts": raw_inserts(args.dir, rows, TOMBSTONE_BATCH, value),
         "raw_tombstones": raw_tombstones(args.dir, rows, TOMBSTONE_BATCH, value),

@@ -305,10 +305,10 @@ async def test_delete_decodes_the_stored_object_once(
     decodes = 0
     decode = store_module.decode
 
-    def counting(kv: Any) -> Any:
+    def counting(kv: Any, **kwargs: Any) -> Any:
         nonlocal decodes
         decodes += 1
-        return decode(kv)
+        return decode(kv, **kwargs)
 
     monkeypatch.setattr(store_module, "decode", counting)
     answered, removed = await registry.delete(t, "obj", {"propagationPolicy": "Background"})

@@ -197,7 +197,7 @@ def editable_copy(t: Target, obj: Obj, kv: KeyValue) -> Obj:
     metadata fields only (``before_delete``, the GC finalizers, ``mark_as_deleting``), so a
     copy of the metadata will do (a decode less per DELETE: issue 27); a stored object
     served converted is decoded afresh instead."""
-    return {**obj, "metadata": {**obj["metadata"]}} if t.direct else decode(kv)
+    return {**obj, "metadata": {**obj["metadata"]}} if t.direct else decode(kv, shared=False)
 
 
 def update_for_graceful_deletion_and_finalizers(

@@ -120,7 +120,7 @@ async def _select(
             if predicate is None:
                 selected.extend(page.kvs)
             else:
-                selected.extend(kv for kv in page.kvs if predicate(decode(kv)))
+                selected.extend(kv for kv in page.kvs if predicate(decode(kv, shared=False)))
             if not page.more:
                 break
             start = page.kvs[-1].key + "\x00"

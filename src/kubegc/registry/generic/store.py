@@ -239,9 +239,9 @@ class Store:
                 if create is not None:
                     return await create(), False
                 raise errors.not_found(t.gr, name)
-            current = decode(kv)
+            current = decode(kv, shared=False)  # both live as long as the request
             # a second copy to edit: decoding again is cheaper than clone()
-            new = await update(decode(kv) if copy is None else copy(current, kv))
+            new = await update(decode(kv, shared=False) if copy is None else copy(current, kv))
             try:
                 if isinstance(new, DeleteAs):
                     if not dry_run:

@@ -134,15 +134,17 @@ def encode(obj: Obj) -> bytes:
     return _compact(orjson.dumps(head))
 
 
-def decode(kv: KeyValue) -> Obj:
-    return decode_value(kv.value, kv.mod_revision)
+def decode(kv: KeyValue, *, shared: bool = True) -> Obj:
+    return decode_value(kv.value, kv.mod_revision, shared=shared)
 
 
-def decode_value(value: bytes, revision: int) -> Obj:
-    """The stored object at ``revision``, its repeated strings shared (``intern_common``)."""
+def decode_value(value: bytes, revision: int, *, shared: bool = True) -> Obj:
+    """The stored object at ``revision``, its repeated strings shared (``intern_common``);
+    ``shared`` False for an object that lives only as long as the request (an update's
+    copies, a selector's test, an answer): interning it would cost ~1 µs for nothing."""
     obj: Obj = orjson.loads(value)
     obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
-    return intern_common(obj)
+    return intern_common(obj) if shared else obj
 
 
 def with_resource_version(value: bytes, revision: int) -> bytes:
@@ -150,7 +152,7 @@ def with_resource_version(value: bytes, revision: int) -> bytes:
     GET, LIST and watch send for objects served in their stored version."""
     i = value.find(_METADATA)
     if i < 0 or value.count(b"{", 0, i) != 1:  # not the top-level metadata: do it slowly
-        return orjson.dumps(decode_value(value, revision))
+        return orjson.dumps(decode_value(value, revision, shared=False))
     j = i + len(_METADATA)
     rv = b'"resourceVersion":"%d"' % revision
     return value[:j] + rv + (b"" if value[j:j + 1] == b"}" else b",") + value[j:]

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from kubegc.api.auth import Attributes
 from kubegc.api.clock import format_micro_time
 from kubegc.server.http import Request
 
@@ -32,20 +31,14 @@ def note_created_name(request: Request, body: object) -> None:
 WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 CAPACITY = 10_000
 
-#: one logged write, as written on the request path: only strings, an int, a datetime and
-#: None, so that the tuple is left out of the cyclic GC's scans (a tuple of untracked
-#: values is untracked) and costs nothing to keep — (time, user, userAgent, verb, group,
-#: resource, subresource, namespace, name, fieldManager, code, fault)
+#: one logged write, as ``FaultRegistry.serve`` builds it on the request path (inline: a
+#: call less a write): only strings, an int, a datetime and None, so that the tuple is
+#: left out of the cyclic GC's scans (a tuple of untracked values is untracked) — (time,
+#: user, userAgent, verb, group, resource, subresource, namespace, name, fieldManager,
+#: code, fault); ``name`` is the path's, or a create's body's
 Entry = tuple[datetime, str, str, str, str, str, str, str, str, str, int, "str | None"]
 _FIELDS = ("time", "user", "userAgent", "verb", "group", "resource", "subresource",
            "namespace", "name", "fieldManager", "code", "fault")
-
-
-def entry(time: datetime, attrs: Attributes, user_agent: str, field_manager: str, code: int,
-          fault: str | None, name: str) -> Entry:
-    """A write as the log keeps it; ``name`` is the path's, or a create's body's."""
-    return (time, attrs.user.name, user_agent, attrs.verb, attrs.api_group, attrs.resource,
-            attrs.subresource, attrs.namespace, name, field_manager, code, fault)
 
 
 class RequestLog:
@@ -54,6 +47,9 @@ class RequestLog:
 
     def __init__(self, capacity: int = CAPACITY) -> None:
         self.entries: deque[Entry] = deque(maxlen=capacity)
+
+    def __len__(self) -> int:
+        return len(self.entries)
 
     def select(self, user: str | None = None, since: datetime | None = None
                ) -> Iterator[dict[str, Any]]:
