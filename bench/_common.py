@@ -423,6 +423,7 @@ async def real_cascade(serve: Serve, n: int, policy: str, timeout: float, *,
                        namespace: str, owner: str = "owner") -> float:
     """Seconds from the DELETE of ConfigMap ``owner`` (``policy`` propagation) to the last
     of its ``n`` dependents' DELETED watch event, on ``serve`` over HTTP."""
+    from kubegc.api.meta import DeletionPropagation
     from kubegc.api.resources import GroupVersionResource
     from kubegc.client.interface import DeleteOptions, ListOptions, WatchOptions
     from kubegc.client.kubeconfig import load_kubeconfig
@@ -453,7 +454,7 @@ async def real_cascade(serve: Serve, n: int, policy: str, timeout: float, *,
         await asyncio.sleep(0.2)  # the watch is open
         start = time.perf_counter()
         await client.delete(configmaps, owner, namespace=namespace,
-                            options=DeleteOptions(propagation_policy=policy))
+                            options=DeleteOptions(propagation_policy=DeletionPropagation(policy)))
         await asyncio.wait_for(done.wait(), timeout)
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)

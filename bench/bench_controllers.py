@@ -25,6 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from kubegc.api.meta import DeletionPropagation
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.interface import DeleteOptions, ListOptions
 from kubegc.storage import parse_storage
@@ -123,7 +124,7 @@ async def deployment_case(cluster: Cluster, replicas: int, policy: str, run: int
     await cluster.asettle(120)
     start = time.perf_counter()
     await c.delete(DEPLOYMENTS, "web", namespace=ns,
-                   options=DeleteOptions(propagation_policy=policy))
+                   options=DeleteOptions(propagation_policy=DeletionPropagation(policy)))
     if policy == "Orphan":
         await until(lambda: _released(c, ns))
     else:

@@ -72,6 +72,7 @@ from _common import (
 )
 
 from kubegc.api.clock import RealClock
+from kubegc.api.meta import DeletionPropagation
 from kubegc.api.resources import GroupVersionResource
 from kubegc.cli import CYCLIC_GC_THRESHOLDS
 from kubegc.client.interface import DeleteOptions, WatchOptions
@@ -150,7 +151,7 @@ async def cascade(storage: str, n: int, policy: str, timeout: float, *,
         cpu_start = time.process_time()
         start = time.perf_counter()
         await client.delete(CONFIGMAPS, "owner", namespace=NS,
-                            options=DeleteOptions(propagation_policy=policy))
+                            options=DeleteOptions(propagation_policy=DeletionPropagation(policy)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(done.wait(), timeout)
         end = time.perf_counter()

@@ -158,7 +158,7 @@ def one_size(n: int, policy: str, timeout: float) -> dict[str, Any]:
         started = time.perf_counter()
         asyncio.run(populate(serve, n, timeout))
         setup = time.perf_counter() - started
-        dump = Path(serve.tmp.name) / "dump.json"
+        dump = serve.root / "dump.json"
         objects = asyncio.run(write_dump(serve, dump))
         cascade = policy.lower()
         results: dict[str, Any] = {"n": n, "objects": objects, "setup_s": setup}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import enum
 from abc import abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -157,6 +157,19 @@ class Client(Protocol):
         selectors count): the ``<Kind>List`` of the objects deleted, as they were listed
         before their deletes (upstream's answer). A resource without the verb answers 405
         (``MethodNotSupported``)."""
+
+    async def delete_collection_each(
+        self, gvr: GroupVersionResource, each: Callable[[builtins.list[Obj]], None], *,
+        namespace: str = "", options: DeleteOptions | None = None,
+        list_options: ListOptions | None = None,
+    ) -> None:
+        """``delete_collection`` for a caller that does not keep the answer (the namespace
+        controller): the objects deleted are handed to ``each`` a page at a time. In process
+        (``LocalClient``) the server then holds one page, never the whole collection; here,
+        as over HTTP, the answer is one page."""
+        listed = await self.delete_collection(gvr, namespace=namespace, options=options,
+                                              list_options=list_options)
+        each(list(listed.get("items") or []))
 
     @abstractmethod
     async def discover(self) -> builtins.list[APIResource]:

@@ -289,12 +289,25 @@ class LocalClient(Client):
         self, gvr: GroupVersionResource, *, namespace: str = "",
         options: DeleteOptions | None = None, list_options: ListOptions | None = None,
     ) -> Obj:
+        return await self._delete_collection(gvr, namespace, options, list_options, None)
+
+    async def delete_collection_each(
+        self, gvr: GroupVersionResource, each: Callable[[builtins.list[Obj]], None], *,
+        namespace: str = "", options: DeleteOptions | None = None,
+        list_options: ListOptions | None = None,
+    ) -> None:
+        await self._delete_collection(gvr, namespace, options, list_options, each)
+
+    async def _delete_collection(
+        self, gvr: GroupVersionResource, namespace: str, options: DeleteOptions | None,
+        list_options: ListOptions | None, each: Callable[[builtins.list[Obj]], None] | None,
+    ) -> Obj:
         lo = list_options or ListOptions()
 
         async def call(t: Target) -> Obj:
             return await self.registry.delete_collection(
                 t, options or DeleteOptions(), label_selector=lo.label_selector,
-                field_selector=lo.field_selector)
+                field_selector=lo.field_selector, each_page=each)
 
         if self.auditor is not None:
             return await self._audited(gvr, namespace, "deletecollection", "", call,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from kubegc.api.meta import DeleteOptions, ListOptions
@@ -105,6 +105,15 @@ class GatedClient(Client):
         await self._gate.passed()
         return await self._client.delete_collection(gvr, namespace=namespace, options=options,
                                                     list_options=list_options)
+
+    async def delete_collection_each(
+        self, gvr: GroupVersionResource, each: Callable[[builtins.list[Obj]], None], *,
+        namespace: str = "", options: DeleteOptions | None = None,
+        list_options: ListOptions | None = None,
+    ) -> None:
+        await self._gate.passed()
+        await self._client.delete_collection_each(gvr, each, namespace=namespace,
+                                                  options=options, list_options=list_options)
 
     async def discover(self) -> builtins.list[APIResource]:
         await self._gate.passed()

@@ -6,7 +6,7 @@ its verb, answering 405 for a verb the storage does not serve, as the server doe
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from kubegc.api import errors
@@ -145,10 +145,15 @@ class Verbs:
 
     async def delete_collection(self, t: Target,
                                 options: DeleteOptions | Mapping[str, Any] | None = None, *,
-                                label_selector: str = "", field_selector: str = "") -> Obj:
+                                label_selector: str = "", field_selector: str = "",
+                                each_page: Callable[[builtins.list[Obj]], None] | None = None
+                                ) -> Obj:
+        """``each_page``: see ``collection.delete_collection`` (the answer then has no
+        items)."""
         return await self._serving(t, rest.CollectionDeleter).delete_collection(
             t, _delete(options), ListOptions(label_selector=label_selector,
-                                             field_selector=field_selector))
+                                             field_selector=field_selector),
+            each_page=each_page)
 
     async def create_token(self, namespace: str, name: str, request: Obj, *,
                            warnings: builtins.list[str] | None = None) -> Obj:

@@ -177,6 +177,34 @@ async def test_metadata_only_keeps_type_and_metadata_without_managed_fields(
     await informer.stop()
 
 
+async def test_metadata_only_deletion_is_partial_and_shares_nothing(
+        env: Any, eventually: Eventually) -> None:
+    """A DELETED object reaches the handlers shaped as the cached ones (no managedFields),
+    but its labels and ownerReferences are its own: it is kept nowhere, so looking for an
+    equal earlier value (``SharedValues``) would be work for nothing (issue 27)."""
+    client, clock = env
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u"}]
+    for name in ("a", "b"):
+        client.add_object(PODS, pod(name, managedFields=[{"manager": "kubectl"}],
+                                    labels={"l": "v"}, ownerReferences=refs))
+    informer = SharedInformer(client, PODS, clock=clock, metadata_only=True)
+    deleted: list[Obj] = []
+    informer.add_event_handler(FuncHandler(delete=lambda o: deleted.append(o)))  # type: ignore[arg-type]
+    await started(informer, client, eventually)
+    cached_a = informer.indexer.get_by_key("ns1/a")
+    cached_b = informer.indexer.get_by_key("ns1/b")
+    assert cached_a is not None and cached_b is not None
+    assert cached_a["metadata"]["ownerReferences"] is cached_b["metadata"]["ownerReferences"]
+    await client.delete(PODS, "a", namespace="ns1")
+    await eventually(lambda: len(deleted) == 1)
+    [gone] = deleted
+    assert set(gone) == {"apiVersion", "kind", "metadata"}
+    assert "managedFields" not in gone["metadata"] and gone["metadata"]["name"] == "a"
+    assert gone["metadata"]["ownerReferences"] == refs
+    assert gone["metadata"]["ownerReferences"] is not cached_b["metadata"]["ownerReferences"]
+    await informer.stop()
+
+
 async def test_failing_handler_does_not_stop_delivery(env: Any, eventually: Eventually) -> None:
     client, clock = env
     informer = SharedInformer(client, PODS, clock=clock)

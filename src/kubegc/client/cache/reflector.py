@@ -114,8 +114,11 @@ class Reflector:
         page_size: int = DEFAULT_PAGE_SIZE, transform: Callable[[Obj], Obj] | None = None,
         min_watch_timeout: float = MIN_WATCH_TIMEOUT, name: str = "",
         initial: CachedList | None = None,
+        transform_deleted: Callable[[Obj], Obj] | None = None,
     ) -> None:
-        """``initial``: the first LIST's answer, known already: stored as if listed."""
+        """``initial``: the first LIST's answer, known already: stored as if listed.
+        ``transform_deleted``: the transform of a DELETED event's object, when it can be
+        cheaper than ``transform`` (that object is not kept); default ``transform``."""
         self.client = client
         self.gvr = gvr
         self.store = store
@@ -125,6 +128,7 @@ class Reflector:
         self.field_selector = field_selector
         self.page_size = page_size
         self.transform = transform
+        self.transform_deleted = transform_deleted or transform
         self.min_watch_timeout = min_watch_timeout
         self.name = name or str(gvr)
         self.backoff = Backoff(clock)
@@ -246,7 +250,10 @@ class Reflector:
         if event.type == BOOKMARK:
             self._last_rv = rv or self._last_rv
             return
-        if self.transform is not None:
+        if event.type == DELETED:
+            if self.transform_deleted is not None:
+                obj = self.transform_deleted(obj)
+        elif self.transform is not None:
             obj = self.transform(obj)
         if event.type == ADDED:
             self.store.add(obj)

@@ -94,9 +94,21 @@ def to_partial_object_metadata(obj: Obj) -> Obj:
     labels, annotations and ownerReferences are an equal earlier object's when there is
     one (``SharedValues``: the pods of a ReplicaSet, the dependents of an owner repeat
     them)."""
+    return _partial(obj, shared=True)
+
+
+def deleted_partial_object_metadata(obj: Obj) -> Obj:
+    """``to_partial_object_metadata`` of a DELETED event's object, which no cache keeps:
+    without looking for equal earlier values (~3 µs less per deletion, issue 27)."""
+    return _partial(obj, shared=False)
+
+
+def _partial(obj: Obj, *, shared: bool) -> Obj:
     meta = obj.get("metadata") or {}
     if "managedFields" in meta:
-        meta = share_metadata({k: v for k, v in meta.items() if k != "managedFields"})
+        meta = {k: v for k, v in meta.items() if k != "managedFields"}
+        if shared:
+            meta = share_metadata(meta)
     return {"apiVersion": obj.get("apiVersion", ""), "kind": obj.get("kind", ""), "metadata": meta}
 
 
@@ -140,6 +152,7 @@ class SharedInformer:
             client, gvr, _InformerStore(self), clock=clock, namespace=namespace,
             label_selector=label_selector, field_selector=field_selector,
             transform=to_partial_object_metadata if metadata_only else None,
+            transform_deleted=deleted_partial_object_metadata if metadata_only else None,
             initial=initial,
         )
 

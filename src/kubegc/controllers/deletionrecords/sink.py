@@ -45,7 +45,7 @@ from kubegc.api.deletionrecord import (
     label_value,
     record_object,
 )
-from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.errors import StatusError, is_gone, is_not_found
 from kubegc.api.types import Obj
 from kubegc.client.batch import create_all
 from kubegc.client.interface import Client, DeleteOptions, ListOptions
@@ -61,6 +61,8 @@ __all__ = ["DELETION_RECORDS", "GC_DELETER", "LABEL_ACTION", "LABEL_DELETER", "L
            "to_object"]
 #: How often expired records are pruned.
 PRUNE_PERIOD = 300.0
+#: Records listed at once when pruning.
+PRUNE_PAGE = 500
 _WRITE_ATTEMPTS = 5
 #: A repeated decision about the same object within this many seconds is one record.
 DUPLICATE_WINDOW = 60.0
@@ -292,19 +294,46 @@ class DeletionRecordSink(DecisionSink, DeletionSink):
             await self.clock.sleep(PRUNE_PERIOD)
 
     async def prune(self) -> int:
-        """Delete records older than the TTL; returns how many were deleted."""
-        listed = await self.client.list(DELETION_RECORDS, options=ListOptions())
-        now = self.clock.now()
+        """Delete records older than the TTL; returns how many were deleted.
+
+        Lists in pages of ``PRUNE_PAGE`` (as the Event TTL controller does: after a
+        million-object run there are over a million records, ~1 KB each decoded), keeping
+        only the expired ones' names and uids, then deletes those (each with its uid as
+        precondition). A continue token that expired meanwhile (410: the pages' revision
+        was compacted) ends the listing for this round: what was found expired so far is
+        deleted, the rest waits for the next period."""
+        expired = await self._expired()
         deleted = 0
-        for item in listed.get("items") or []:
-            stamp = item.get("time") or item["metadata"].get("creationTimestamp")
-            if stamp and (now - parse_time(stamp)).total_seconds() > self.ttl:
-                try:
-                    await self.client.delete(DELETION_RECORDS, item["metadata"]["name"],
-                                             options=DeleteOptions(preconditions_uid=item[
-                                                 "metadata"].get("uid") or None))
-                    deleted += 1
-                except StatusError as e:
-                    if not is_not_found(e):
-                        raise
+        for name, uid in expired:
+            try:
+                await self.client.delete(DELETION_RECORDS, name, options=DeleteOptions(
+                    preconditions_uid=uid or None))
+                deleted += 1
+            except StatusError as e:
+                if not is_not_found(e):
+                    raise
         return deleted
+
+    async def _expired(self) -> list[tuple[str, str]]:
+        """The names and uids of the records older than the TTL, listed page by page."""
+        now = self.clock.now()
+        expired: list[tuple[str, str]] = []
+        continue_ = ""
+        while True:  # collect first, then delete (as eventttl's sweep)
+            try:
+                page = await self.client.list(DELETION_RECORDS, options=ListOptions(
+                    limit=PRUNE_PAGE, continue_=continue_))
+            except StatusError as e:
+                if not (continue_ and is_gone(e)):
+                    raise
+                log.info("pruning deletion records: the listing expired (%s); the rest "
+                         "waits for the next round", e)
+                return expired
+            for item in page.get("items") or []:
+                meta = item["metadata"]
+                stamp = item.get("time") or meta.get("creationTimestamp")
+                if stamp and (now - parse_time(stamp)).total_seconds() > self.ttl:
+                    expired.append((meta["name"], meta.get("uid") or ""))
+            continue_ = str((page.get("metadata") or {}).get("continue") or "")
+            if not continue_:
+                return expired

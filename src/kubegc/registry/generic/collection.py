@@ -1,7 +1,9 @@
-"""DeleteCollection (cf. the generic ``Store.DeleteCollection``): list, then delete each
-listed object with the request's options; an object gone meanwhile is no failure, the
-first other failure is the answer, and the answer is the list as it was listed (upstream's
-``return listObj``).
+"""DeleteCollection (cf. the generic ``Store.DeleteCollection``): list a page, delete each
+listed object with the request's options, list the next page at the same revision; an
+object gone meanwhile is no failure, the first other failure is the answer, and the answer
+is the list as it was listed (upstream's ``return originalList``) — or, for an in-process
+caller that discards it (the namespace controller), nothing kept: each page handed over
+once deleted.
 
 Upstream spreads the deletes over ``--delete-collection-workers``, each a full
 ``Store.Delete`` (a read, the update, a CAS write). Here the deletes of a chunk of
@@ -23,6 +25,7 @@ request while admission webhooks are configured (they see each object's deletion
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -34,15 +37,21 @@ from kubegc.registry.generic.deletion import (
     editable_copy,
     update_for_graceful_deletion_and_finalizers,
 )
-from kubegc.registry.generic.listing import list_answer, select
+from kubegc.registry.generic.listing import Page, list_answer, select
 from kubegc.registry.generic.rest import ListOptions
 from kubegc.registry.generic.store import Store, UpdateFn
 from kubegc.registry.generic.target import DELETE, Target, decode
 from kubegc.storage import BatchWrite, ConflictError, KeyNotFoundError, KeyValue, WriteKind
 
+#: Objects listed at once (upstream's ``deleteCollectionPageSize``).
+DELETE_COLLECTION_PAGE = 10_000
 #: Listed objects deleted together: one write batch (one commit), or as many concurrent
 #: per-object deletes (which the store's group commit writes in a few commits).
 DELETE_COLLECTION_CHUNK = 1000
+
+
+#: Handed each page's deleted objects (as listed) by an in-process DeleteCollection.
+PageSink = Callable[[list[Obj]], None]
 
 
 class ObjectDeleter(Protocol):
@@ -69,20 +78,50 @@ class _Chunk:
 
 async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
                             options: DeleteOptions, list_options: ListOptions, *,
-                            batched: bool = True) -> Obj:
+                            batched: bool = True, each_page: PageSink | None = None) -> Obj:
     """DeleteCollection of what ``list_options`` selects under ``t`` (see the module
-    docstring); ``batched`` False deletes every object by the per-object path."""
+    docstring); ``batched`` False deletes every object by the per-object path.
+
+    As upstream's ``Store.DeleteCollection``, the collection is listed in pages of
+    ``DELETE_COLLECTION_PAGE`` (its ``deleteCollectionPageSize``), every page after the
+    first by its continue token, hence at the first page's revision (one consistent
+    snapshot: the decisions are the same as on one whole list), each page deleted before
+    the next is listed. The answer is the List of every page's items with the first page's
+    metadata (upstream's ``originalList``); a request with its own ``limit`` is its one
+    page. ``each_page`` (in-process callers that do not need the answer, e.g. the
+    namespace controller) is handed each page's items once they are deleted, and the
+    answer then has no items: the server never holds more than a page. A continue token
+    that expired (the snapshot compacted) fails the request with 410, as upstream's."""
     check_delete_options(options)
-    page = await select(
-        store, t, label_selector=list_options.label_selector,
-        field_selector=list_options.field_selector, limit=list_options.limit,
-        continue_=list_options.continue_, resource_version=list_options.resource_version,
-        resource_version_match=list_options.resource_version_match)
-    stored = [decode(kv, shared=False) for kv in page.kvs]  # decided on, answered, dropped
-    items = [store.present(t, obj) for obj in stored]
-    listed = list_answer(t, page, items)
     batched = batched and not options.dry_run and not store.admission.webhooks_active()
     targets = _Targets(store, t, options)
+    first: Page | None = None
+    answered: list[Obj] = []
+    continue_ = list_options.continue_
+    while True:
+        page = await select(
+            store, t, label_selector=list_options.label_selector,
+            field_selector=list_options.field_selector,
+            limit=list_options.limit or DELETE_COLLECTION_PAGE, continue_=continue_,
+            resource_version="" if first else list_options.resource_version,
+            resource_version_match="" if first else list_options.resource_version_match)
+        items = await _delete_page(store, deleter, targets, options, page, batched=batched)
+        list_answer(t, page, items)  # each item's apiVersion and kind
+        if each_page is None:
+            answered += items
+        else:
+            each_page(items)
+        first = first or page
+        if list_options.limit or not page.continue_:
+            return list_answer(t, page if list_options.limit else first, answered)
+        continue_ = page.continue_
+
+
+async def _delete_page(store: Store, deleter: ObjectDeleter, targets: _Targets,
+                       options: DeleteOptions, page: Page, *, batched: bool) -> list[Obj]:
+    """Delete the objects of one listed page a chunk at a time; their served copies."""
+    stored = [decode(kv, shared=False) for kv in page.kvs]  # decided on, answered, dropped
+    items = [store.present(targets.t, obj) for obj in stored]
     for start in range(0, len(items), DELETE_COLLECTION_CHUNK):
         end = start + DELETE_COLLECTION_CHUNK
         chunk = _Chunk(items[start:end], page.kvs[start:end], stored[start:end])
@@ -94,23 +133,23 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
         for failure in chunk.failures:
             if not (isinstance(failure, errors.StatusError) and errors.is_not_found(failure)):
                 raise failure
-    return listed
+    return items
 
 
 class _Targets:
     """The request's target in each listed object's namespace, with its delete update."""
 
     def __init__(self, store: Store, t: Target, options: DeleteOptions) -> None:
-        self._store, self._t, self._options = store, t, options
+        self.store, self.t, self._options = store, t, options
         self._by_namespace: dict[str, tuple[Target, UpdateFn]] = {}
 
     def of(self, item: Obj) -> tuple[Target, UpdateFn]:
         namespace = item["metadata"].get("namespace") or ""
         found = self._by_namespace.get(namespace)
         if found is None:
-            t = self._t.in_namespace(namespace)
+            t = self.t.in_namespace(namespace)
             update = update_for_graceful_deletion_and_finalizers(
-                self._store, t, t.strategy, self._options)
+                self.store, t, t.strategy, self._options)
             found = self._by_namespace[namespace] = (t, update)
         return found
 
@@ -157,4 +196,5 @@ async def _delete_each(deleter: ObjectDeleter, targets: _Targets, options: Delet
     chunk.failures += [r for r in results if isinstance(r, BaseException)]
 
 
-__all__ = ["DELETE_COLLECTION_CHUNK", "ObjectDeleter", "delete_collection"]
+__all__ = ["DELETE_COLLECTION_CHUNK", "DELETE_COLLECTION_PAGE", "ObjectDeleter", "PageSink",
+           "delete_collection"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import abc
 import builtins
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -160,7 +160,11 @@ class GracefulDeleter(Storage):
 class CollectionDeleter(Storage):
     @abc.abstractmethod
     async def delete_collection(self, t: Target, options: DeleteOptions,
-                                list_options: ListOptions) -> Obj: ...
+                                list_options: ListOptions, *,
+                                each_page: Callable[[builtins.list[Obj]], None] | None = None
+                                ) -> Obj:
+        """The List of the objects deleted; with ``each_page``, each page of them is
+        handed to it once deleted instead (``collection.delete_collection``)."""
 
 
 class Connecter(Storage):

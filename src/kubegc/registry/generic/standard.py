@@ -18,7 +18,7 @@ from kubegc.api.resources import ResourceInfo
 from kubegc.api.types import Obj
 from kubegc.registry import printers
 from kubegc.registry.generic.batch_create import CreateOutcome, create_batch
-from kubegc.registry.generic.collection import delete_collection
+from kubegc.registry.generic.collection import PageSink, delete_collection
 from kubegc.registry.generic.deletion import delete
 from kubegc.registry.generic.listing import list_encoded, list_encoded_stream, list_objects
 from kubegc.registry.generic.patching import patch
@@ -156,14 +156,15 @@ class StoredResource:
         return None if t.strategy.return_deleted_object else success_status(t, name, obj)
 
     async def delete_collection(self, t: Target, options: DeleteOptions,
-                                list_options: ListOptions) -> Obj:
+                                list_options: ListOptions, *,
+                                each_page: PageSink | None = None) -> Obj:
         """``DeleteCollection`` (``collection.delete_collection``): the listed objects'
         removals written a chunk per write batch, unless this storage deletes an object
         its own way (or lists its own way): then each by its ``delete``."""
         own = (type(self).delete is not StoredResource.delete
                or type(self).list is not StoredResource.list)
         return await delete_collection(self.store, self, t, options, list_options,
-                                       batched=not own)
+                                       batched=not own, each_page=each_page)
 
 
 class StandardREST(StoredResource, EncodedGetter, EncodedLister, Watcher, BatchCreater, Updater,

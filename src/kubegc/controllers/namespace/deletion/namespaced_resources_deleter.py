@@ -60,11 +60,13 @@ from kubegc.component.deletions import (
     NullDeletionSink,
 )
 from kubegc.controllers.namespace.deletion.resources import (
+    Deleted,
     GVRDeletionMetadata,
     Totals,
     deletable_namespaced_resources,
     discovery_failure_message,
     gvr_string,
+    longest_grace,
     reference_of,
 )
 from kubegc.controllers.namespace.deletion.status_condition_utils import NamespaceConditionUpdater
@@ -245,10 +247,10 @@ class NamespacedResourcesDeleter:
             if not items:
                 return GVRDeletionMetadata()
             deleted = await self._delete_each_item(gvr, namespace, items, deleted_at)
-        elif not deleted:
+        elif not deleted.count:
             return GVRDeletionMetadata()
-        estimate = self._estimate(gvr, deleted, deleted_at)
-        if gvr != PODS and not any(_may_remain(item) for item in deleted):
+        estimate = self._estimate(deleted.longest_grace, deleted_at)
+        if gvr != PODS and not deleted.may_remain:
             return GVRDeletionMetadata()  # every one was removed: nothing to list again
         remaining = await self._list(gvr, namespace)
         if not remaining:
@@ -265,38 +267,44 @@ class NamespacedResourcesDeleter:
                         f"{gvr_string(gvr)}", GVRDeletionMetadata(estimate, len(remaining)))
 
     async def _delete_collection(self, gvr: GroupVersionResource, namespace: str,
-                                 deleted_at: datetime) -> list[Obj] | None:
-        """``deleteCollection``: the objects deleted, or None where the resource has no
-        DeleteCollection (then remembered)."""
+                                 deleted_at: datetime) -> Deleted | None:
+        """``deleteCollection``: what the objects deleted tell, or None where the resource
+        has no DeleteCollection (then remembered). The answer is taken a page at a time
+        (``delete_collection_each``), as upstream's deleter discards it: in process the
+        objects of a namespace are never all held at once."""
         if gvr in self._no_delete_collection:
             return None
+        deleted = Deleted()
+
+        def each(items: list[Obj]) -> None:
+            self._record(gvr, namespace, items, deleted_at)
+            deleted.add(gvr, items)
+
         try:
-            listed = await self.client.delete_collection(
-                gvr, namespace=namespace,
+            await self.client.delete_collection_each(
+                gvr, each, namespace=namespace,
                 options=DeleteOptions(propagation_policy=DeletionPropagation.BACKGROUND))
         except StatusError as exc:
             if is_not_found(exc) or exc.code == 405:
                 self._no_delete_collection.add(gvr)
                 return None
             raise _GVRError(str(exc), GVRDeletionMetadata()) from exc
-        items = list(listed.get("items") or [])
-        self._record(gvr, namespace, items, deleted_at)
-        return items
+        return deleted
 
     async def _delete_each_item(self, gvr: GroupVersionResource, namespace: str,
-                                items: list[Obj], deleted_at: datetime) -> list[Obj]:
+                                items: list[Obj], deleted_at: datetime) -> Deleted:
         """``deleteEachItem``: DELETE each listed object (its uid as precondition)."""
-        deleted = []
+        deleted = Deleted()
         for item in items:
             try:
                 result = await self.client.delete(gvr, name_of(item), namespace=namespace,
                                                   options=_background(item))
             except StatusError as exc:
                 if not (is_not_found(exc) or exc.code == 405):
-                    raise _GVRError(str(exc), GVRDeletionMetadata(
-                        self._estimate(gvr, items, deleted_at))) from exc
+                    raise _GVRError(str(exc), GVRDeletionMetadata(self._estimate(
+                        longest_grace(gvr, items), deleted_at))) from exc
                 continue
-            deleted.append(result if result.get("kind") != "Status" else item)
+            deleted.add(gvr, [result if result.get("kind") != "Status" else item])
             self._record(gvr, namespace, [item], deleted_at)
         return deleted
 
@@ -324,29 +332,11 @@ class NamespacedResourcesDeleter:
             raise _GVRError(str(exc), GVRDeletionMetadata()) from exc
         return list(listed.get("items") or [])
 
-    def _estimate(self, gvr: GroupVersionResource, items: list[Obj], deleted_at: datetime) -> int:
-        """Pods: the longest grace period of a non-terminal pod, 0 once that long has
-        passed since the namespace's deletion (cf. ``estimateGracefulTermination``)."""
-        if (gvr.group, gvr.resource) != ("", "pods"):
-            return 0
-        estimate = 0
-        for pod in items:
-            if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-                continue
-            grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
-            if grace is not None:
-                estimate = max(estimate, int(grace))
+    def _estimate(self, longest_grace: int, deleted_at: datetime) -> int:
+        """Pods: the longest grace period of a non-terminal pod deleted, 0 once that long
+        has passed since the namespace's deletion (cf. ``estimateGracefulTermination``)."""
         elapsed = (self.clock.now() - deleted_at).total_seconds()
-        return 0 if elapsed >= estimate else estimate
-
-
-def _may_remain(item: Obj) -> bool:
-    """Whether an object deleted (as listed before, or as its DELETE left it) can still be
-    there: held by finalizers or within a grace period (pods, whose grace the listed
-    state does not tell, are always listed again); one without either was removed
-    (Background propagation adds no finalizer)."""
-    meta = item.get("metadata") or {}
-    return bool(meta.get("finalizers")) or int(meta.get("deletionGracePeriodSeconds") or 0) > 0
+        return 0 if elapsed >= longest_grace else longest_grace
 
 
 class _GVRError(Exception):

@@ -22,6 +22,47 @@ class GVRDeletionMetadata:
 
 
 @dataclass(slots=True)
+class Deleted:
+    """What one resource's deletes did, as far as the rest of its deletion needs: how many
+    objects, whether any may still be there, and the longest grace period of a
+    non-terminal pod among them (``estimateGracefulTermination``). Added to a page at a
+    time (a DeleteCollection's pages), so that a million deleted objects are not kept."""
+
+    count: int = 0
+    may_remain: bool = False
+    longest_grace: int = 0
+
+    def add(self, gvr: GroupVersionResource, items: list[Obj]) -> None:
+        self.count += len(items)
+        self.may_remain = self.may_remain or any(may_remain(item) for item in items)
+        self.longest_grace = max(self.longest_grace, longest_grace(gvr, items))
+
+
+def may_remain(item: Obj) -> bool:
+    """Whether an object deleted (as listed before, or as its DELETE left it) can still be
+    there: held by finalizers or within a grace period (pods, whose grace the listed
+    state does not tell, are always listed again); one without either was removed
+    (Background propagation adds no finalizer)."""
+    meta = item.get("metadata") or {}
+    return bool(meta.get("finalizers")) or int(meta.get("deletionGracePeriodSeconds") or 0) > 0
+
+
+def longest_grace(gvr: GroupVersionResource, items: list[Obj]) -> int:
+    """Pods: the longest ``terminationGracePeriodSeconds`` of those not yet terminal; 0
+    for any other resource."""
+    if (gvr.group, gvr.resource) != ("", "pods"):
+        return 0
+    longest = 0
+    for pod in items:
+        if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            continue
+        grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+        if grace is not None:
+            longest = max(longest, int(grace))
+    return longest
+
+
+@dataclass(slots=True)
 class Totals:
     estimate: int = 0
     errors: list[str] = field(default_factory=list)
