@@ -3,11 +3,12 @@
 
 Usage: ``python bench/bench_ring.py [--objects 100000] [--capacity 100000] [--quick]``
 
-Feeds ``WatchCache._dispatch`` (no watcher, no storage) the life of N ConfigMaps of ~1.3 KB
+Feeds ``WatchCache._dispatch`` (no watcher, no storage) the life of N ConfigMaps of ~1.2 KB
 as stored: N creates, N updates (each carrying the previous value), N deletes (each
-carrying the last state as its value and as its previous value, two equal ``bytes``, as
-the stores' DELETE events do). After each phase, with the cyclic collector run and the heap
-trimmed (``malloc_trim``, as the compactor does), it prints the anonymous RSS over the
+carrying the last state as its value and as its previous value, one ``bytes``, as
+``sqlite_writer.plan_batch`` makes them). After each phase, with the cyclic collector run
+and the heap trimmed (``malloc_trim``, as the compactor does), it prints the anonymous RSS
+over the
 empty cache's per event the ring holds, next to the baseline of the same run: the bytes
 the ring must keep of those events (the value, plus the previous value where it differs).
 Run each tree's own copy to compare two commits.
@@ -57,7 +58,7 @@ def events(n: int, phase: str, first_revision: int) -> Iterator[tuple[Event, int
                    len(value) + len(before))
         else:
             yield (Event(EventType.DELETE, KeyValue(key, value, created, revision),
-                         KeyValue(key, bytes(bytearray(value)), created, revision - n)),
+                         KeyValue(key, value, created, revision - n)),
                    len(value))
 
 

@@ -118,3 +118,35 @@ def test_a_big_dump_is_read_in_a_fraction_of_the_memory_of_decoding_it_whole(
     whole = peak(lambda: parse_dump(path.read_bytes().decode()))
     slim = peak(lambda: read_dump(path, prepare=Slim()))
     assert slim < 0.5 * whole, (slim, whole)
+
+
+def test_the_previous_value_is_shared_only_when_shared_values_would_share_it() -> None:
+    """``Slim`` compares an object's labels and references with the previous object's
+    before ``SharedValues`` is asked (issue 27: most dependents follow one another): it
+    shares only what ``SharedValues`` would share: same keys in the same order, and a
+    boolean never taken for an equal 1."""
+    slim = Slim()
+
+    def read(**meta: Any) -> dict[str, Any]:
+        return slim(_cm("c", **meta))["metadata"]
+
+    ref = dict(OWNER)
+    first = read(labels={"app": "web", "n": "0"}, ownerReferences=[dict(ref)])
+    second = read(labels={"app": "web", "n": "0"}, ownerReferences=[dict(ref)])
+    assert second["labels"] is first["labels"]
+    assert second["ownerReferences"] is first["ownerReferences"]
+    reordered = read(labels={"n": "0", "app": "web"},
+                     ownerReferences=[{k: ref[k] for k in reversed(ref)}])
+    assert list(reordered["labels"]) == ["n", "app"]
+    assert reordered["labels"] is not first["labels"]
+    assert list(reordered["ownerReferences"][0]) == list(reversed(ref))
+    as_number = read(labels={"app": "web", "n": "0"},
+                     ownerReferences=[{**ref, "controller": 1}])
+    assert type(as_number["ownerReferences"][0]["controller"]) is int
+    again = read(labels={"app": "web", "n": "0"}, ownerReferences=[dict(ref)])
+    assert again["labels"] is first["labels"]
+    assert again["ownerReferences"] is first["ownerReferences"]
+    flagged = read(labels={"app": True}, ownerReferences=[{**ref, "extra": None}])
+    assert read(labels={"app": 1})["labels"] == {"app": 1}
+    assert type(read(labels={"app": 1})["labels"]["app"]) is int
+    assert flagged["labels"] == {"app": True}

@@ -3,7 +3,8 @@
 ``orjson.loads`` of a whole dump holds, at once, the file's bytes, its document tree of the
 whole file (~1.4 KB per object) and every decoded object with its own copy of each string
 objects repeat. A List's items are decoded here a chunk of ~1 MB at a time instead, each
-item handed to ``each`` (interning its repeated strings, dropping what no reader needs)
+object (an item that is a map) handed to ``each`` (interning its repeated strings,
+dropping what no reader needs)
 before the next chunk is decoded; ``stream_list`` reads the file a block at a time, so
 neither the file nor its tree is ever held whole.
 
@@ -32,6 +33,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from kubegc.api.interning import intern_common
+from kubegc.api.types import Obj
 
 #: bytes of items decoded at once, and read from the file at once
 CHUNK = 1 << 20
@@ -44,10 +46,6 @@ _SPACE = b" \t\r\n"
 _COMPACT = re.compile(rb'\}(?=\s*,\s*\{\s*"(?:apiVersion|kind)"\s*:)')
 _AFTER_DOCUMENT = "unexpected content after document"
 _CLOSE, _COMMA = ord("]"), ord(",")
-
-
-def _intern(item: Any) -> Any:
-    return intern_common(item) if isinstance(item, dict) else item
 
 
 class _Reader:
@@ -102,9 +100,11 @@ class _Reader:
         return out
 
 
-def stream_list(file: BinaryIO, each: Callable[[Any], Any] = _intern) -> dict[str, Any] | None:
-    """The List document of ``file`` with each item decoded one chunk at a time and passed
-    through ``each``; None when ``file`` is not one List (see the module docstring). The
+def stream_list(file: BinaryIO, each: Callable[[Obj], Obj] = intern_common
+                ) -> dict[str, Any] | None:
+    """The List document of ``file`` with each item decoded one chunk at a time, and each
+    that is an object passed through ``each`` (in a list comprehension: no call of a
+    wrapper per object); None when ``file`` is not one List (see the module docstring). The
     file is read from its current position; on None it may have been read to any point."""
     reader = _Reader(file, file.read(CHUNK))
     head = _HEAD.match(reader.buf)
@@ -132,12 +132,12 @@ def stream_list(file: BinaryIO, each: Callable[[Any], Any] = _intern) -> dict[st
     return doc
 
 
-def list_items(data: bytes, each: Callable[[Any], Any] = _intern) -> dict[str, Any] | None:
+def list_items(data: bytes, each: Callable[[Obj], Obj] = intern_common) -> dict[str, Any] | None:
     """``stream_list`` over bytes already read."""
     return stream_list(io.BytesIO(data), each)
 
 
-def _items(reader: _Reader, boundary: re.Pattern[bytes], each: Callable[[Any], Any]
+def _items(reader: _Reader, boundary: re.Pattern[bytes], each: Callable[[Obj], Obj]
            ) -> list[Any] | None:
     """The items up to the List's closing ``]`` (left unread); None if they do not decode."""
     items: list[Any] = []
@@ -156,7 +156,7 @@ def _items(reader: _Reader, boundary: re.Pattern[bytes], each: Callable[[Any], A
             return None
 
 
-def _chunk(reader: _Reader, boundary: re.Pattern[bytes], each: Callable[[Any], Any],
+def _chunk(reader: _Reader, boundary: re.Pattern[bytes], each: Callable[[Obj], Obj],
            items: list[Any]) -> bool:
     """Decode the items of about one ``CHUNK`` from ``reader.pos`` into ``items``, leaving
     ``pos`` after the last one; False if they do not decode."""
@@ -171,12 +171,12 @@ def _chunk(reader: _Reader, boundary: re.Pattern[bytes], each: Callable[[Any], A
         decoded = orjson.loads(b"[" + buf[start:found.end()] + b"]")
     except orjson.JSONDecodeError:  # an inner list's separator: an item at a time
         return _one_by_one(reader, reader.offset + found.end(), each, items)
-    items.extend(map(each, decoded))
+    items.extend([each(i) if type(i) is dict else i for i in decoded])
     reader.pos = found.end()
     return True
 
 
-def _last(reader: _Reader, each: Callable[[Any], Any], items: list[Any]) -> bool:
+def _last(reader: _Reader, each: Callable[[Obj], Obj], items: list[Any]) -> bool:
     """The items up to the List's closing ``]``, in the last bytes of the file (a ``]``
     among the last few is the List's if what precedes it decodes as its items)."""
     buf, start = reader.buf, reader.pos
@@ -189,20 +189,20 @@ def _last(reader: _Reader, each: Callable[[Any], Any], items: list[Any]) -> bool
             decoded = orjson.loads(b"[" + buf[start:end] + b"]")
         except orjson.JSONDecodeError:
             continue
-        items.extend(map(each, decoded))
+        items.extend([each(i) if type(i) is dict else i for i in decoded])
         reader.pos = end
         return True
     return False
 
 
-def _one_by_one(reader: _Reader, stop: int, each: Callable[[Any], Any], items: list[Any]
+def _one_by_one(reader: _Reader, stop: int, each: Callable[[Obj], Obj], items: list[Any]
                 ) -> bool:
     """Items one at a time until one ends at or after the file position ``stop``."""
     while True:
         item = _one(reader)
         if item is None:
             return False
-        items.append(each(item[0]))
+        items.append(each(item[0]) if type(item[0]) is dict else item[0])
         if reader.at() >= stop:
             return True
         if reader.skip_space() != _COMMA:

@@ -40,7 +40,7 @@ def parse_dump(text: str | bytes, *, prepare: Prepare = intern_common) -> list[O
     docs: list[Any]
     if isinstance(stripped, bytes) and stripped[:1] == b"{":
         # a file: a List (kubectl's indented one or compact), its items a chunk at a time
-        streamed = list_items(stripped, each=_each(prepare))
+        streamed = list_items(stripped, each=prepare)
         if streamed is not None:
             return _objects([streamed], None)
     if stripped[:1] in ("{", "[", b"{", b"["):
@@ -57,16 +57,10 @@ def read_dump(path: Path, *, prepare: Prepare = intern_common) -> list[Obj]:
     """``parse_dump`` of the file at ``path``: a JSON List is read from the file a block
     at a time (``dump_items.stream_list``), so the whole file is never held."""
     with path.open("rb") as file:
-        streamed = stream_list(file, each=_each(prepare))
+        streamed = stream_list(file, each=prepare)
     if streamed is not None:
         return _objects([streamed], None)
     return parse_dump(path.read_bytes(), prepare=prepare)
-
-
-def _each(prepare: Prepare) -> Callable[[Any], Any]:
-    def each(item: Any) -> Any:
-        return prepare(item) if isinstance(item, dict) else item
-    return each
 
 
 def _objects(docs: list[Any], prepare: Prepare | None) -> list[Obj]:

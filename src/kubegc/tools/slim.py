@@ -39,10 +39,25 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 class Slim:
     """A ``client.dump.Prepare`` for one dump: call it on each decoded object.
 
+    A dump lists the dependents of one owner together (kubectl sorts by namespace and
+    name; ``make_dump.py`` writes them in a row): the labels and references an object
+    shares are most often the previous object's, so that one is compared first (a few
+    C-level comparisons) before ``SharedValues`` builds and hashes a key for the value.
+    Equal only when ``SharedValues`` would find them equal: the same keys in the same
+    order, and values of the same types (``True == 1`` in Python: the types of the values
+    that are not strings are compared too).
+
     Ownership: one per dump read; holds the shared values until the read ends."""
 
     def __init__(self) -> None:
         self._shared = SharedValues()
+        #: the labels last shared, if all of its values are strings; its keys in order
+        self._labels: dict[str, object] | None = None
+        self._label_keys: tuple[str, ...] = ()
+        #: the ownerReferences last shared, if their values are strings, booleans or null;
+        #: per reference its keys in order and those whose value is a boolean
+        self._refs: list[object] | None = None
+        self._ref_shapes: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def __call__(self, obj: Obj) -> Obj:
         meta = intern_identity(obj)  # (``intern_common``; labels and references below)
@@ -59,12 +74,53 @@ class Slim:
             meta["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
         labels = meta.get("labels")
         if labels and type(labels) is dict:
-            meta["labels"] = shared = self._shared.labels(labels)
-            if shared is labels:  # the first of its content: its strings held once too
-                intern_labels(labels)
+            last = self._labels
+            if last is not None and labels == last and tuple(labels) == self._label_keys:
+                meta["labels"] = last
+            else:
+                meta["labels"] = self._share_labels(labels)
         refs = meta.get("ownerReferences")
         if refs and type(refs) is list:
-            meta["ownerReferences"] = held = self._shared.owner_references(refs)
-            if held is refs:
-                intern_refs(refs)
+            held = self._refs
+            if held is not None and refs == held and self._shaped_as_last(refs):
+                meta["ownerReferences"] = held
+            else:
+                meta["ownerReferences"] = self._share_refs(refs)
         return obj
+
+    def _share_labels(self, labels: dict[str, object]) -> dict[str, object]:
+        shared = self._shared.labels(labels)
+        if shared is labels:  # the first of its content: its strings held once too
+            intern_labels(labels)
+        plain = all(type(v) is str for v in shared.values())
+        self._labels, self._label_keys = (shared, tuple(shared)) if plain else (None, ())
+        return shared
+
+    def _share_refs(self, refs: list[object]) -> list[object]:
+        held = self._shared.owner_references(refs)
+        if held is refs:
+            intern_refs(refs)
+        shapes = []
+        for ref in held:
+            if type(ref) is not dict or not _SCALARS.issuperset(map(type, ref.values())):
+                self._refs, self._ref_shapes = None, ()
+                return held
+            shapes.append((tuple(ref), tuple(k for k, v in ref.items() if type(v) is bool)))
+        self._refs, self._ref_shapes = held, tuple(shapes)
+        return held
+
+    def _shaped_as_last(self, refs: list[object]) -> bool:
+        """``refs``, equal to the references last shared, has their keys in their order
+        and booleans where they have (an equal 1 is no boolean)."""
+        for ref, (keys, flags) in zip(refs, self._ref_shapes, strict=True):
+            if tuple(ref) != keys:  # type: ignore[arg-type]  # (a map: equal to one)
+                return False
+            for key in flags:
+                if type(ref[key]) is not bool:  # type: ignore[index]
+                    return False
+        return True
+
+
+#: the values a reference compared to the last one may hold: ``==`` tells them apart
+#: but for a boolean (checked by type)
+_SCALARS = frozenset((str, bool, type(None)))

@@ -58,6 +58,8 @@ class InputProblem:
 
 #: The fields that name an object: without them it is left out.
 IDENTITY = ("name", "namespace", "uid")
+#: the types of a field that names an object (null: absent)
+_NAMING = frozenset((str, type(None)))
 
 
 def well_formed(objects: Iterable[Obj], now: datetime) -> tuple[list[Obj], list[InputProblem]]:
@@ -85,10 +87,15 @@ class Reading:
     def read(self, obj: Obj) -> Obj | None:
         """``obj`` as the tools read it: itself when well-formed, else a copy without its
         malformed fields, or None when it cannot be named (its problems recorded)."""
-        found = _identity_problems(obj)
-        if found:
-            self.problems.extend(found)
-            return None
+        meta = obj.get("metadata") if type(obj) is dict else None
+        if (type(meta) is not dict or type(obj.get("apiVersion")) is not str
+                or type(obj.get("kind")) is not str or type(meta.get("name")) not in _NAMING
+                or type(meta.get("namespace")) not in _NAMING
+                or type(meta.get("uid")) not in _NAMING):  # else named: the common case
+            found = _identity_problems(obj)
+            if found:
+                self.problems.extend(found)
+                return None
         fixes = field_problems(obj, self._memo)
         if not fixes:
             return obj
@@ -120,17 +127,6 @@ def problem_notes(problems: list[InputProblem], limit: int = 10) -> list[str]:
 
 
 def _identity_problems(obj: Any) -> list[InputProblem]:
-    meta = obj.get("metadata") if type(obj) is dict else None
-    if type(meta) is dict and type(obj.get("apiVersion")) is str and type(
-            obj.get("kind")) is str:
-        name, namespace, uid = meta.get("name"), meta.get("namespace"), meta.get("uid")
-        if ((type(name) is str or name is None) and (type(uid) is str or uid is None)
-                and (type(namespace) is str or namespace is None)):
-            return []  # the common case, fast
-    return _identity_problems_of(obj)
-
-
-def _identity_problems_of(obj: Any) -> list[InputProblem]:
     if not isinstance(obj, dict):
         return [InputProblem(ObjRef("", "", ""), "", f"is {describe(obj)}, not an object",
                              SKIPPED)]

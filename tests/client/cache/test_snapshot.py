@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -176,3 +177,32 @@ async def test_the_keeper_rests_nine_times_as_long_as_a_write_took(
         # the second write began no sooner than REST x 0.1 s after the first ended (and
         # took 0.1 s itself: more than the lag between the first's end and ``first``)
         assert time.monotonic() - first >= snapshot.REST * took
+
+
+class _Caches(dict[GroupVersionResource, CachedList]):
+    """Caches a weak reference can follow."""
+
+
+async def test_the_keeper_keeps_nothing_it_wrote(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between two writes the keeper holds none of the caches it wrote: after a mass
+    deletion they would keep every deleted object's metadata alive (issue 27: nothing
+    kept for what is gone)."""
+    monkeypatch.setattr(snapshot, "POLL", 0.01)
+    collected: list[weakref.ref[_Caches]] = []
+    store_revision = [12]
+
+    def collect() -> tuple[int, _Caches]:
+        caches = _Caches(_caches())
+        collected.append(weakref.ref(caches))
+        return store_revision[0], caches
+
+    keeper = CacheKeeper(tmp_path / "caches.jsonl", store=STORE, period=3600,
+                         clock=RealClock(), collect=collect,
+                         revision=lambda: store_revision[0], revisions=10)
+    async with _running(keeper):
+        await asyncio.sleep(0.05)
+        store_revision[0] = 30
+        await _written(keeper, 1)
+        await asyncio.sleep(0.05)  # resting, then polling: nothing due
+        assert collected and collected[0]() is None

@@ -181,6 +181,10 @@ class CacheKeeper:
                 started = time.monotonic()
                 await self._write(revision, caches)
                 resting_until = time.monotonic() + REST * (time.monotonic() - started)
+            # not kept while resting: after a mass deletion these caches would hold every
+            # deleted object's metadata until the next write (bench_after_deletion: 18,527
+            # of 20,000 ConfigMaps)
+            del caches
 
     async def _write(self, revision: int,
                      caches: Mapping[GroupVersionResource, CachedList]) -> None:
