@@ -6,7 +6,9 @@ Usage: ``python bench/bench_after_deletion.py [--objects 20000] [--quick]``
 A ``Cluster`` (SQLite, every controller, no HTTP) gets a namespace of N ConfigMaps (~1.1
 KB, one owner per 1,000), created through its client; what was built is frozen out of the
 cyclic GC's sight as ``kubegc serve`` does (``cli.tune_cyclic_gc``); then the namespace is
-deleted, the store compacted and the heap trimmed (``malloc_trim``, as the compactor does).
+deleted (its peak anonymous RSS sampled every 10 ms: the transients of DeleteCollection
+and the cascades), the store compacted and the heap trimmed (``malloc_trim``, as the
+compactor does).
 At each step it prints the anonymous RSS next to what each allocator holds: glibc's
 ``mallinfo2`` (bytes in use, free bytes it keeps) and pymalloc's
 (``sys._debugmallocstats``: arenas of 1 MiB, bytes in live blocks), and at the end the
@@ -30,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import rss_anon_bytes
+from _common import PeakSampler, rss_anon_bytes
 
 from kubegc.api.resources import GroupVersionResource
 from kubegc.cli import tune_cyclic_gc
@@ -151,10 +153,14 @@ async def run(n: int) -> None:
         report("empty")
         await fill(cluster, n)
         await cluster.settle(timeout=600)
-        report(f"{n:,} created")
+        created = report(f"{n:,} created")
         tune_cyclic_gc()
-        await gone(cluster)
-        await cluster.settle(timeout=600)
+        with PeakSampler(os.getpid(), period=0.01) as peak:  # the deletion's transients
+            await gone(cluster)
+            await cluster.settle(timeout=600)
+        print(f"  peak anon RSS while deleting: {peak.peak / MB:6.0f} MB "
+              f"({peak.peak / MB - created['rss_anon']:+.0f} MB on the created state's)",
+              flush=True)
         assert cluster.kv is not None
         await cluster.kv.compact(cluster.kv.current_revision - 1000)
         report("deleted, compacted")

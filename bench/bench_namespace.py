@@ -12,10 +12,12 @@ item (``--modes each``: list and DELETE each object, upstream's fallback where
 Python's cyclic collector is set up as ``kubegc serve`` sets it up (``--python-gc``: its
 defaults, as in a test process). ``--controllers '*'`` runs every controller, as ``kubegc
 serve`` does (the garbage collector's informers and graph see every deletion, and record
-nothing of the namespace controller's); ``--compaction-interval`` as bench_scale's server.
+nothing of the namespace controller's); ``--compaction-interval`` and ``--compaction-keep``
+as bench_scale's server (``--etcd-compaction-interval 5 --compact-min-retain 1000``).
 
 Usage: python bench/bench_namespace.py [--sizes 1000,10000] [--modes collection,each]
        [--quick] [--python-gc] [--controllers namespace|'*'] [--compaction-interval S]
+       [--compaction-keep N]
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ async def _item_by_item(self: Any, gvr: Any, namespace: str, deleted_at: Any) ->
 
 async def empty_namespace(n: int, mode: str, timeout: float, *, serve_gc: bool = True,
                           controllers: tuple[str, ...] = ("namespace",),
-                          compaction_interval: float | None = None) -> dict[str, float]:
+                          compaction_interval: float | None = None,
+                          compaction_keep: int | None = None) -> dict[str, float]:
     """Seconds from the namespace's DELETE to the namespace gone. ``serve_gc``: Python's
     cyclic collector set up as ``kubegc serve`` sets it up (``tune_cyclic_gc``, after the
     objects are made), else Python's defaults (a test process's)."""
@@ -92,6 +95,8 @@ async def empty_namespace(n: int, mode: str, timeout: float, *, serve_gc: bool =
         cluster = Cluster(controllers=controllers, storage="sqlite", data_dir=data_dir)
         if compaction_interval is not None:
             cluster.config.compaction_interval = compaction_interval
+        if compaction_keep is not None:
+            cluster.config.compaction_keep = compaction_keep
         async with cluster:
             client = cluster.client
             await client.create(NAMESPACES, {"metadata": {"name": NS}})
@@ -163,13 +168,16 @@ def main() -> None:
                         help="the controllers running ('*': all, as kubegc serve)")
     parser.add_argument("--compaction-interval", type=float, default=None,
                         help="seconds between compactions (default: the cluster's)")
+    parser.add_argument("--compaction-keep", type=int, default=None,
+                        help="revisions a compaction keeps (default: the cluster's)")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where raw DBs go")
     args = parser.parse_args()
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     header("bench_namespace", f"objects {sizes}, modes {modes}, durable SQLite, controllers "
-           f"{args.controllers}, compaction interval {args.compaction_interval or 'default'}")
+           f"{args.controllers}, compaction interval {args.compaction_interval or 'default'} keep "
+           f"{args.compaction_keep or 'default'}")
     value = orjson.dumps(configmap("cm-0000000", NS))
     for n in sizes:
         raw = asyncio.run(kv_deletes(n, value, args.dir))
@@ -181,7 +189,8 @@ def main() -> None:
             r = asyncio.run(empty_namespace(
                 n, mode, args.timeout, serve_gc=not args.python_gc,
                 controllers=tuple(c for c in args.controllers.split(",") if c),
-                compaction_interval=args.compaction_interval))
+                compaction_interval=args.compaction_interval,
+                compaction_keep=args.compaction_keep))
             # the disk drifts on a shared machine: the baseline around the deletion
             tomb = (before + _common.raw_tombstones(args.dir, n, TOMBSTONE_BATCH, value)) / 2
             print(f"  n={n:<7,} {mode:<10} namespace gone in {r['seconds']:6.2f} s = "

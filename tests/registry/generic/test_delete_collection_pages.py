@@ -28,6 +28,7 @@ PAGE = 7
 @pytest.fixture(autouse=True)
 def _small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(collection, "DELETE_COLLECTION_PAGE", PAGE)
+    monkeypatch.setattr(collection, "DELETE_COLLECTION_EACH_PAGE", PAGE)
 
 
 async def _filled(tmp_path: Path, n: int) -> tuple[SqliteKV, Registry, Target]:

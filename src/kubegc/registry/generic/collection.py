@@ -48,6 +48,13 @@ DELETE_COLLECTION_PAGE = 10_000
 #: Listed objects deleted together: one write batch (one commit), or as many concurrent
 #: per-object deletes (which the store's group commit writes in a few commits).
 DELETE_COLLECTION_CHUNK = 1000
+#: Objects listed at once for a caller that takes each page (``each_page``: no answer, so
+#: the page size shows nowhere): one chunk. A smaller transient than upstream's page, and
+#: fewer allocator arenas left spread by the survivors written meanwhile (the watch
+#: cache's): a namespace of 100k ConfigMaps in process, peak anonymous RSS growth while
+#: deleting +52 MB against +123 MB with pages of 10,000 (+465 MB listed whole), and
+#: 353 MB against 379 MB after the deletion (bench_after_deletion.py, 2026-12-07).
+DELETE_COLLECTION_EACH_PAGE = DELETE_COLLECTION_CHUNK
 
 
 #: Handed each page's deleted objects (as listed) by an in-process DeleteCollection.
@@ -89,12 +96,14 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
     the next is listed. The answer is the List of every page's items with the first page's
     metadata (upstream's ``originalList``); a request with its own ``limit`` is its one
     page. ``each_page`` (in-process callers that do not need the answer, e.g. the
-    namespace controller) is handed each page's items once they are deleted, and the
-    answer then has no items: the server never holds more than a page. A continue token
+    namespace controller) is handed each page's items once they are deleted (pages of
+    ``DELETE_COLLECTION_EACH_PAGE``), and the answer then has no items: the server never
+    holds more than a page. A continue token
     that expired (the snapshot compacted) fails the request with 410, as upstream's."""
     check_delete_options(options)
     batched = batched and not options.dry_run and not store.admission.webhooks_active()
     targets = _Targets(store, t, options)
+    page_size = DELETE_COLLECTION_PAGE if each_page is None else DELETE_COLLECTION_EACH_PAGE
     first: Page | None = None
     answered: list[Obj] = []
     continue_ = list_options.continue_
@@ -102,7 +111,7 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
         page = await select(
             store, t, label_selector=list_options.label_selector,
             field_selector=list_options.field_selector,
-            limit=list_options.limit or DELETE_COLLECTION_PAGE, continue_=continue_,
+            limit=list_options.limit or page_size, continue_=continue_,
             resource_version="" if first else list_options.resource_version,
             resource_version_match="" if first else list_options.resource_version_match)
         items = await _delete_page(store, deleter, targets, options, page, batched=batched)
@@ -196,5 +205,5 @@ async def _delete_each(deleter: ObjectDeleter, targets: _Targets, options: Delet
     chunk.failures += [r for r in results if isinstance(r, BaseException)]
 
 
-__all__ = ["DELETE_COLLECTION_CHUNK", "DELETE_COLLECTION_PAGE", "ObjectDeleter", "PageSink",
-           "delete_collection"]
+__all__ = ["DELETE_COLLECTION_CHUNK", "DELETE_COLLECTION_EACH_PAGE", "DELETE_COLLECTION_PAGE",
+           "ObjectDeleter", "PageSink", "delete_collection"]

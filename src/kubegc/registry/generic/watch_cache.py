@@ -106,7 +106,9 @@ class CachedEvent:
     def obj(self) -> Obj:
         obj = self._obj
         if obj is None:
-            obj = self._obj = decode_value(self.value, self.revision)
+            # a deleted object's last state leaves every informer's store: nothing keeps
+            # it to share its strings with (interning it cost ~2 us for nothing)
+            obj = self._obj = decode_value(self.value, self.revision, shared=not self.deleted)
             if self.window is not None:
                 self.window.remember(self)
         return obj
@@ -115,7 +117,8 @@ class CachedEvent:
     def prev_obj(self) -> Obj | None:
         prev = self._prev
         if prev is None and self.prev_value is not None:
-            prev = self._prev = decode_value(self.prev_value, self.prev_revision)
+            # only tested by a selector's filter, never kept
+            prev = self._prev = decode_value(self.prev_value, self.prev_revision, shared=False)
             if self.window is not None:
                 self.window.remember(self)
         return prev
