@@ -154,3 +154,27 @@ def test_the_request_log_since_a_time_and_of_a_user(cluster: Cluster, core: Any)
     assert [n for n in names if n[1] == "after"] == [("create", "after", 201),
                                                     ("delete", "after", 200)]
     assert cluster.requests(user="nobody-at-all") == []
+
+
+def test_the_request_log_tells_the_time_on_the_clusters_clock() -> None:
+    """A write's ``time`` is the cluster clock's when it was made, whatever the clock (kept
+    as the clock's monotonic time, made a wall time when the log is read)."""
+    from datetime import UTC, datetime, timedelta
+
+    from kubernetes import client
+
+    from kubegc.api.clock import ManualClock, parse_time
+
+    start = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
+    with Cluster(controllers=(), clock=ManualClock(start)) as c:
+        api = c.kubernetes_client()
+        core = client.CoreV1Api(api)
+        core.create_namespaced_config_map("default", configmap("first"))
+        c.advance(90)
+        core.create_namespaced_config_map("default", configmap("second"))
+        c.advance(30)
+        times = {r["name"]: parse_time(r["time"]) for r in c.requests()}
+        assert times == {"first": start, "second": start + timedelta(seconds=90)}
+        assert [r["name"] for r in c.requests(since=start + timedelta(seconds=60))] == [
+            "second"]
+        api.close()

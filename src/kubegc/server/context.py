@@ -51,7 +51,7 @@ class ServerContext:
     faults: FaultRegistry = field(init=False)
 
     def __post_init__(self) -> None:
-        self.faults = FaultRegistry(now=self.clock.now,
+        self.faults = FaultRegistry(now=self.clock.now, monotonic=self.clock.monotonic,
                                     revision=lambda: self.registry.kv.current_revision)
 
     def ready(self) -> bool:

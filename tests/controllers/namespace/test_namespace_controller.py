@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from kubegc.api.clock import ManualClock
-from kubegc.api.errors import StatusError, is_not_found
+from kubegc.api.errors import StatusError, is_not_found, resource_expired
 from kubegc.api.resources import GroupVersionResource
 from kubegc.client.fake import FakeClient, builtin_api_resources
 from kubegc.client.interface import PatchType
@@ -127,6 +127,36 @@ async def test_pods_first_then_the_rest_then_finalize() -> None:
     assert ns["spec"]["finalizers"] == []
     assert {c["type"]: c["status"] for c in ns["status"]["conditions"]} == dict.fromkeys(
         CONDITION_TYPES, "False")
+
+
+async def test_a_delete_collection_whose_snapshot_expired_goes_on_in_the_same_pass() -> None:
+    """A DeleteCollection whose paged listing's snapshot was compacted (410 after some
+    pages, each deleted) is started again at once on a fresh list: the pass finishes, with
+    no failure to back off from; every object deleted is recorded once."""
+    client = FakeClient(resources=builtin_api_resources())
+    terminating_namespace(client)
+    for i in range(3):
+        client.add_object(CONFIGMAPS, {"metadata": {"name": f"cm{i}"}}, namespace="ns")
+    real = client.delete_collection_each
+    expired = []
+
+    async def first_page_then_expired(gvr, each, **kwargs):  # type: ignore[no-untyped-def]
+        if gvr == CONFIGMAPS and not expired:
+            expired.append(True)
+            listed = await client.get(CONFIGMAPS, "cm0", namespace="ns")
+            await client.delete(CONFIGMAPS, "cm0", namespace="ns")
+            each([listed])
+            raise resource_expired("The provided continue parameter is too old to display a "
+                                   "consistent list result.")
+        return await real(gvr, each, **kwargs)
+
+    client.delete_collection_each = first_page_then_expired  # type: ignore[method-assign]
+    sink = InMemoryDeletionSink()
+    deleter = NamespacedResourcesDeleter(client, clock=ManualClock(), deletions=sink)
+    await deleter.delete("ns")
+    assert expired
+    assert client.stored(NAMESPACES, "ns")["spec"]["finalizers"] == []
+    assert sorted(d.object.name for d in sink.deletions) == ["cm0", "cm1", "cm2"]
 
 
 async def test_without_ordered_deletion_everything_goes_in_one_pass() -> None:

@@ -54,12 +54,13 @@ class WatchScope:
 
 
 class FaultRegistry:
-    def __init__(self, *, now: Callable[[], datetime], revision: Callable[[], int]) -> None:
+    def __init__(self, *, now: Callable[[], datetime], revision: Callable[[], int],
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self._faults: dict[str, Fault] = {}
         self._ids = itertools.count(1)
-        self._now = now
         self._revision = revision
-        self.log = RequestLog()
+        self._monotonic = monotonic
+        self.log = RequestLog(now=now, monotonic=monotonic)
         #: the open watches' guards (``stream._Guard``), told when a fault is set
         self.guards: set[Poked] = set()
         #: (monotonic time, storage revision) when it changed, sampled while a
@@ -196,7 +197,7 @@ class FaultRegistry:
             fault = answered[0] if answered else None
             # a create's name: the body's, noted by the create verb, else read here
             self.log.entries.append((
-                self._now(), attrs.user.name, request.headers.get("User-Agent", ""), verb,
+                self._monotonic(), attrs.user.name, request.headers.get("User-Agent", ""), verb,
                 attrs.api_group, attrs.resource, attrs.subresource, attrs.namespace,
                 attrs.name or request.named or (body_name(request) if fault else ""),
                 request.query.get("fieldManager", ""), code, fault.id if fault else None))

@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from kubegc.api.clock import Clock, format_time, parse_time
-from kubegc.api.errors import StatusError, is_conflict, is_not_found
+from kubegc.api.errors import StatusError, is_conflict, is_gone, is_not_found
 from kubegc.api.meta import (
     FINALIZER_KUBERNETES,
     DeletionPropagation,
@@ -78,6 +78,13 @@ NAMESPACES = GroupVersionResource("", "v1", "namespaces")
 FINALIZER_ESTIMATE_SECONDS = 15
 #: how long a discovery result is reused (``invalidate`` drops it at once)
 DISCOVERY_TTL = 5.0
+#: DeleteCollections of one resource started again at once, in one pass, when the paged
+#: listing's snapshot expired (410: compacted while its pages were deleted, every page
+#: before deleted). A namespace of 1M objects under a compaction every few seconds would
+#: otherwise fail its pass every few seconds and wait the failure backoff (5 ms doubling
+#: to 60 s: upstream's ``nsControllerRateLimiter``) again and again; upstream's compaction
+#: keeps five minutes of history, which its page listing rarely outlives. Then as before.
+EXPIRED_SNAPSHOT_RETRIES = 10
 def _background(item: Obj) -> DeleteOptions:
     """Background propagation, on the object listed only (its uid)."""
     return DeleteOptions(propagation_policy=DeletionPropagation.BACKGROUND,
@@ -280,15 +287,23 @@ class NamespacedResourcesDeleter:
             self._record(gvr, namespace, items, deleted_at)
             deleted.add(gvr, items)
 
-        try:
-            await self.client.delete_collection_each(
-                gvr, each, namespace=namespace,
-                options=DeleteOptions(propagation_policy=DeletionPropagation.BACKGROUND))
-        except StatusError as exc:
-            if is_not_found(exc) or exc.code == 405:
-                self._no_delete_collection.add(gvr)
-                return None
-            raise _GVRError(str(exc), GVRDeletionMetadata()) from exc
+        for attempt in range(EXPIRED_SNAPSHOT_RETRIES + 1):
+            try:
+                await self.client.delete_collection_each(
+                    gvr, each, namespace=namespace,
+                    options=DeleteOptions(propagation_policy=DeletionPropagation.BACKGROUND))
+            except StatusError as exc:
+                if is_not_found(exc) or exc.code == 405:
+                    self._no_delete_collection.add(gvr)
+                    return None
+                if is_gone(exc) and attempt < EXPIRED_SNAPSHOT_RETRIES:
+                    # its snapshot was compacted after some pages: those are deleted, so a
+                    # DeleteCollection on a fresh snapshot goes on from there
+                    log.info("deleting %s in %s: %s; again on a fresh list",
+                             gvr_string(gvr), namespace, exc)
+                    continue
+                raise _GVRError(str(exc), GVRDeletionMetadata()) from exc
+            break
         return deleted
 
     async def _delete_each_item(self, gvr: GroupVersionResource, namespace: str,
