@@ -138,3 +138,34 @@ async def test_the_local_client_hands_over_pages(tmp_path: Path) -> None:
     finally:
         await reg.stop()
         await kv.close()
+
+
+@pytest.mark.parametrize("each", [False, True])
+async def test_a_compacted_snapshot_goes_on_at_the_current_revision(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, each: bool) -> None:
+    """The pages' revision compacted between two pages (kubegc's compactor keeps
+    ``--compact-min-retain`` revisions, which a large deletion passes): no 410, the rest
+    is listed at the current revision, so an object created meanwhile goes too."""
+    kv, reg, t = await _filled(tmp_path, 20)
+    select = listing.select
+    calls = 0
+
+    async def meanwhile(*args: Any, **kwargs: Any) -> listing.Page:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            await reg.create(t, manifest("configmaps", "cm999"))
+            await kv.compact(kv.current_revision)
+        return await select(*args, **kwargs)
+
+    monkeypatch.setattr(collection, "select", meanwhile)
+    pages: list[list[Obj]] = []
+    try:
+        answer = await reg.delete_collection(t, DeleteOptions(),
+                                             each_page=pages.append if each else None)
+        names = _names([i for p in pages for i in p] if each else answer["items"])
+        assert names == [f"cm{i:03d}" for i in range(20)] + ["cm999"]
+        assert (await reg.list(t))["items"] == []
+    finally:
+        await reg.stop()
+        await kv.close()

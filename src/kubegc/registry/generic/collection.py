@@ -37,7 +37,13 @@ from kubegc.registry.generic.deletion import (
     editable_copy,
     update_for_graceful_deletion_and_finalizers,
 )
-from kubegc.registry.generic.listing import Page, list_answer, select
+from kubegc.registry.generic.listing import (
+    Page,
+    decode_continue,
+    encode_continue,
+    list_answer,
+    select,
+)
 from kubegc.registry.generic.rest import ListOptions
 from kubegc.registry.generic.store import Store, UpdateFn
 from kubegc.registry.generic.target import DELETE, Target, decode
@@ -98,8 +104,8 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
     page. ``each_page`` (in-process callers that do not need the answer, e.g. the
     namespace controller) is handed each page's items once they are deleted (pages of
     ``DELETE_COLLECTION_EACH_PAGE``), and the answer then has no items: the server never
-    holds more than a page. A continue token
-    that expired (the snapshot compacted) fails the request with 410, as upstream's."""
+    holds more than a page. Where the pages' revision was compacted meanwhile, the rest is
+    listed at the current revision (``_from_now``), not failed with 410 as upstream's."""
     check_delete_options(options)
     batched = batched and not options.dry_run and not store.admission.webhooks_active()
     targets = _Targets(store, t, options)
@@ -108,12 +114,18 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
     answered: list[Obj] = []
     continue_ = list_options.continue_
     while True:
-        page = await select(
-            store, t, label_selector=list_options.label_selector,
-            field_selector=list_options.field_selector,
-            limit=list_options.limit or page_size, continue_=continue_,
-            resource_version="" if first else list_options.resource_version,
-            resource_version_match="" if first else list_options.resource_version_match)
+        try:
+            page = await select(
+                store, t, label_selector=list_options.label_selector,
+                field_selector=list_options.field_selector,
+                limit=list_options.limit or page_size, continue_=continue_,
+                resource_version="" if first else list_options.resource_version,
+                resource_version_match="" if first else list_options.resource_version_match)
+        except errors.StatusError as exc:
+            if not (first and errors.is_gone(exc)):
+                raise
+            continue_ = _from_now(continue_)
+            continue
         items = await _delete_page(store, deleter, targets, options, page, batched=batched)
         list_answer(t, page, items)  # each item's apiVersion and kind
         if each_page is None:
@@ -124,6 +136,20 @@ async def delete_collection(store: Store, deleter: ObjectDeleter, t: Target,
         if list_options.limit or not page.continue_:
             return list_answer(t, page if list_options.limit else first, answered)
         continue_ = page.continue_
+
+
+def _from_now(continue_: str) -> str:
+    """The continue token of the same next key at the current revision (``rv`` 0).
+
+    The pages' revision was compacted while the collection was being deleted: upstream's
+    DeleteCollection would fail with 410, its compactor keeping at least an interval's
+    revisions (5 minutes); kubegc's keeps ``--compact-min-retain`` revisions, which the
+    deletion of a large collection (its own revisions, the GC's, the DeletionRecords')
+    passes within an interval. So the rest is listed at the current revision: an object
+    created meanwhile in the rest of the range is deleted too, one changed is decided on
+    its current state (as the per-object path does on a conflict)."""
+    _, start = decode_continue(continue_)
+    return encode_continue(0, start)
 
 
 async def _delete_page(store: Store, deleter: ObjectDeleter, targets: _Targets,
