@@ -26,6 +26,7 @@ from kubegc.controllers.namespace.deletion.status_condition_utils import (
     successful_condition,
     update_conditions,
 )
+from kubegc.registry.generic import collection
 from kubegc.testing import Cluster
 
 NAMESPACES = GroupVersionResource("", "v1", "namespaces")
@@ -339,6 +340,35 @@ async def test_its_records_wait_while_it_works_and_are_all_written_after() -> No
         listed = await client.list(GroupVersionResource("kubegc.io", "v1", "deletionrecords"))
         about = {r["object"]["name"] for r in listed["items"]
                  if r["object"]["namespace"] == "held"}
+        assert {f"c{i}" for i in range(30)} <= about
+
+
+async def test_its_delete_collections_hold_a_page_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process the controller takes each DeleteCollection's answer a page at a time
+    (``delete_collection_each``): the server never lists the whole namespace at once, and
+    every object still has its record."""
+    monkeypatch.setattr(collection, "DELETE_COLLECTION_EACH_PAGE", 7)
+    pages: list[int] = []
+    delete_page = collection._delete_page
+
+    async def spy(*args, **kwargs):
+        pages.append(len(args[4].kvs))
+        return await delete_page(*args, **kwargs)
+
+    monkeypatch.setattr(collection, "_delete_page", spy)
+    async with Cluster(controllers=["namespace"]) as c:
+        client = c.client
+        await client.create(NAMESPACES, {"metadata": {"name": "paged"}})
+        for i in range(30):
+            await client.create(CONFIGMAPS, {"metadata": {"name": f"c{i}"}}, namespace="paged")
+        await client.delete(NAMESPACES, "paged")
+        await asyncio.wait_for(c.asettle(), 30)
+        assert await gone(client, NAMESPACES, "paged")
+        assert max(pages) == 7 and sum(pages) >= 30
+        listed = await client.list(GroupVersionResource("kubegc.io", "v1", "deletionrecords"))
+        about = {r["object"]["name"] for r in listed["items"]
+                 if r["object"]["namespace"] == "paged"}
         assert {f"c{i}" for i in range(30)} <= about
 
 

@@ -29,7 +29,8 @@ Each resource is deleted with one DeleteCollection (Background propagation, as
 ``deleteCollection``), and where the resource does not serve ``deletecollection`` (not in
 its discovery verbs, or a 404/405 answer: remembered, as upstream's ``operationNotSupportedCache``)
 listed and deleted item by item (``deleteEachItem``). Each object deleted is recorded as the
-namespace controller's ``NamespaceDeleted`` deletion, from the DeleteCollection's answer.
+namespace controller's ``NamespaceDeleted`` deletion, from the DeleteCollection's answer,
+taken a page at a time (``Client.delete_collection_each``).
 """
 
 from __future__ import annotations
