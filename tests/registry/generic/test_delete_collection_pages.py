@@ -6,6 +6,7 @@ whole collection."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,22 @@ async def _filled(tmp_path: Path, n: int) -> tuple[SqliteKV, Registry, Target]:
     for i in range(n):
         await reg.create(t, manifest("configmaps", f"cm{i:03d}"))
     return kv, reg, t
+
+
+def _before_the_second_page(monkeypatch: pytest.MonkeyPatch,
+                            meanwhile: Callable[[], Awaitable[None]]) -> None:
+    """``meanwhile`` runs once the first page is deleted, before the second is listed."""
+    select = listing.select
+    calls = 0
+
+    async def selecting(*args: Any, **kwargs: Any) -> listing.Page:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            await meanwhile()
+        return await select(*args, **kwargs)
+
+    monkeypatch.setattr(collection, "select", selecting)
 
 
 def _names(items: list[Obj]) -> list[str]:
@@ -86,20 +103,14 @@ async def test_the_pages_are_one_snapshot(tmp_path: Path,
     not deleted (as upstream's continue at that revision); an object changed since is
     decided again on its current state (deleted), answered as listed."""
     kv, reg, t = await _filled(tmp_path, 20)
-    select = listing.select
-    calls = 0
 
-    async def meanwhile(*args: Any, **kwargs: Any) -> listing.Page:
-        nonlocal calls
-        calls += 1
-        if calls == 2:
-            await reg.create(t, manifest("configmaps", "cm999"))
-            current = await reg.get(t, "cm015")
-            current["metadata"]["labels"] = {"changed": "yes"}
-            await reg.update(t, "cm015", current)
-        return await select(*args, **kwargs)
+    async def meanwhile() -> None:
+        await reg.create(t, manifest("configmaps", "cm999"))
+        current = await reg.get(t, "cm015")
+        current["metadata"]["labels"] = {"changed": "yes"}
+        await reg.update(t, "cm015", current)
 
-    monkeypatch.setattr(collection, "select", meanwhile)
+    _before_the_second_page(monkeypatch, meanwhile)
     try:
         answer = await reg.delete_collection(t, DeleteOptions())
         listed = {i["metadata"]["name"]: i for i in answer["items"]}
@@ -147,18 +158,12 @@ async def test_a_compacted_snapshot_goes_on_at_the_current_revision(
     ``--compact-min-retain`` revisions, which a large deletion passes): no 410, the rest
     is listed at the current revision, so an object created meanwhile goes too."""
     kv, reg, t = await _filled(tmp_path, 20)
-    select = listing.select
-    calls = 0
 
-    async def meanwhile(*args: Any, **kwargs: Any) -> listing.Page:
-        nonlocal calls
-        calls += 1
-        if calls == 2:
-            await reg.create(t, manifest("configmaps", "cm999"))
-            await kv.compact(kv.current_revision)
-        return await select(*args, **kwargs)
+    async def meanwhile() -> None:
+        await reg.create(t, manifest("configmaps", "cm999"))
+        await kv.compact(kv.current_revision)
 
-    monkeypatch.setattr(collection, "select", meanwhile)
+    _before_the_second_page(monkeypatch, meanwhile)
     pages: list[list[Obj]] = []
     try:
         answer = await reg.delete_collection(t, DeleteOptions(),
