@@ -310,8 +310,16 @@ class LocalClient(Client):
                 field_selector=lo.field_selector, each_page=each)
 
         if self.auditor is not None:
-            return await self._audited(gvr, namespace, "deletecollection", "", call,
-                                       body=(options or DeleteOptions()).to_body())
+            # an audit event carries the answer (RequestResponse level: every item deleted,
+            # as upstream's namespace controller's DeleteCollection is logged), so it is
+            # built whole, and handed to ``each`` once
+            whole = each
+            each = None
+            answer = await self._audited(gvr, namespace, "deletecollection", "", call,
+                                         body=(options or DeleteOptions()).to_body())
+            if whole is not None:
+                whole(list(answer.get("items") or []))
+            return answer
         t = self._target(gvr, namespace, "deletecollection")
         with as_user(self.user):
             return await call(t)
