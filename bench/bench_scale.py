@@ -20,7 +20,7 @@ cache's last 100,000 events, the compaction window's rows and the DeletionRecord
 (``--decision-ttl``, 7 days) of what was deleted.
 
 ``--quick`` (the CI smoke, tests/bench): 20,000 objects, one cascade of 5,000.
-Never run above 300k objects on the shared 2-core VM (bench/README.md).
+At 1M the bench holds ~10 GB and the server ~2.5 GB: run it alone (bench/README.md).
 """
 
 from __future__ import annotations
