@@ -168,8 +168,8 @@ async def run(n: int) -> None:
             ring = cluster.registry.cache._ring
             print(f"  the watch cache's ring: {len(ring):,} events in {ring.chunks} memory "
                   "maps of 4 MiB (event_ring.CHUNK)")
-        for size, entries, path in largest_tables(cluster)[:8]:
-            print(f"    {size / 1024:7.0f} KiB {entries:>8,} entries  {path}")
+        for size, entries, where in largest_tables(cluster)[:8]:
+            print(f"    {size / 1024:7.0f} KiB {entries:>8,} entries  {where}")
         gc.unfreeze()
         print(f"  frozen objects that were cyclic garbage: {gc.collect()}")
     finally:
