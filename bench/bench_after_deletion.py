@@ -25,6 +25,7 @@ import ctypes
 import gc
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -174,9 +175,7 @@ async def run(n: int) -> None:
         print(f"  frozen objects that were cyclic garbage: {gc.collect()}")
     finally:
         await cluster.stop()
-        for path in sorted(directory.rglob("*"), reverse=True):
-            path.unlink() if path.is_file() or path.is_symlink() else path.rmdir()
-        directory.rmdir()
+        shutil.rmtree(directory)
 
 
 def main() -> None:

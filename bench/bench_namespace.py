@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -136,9 +137,7 @@ async def empty_namespace(n: int, mode: str, timeout: float, *, serve_gc: bool =
                 gc.unfreeze()
     finally:
         deleter.NamespacedResourcesDeleter._delete_collection = original  # type: ignore[method-assign]
-        for path in sorted(data_dir.rglob("*"), reverse=True):
-            path.unlink() if path.is_file() else path.rmdir()
-        data_dir.rmdir()
+        shutil.rmtree(data_dir)
     return {"seconds": elapsed, "rate": n / elapsed, "complete": float(elapsed < timeout),
             "records_s": records, "cpu_us": cpu / n * 1e6,
             "cpu_records_us": cpu_records / n * 1e6}

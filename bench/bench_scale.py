@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -265,9 +266,7 @@ async def scale_run(n: int, cascades: list[int], flags: list[str], interval: flo
         out["revision"] = int(listed["metadata"]["resourceVersion"])
     finally:
         serve.stop()
-        for path in sorted(root.rglob("*"), reverse=True):
-            path.unlink() if path.is_file() or path.is_symlink() else path.rmdir()
-        root.rmdir()
+        shutil.rmtree(root)
     return out
 
 
