@@ -43,7 +43,8 @@ from kubegc.api.resources import split_api_version
 from kubegc.api.types import Obj
 from kubegc.api.version import MajorMinor, emulated_version_of
 from kubegc.client.dump import DumpClient
-from kubegc.client.interface import APIResource, Client, ListOptions, VersionReader
+from kubegc.client.interface import APIResource, Client, VersionReader
+from kubegc.client.paging import list_pages
 from kubegc.controllers.deletionrecords import DELETION_RECORDS
 from kubegc.tools.cluster_clock import Stamps, cluster_time, judging_time
 from kubegc.tools.dependents import Dependents
@@ -377,10 +378,7 @@ async def _list_all(client: Client, res: APIResource, namespace: str,
             latest.append(wrote_at)
         return shared  # shared with the dump: its managedFields stay
     out: list[Obj] = []
-    token = ""
-    while True:
-        page = await client.list(res.gvr, namespace=namespace,
-                                 options=ListOptions(limit=PAGE_SIZE, continue_=token))
+    async for page in list_pages(client, res.gvr, limit=PAGE_SIZE, namespace=namespace):
         items = [i for i in page.get("items") or [] if isinstance(i, dict)]
         for item in items:
             if not item.get("kind"):
@@ -391,9 +389,7 @@ async def _list_all(client: Client, res: APIResource, namespace: str,
         if latest is not None and wrote is not None:
             latest.append(wrote)
         out.extend(_without_managed_fields(items))
-        token = str((page.get("metadata") or {}).get("continue") or "")
-        if not token:
-            return out
+    return out
 
 
 def _name(res: APIResource) -> str:

@@ -48,7 +48,8 @@ from kubegc.api.deletionrecord import (
 from kubegc.api.errors import StatusError, is_gone, is_not_found
 from kubegc.api.types import Obj
 from kubegc.client.batch import create_all
-from kubegc.client.interface import Client, DeleteOptions, ListOptions
+from kubegc.client.interface import Client, DeleteOptions
+from kubegc.client.paging import list_pages
 from kubegc.component.config import GarbageCollectorControllerConfiguration
 from kubegc.component.deletions import Deletion, DeletionSink
 from kubegc.controllers.garbagecollector.records import DecisionSink, DeletionRecord
@@ -318,22 +319,18 @@ class DeletionRecordSink(DecisionSink, DeletionSink):
         """The names and uids of the records older than the TTL, listed page by page."""
         now = self.clock.now()
         expired: list[tuple[str, str]] = []
-        continue_ = ""
-        while True:  # collect first, then delete (as eventttl's sweep)
-            try:
-                page = await self.client.list(DELETION_RECORDS, options=ListOptions(
-                    limit=PRUNE_PAGE, continue_=continue_))
-            except StatusError as e:
-                if not (continue_ and is_gone(e)):
-                    raise
-                log.info("pruning deletion records: the listing expired (%s); the rest "
-                         "waits for the next round", e)
-                return expired
-            for item in page.get("items") or []:
-                meta = item["metadata"]
-                stamp = item.get("time") or meta.get("creationTimestamp")
-                if stamp and (now - parse_time(stamp)).total_seconds() > self.ttl:
-                    expired.append((meta["name"], meta.get("uid") or ""))
-            continue_ = str((page.get("metadata") or {}).get("continue") or "")
-            if not continue_:
-                return expired
+        pages = 0
+        try:  # collect first, then delete (as eventttl's sweep)
+            async for page in list_pages(self.client, DELETION_RECORDS, limit=PRUNE_PAGE):
+                pages += 1
+                for item in page.get("items") or []:
+                    meta = item["metadata"]
+                    stamp = item.get("time") or meta.get("creationTimestamp")
+                    if stamp and (now - parse_time(stamp)).total_seconds() > self.ttl:
+                        expired.append((meta["name"], meta.get("uid") or ""))
+        except StatusError as e:
+            if not (pages and is_gone(e)):
+                raise
+            log.info("pruning deletion records: the listing expired (%s); the rest "
+                     "waits for the next round", e)
+        return expired

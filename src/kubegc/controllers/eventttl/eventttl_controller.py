@@ -22,7 +22,8 @@ from kubegc.api.errors import StatusError, is_conflict, is_not_found
 from kubegc.api.meta import name_of, namespace_of, resource_version_of
 from kubegc.api.types import Obj
 from kubegc.client.events import EVENTS
-from kubegc.client.interface import DeleteOptions, ListOptions
+from kubegc.client.interface import DeleteOptions
+from kubegc.client.paging import list_pages
 from kubegc.component.config import EventTTLConfiguration
 from kubegc.component.context import ControllerContext
 
@@ -102,14 +103,9 @@ class EventTTLController:
         """Delete every expired Event now; returns how many were deleted."""
         now = self.clock.now()
         expired: list[Obj] = []
-        continue_ = ""
-        while True:  # collect first: deleting while paging could shift the pages
-            page = await self.client.list(EVENTS, options=ListOptions(
-                limit=LIST_PAGE_SIZE, continue_=continue_))
+        # collect first: deleting while paging could shift the pages
+        async for page in list_pages(self.client, EVENTS, limit=LIST_PAGE_SIZE):
             expired += [e for e in page.get("items") or [] if is_expired(e, now=now, ttl=self.ttl)]
-            continue_ = str((page.get("metadata") or {}).get("continue") or "")
-            if not continue_:
-                break
         deleted = 0
         for event in expired:
             deleted += await self._delete(event)
